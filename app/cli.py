@@ -1,0 +1,195 @@
+"""The ``ascendsim`` command.
+
+Every command has ``--help``; machine-readable output with ``--json`` (one JSON object on stdout and
+nothing else). Bad arguments exit with code 2 and one line on stderr naming the argument, its limit
+and the value, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+
+import click
+
+from engine.profile import DEFAULT_PROFILE, ProfileError, list_profiles, load_profile
+from engine.scenarios import Param, Scenario, ScenarioArgError, registry
+
+EXIT_USAGE = 2
+
+
+class UsageFailure(Exception):
+    """A one-line usage error (exit code 2)."""
+
+
+def _fail(message: str) -> None:
+    raise UsageFailure(message)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def cli() -> None:
+    """AscendSim: simulate how a host CPU and an Ascend AI processor cooperate."""
+
+
+# -- profiles --------------------------------------------------------------------------------------
+@cli.group(invoke_without_command=True)
+@click.option("--json", "as_json", is_flag=True, help="print JSON")
+@click.pass_context
+def profiles(ctx: click.Context, as_json: bool) -> None:
+    """List the hardware profiles (``profiles show NAME`` prints one)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    rows = []
+    for name in list_profiles():
+        p = load_profile(name)
+        rows.append(
+            {
+                "name": name,
+                "title": p.chip.title,
+                "cube_cores": p.chip.aic_cores,
+                "vector_cores": p.vector_cores,
+                "clock_mhz": p.chip.clock_mhz,
+                "peak_fp16_tflops": round(p.peak_fp16_flops / 1e12, 1),
+                "default": name == DEFAULT_PROFILE,
+            }
+        )
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return
+    for r in rows:
+        mark = " (default)" if r["default"] else ""
+        click.echo(
+            f"{r['name']:<22} {r['peak_fp16_tflops']:>7.1f} TFLOPS fp16  "
+            f"{r['cube_cores']:>2} cube / {r['vector_cores']:>2} vector cores  {r['title']}{mark}"
+        )
+
+
+@profiles.command("show")
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True, help="print JSON")
+def profiles_show(name: str, as_json: bool) -> None:
+    """Print one profile with every number."""
+    p = _profile(name)
+    doc = p.describe()
+    if as_json:
+        click.echo(json.dumps(doc, indent=2))
+        return
+    click.echo(f"{p.name}: {p.chip.title}   (source: {p.source_file})")
+    for section, values in doc.items():
+        if not isinstance(values, dict):
+            continue
+        click.echo(f"[{section}]")
+        for key, value in values.items():
+            click.echo(f"  {key} = {value}")
+
+
+def _profile(name: str):
+    try:
+        return load_profile(name)
+    except ProfileError as exc:
+        _fail(f"--profile: {exc}")
+
+
+# -- run / trace -----------------------------------------------------------------------------------
+def _scenario_command(scenario: Scenario, action: Callable[..., None], trace_out: bool) -> click.Command:
+    def callback(**kwargs):
+        action(scenario, **kwargs)
+
+    params: list[click.Parameter] = []
+    for p in scenario.params:
+        flag = "--" + p.name.replace("_", "-")
+        if p.type is bool:
+            params.append(click.Option([flag, p.name], is_flag=True, default=p.default, help=p.help))
+        else:
+            params.append(click.Option([flag, p.name], type=p.type, default=p.default, show_default=True, help=p.help))
+    params.append(click.Option(["--profile"], default=DEFAULT_PROFILE, show_default=True, help="hardware profile"))
+    params.append(
+        click.Option(["--no-numerics"], is_flag=True, help="skip the numpy arithmetic; keep every event and its timing")
+    )
+    if trace_out:
+        params.append(click.Option(["--out", "-o"], required=True, help="Chrome trace JSON file to write"))
+    else:
+        params.append(click.Option(["--json", "as_json"], is_flag=True, help="print one JSON object"))
+    return click.Command(scenario.name, callback=callback, params=params, help=scenario.summary)
+
+
+def _execute(scenario: Scenario, profile: str, no_numerics: bool, **values):
+    from engine.runner import run_scenario
+
+    prof = _profile(profile)
+    try:
+        return run_scenario(scenario.name, prof, numerics=not no_numerics, **values)
+    except ScenarioArgError as exc:
+        _fail(str(exc))
+
+
+def _run_action(scenario: Scenario, profile: str, no_numerics: bool, as_json: bool, **values) -> None:
+    run = _execute(scenario, profile, no_numerics, **values)
+    summary = run.summary()
+    if as_json:
+        click.echo(json.dumps(summary))
+        return
+    click.echo(_human(summary))
+
+
+def _trace_action(scenario: Scenario, profile: str, no_numerics: bool, out: str, **values) -> None:
+    from engine.chrome_trace import write_chrome
+
+    run = _execute(scenario, profile, no_numerics, **values)
+    path = write_chrome(out, run.result.trace, metadata={"scenario": scenario.name, "profile": profile})
+    click.echo(f"wrote {len(run.result.trace)} events to {path} (open it in https://ui.perfetto.dev)")
+
+
+def _human(s: dict) -> str:
+    lines = [
+        f"scenario {s['scenario']} on {s['profile']}  {s['params']}",
+        f"simulated time {s['simulated_us']:.3f} us  (host finished at {s['host_us']:.3f} us)",
+        f"correct: {s['correct']}" + (f"  max_abs_err {s['max_abs_err']:.4g}" if "max_abs_err" in s else ""),
+        f"{s['events']} trace events, {s['device_events']} device events, {s['wall_s']:.3f} s wall",
+        "busy time per lane:",
+    ]
+    for lane, us in s["lane_busy_us"].items():
+        lines.append(f"  {lane:<45} {us:>14.3f} us")
+    for f in s["findings"]:
+        lines.append(f"finding: {f['kind']}: {f['message']}")
+    return "\n".join(lines)
+
+
+def _build_groups() -> None:
+    run_group = click.Group("run", help="Run a scenario and print its summary (--json for machines).")
+    trace_group = click.Group("trace", help="Run a scenario and write its Chrome trace (--out FILE.json).")
+    for scenario in registry().values():
+        run_group.add_command(_scenario_command(scenario, _run_action, trace_out=False))
+        trace_group.add_command(_scenario_command(scenario, _trace_action, trace_out=True))
+    cli.add_command(run_group)
+    cli.add_command(trace_group)
+
+
+_build_groups()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: click in non-standalone mode so every usage error is one line and exit code 2."""
+    try:
+        rv = cli.main(args=argv, prog_name="ascendsim", standalone_mode=False)
+    except UsageFailure as exc:
+        click.echo(f"error: {exc}", err=True)
+        return EXIT_USAGE
+    except click.exceptions.NoArgsIsHelpError as exc:
+        click.echo(exc.ctx.get_help() if exc.ctx else str(exc))
+        return 0
+    except click.UsageError as exc:
+        message = exc.format_message().replace("\n", " ")
+        click.echo(f"error: {message}", err=True)
+        return EXIT_USAGE
+    except click.ClickException as exc:
+        click.echo(f"error: {exc.format_message()}", err=True)
+        return exc.exit_code
+    except click.exceptions.Abort:
+        return 1
+    return rv if isinstance(rv, int) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,344 @@
+"""The host API, shaped like pyACL (Huawei's Python ACL): ``acl.init()``, ``acl.rt.malloc(...)`` ...
+
+Calls return what pyACL returns — ``ret`` or ``(value, ret)`` with the real ACL codes — and cost
+host time from the profile. Async calls return once the task is queued; blocking calls advance the
+host clock to the moment their condition holds and the trace shows the host waiting. A failed call
+also becomes a finding with a message naming what was wrong (with ``Simulation(strict=True)`` it
+raises :class:`~engine.acl_codes.AclError` instead).
+
+Pointers are integers, as in pyACL. Host memory is either pinned (``acl.rt.malloc_host``) or a plain
+numpy array (pageable), passed directly or through ``acl.util.numpy_to_ptr``. A pageable async copy
+blocks the host until it is done, as CUDA documents for pageable memory (ACL requires pinned memory
+for truly asynchronous copies).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from . import acl_codes as C
+from .acl_codes import AclError
+from .copy_engine import D2H, H2D, H2H
+from .stream import TaskKind
+
+if TYPE_CHECKING:
+    from .simulation import Simulation
+
+STREAM_HANDLE_BASE = 0x5A00_0000
+EVENT_HANDLE_BASE = 0x5E00_0000
+
+
+class Acl:
+    """``acl``: the top-level module of pyACL, bound to one simulation."""
+
+    def __init__(self, sim: Simulation) -> None:
+        self._sim = sim
+        self.rt = Rt(sim)
+        self.util = Util(sim)
+        self.op = Op(sim)
+
+    def init(self, config_path: str | None = None) -> int:
+        sim = self._sim
+        with sim.api("acl.init", sim.profile.host.init_us) as call:
+            if sim.state.initialized:
+                raise AclError(C.ACL_ERROR_REPEAT_INITIALIZE, "acl.init called twice without acl.finalize")
+            sim.state.initialized = True
+        return call.ret
+
+    def finalize(self) -> int:
+        sim = self._sim
+        with sim.api("acl.finalize", sim.profile.host.api_call_us) as call:
+            if not sim.state.initialized:
+                code = C.ACL_ERROR_REPEAT_FINALIZE if sim.state.finalized else C.ACL_ERROR_UNINITIALIZE
+                raise AclError(code, "acl.finalize called without a matching acl.init")
+            if sim.state.device is not None:
+                sim.rt_reset_device()
+            sim.state.initialized = False
+            sim.state.finalized = True
+        return call.ret
+
+
+class Rt:
+    """``acl.rt``: devices, streams, memory, copies, events, kernel launch."""
+
+    def __init__(self, sim: Simulation) -> None:
+        self._sim = sim
+
+    # -- device ---------------------------------------------------------------------------------
+    def set_device(self, device_id: int) -> int:
+        sim = self._sim
+        with sim.api("acl.rt.set_device", sim.profile.host.set_device_us) as call:
+            sim.require_init()
+            if device_id != 0:
+                raise AclError(
+                    C.ACL_ERROR_RT_INVALID_DEVICEID, f"set_device: device_id must be 0 (one device simulated), got {device_id!r}"
+                )
+            if sim.state.device is None:
+                sim.state.device = 0
+                sim.state.default_stream = sim.runtime.new_stream(0, call.src_text)
+        return call.ret
+
+    def reset_device(self, device_id: int) -> int:
+        sim = self._sim
+        with sim.api("acl.rt.reset_device", sim.profile.host.api_call_us) as call:
+            sim.require_init()
+            if device_id != 0 or sim.state.device is None:
+                raise AclError(
+                    C.ACL_ERROR_RT_INVALID_DEVICEID, f"reset_device: device {device_id!r} was not set with set_device"
+                )
+            sim.rt_reset_device()
+        return call.ret
+
+    # -- streams --------------------------------------------------------------------------------
+    def create_stream(self) -> tuple[int, int]:
+        return self.create_stream_with_config(0, 0)
+
+    def create_stream_with_config(self, priority: int, flag: int) -> tuple[int, int]:
+        sim = self._sim
+        handle = 0
+        with sim.api("acl.rt.create_stream", sim.profile.host.api_call_us) as call:
+            sim.require_device()
+            if not isinstance(priority, int) or not 0 <= priority <= 7:
+                raise AclError(C.ACL_ERROR_INVALID_PARAM, f"create_stream: priority must be 0..7 (0 highest), got {priority!r}")
+            live = sum(1 for s in sim.runtime.streams.values() if not s.closed)
+            if live >= sim.profile.limits.max_streams:
+                raise AclError(
+                    C.ACL_ERROR_RT_NO_STREAM_RESOURCE,
+                    f"create_stream: {live} streams exist, the limit is {sim.profile.limits.max_streams}",
+                )
+            stream = sim.runtime.new_stream(priority, call.src_text)
+            handle = STREAM_HANDLE_BASE + stream.ident
+        return handle, call.ret
+
+    def destroy_stream(self, stream: int) -> int:
+        sim = self._sim
+        with sim.api("acl.rt.destroy_stream", sim.profile.host.api_call_us) as call:
+            s = sim.stream(stream, "destroy_stream", allow_default=False)
+            if not s.idle:  # the runtime finishes the stream's work before destroying it
+                sim.host_block_until(lambda: s.idle, f"{s.label} to finish", call)
+            s.closed = True
+        return call.ret
+
+    # -- memory ---------------------------------------------------------------------------------
+    def malloc(self, size: int, policy: int) -> tuple[int, int]:
+        sim = self._sim
+        ptr = 0
+        with sim.api("acl.rt.malloc", sim.profile.host.malloc_us) as call:
+            sim.require_device()
+            ptr = sim.devmem.malloc(size, policy, call.src_text).ptr
+        return ptr, call.ret
+
+    def free(self, ptr: int) -> int:
+        sim = self._sim
+        with sim.api("acl.rt.free", sim.profile.host.free_us) as call:
+            sim.require_device()
+            sim.devmem.free(ptr, call.src_text)
+        return call.ret
+
+    def malloc_host(self, size: int) -> tuple[int, int]:
+        sim = self._sim
+        ptr = 0
+        with sim.api("acl.rt.malloc_host", sim.profile.host.malloc_us) as call:
+            sim.require_init()
+            ptr = sim.hostmem.malloc_host(size, call.src_text).ptr
+        return ptr, call.ret
+
+    def free_host(self, ptr: int) -> int:
+        sim = self._sim
+        with sim.api("acl.rt.free_host", sim.profile.host.free_us) as call:
+            sim.require_init()
+            sim.hostmem.free_host(ptr, call.src_text)
+        return call.ret
+
+    def memset(self, dev_ptr: int, max_count: int, value: int, count: int) -> int:
+        sim = self._sim
+        with sim.api("acl.rt.memset", sim.profile.host.memcpy_call_us) as call:
+            sim.require_device()
+            if count > max_count:
+                raise AclError(C.ACL_ERROR_INVALID_PARAM, f"memset: count {count} exceeds max_count {max_count}")
+            alloc, off = sim.devmem.space.resolve(dev_ptr, count, "memset")
+            if sim.numerics:
+                sim.devmem.view(alloc)[off : off + count] = value & 0xFF
+        return call.ret
+
+    # -- copies ---------------------------------------------------------------------------------
+    def memcpy(self, dst: Any, dst_max: int, src: Any, count: int, kind: int) -> int:
+        sim = self._sim
+        with sim.api("acl.rt.memcpy", sim.profile.host.memcpy_call_us) as call:
+            sim.require_device()
+            plan, dst_alloc, src_alloc = sim.plan_copy(dst, dst_max, src, count, kind, "memcpy")
+            if plan.direction == H2H:
+                sim.host_copy(plan, call)
+            else:
+                task = sim.enqueue_copy(plan, dst_alloc, src_alloc, sim.state.default_stream, call)
+                sim.host_block_until(lambda: task.end >= 0, "the copy to finish", call)
+        return call.ret
+
+    def memcpy_async(self, dst: Any, dst_max: int, src: Any, count: int, kind: int, stream: int) -> int:
+        sim = self._sim
+        with sim.api("acl.rt.memcpy_async", sim.profile.host.memcpy_call_us) as call:
+            sim.require_device()
+            s = sim.stream(stream, "memcpy_async")
+            plan, dst_alloc, src_alloc = sim.plan_copy(dst, dst_max, src, count, kind, "memcpy_async")
+            if plan.direction == H2H:
+                sim.host_copy(plan, call)
+            else:
+                task = sim.enqueue_copy(plan, dst_alloc, src_alloc, s, call)
+                if not plan.pinned and plan.direction in (H2D, D2H):
+                    sim.host_block_until(lambda: task.end >= 0, "a pageable copy (staged through a pinned buffer)", call)
+        return call.ret
+
+    # -- synchronisation ------------------------------------------------------------------------
+    def synchronize_stream(self, stream: int) -> int:
+        sim = self._sim
+        with sim.api("acl.rt.synchronize_stream", sim.profile.host.sync_call_us, blocking=True) as call:
+            sim.require_device()
+            s = sim.stream(stream, "synchronize_stream")
+            sim.host_block_until(lambda: s.idle, f"{s.label} to drain", call, C.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT)
+        return call.ret
+
+    def synchronize_device(self) -> int:
+        sim = self._sim
+        with sim.api("acl.rt.synchronize_device", sim.profile.host.sync_call_us, blocking=True) as call:
+            sim.require_device()
+            sim.host_block_until(sim.runtime.all_idle, "every stream to drain", call, C.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT)
+        return call.ret
+
+    # -- events ---------------------------------------------------------------------------------
+    def create_event(self) -> tuple[int, int]:
+        sim = self._sim
+        handle = 0
+        with sim.api("acl.rt.create_event", sim.profile.host.api_call_us) as call:
+            sim.require_device()
+            live = sum(1 for e in sim.runtime.events.values() if not e.destroyed)
+            if live >= sim.profile.limits.max_events:
+                raise AclError(
+                    C.ACL_ERROR_RT_NO_EVENT_RESOURCE,
+                    f"create_event: {live} events exist, the limit is {sim.profile.limits.max_events}",
+                )
+            handle = EVENT_HANDLE_BASE + sim.runtime.new_event(call.src_text).ident
+        return handle, call.ret
+
+    def record_event(self, event: int, stream: int) -> int:
+        sim = self._sim
+        with sim.api("acl.rt.record_event", sim.profile.host.event_call_us) as call:
+            sim.require_device()
+            e = sim.event(event, "record_event")
+            s = sim.stream(stream, "record_event")
+            e.records_submitted += 1
+            e.last_record_src = call.src_text
+            task = sim.runtime.make_task(s, TaskKind.RECORD, sim.trace.name(f"record {e.label}"), call.row, call.src)
+            task.event = e
+            task.label = f"record {e.label} on {s.label}"
+            sim.runtime.submit(task)
+        return call.ret
+
+    def stream_wait_event(self, stream: int, event: int) -> int:
+        sim = self._sim
+        with sim.api("acl.rt.stream_wait_event", sim.profile.host.event_call_us) as call:
+            sim.require_device()
+            s = sim.stream(stream, "stream_wait_event")
+            e = sim.event(event, "stream_wait_event")
+            task = sim.runtime.make_task(s, TaskKind.WAIT, sim.trace.name(f"wait {e.label}"), call.row, call.src)
+            task.event = e
+            # the most recent record submitted before this call, or the next one if none was
+            task.target = max(e.records_submitted, 1)
+            task.label = f"{s.label} waits for {e.label}"
+            sim.runtime.submit(task)
+        return call.ret
+
+    def synchronize_event(self, event: int) -> int:
+        sim = self._sim
+        with sim.api("acl.rt.synchronize_event", sim.profile.host.sync_call_us, blocking=True) as call:
+            sim.require_device()
+            e = sim.event(event, "synchronize_event")
+            target = max(e.records_submitted, 1)
+            sim.host_block_until(
+                lambda: e.records_done >= target, f"{e.label} to be recorded", call, C.ACL_ERROR_RT_EVENT_SYNC_TIMEOUT
+            )
+        return call.ret
+
+    def event_elapsed_time(self, start: int, end: int) -> tuple[float, int]:
+        sim = self._sim
+        ms = 0.0
+        with sim.api("acl.rt.event_elapsed_time", sim.profile.host.api_call_us) as call:
+            sim.require_device()
+            e0 = sim.event(start, "event_elapsed_time")
+            e1 = sim.event(end, "event_elapsed_time")
+            sim.runtime.clock.run_until_time(sim.host_now)
+            for e in (e0, e1):
+                if e.records_done == 0 or e.records_done < e.records_submitted:
+                    raise AclError(
+                        C.ACL_ERROR_INVALID_PARAM,
+                        f"event_elapsed_time: {e.label} has not completed its last record yet; synchronize first",
+                    )
+            ms = (e1.last_time - e0.last_time) / 1e9
+        return ms, call.ret
+
+    def destroy_event(self, event: int) -> int:
+        sim = self._sim
+        with sim.api("acl.rt.destroy_event", sim.profile.host.api_call_us) as call:
+            e = sim.event(event, "destroy_event")
+            e.destroyed = True
+        return call.ret
+
+    # -- kernels --------------------------------------------------------------------------------
+    def launch_kernel(self, kernel: Any, block_dim: int, stream: int) -> int:
+        """Queue a prepared device kernel (see :class:`~engine.runtime.DeviceKernel`) on ``stream``."""
+        sim = self._sim
+        with sim.api("acl.rt.launch_kernel", sim.profile.host.launch_call_us) as call:
+            sim.require_device()
+            s = sim.stream(stream, "launch_kernel")
+            limit = sim.profile.limits.max_block_dim
+            if not isinstance(block_dim, int) or not 1 <= block_dim <= limit:
+                raise AclError(C.ACL_ERROR_INVALID_PARAM, f"launch_kernel: block_dim must be 1..{limit}, got {block_dim!r}")
+            kernel.block_dim = block_dim
+            sim.enqueue_kernel(kernel, s, call)
+        return call.ret
+
+
+class Util:
+    """``acl.util``: moving between numpy arrays and host pointers."""
+
+    def __init__(self, sim: Simulation) -> None:
+        self._sim = sim
+
+    def numpy_to_ptr(self, array: np.ndarray) -> int:
+        return self._sim.hostmem.register(array, self._sim.caller_src_text()).ptr
+
+    def ptr_to_numpy(self, ptr: int, shape: tuple[int, ...] | int, dtype: Any) -> np.ndarray:
+        """A numpy view of host memory at ``ptr`` (pinned or registered pageable)."""
+        sim = self._sim
+        dtype = np.dtype(dtype)
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        count = int(np.prod(shape)) * dtype.itemsize
+        space = sim.hostmem.find_space(ptr)
+        if space is None:
+            where = "device memory, which the host cannot read" if sim.devmem.space.find(ptr) else "not host memory"
+            raise AclError(C.ACL_ERROR_INVALID_PARAM, f"ptr_to_numpy: 0x{ptr:x} is {where}")
+        alloc, off = space.resolve(ptr, count, "ptr_to_numpy")
+        return sim.hostmem.view(alloc)[off : off + count].view(dtype).reshape(shape)
+
+
+class Op:
+    """``acl.op``: library operators (op level, costed by a roofline or a measured table)."""
+
+    def __init__(self, sim: Simulation) -> None:
+        self._sim = sim
+
+    def matmul(
+        self, a: int, b: int, c: int, m: int, n: int, k: int, stream: int, out_dtype: str = "fp16"
+    ) -> int:
+        """C[m, n] = A[m, k] @ B[k, n]: fp16 inputs, fp32 accumulation, fp16 or fp32 output."""
+        from .op_matmul import OpMatmul
+
+        sim = self._sim
+        with sim.api("acl.op.matmul", sim.profile.host.launch_call_us) as call:
+            sim.require_device()
+            s = sim.stream(stream, "matmul")
+            kernel = OpMatmul.plan(sim, a, b, c, m, n, k, out_dtype)
+            sim.enqueue_kernel(kernel, s, call)
+        return call.ret
+

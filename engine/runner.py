@@ -1,0 +1,70 @@
+"""Run a named scenario and summarise it: what the CLI, the benchmarks and the UIs call."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from .profile import Profile, load_profile
+from .scenarios import Outcome, Scenario, ScenarioArgError, registry
+from .simulation import RunResult, Simulation
+from .trace import Kind
+
+
+@dataclass
+class ScenarioRun:
+    scenario: Scenario
+    params: dict
+    result: RunResult
+    outcome: Outcome
+    wall_s: float
+
+    def summary(self) -> dict:
+        return summarize(self)
+
+
+def get_scenario(name: str) -> Scenario:
+    scenarios = registry()
+    if name not in scenarios:
+        raise ScenarioArgError(f"SCENARIO must be one of {', '.join(scenarios)}, got {name!r}")
+    return scenarios[name]
+
+
+def run_scenario(
+    name: str, profile: str | Profile = "ascend910b1", *, numerics: bool = True, **params
+) -> ScenarioRun:
+    """Validate the parameters, run the scenario on a fresh simulation, finish it."""
+    scenario = get_scenario(name)
+    prof = load_profile(profile) if isinstance(profile, str) else profile
+    values = scenario.validate(prof, params)
+    t0 = time.perf_counter()
+    sim = Simulation(prof, numerics=numerics)
+    outcome = scenario.run(sim, **values)
+    result = sim.finish()
+    wall = time.perf_counter() - t0
+    return ScenarioRun(scenario, values, result, outcome, wall)
+
+
+def summarize(run: ScenarioRun) -> dict:
+    """The ``--json`` document: identity, timing, correctness and per-lane busy time."""
+    r = run.result
+    trace = r.trace
+    busy = trace.busy_by_lane(
+        kinds=(Kind.CALL, Kind.WAIT, Kind.COPY, Kind.KERNEL, Kind.MOVE, Kind.COMPUTE, Kind.HOST_WORK)
+    )
+    out = {
+        "scenario": run.scenario.name,
+        "profile": r.profile.name,
+        "params": run.params,
+        "simulated_us": round(r.end_ps / 1e6, 6),
+        "host_us": round(r.host_end_ps / 1e6, 6),
+        "correct": run.outcome.correct,
+        "events": len(trace),
+        "device_events": r.device_events,
+        "wall_s": round(run.wall_s, 4),
+        "lane_busy_us": {lane: round(ps / 1e6, 6) for lane, ps in busy.items()},
+        "findings": [f.to_dict() for f in r.findings],
+    }
+    out.update(run.outcome.details)
+    out.update(r.extra)
+    return out

@@ -1,0 +1,302 @@
+"""The device side of the runtime: streams executing their tasks on copy engines and AI cores.
+
+The host submits a task at its current (host) time; the device sees it from that instant on.
+Tasks of one stream run in order; tasks of different streams run concurrently when the resource
+they need is free: one copy engine per copy, a set of AI cores per kernel. Events order work across
+streams. Everything happens through the event core, in simulated-time order, so the device is
+simulated lazily: only as far as the host needs (a synchronize) or at the end of a run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from heapq import heappop, heappush
+from typing import TYPE_CHECKING, Protocol
+
+from .copy_engine import D2D, D2H, H2D, H2H, CopyEnginePool
+from .stream import AclEvent, Stream, Task, TaskKind
+from .trace import Kind
+
+if TYPE_CHECKING:
+    from .simulation import Simulation
+
+
+class DeviceKernel(Protocol):
+    """What a kernel launch hands the device: instruction-level kernels and library ops implement it."""
+
+    name: str
+    core_type: str  # "cube", "vector" or "mix"
+    block_dim: int
+
+    def execute(self, runtime: DeviceRuntime, task: Task, start: int, cores: CoreGrant) -> int:
+        """Run on the granted cores from ``start`` (ps); record trace events; return the end time."""
+        ...
+
+
+@dataclass(frozen=True)
+class CoreGrant:
+    """The physical cores a kernel received: AIC ids and AIV ids."""
+
+    aic: tuple[int, ...]
+    aiv: tuple[int, ...]
+
+
+class CoreArray:
+    """The AI cores of one device as two pools (AIC and AIV), granted to kernels in queue order."""
+
+    def __init__(self, architecture: str, aic: int, aiv: int) -> None:
+        self.architecture = architecture
+        self.n_aic = aic
+        self.n_aiv = aiv
+        self.free_aic = list(range(aic))
+        self.free_aiv = list(range(aiv))
+        self.waiting: list[tuple[int, int, Task]] = []
+
+    def need(self, core_type: str, block_dim: int) -> tuple[int, int]:
+        """(AIC, AIV) counts a kernel of this type and block count occupies."""
+        if self.architecture == "coupled":
+            if core_type == "vector":
+                n = min(block_dim, self.n_aic + self.n_aiv)
+                a = min(n, self.n_aic)
+                return a, n - a
+            return min(block_dim, self.n_aic), 0
+        if core_type == "cube":
+            return min(block_dim, self.n_aic), 0
+        if core_type == "vector":
+            return 0, min(block_dim, self.n_aiv)
+        groups = min(block_dim, self.n_aic, self.n_aiv // 2)
+        return groups, 2 * groups
+
+    def request(self, priority: int, seq: int, task: Task) -> None:
+        heappush(self.waiting, (priority, seq, task))
+
+    def grant(self) -> tuple[CoreGrant, Task] | None:
+        """Grant the first waiting kernel if its cores are free (no overtaking: FIFO by priority)."""
+        if not self.waiting:
+            return None
+        task = self.waiting[0][2]
+        kernel = task.payload
+        a, v = self.need(kernel.core_type, kernel.block_dim)
+        if a > len(self.free_aic) or v > len(self.free_aiv):
+            return None
+        heappop(self.waiting)
+        self.free_aic.sort()
+        self.free_aiv.sort()
+        aic, self.free_aic = self.free_aic[:a], self.free_aic[a:]
+        aiv, self.free_aiv = self.free_aiv[:v], self.free_aiv[v:]
+        return CoreGrant(tuple(aic), tuple(aiv)), task
+
+    def release(self, grant: CoreGrant) -> None:
+        self.free_aic.extend(grant.aic)
+        self.free_aiv.extend(grant.aiv)
+
+
+class DeviceRuntime:
+    """Streams, events, copy engines and cores of device 0, driven by the simulation's event core."""
+
+    def __init__(self, sim: Simulation) -> None:
+        self.sim = sim
+        self.clock = sim.clock
+        self.trace = sim.trace
+        profile = sim.profile
+        h = profile.host
+        self.link = sim.link
+        self.pools = {
+            H2D: CopyEnginePool(H2D, [self._engine_lane(H2D, i) for i in range(h.copy_engines_h2d)]),
+            D2H: CopyEnginePool(D2H, [self._engine_lane(D2H, i) for i in range(h.copy_engines_d2h)]),
+            D2D: CopyEnginePool(D2D, [self._engine_lane(D2D, i) for i in range(h.copy_engines_d2d)]),
+        }
+        self.cores = CoreArray(profile.chip.architecture, profile.chip.aic_cores, profile.chip.aiv_cores)
+        self.kernel_start_ps = round(h.kernel_start_us * 1e6)
+        self.streams: dict[int, Stream] = {}
+        self.events: dict[int, AclEvent] = {}
+        self._next_stream = 0
+        self._next_event = 0
+        self._seq = 0
+        self.tasks_done = 0
+        self.completed: list[Task] = []  # finished copies and kernels, for the memory-consistency check
+        self._names = {
+            "wait": self.trace.name("stream_wait_event"),
+            "record": self.trace.name("record_event"),
+        }
+
+    # -- lanes --------------------------------------------------------------------------------
+    def _engine_lane(self, direction: str, unit: int) -> int:
+        return self.trace.lane("Device 0 copy engines", f"{direction} engine {unit}", sort=2)
+
+    def op_lane(self) -> int:
+        return self.trace.lane("Device 0 AI cores", "op-level kernels", sort=3)
+
+    # -- resources ----------------------------------------------------------------------------
+    def new_stream(self, priority: int, src: str, label: str | None = None) -> Stream:
+        ident = self._next_stream
+        self._next_stream += 1
+        label = label or ("default stream" if ident == 0 else f"stream {ident}")
+        lane = self.trace.lane("Device 0 streams", label, sort=1)
+        stream = Stream(ident, label, lane, priority, src)
+        self.streams[ident] = stream
+        return stream
+
+    def new_event(self, src: str) -> AclEvent:
+        self._next_event += 1
+        event = AclEvent(self._next_event, src)
+        self.events[event.ident] = event
+        return event
+
+    # -- submission ---------------------------------------------------------------------------
+    def make_task(self, stream: Stream, kind: TaskKind, name: int, cause: int, src: int, **kw) -> Task:
+        self._seq += 1
+        return Task(self._seq, stream, kind, name, self.sim.host_now, cause, src, **kw)
+
+    def submit(self, task: Task) -> None:
+        """Queue ``task`` on its stream; the device sees it at ``task.submit`` (host time)."""
+        stream = task.stream
+        stream.submitted += 1
+        if stream.running is None and not stream.queue:
+            stream.queue.append(task)
+            self.clock.schedule(task.submit, self._arrive, stream)
+        else:
+            stream.queue.append(task)
+
+    def _arrive(self, stream: Stream) -> None:
+        if stream.running is None:
+            self._advance(stream)
+
+    def _advance(self, stream: Stream) -> None:
+        """Start the next task of an idle stream, if any."""
+        if not stream.queue:
+            return
+        task = stream.queue[0]
+        now = self.clock.now
+        if task.submit > now:  # its predecessor finished before the host had submitted it
+            self.clock.schedule(task.submit, self._arrive, stream)
+            return
+        stream.queue.popleft()
+        stream.running = task
+        task.ready = now
+        kind = task.kind
+        if kind == TaskKind.COPY:
+            pool = task.resource
+            pool.request(stream.priority, task.seq, task)
+            self._dispatch_copies(pool)
+        elif kind == TaskKind.KERNEL:
+            self.cores.request(stream.priority, task.seq, task)
+            self._dispatch_kernels()
+        elif kind == TaskKind.RECORD:
+            event = task.event
+            event.records_done += 1
+            event.record_times.append(now)
+            task.start = task.end = now
+            self.trace.add(now, now, stream.lane, Kind.MARK, task.name, cause=task.cause, src=task.src)
+            waiters, event.waiters = event.waiters, []
+            for waiter in waiters:
+                self._try_wait(waiter)
+            self._complete(task)
+        else:  # WAIT
+            task.start = now
+            self._try_wait(task)
+
+    def _try_wait(self, task: Task) -> None:
+        event = task.event
+        if event.records_done >= task.target:
+            now = self.clock.now
+            task.end = now
+            self.trace.add(task.start, now, task.stream.lane, Kind.WAIT, task.name, cause=task.cause, src=task.src)
+            self._complete(task)
+        else:
+            event.waiters.append(task)
+
+    def _dispatch_copies(self, pool: CopyEnginePool) -> None:
+        while (granted := pool.grant()) is not None:
+            unit, task = granted
+            task.unit = unit
+            task.start = self.clock.now
+            plan = task.payload
+            duration = self.link.duration(plan.direction, plan.pinned, task.nbytes)
+            self.clock.schedule(task.start + duration, self._finish_copy, task)
+
+    def _finish_copy(self, task: Task) -> None:
+        now = self.clock.now
+        task.end = now
+        plan = task.payload
+        pool = task.resource
+        lane = pool.lanes[task.unit]
+        add = self.trace.add
+        add(task.start, now, task.stream.lane, Kind.COPY, task.name, task.nbytes, 0, task.cause, task.src)
+        add(task.start, now, lane, Kind.COPY, task.name, task.nbytes, 0, task.cause, task.src)
+        plan.perform()
+        pool.release(task.unit)
+        self.completed.append(task)
+        self._dispatch_copies(pool)
+        self._complete(task)
+
+    def _dispatch_kernels(self) -> None:
+        while (granted := self.cores.grant()) is not None:
+            grant, task = granted
+            task.start = self.clock.now
+            kernel = task.payload
+            end = kernel.execute(self, task, task.start + self.kernel_start_ps, grant)
+            task.unit = -1
+            self.clock.schedule(end, self._finish_kernel, (task, grant))
+
+    def _finish_kernel(self, arg: tuple[Task, CoreGrant]) -> None:
+        task, grant = arg
+        now = self.clock.now
+        task.end = now
+        self.trace.add(
+            task.start, now, task.stream.lane, Kind.KERNEL, task.name, task.nbytes, getattr(task.payload, "flops", 0),
+            task.cause, task.src,
+        )
+        finish = getattr(task.payload, "finish", None)
+        if finish is not None:
+            finish()
+        self.cores.release(grant)
+        self.completed.append(task)
+        self._dispatch_kernels()
+        self._complete(task)
+
+    def _complete(self, task: Task) -> None:
+        stream = task.stream
+        stream.running = None
+        self.tasks_done += 1
+        self._advance(stream)
+
+    # -- driving ------------------------------------------------------------------------------
+    def run_until(self, done: Callable[[], bool]) -> bool:
+        """Simulate the device until ``done()`` holds; False if it never can (nothing left to run)."""
+        return self.clock.run_until(done)
+
+    def drain(self) -> None:
+        """Run every pending device event (end of a run)."""
+        while self.clock.step():
+            pass
+
+    def stream_done(self, stream: Stream) -> bool:
+        return stream.running is None and not stream.queue
+
+    def all_idle(self) -> bool:
+        return all(s.running is None and not s.queue for s in self.streams.values())
+
+    def blocked(self) -> list[Task]:
+        """Tasks that can never run: each stream's head when nothing is left to simulate."""
+        out = []
+        for stream in self.streams.values():
+            if stream.running is not None:
+                out.append(stream.running)
+            elif stream.queue:
+                out.append(stream.queue[0])
+        return out
+
+
+@dataclass
+class CopyPlan:
+    """What a copy moves: resolved when it is submitted, performed when the engine finishes."""
+
+    direction: str
+    pinned: bool
+    count: int
+    perform: Callable[[], None]
+
+
+DIRECTIONS = (H2D, D2H, D2D, H2H)

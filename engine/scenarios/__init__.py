@@ -1,0 +1,85 @@
+"""Scenarios: complete host programs that the CLI, the lessons and the UIs run.
+
+A scenario is a plain function of a :class:`~engine.simulation.Simulation` and its parameters that
+drives the pyACL-shaped API like a user script would, and returns whether the numbers were right.
+Parameters are declared with their limits, so every front end validates them the same way and
+reports the argument, its limit and the value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..profile import Profile
+
+
+class ScenarioArgError(ValueError):
+    """A scenario argument is out of range; the message names the argument, its limit and the value."""
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type: type
+    default: Any
+    help: str
+    minimum: int | None = None
+    maximum: int | None = None
+    choices: tuple | None = None
+
+    def check(self, value: Any) -> Any:
+        flag = "--" + self.name.replace("_", "-")
+        if self.type is bool:
+            return bool(value)
+        if self.choices is not None and value not in self.choices:
+            raise ScenarioArgError(f"{flag} must be one of {', '.join(map(str, self.choices))}, got {value!r}")
+        if self.type is int:
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ScenarioArgError(f"{flag} must be an integer, got {value!r}")
+            if self.minimum is not None and value < self.minimum:
+                raise ScenarioArgError(f"{flag} must be >= {self.minimum}, got {value}")
+            if self.maximum is not None and value > self.maximum:
+                raise ScenarioArgError(f"{flag} must be <= {self.maximum}, got {value}")
+        return value
+
+
+@dataclass(frozen=True)
+class Outcome:
+    correct: bool | None  # None when numerics were skipped
+    details: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    summary: str
+    params: tuple[Param, ...]
+    run: Callable[..., Outcome]
+    check: Callable[[Profile, dict], None] = lambda profile, values: None
+
+    def validate(self, profile: Profile, values: dict) -> dict:
+        out = {}
+        for p in self.params:
+            out[p.name] = p.check(values.get(p.name, p.default))
+        self.check(profile, out)
+        return out
+
+
+def registry() -> dict[str, Scenario]:
+    """All scenarios by name (built on each call: no module-level state)."""
+    from . import host_lifecycle, pipeline
+
+    scenarios = [host_lifecycle.SCENARIO, pipeline.SCENARIO]
+    for extra in _optional():
+        scenarios.append(extra)
+    return {s.name: s for s in scenarios}
+
+
+def _optional() -> list[Scenario]:
+    try:
+        from . import kernels
+    except ImportError:  # the AI-core scenarios arrive with the kernel model
+        return []
+    return list(kernels.SCENARIOS)

@@ -1,0 +1,126 @@
+"""Streams, events and the tasks they carry.
+
+A :class:`Stream` is a FIFO task queue: a task starts only when the one before it in the same
+stream has finished. An :class:`AclEvent` marks a point in a stream (``record_event``); another
+stream can wait for it (``stream_wait_event``) and the host can block on it (``synchronize_event``).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from enum import IntEnum
+
+
+class TaskKind(IntEnum):
+    COPY = 0
+    KERNEL = 1
+    RECORD = 2  # record an event
+    WAIT = 3  # wait for an event
+
+
+class Task:
+    """One unit of work queued on a stream."""
+
+    __slots__ = (
+        "cause",
+        "end",
+        "event",
+        "kind",
+        "label",
+        "name",
+        "nbytes",
+        "payload",
+        "reads",
+        "ready",
+        "resource",
+        "seq",
+        "src",
+        "start",
+        "stream",
+        "submit",
+        "target",
+        "unit",
+        "writes",
+    )
+
+    def __init__(self, seq, stream, kind, name, submit, cause, src, resource=None, nbytes=0, payload=None):
+        self.seq = seq
+        self.stream = stream
+        self.kind = kind
+        self.name = name  # trace name id
+        self.label = ""  # human text for diagnoses
+        self.submit = submit
+        self.cause = cause
+        self.src = src
+        self.resource = resource
+        self.nbytes = nbytes
+        self.payload = payload
+        self.event = None
+        self.target = 0
+        self.ready = -1
+        self.start = -1
+        self.end = -1
+        self.unit = -1
+        self.reads: tuple = ()
+        self.writes: tuple = ()
+
+
+class Stream:
+    """A FIFO task queue on the device."""
+
+    __slots__ = ("closed", "created_src", "ident", "label", "lane", "priority", "queue", "running", "submitted")
+
+    def __init__(self, ident: int, label: str, lane: int, priority: int, created_src: str):
+        self.ident = ident
+        self.label = label
+        self.lane = lane
+        self.priority = priority
+        self.created_src = created_src
+        self.queue: deque[Task] = deque()
+        self.running: Task | None = None
+        self.closed = False
+        self.submitted = 0
+
+    @property
+    def idle(self) -> bool:
+        return self.running is None and not self.queue
+
+    def pending(self) -> int:
+        return len(self.queue) + (self.running is not None)
+
+    def __repr__(self) -> str:
+        return f"<Stream {self.label}>"
+
+
+class AclEvent:
+    """An ACL event: counts the records the host submitted and the records the device completed."""
+
+    __slots__ = (
+        "created_src",
+        "destroyed",
+        "ident",
+        "label",
+        "last_record_src",
+        "record_times",
+        "records_done",
+        "records_submitted",
+        "waiters",
+    )
+
+    def __init__(self, ident: int, created_src: str):
+        self.ident = ident
+        self.label = f"event {ident}"
+        self.created_src = created_src
+        self.records_submitted = 0
+        self.records_done = 0
+        self.record_times: list[int] = []
+        self.last_record_src = ""
+        self.destroyed = False
+        self.waiters: list[Task] = []
+
+    @property
+    def last_time(self) -> int | None:
+        return self.record_times[-1] if self.record_times else None
+
+    def __repr__(self) -> str:
+        return f"<AclEvent {self.label}>"

@@ -1,0 +1,1 @@
+"""AscendSim lessons: prose, scenarios, exercises and their graders (the curriculum is built on the engine)."""

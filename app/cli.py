@@ -14,7 +14,7 @@ from collections.abc import Callable
 import click
 
 from engine.profile import DEFAULT_PROFILE, ProfileError, list_profiles, load_profile
-from engine.scenarios import Param, Scenario, ScenarioArgError, registry
+from engine.scenarios import Scenario, ScenarioArgError, registry
 
 EXIT_USAGE = 2
 

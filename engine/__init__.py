@@ -17,7 +17,7 @@ from .profile import DEFAULT_PROFILE, Profile, ProfileError, list_profiles, load
 from .simulation import RunResult, Simulation
 from .trace import Kind, TraceData
 
-__all__ = [
+__all__ = (
     "DEFAULT_PROFILE",
     "AclError",
     "DeadlockError",
@@ -31,4 +31,4 @@ __all__ = [
     "acl_codes",
     "list_profiles",
     "load_profile",
-]
+)

@@ -73,7 +73,8 @@ class Rt:
             sim.require_init()
             if device_id != 0:
                 raise AclError(
-                    C.ACL_ERROR_RT_INVALID_DEVICEID, f"set_device: device_id must be 0 (one device simulated), got {device_id!r}"
+                    C.ACL_ERROR_RT_INVALID_DEVICEID,
+                    f"set_device: device_id must be 0 (one device simulated), got {device_id!r}",
                 )
             if sim.state.device is None:
                 sim.state.device = 0
@@ -101,7 +102,9 @@ class Rt:
         with sim.api("acl.rt.create_stream", sim.profile.host.api_call_us) as call:
             sim.require_device()
             if not isinstance(priority, int) or not 0 <= priority <= 7:
-                raise AclError(C.ACL_ERROR_INVALID_PARAM, f"create_stream: priority must be 0..7 (0 highest), got {priority!r}")
+                raise AclError(
+                    C.ACL_ERROR_INVALID_PARAM, f"create_stream: priority must be 0..7 (0 highest), got {priority!r}"
+                )
             live = sum(1 for s in sim.runtime.streams.values() if not s.closed)
             if live >= sim.profile.limits.max_streams:
                 raise AclError(
@@ -187,7 +190,9 @@ class Rt:
             else:
                 task = sim.enqueue_copy(plan, dst_alloc, src_alloc, s, call)
                 if not plan.pinned and plan.direction in (H2D, D2H):
-                    sim.host_block_until(lambda: task.end >= 0, "a pageable copy (staged through a pinned buffer)", call)
+                    sim.host_block_until(
+                        lambda: task.end >= 0, "a pageable copy (staged through a pinned buffer)", call
+                    )
         return call.ret
 
     # -- synchronisation ------------------------------------------------------------------------
@@ -203,7 +208,9 @@ class Rt:
         sim = self._sim
         with sim.api("acl.rt.synchronize_device", sim.profile.host.sync_call_us, blocking=True) as call:
             sim.require_device()
-            sim.host_block_until(sim.runtime.all_idle, "every stream to drain", call, C.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT)
+            sim.host_block_until(
+                sim.runtime.all_idle, "every stream to drain", call, C.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
+            )
         return call.ret
 
     # -- events ---------------------------------------------------------------------------------
@@ -293,7 +300,9 @@ class Rt:
             s = sim.stream(stream, "launch_kernel")
             limit = sim.profile.limits.max_block_dim
             if not isinstance(block_dim, int) or not 1 <= block_dim <= limit:
-                raise AclError(C.ACL_ERROR_INVALID_PARAM, f"launch_kernel: block_dim must be 1..{limit}, got {block_dim!r}")
+                raise AclError(
+                    C.ACL_ERROR_INVALID_PARAM, f"launch_kernel: block_dim must be 1..{limit}, got {block_dim!r}"
+                )
             kernel.block_dim = block_dim
             sim.enqueue_kernel(kernel, s, call)
         return call.ret
@@ -328,9 +337,7 @@ class Op:
     def __init__(self, sim: Simulation) -> None:
         self._sim = sim
 
-    def matmul(
-        self, a: int, b: int, c: int, m: int, n: int, k: int, stream: int, out_dtype: str = "fp16"
-    ) -> int:
+    def matmul(self, a: int, b: int, c: int, m: int, n: int, k: int, stream: int, out_dtype: str = "fp16") -> int:
         """C[m, n] = A[m, k] @ B[k, n]: fp16 inputs, fp32 accumulation, fp16 or fp32 output."""
         from .op_matmul import OpMatmul
 
@@ -341,4 +348,3 @@ class Op:
             kernel = OpMatmul.plan(sim, a, b, c, m, n, k, out_dtype)
             sim.enqueue_kernel(kernel, s, call)
         return call.ret
-

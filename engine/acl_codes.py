@@ -6,6 +6,8 @@ message naming what was wrong (the real runtime writes it to its log).
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 ACL_SUCCESS = 0
 
 # acl_base.h / acl_rt.h error codes
@@ -53,19 +55,19 @@ ACL_MEMCPY_HOST_TO_DEVICE = 1
 ACL_MEMCPY_DEVICE_TO_HOST = 2
 ACL_MEMCPY_DEVICE_TO_DEVICE = 3
 ACL_MEMCPY_DEFAULT = 4
-MEMCPY_KIND_NAMES = {
-    ACL_MEMCPY_HOST_TO_HOST: "ACL_MEMCPY_HOST_TO_HOST",
-    ACL_MEMCPY_HOST_TO_DEVICE: "ACL_MEMCPY_HOST_TO_DEVICE",
-    ACL_MEMCPY_DEVICE_TO_HOST: "ACL_MEMCPY_DEVICE_TO_HOST",
-    ACL_MEMCPY_DEVICE_TO_DEVICE: "ACL_MEMCPY_DEVICE_TO_DEVICE",
-    ACL_MEMCPY_DEFAULT: "ACL_MEMCPY_DEFAULT",
-}
+MEMCPY_KIND_NAMES = MappingProxyType(
+    {
+        ACL_MEMCPY_HOST_TO_HOST: "ACL_MEMCPY_HOST_TO_HOST",
+        ACL_MEMCPY_HOST_TO_DEVICE: "ACL_MEMCPY_HOST_TO_DEVICE",
+        ACL_MEMCPY_DEVICE_TO_HOST: "ACL_MEMCPY_DEVICE_TO_HOST",
+        ACL_MEMCPY_DEVICE_TO_DEVICE: "ACL_MEMCPY_DEVICE_TO_DEVICE",
+        ACL_MEMCPY_DEFAULT: "ACL_MEMCPY_DEFAULT",
+    }
+)
 
-ERROR_NAMES = {
-    value: name
-    for name, value in globals().items()
-    if name.startswith("ACL_ERROR_") or name == "ACL_SUCCESS"
-}
+ERROR_NAMES = MappingProxyType(
+    {value: name for name, value in globals().items() if name.startswith("ACL_ERROR_") or name == "ACL_SUCCESS"}
+)
 
 
 def error_name(code: int) -> str:

@@ -13,12 +13,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from pathlib import Path
+from types import MappingProxyType
 
 import numpy as np
 
 from .trace import Kind, TraceData
 
-_CATEGORY = {k: k.name.lower() for k in Kind}
+_CATEGORY = MappingProxyType({k: k.name.lower() for k in Kind})
 
 
 def _us(ps: int) -> float:
@@ -90,10 +91,21 @@ def to_chrome(
     for flow_id, (a, b, label) in enumerate(links, start=1):
         pa, ta = tids[int(lane[a])]
         pb, tb = tids[int(lane[b])]
-        events.append({"ph": "s", "id": flow_id, "name": label, "cat": "flow", "pid": pa, "tid": ta,
-                       "ts": _us(int(start[a]))})
-        events.append({"ph": "f", "bp": "e", "id": flow_id, "name": label, "cat": "flow", "pid": pb, "tid": tb,
-                       "ts": _us(int(start[b]))})
+        events.append(
+            {"ph": "s", "id": flow_id, "name": label, "cat": "flow", "pid": pa, "tid": ta, "ts": _us(int(start[a]))}
+        )
+        events.append(
+            {
+                "ph": "f",
+                "bp": "e",
+                "id": flow_id,
+                "name": label,
+                "cat": "flow",
+                "pid": pb,
+                "tid": tb,
+                "ts": _us(int(start[b])),
+            }
+        )
 
     for process, cname, times, values in counters:
         pid = pids.get(process)
@@ -101,7 +113,9 @@ def to_chrome(
             pid = pids[process] = len(pids) + 1
             events.append({"ph": "M", "name": "process_name", "pid": pid, "tid": 0, "args": {"name": process}})
         for t, v in zip(times, values, strict=True):
-            events.append({"ph": "C", "name": cname, "pid": pid, "tid": 0, "ts": _us(int(t)), "args": {cname: float(v)}})
+            events.append(
+                {"ph": "C", "name": cname, "pid": pid, "tid": 0, "ts": _us(int(t)), "args": {cname: float(v)}}
+            )
 
     return {"traceEvents": events, "displayTimeUnit": "ns", "otherData": metadata or {}}
 

@@ -67,10 +67,15 @@ def diagnose_stuck(sim: Simulation, who: str, since_ps: int) -> Finding:
             found = _pending_record(streams, event, task)
             if found is None:
                 if event.records_submitted == 0:
-                    why = f"which is never recorded (created at {event.created_src}; no record_event for it was submitted)"
+                    why = (
+                        f"which is never recorded (created at {event.created_src}; "
+                        "no record_event for it was submitted)"
+                    )
                 else:
-                    why = (f"whose last record (at {event.last_record_src}) completed before the wait asked for "
-                           f"record number {task.target}, and no further record is queued")
+                    why = (
+                        f"whose last record (at {event.last_record_src}) completed before the wait asked for "
+                        f"record number {task.target}, and no further record is queued"
+                    )
                 step["recorded_by"] = None
                 chain.append(step)
                 lines.append(f"  {stream.label} waits since {_us(since)} ({_src(sim, task)}) for {event.label}, {why}.")
@@ -88,7 +93,7 @@ def diagnose_stuck(sim: Simulation, who: str, since_ps: int) -> Finding:
             if blocker is None:
                 break
             if other.ident in visited:
-                cycle = [rt.streams[i].label for i in visited[visited.index(other.ident):]] + [other.label]
+                cycle = [rt.streams[i].label for i in visited[visited.index(other.ident) :]] + [other.label]
                 lines.append("  cycle: " + " -> ".join(cycle) + ".")
                 chain.append({"cycle": cycle})
                 break

@@ -80,9 +80,7 @@ class AddressSpace:
         """Find the allocation holding ``[ptr, ptr + count)``; raise on a bad, freed or overrun range."""
         alloc = self.find(ptr)
         if alloc is None:
-            raise AclError(
-                ACL_ERROR_INVALID_PARAM, f"{what}: 0x{ptr:x} is not inside any {self.where} allocation"
-            )
+            raise AclError(ACL_ERROR_INVALID_PARAM, f"{what}: 0x{ptr:x} is not inside any {self.where} allocation")
         if not alloc.live:
             raise AclError(
                 ACL_ERROR_INVALID_PARAM,

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     from .simulation import Simulation
     from .stream import Task
 
-OUT_DTYPES = {"fp16": np.float16, "fp32": np.float32}
+OUT_DTYPES = MappingProxyType({"fp16": np.float16, "fp32": np.float32})
 
 
 def op_matmul_seconds(profile: Profile, m: int, n: int, k: int, out_bytes: int = 2) -> float:

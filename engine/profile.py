@@ -17,6 +17,7 @@ import math
 import tomllib
 from dataclasses import dataclass, fields
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 PROFILE_DIR = Path(__file__).parent / "profiles"
@@ -182,15 +183,17 @@ class Profile:
         return out
 
 
-_SECTIONS = {
-    "chip": Chip,
-    "buffers": Buffers,
-    "paths": CorePaths,
-    "compute": Compute,
-    "host": Host,
-    "limits": Limits,
-    "op_matmul": OpMatmul,
-}
+_SECTIONS = MappingProxyType(
+    {
+        "chip": Chip,
+        "buffers": Buffers,
+        "paths": CorePaths,
+        "compute": Compute,
+        "host": Host,
+        "limits": Limits,
+        "op_matmul": OpMatmul,
+    }
+)
 
 
 def list_profiles() -> list[str]:

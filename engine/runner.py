@@ -30,9 +30,7 @@ def get_scenario(name: str) -> Scenario:
     return scenarios[name]
 
 
-def run_scenario(
-    name: str, profile: str | Profile = "ascend910b1", *, numerics: bool = True, **params
-) -> ScenarioRun:
+def run_scenario(name: str, profile: str | Profile = "ascend910b1", *, numerics: bool = True, **params) -> ScenarioRun:
     """Validate the parameters, run the scenario on a fresh simulation, finish it."""
     scenario = get_scenario(name)
     prof = load_profile(profile) if isinstance(profile, str) else profile

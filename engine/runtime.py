@@ -245,8 +245,15 @@ class DeviceRuntime:
         now = self.clock.now
         task.end = now
         self.trace.add(
-            task.start, now, task.stream.lane, Kind.KERNEL, task.name, task.nbytes, getattr(task.payload, "flops", 0),
-            task.cause, task.src,
+            task.start,
+            now,
+            task.stream.lane,
+            Kind.KERNEL,
+            task.name,
+            task.nbytes,
+            getattr(task.payload, "flops", 0),
+            task.cause,
+            task.src,
         )
         finish = getattr(task.payload, "finish", None)
         if finish is not None:

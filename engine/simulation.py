@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from types import SimpleNamespace
+from types import MappingProxyType, SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -33,9 +33,7 @@ from .trace import Kind, Trace, TraceData
 _ENGINE_DIR = Path(__file__).resolve().parent
 _REPO_DIR = _ENGINE_DIR.parent
 # frames in these files are the simulator itself; the first frame outside them is the user's line
-_INTERNAL_FILES = frozenset(
-    str(p) for d in (_ENGINE_DIR, _ENGINE_DIR / "aicore") for p in d.glob("*.py")
-)
+_INTERNAL_FILES = frozenset(str(p) for d in (_ENGINE_DIR, _ENGINE_DIR / "aicore") for p in d.glob("*.py"))
 
 
 def _short_path(filename: str) -> str:
@@ -81,8 +79,13 @@ class ApiCall:
             self.ret = exc.code
             sim.report(Finding("acl-error", f"{self.name}: {exc.detail}", exc.code, sim.host_now, self.src_text))
             sim.trace.add(
-                sim.host_now, sim.host_now, sim.host_lane, Kind.ERROR, sim.trace.name(C.error_name(exc.code)),
-                cause=self.row, src=self.src,
+                sim.host_now,
+                sim.host_now,
+                sim.host_lane,
+                Kind.ERROR,
+                sim.trace.name(C.error_name(exc.code)),
+                cause=self.row,
+                src=self.src,
             )
             return not sim.strict
         return False
@@ -181,7 +184,8 @@ class Simulation:
             raise AclError(C.ACL_ERROR_INVALID_RESOURCE_HANDLE, f"{what}: {handle!r} is not a stream handle")
         if stream.closed:
             raise AclError(
-                C.ACL_ERROR_INVALID_RESOURCE_HANDLE, f"{what}: {stream.label} was destroyed (created at {stream.created_src})"
+                C.ACL_ERROR_INVALID_RESOURCE_HANDLE,
+                f"{what}: {stream.label} was destroyed (created at {stream.created_src})",
             )
         return stream
 
@@ -201,7 +205,9 @@ class Simulation:
             alloc = self.hostmem.register(ptr, self.caller_src_text())
             return (*self.hostmem.pageable.resolve(alloc.ptr, count, what), self.hostmem)
         if not isinstance(ptr, int | np.integer):
-            raise AclError(C.ACL_ERROR_INVALID_PARAM, f"{what}: expected a pointer (int) or numpy array, got {type(ptr).__name__}")
+            raise AclError(
+                C.ACL_ERROR_INVALID_PARAM, f"{what}: expected a pointer (int) or numpy array, got {type(ptr).__name__}"
+            )
         space = self.hostmem.find_space(int(ptr))
         if space is None:
             return None
@@ -218,7 +224,9 @@ class Simulation:
         if not isinstance(dst_max, int | np.integer) or count > dst_max:
             raise AclError(C.ACL_ERROR_INVALID_PARAM, f"{what}: count {count} exceeds dst_max {dst_max}")
         if kind not in C.MEMCPY_KIND_NAMES:
-            raise AclError(C.ACL_ERROR_INVALID_PARAM, f"{what}: kind must be an ACL_MEMCPY_* value (0..4), got {kind!r}")
+            raise AclError(
+                C.ACL_ERROR_INVALID_PARAM, f"{what}: kind must be an ACL_MEMCPY_* value (0..4), got {kind!r}"
+            )
         d_dev = self._device_side(dst, count, f"{what} dst")
         s_dev = self._device_side(src, count, f"{what} src")
         d = d_dev or self._host_side(dst, count, f"{what} dst")
@@ -252,16 +260,30 @@ class Simulation:
 
     def host_copy(self, plan: CopyPlan, call: ApiCall) -> None:
         duration = self.link.duration(H2H, True, plan.count)
-        self.trace.add(self.host_now, self.host_now + duration, self.host_lane, Kind.COPY,
-                       self.trace.name("host memcpy"), plan.count, cause=call.row, src=call.src)
+        self.trace.add(
+            self.host_now,
+            self.host_now + duration,
+            self.host_lane,
+            Kind.COPY,
+            self.trace.name("host memcpy"),
+            plan.count,
+            cause=call.row,
+            src=call.src,
+        )
         self.host_now += duration
         plan.perform()
 
     def enqueue_copy(self, plan: CopyPlan, dst: tuple, src: tuple, stream: Stream, call: ApiCall) -> Task:
         rt = self.runtime
         task = rt.make_task(
-            stream, TaskKind.COPY, self.trace.name(f"{plan.direction} copy"), call.row, call.src,
-            resource=rt.pools[plan.direction], nbytes=plan.count, payload=plan,
+            stream,
+            TaskKind.COPY,
+            self.trace.name(f"{plan.direction} copy"),
+            call.row,
+            call.src,
+            resource=rt.pools[plan.direction],
+            nbytes=plan.count,
+            payload=plan,
         )
         task.label = f"{plan.direction} copy of {plan.count} B on {stream.label}"
         task.writes = (_range(dst, plan.count),)
@@ -272,8 +294,13 @@ class Simulation:
     def enqueue_kernel(self, kernel: Any, stream: Stream, call: ApiCall) -> Task:
         rt = self.runtime
         task = rt.make_task(
-            stream, TaskKind.KERNEL, self.trace.name(kernel.name), call.row, call.src,
-            nbytes=getattr(kernel, "nbytes", 0), payload=kernel,
+            stream,
+            TaskKind.KERNEL,
+            self.trace.name(kernel.name),
+            call.row,
+            call.src,
+            nbytes=getattr(kernel, "nbytes", 0),
+            payload=kernel,
         )
         task.label = f"kernel {kernel.name} on {stream.label}"
         task.reads = tuple(getattr(kernel, "reads", ()))
@@ -304,8 +331,9 @@ class Simulation:
             raise AclError(timeout_code, finding.message)
         end = max(start, self.clock.now)
         if end > start:
-            self.trace.add(start, end, self.host_lane, Kind.WAIT, self.trace.name(f"wait: {what}"),
-                           cause=call.row, src=call.src)
+            self.trace.add(
+                start, end, self.host_lane, Kind.WAIT, self.trace.name(f"wait: {what}"), cause=call.row, src=call.src
+            )
             self.host_now = end
 
     def rt_reset_device(self) -> None:
@@ -351,9 +379,11 @@ def _range(side: tuple[Allocation, int], count: int) -> tuple[tuple[str, int], i
     return (alloc.where, alloc.ident), off, off + count
 
 
-_KIND_DIRECTION = {
-    C.ACL_MEMCPY_HOST_TO_DEVICE: H2D,
-    C.ACL_MEMCPY_DEVICE_TO_HOST: D2H,
-    C.ACL_MEMCPY_DEVICE_TO_DEVICE: D2D,
-    C.ACL_MEMCPY_HOST_TO_HOST: H2H,
-}
+_KIND_DIRECTION = MappingProxyType(
+    {
+        C.ACL_MEMCPY_HOST_TO_DEVICE: H2D,
+        C.ACL_MEMCPY_DEVICE_TO_HOST: D2H,
+        C.ACL_MEMCPY_DEVICE_TO_DEVICE: D2D,
+        C.ACL_MEMCPY_HOST_TO_HOST: H2H,
+    }
+)

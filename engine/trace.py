@@ -188,15 +188,13 @@ class Trace:
     def column(self, name: str) -> np.ndarray:
         """A copy of one column in append order (for tests and incremental readers)."""
         self._pack()
-        dtype = dict((c[0], c[2]) for c in _COLUMNS)[name]
+        dtype = {c[0]: c[2] for c in _COLUMNS}[name]
         return np.frombuffer(self._arrays[name], dtype=dtype).copy()
 
     def freeze(self) -> TraceData:
         """Sort by start time (ties keep append order) and return immutable numpy columns."""
         self._pack()
-        cols = {
-            name: np.frombuffer(self._arrays[name], dtype=dtype).copy() for name, _code, dtype in _COLUMNS
-        }
+        cols = {name: np.frombuffer(self._arrays[name], dtype=dtype).copy() for name, _code, dtype in _COLUMNS}
         order = np.argsort(cols["start"], kind="stable")
         inverse = np.empty_like(order)
         inverse[order] = np.arange(len(order))

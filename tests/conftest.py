@@ -1,0 +1,31 @@
+from pathlib import Path
+
+import pytest
+
+from engine import Simulation
+from engine.acl_codes import ACL_MEM_MALLOC_HUGE_FIRST
+
+DATA = Path(__file__).parent / "data"
+ROUND = DATA / "round.toml"
+MIB = 1 << 20
+
+
+@pytest.fixture
+def round_sim():
+    """A simulation on the round-number profile, initialised, device set, numerics off."""
+    sim = Simulation(ROUND, numerics=False, strict=True)
+    sim.acl.init()
+    sim.acl.rt.set_device(0)
+    return sim
+
+
+def dev_alloc(sim, nbytes=MIB):
+    ptr, ret = sim.acl.rt.malloc(nbytes, ACL_MEM_MALLOC_HUGE_FIRST)
+    assert ret == 0
+    return ptr
+
+
+def host_alloc(sim, nbytes=MIB):
+    ptr, ret = sim.acl.rt.malloc_host(nbytes)
+    assert ret == 0
+    return ptr

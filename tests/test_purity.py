@@ -1,0 +1,45 @@
+"""The engine imports numpy and the standard library only, and holds no module-level mutable state."""
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+ENGINE = Path(__file__).resolve().parent.parent / "engine"
+
+
+def test_import_engine_loads_no_ui_module():
+    code = (
+        "import sys, engine, engine.runner, engine.chrome_trace, engine.stream_manager\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in {'dash', 'plotly', 'textual', 'rich', 'click'})\n"
+        "print(','.join(bad))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+
+
+def test_engine_imports_only_numpy_and_stdlib():
+    allowed = set(sys.stdlib_module_names) | {"numpy", "engine"}
+    for path in ENGINE.rglob("*.py"):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                roots = [a.name.split(".")[0] for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                roots = [node.module.split(".")[0]]
+            else:
+                continue
+            for root in roots:
+                assert root in allowed, f"{path.name} imports {root}"
+
+
+def test_no_module_level_mutable_state():
+    """Module-level assignments are constants: no lists, dicts or sets that code could mutate."""
+    for path in ENGINE.rglob("*.py"):
+        tree = ast.parse(path.read_text())
+        for node in tree.body:
+            if isinstance(node, ast.Assign | ast.AnnAssign):
+                value = node.value
+                assert not isinstance(
+                    value, ast.List | ast.Dict | ast.Set | ast.ListComp | ast.DictComp | ast.SetComp
+                ), f"{path.name}:{node.lineno} module-level mutable container"

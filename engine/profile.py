@@ -176,7 +176,7 @@ class Profile:
     def describe(self) -> dict[str, Any]:
         out = dataclasses.asdict(self)
         out["derived"] = {
-            "peak_fp16_tflops": round(self.peak_fp16_flops / 1e12, 2),
+            "peak_fp16_tflops": round(self.peak_fp16_flops / 1e12, 1),
             "ps_per_cycle": round(self.ps_per_cycle, 3),
             "vector_cores": self.vector_cores,
         }

@@ -1,0 +1,63 @@
+"""The Chrome trace export opens in Perfetto: metadata, properly nested slices, matched flows."""
+
+import json
+from collections import defaultdict
+
+import numpy as np
+
+from engine.chrome_trace import to_chrome
+from engine.runner import run_scenario
+
+
+def check_nesting(trace):
+    """Per lane, any two slices are disjoint or one contains the other (integer picoseconds)."""
+    for lane in np.unique(trace.lane):
+        sel = np.flatnonzero(trace.lane == lane)
+        spans = sorted((int(trace.start[i]), -int(trace.end[i])) for i in sel)
+        stack = []
+        for start, neg_end in spans:
+            end = -neg_end
+            while stack and stack[-1] <= start:
+                stack.pop()
+            if stack:
+                assert end <= stack[-1], f"lane {trace.lane_label(int(lane))}: [{start}, {end}] crosses a parent"
+            stack.append(end)
+
+
+def test_structure_of_pipeline_trace():
+    run = run_scenario("pipeline", "measured-accelerator", n=256, batches=4, streams=2)
+    trace = run.result.trace
+    check_nesting(trace)
+    doc = json.loads(json.dumps(to_chrome(trace)))
+    events = doc["traceEvents"]
+    meta = [e for e in events if e["ph"] == "M"]
+    procs = {e["args"]["name"] for e in meta if e["name"] == "process_name"}
+    assert {"Host", "Device 0 streams", "Device 0 copy engines", "Device 0 AI cores"} <= procs
+    threads = {(e["pid"], e["args"]["name"]) for e in meta if e["name"] == "thread_name"}
+    assert len(threads) == len(trace.lanes)
+    slices = [e for e in events if e["ph"] == "X"]
+    assert slices and all(e["dur"] > 0 for e in slices)
+    named = {(e["pid"], e["tid"]) for e in meta if e["name"] == "thread_name"}
+    assert all((e["pid"], e["tid"]) in named for e in slices)
+    # flows: every start has one finish with the same id, each at the start of a slice on its thread
+    starts = {e["id"]: e for e in events if e["ph"] == "s"}
+    finishes = {e["id"]: e for e in events if e["ph"] == "f"}
+    assert starts and starts.keys() == finishes.keys()
+    by_thread = defaultdict(list)
+    for e in slices + [e for e in events if e["ph"] == "i"]:
+        by_thread[(e["pid"], e["tid"])].append(e)
+    for flow in list(starts.values()) + list(finishes.values()):
+        host = by_thread[(flow["pid"], flow["tid"])]
+        assert any(s["ts"] <= flow["ts"] <= s["ts"] + s.get("dur", 0) for s in host)
+    # every device copy and kernel is linked to the host call that caused it
+    copies = [i for i in range(len(trace)) if trace.names[trace.name[i]].endswith("copy")]
+    assert all(trace.cause[i] >= 0 for i in copies)
+    host_lane = trace.lane_id("Host", "host thread")
+    assert all(trace.lane[trace.cause[i]] == host_lane for i in copies)
+
+
+def test_counters_and_extra_flows():
+    trace = run_scenario("host-lifecycle", n=32).result.trace
+    doc = to_chrome(trace, flows=[(0, 1, "custom")], counters=[("Host", "bytes", np.array([0, 10]), np.array([1, 2]))])
+    names = {e["name"] for e in doc["traceEvents"] if e["ph"] in ("s", "C")}
+    assert {"custom", "bytes"} <= names

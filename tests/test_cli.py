@@ -1,0 +1,94 @@
+"""The ascendsim command: JSON output, trace files, and one-line errors with exit code 2."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from app.cli import main
+
+REQUIRED = {"scenario", "profile", "simulated_us", "correct", "events", "wall_s", "lane_busy_us"}
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "app.cli", *args], capture_output=True, text=True, check=False)
+
+
+def test_run_json_prints_one_object_and_nothing_else():
+    out = run_cli("run", "host-lifecycle", "--n", "64", "--json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc.keys() >= REQUIRED
+    assert doc["correct"] is True and doc["scenario"] == "host-lifecycle" and doc["profile"] == "ascend910b1"
+
+
+def test_pipeline_on_measured_profile(capsys):
+    code = main(
+        [
+            "run",
+            "pipeline",
+            "--profile",
+            "measured-accelerator",
+            "--n",
+            "128",
+            "--batches",
+            "3",
+            "--streams",
+            "2",
+            "--json",
+        ]
+    )
+    assert code == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["correct"] is True and doc["params"]["streams"] == 2
+    assert doc["lane_busy_us"]["Device 0 copy engines/H2D engine 0"] > 0
+
+
+def test_no_numerics_keeps_the_timing(capsys):
+    assert main(["run", "pipeline", "--n", "256", "--batches", "3", "--json"]) == 0
+    with_numbers = json.loads(capsys.readouterr().out)
+    assert main(["run", "pipeline", "--n", "256", "--batches", "3", "--json", "--no-numerics"]) == 0
+    without = json.loads(capsys.readouterr().out)
+    assert without["correct"] is None
+    assert without["simulated_us"] == with_numbers["simulated_us"]
+    assert without["events"] == with_numbers["events"]
+
+
+def test_trace_writes_a_chrome_file(tmp_path, capsys):
+    out = tmp_path / "t.json"
+    assert main(["trace", "pipeline", "--n", "64", "--batches", "2", "--out", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert any(e["ph"] == "X" for e in doc["traceEvents"])
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["run", "pipeline", "--n", "0"], "--n must be >= 1, got 0"),
+        (["run", "pipeline", "--n", "-5"], "--n must be >= 1, got -5"),
+        (["run", "pipeline", "--batches", "0"], "--batches must be >= 1, got 0"),
+        (["run", "pipeline", "--streams", "0"], "--streams must be >= 1, got 0"),
+        (["run", "pipeline", "--n", "200000"], "ascend910b1's 68719476736 B of device memory (got --n 200000)"),
+        (["run", "host-lifecycle", "--profile", "nope"], "--profile: unknown profile 'nope'"),
+        (["run", "pipeline", "--n", "abc"], "'abc' is not a valid integer"),
+        (["run", "nosuch"], "No such command 'nosuch'"),
+        (["profiles", "show", "nope"], "unknown profile 'nope'"),
+    ],
+)
+def test_bad_arguments_exit_2_with_one_line(args, needle):
+    out = run_cli(*args)
+    assert out.returncode == 2
+    assert out.stdout == ""
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and needle in lines[0], out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_profiles_list_and_show(capsys):
+    assert main(["profiles"]) == 0
+    text = capsys.readouterr().out
+    assert "ascend910b1" in text and "(default)" in text and "363.7 TFLOPS" in text
+    assert main(["profiles", "show", "ascend910b1", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["chip"]["aic_cores"] == 24 and doc["derived"]["peak_fp16_tflops"] == 363.7

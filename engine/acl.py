@@ -202,6 +202,7 @@ class Rt:
             sim.require_device()
             s = sim.stream(stream, "synchronize_stream")
             sim.host_block_until(lambda: s.idle, f"{s.label} to drain", call, C.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT)
+            sim.raise_stream_error(s, "synchronize_stream")
         return call.ret
 
     def synchronize_device(self) -> int:
@@ -292,8 +293,12 @@ class Rt:
         return call.ret
 
     # -- kernels --------------------------------------------------------------------------------
-    def launch_kernel(self, kernel: Any, block_dim: int, stream: int) -> int:
-        """Queue a prepared device kernel (see :class:`~engine.runtime.DeviceKernel`) on ``stream``."""
+    def launch_kernel(self, kernel: Any, block_dim: int, stream: int, *args: Any) -> int:
+        """Queue ``kernel`` on ``stream`` with ``block_dim`` blocks (``aclrtLaunchKernel``).
+
+        ``kernel`` is an ``@asc.jit`` function (its ``args`` are passed to every block) or an object
+        implementing :class:`~engine.runtime.DeviceKernel`.
+        """
         sim = self._sim
         with sim.api("acl.rt.launch_kernel", sim.profile.host.launch_call_us) as call:
             sim.require_device()
@@ -303,7 +308,10 @@ class Rt:
                 raise AclError(
                     C.ACL_ERROR_INVALID_PARAM, f"launch_kernel: block_dim must be 1..{limit}, got {block_dim!r}"
                 )
-            kernel.block_dim = block_dim
+            if hasattr(kernel, "prepare"):
+                kernel = kernel.prepare(sim, block_dim, args)
+            else:
+                kernel.block_dim = block_dim
             sim.enqueue_kernel(kernel, s, call)
         return call.ret
 

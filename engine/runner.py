@@ -60,7 +60,9 @@ def summarize(run: ScenarioRun) -> dict:
         "events": len(trace),
         "device_events": r.device_events,
         "wall_s": round(run.wall_s, 4),
-        "lane_busy_us": {lane: round(ps / 1e6, 6) for lane, ps in busy.items()},
+        "lane_busy_us": {
+            lane: round(ps / 1e6, 6) for lane, ps in busy.items() if not lane.startswith(("AIC ", "AIV "))
+        },
         "findings": [f.to_dict() for f in r.findings],
     }
     out.update(run.outcome.details)

@@ -116,6 +116,7 @@ class DeviceRuntime:
         self._seq = 0
         self.tasks_done = 0
         self.completed: list[Task] = []  # finished copies and kernels, for the memory-consistency check
+        self._ai_cores = None
         self._names = {
             "wait": self.trace.name("stream_wait_event"),
             "record": self.trace.name("record_event"),
@@ -126,7 +127,15 @@ class DeviceRuntime:
         return self.trace.lane("Device 0 copy engines", f"{direction} engine {unit}", sort=2)
 
     def op_lane(self) -> int:
-        return self.trace.lane("Device 0 AI cores", "op-level kernels", sort=3)
+        return self.trace.lane("Device 0 AI cores", "kernels", sort=3)
+
+    def ai_cores(self):
+        """Per-device AI-core state (lanes, buffers, L2), created on the first instruction-level kernel."""
+        if self._ai_cores is None:
+            from .aicore.launch import DeviceCores
+
+            self._ai_cores = DeviceCores(self.sim)
+        return self._ai_cores
 
     # -- resources ----------------------------------------------------------------------------
     def new_stream(self, priority: int, src: str, label: str | None = None) -> Stream:
@@ -265,6 +274,8 @@ class DeviceRuntime:
 
     def _complete(self, task: Task) -> None:
         stream = task.stream
+        if task.error and not stream.error:
+            stream.error = task.error
         stream.running = None
         self.tasks_done += 1
         self._advance(stream)

@@ -33,10 +33,10 @@ from .trace import Kind, Trace, TraceData
 _ENGINE_DIR = Path(__file__).resolve().parent
 _REPO_DIR = _ENGINE_DIR.parent
 # frames in these files are the simulator itself; the first frame outside them is the user's line
-_INTERNAL_FILES = frozenset(str(p) for d in (_ENGINE_DIR, _ENGINE_DIR / "aicore") for p in d.glob("*.py"))
+INTERNAL_FILES = frozenset(str(p) for d in (_ENGINE_DIR, _ENGINE_DIR / "aicore") for p in d.glob("*.py"))
 
 
-def _short_path(filename: str) -> str:
+def short_path(filename: str) -> str:
     path = Path(filename)
     try:
         return str(path.resolve().relative_to(_REPO_DIR))
@@ -141,7 +141,7 @@ class Simulation:
     def caller_src(self, depth: int = 1) -> int:
         """Trace id of the first ``file:line`` outside the simulator's own modules, or -1."""
         frame = sys._getframe(depth + 1)
-        internal = _INTERNAL_FILES
+        internal = INTERNAL_FILES
         while frame is not None and frame.f_code.co_filename in internal:
             frame = frame.f_back
         if frame is None:
@@ -149,7 +149,7 @@ class Simulation:
         key = (frame.f_code.co_filename, frame.f_lineno)
         ident = self._src_cache.get(key)
         if ident is None:
-            ident = self._src_cache[key] = self.trace.src(f"{_short_path(key[0])}:{key[1]}")
+            ident = self._src_cache[key] = self.trace.src(f"{short_path(key[0])}:{key[1]}")
         return ident
 
     def caller_src_text(self) -> str:
@@ -158,6 +158,14 @@ class Simulation:
 
     def api(self, name: str, cost_us: float, blocking: bool = False) -> ApiCall:
         return ApiCall(self, name, round(cost_us * 1e6))
+
+    def host_compute(self, name: str, microseconds: float) -> None:
+        """Host-side work the program does between API calls (tiling, preparing arguments)."""
+        start = self.host_now
+        self.host_now += round(microseconds * 1e6)
+        self.trace.add(
+            start, self.host_now, self.host_lane, Kind.HOST_WORK, self.trace.name(name), src=self.caller_src(1)
+        )
 
     def report(self, finding: Finding) -> None:
         self.findings.append(finding)
@@ -335,6 +343,12 @@ class Simulation:
                 start, end, self.host_lane, Kind.WAIT, self.trace.name(f"wait: {what}"), cause=call.row, src=call.src
             )
             self.host_now = end
+
+    def raise_stream_error(self, stream: Stream, what: str) -> None:
+        """Report (once) the first failure of a task on ``stream`` as the call's return code."""
+        if stream.error:
+            code, stream.error = stream.error, 0
+            raise AclError(code, f"{what}: a task on {stream.label} failed (see the kernel's finding)")
 
     def rt_reset_device(self) -> None:
         self.runtime.run_until(self.runtime.all_idle)

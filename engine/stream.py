@@ -24,6 +24,7 @@ class Task:
     __slots__ = (
         "cause",
         "end",
+        "error",
         "event",
         "kind",
         "label",
@@ -56,6 +57,7 @@ class Task:
         self.nbytes = nbytes
         self.payload = payload
         self.event = None
+        self.error = 0  # an ACL code when the task failed (a kernel that trapped or hung)
         self.target = 0
         self.ready = -1
         self.start = -1
@@ -68,7 +70,18 @@ class Task:
 class Stream:
     """A FIFO task queue on the device."""
 
-    __slots__ = ("closed", "created_src", "ident", "label", "lane", "priority", "queue", "running", "submitted")
+    __slots__ = (
+        "closed",
+        "created_src",
+        "error",
+        "ident",
+        "label",
+        "lane",
+        "priority",
+        "queue",
+        "running",
+        "submitted",
+    )
 
     def __init__(self, ident: int, label: str, lane: int, priority: int, created_src: str):
         self.ident = ident
@@ -80,6 +93,7 @@ class Stream:
         self.running: Task | None = None
         self.closed = False
         self.submitted = 0
+        self.error = 0  # sticky: the first failed task's ACL code, returned by the next synchronize
 
     @property
     def idle(self) -> bool:

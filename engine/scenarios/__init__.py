@@ -28,11 +28,23 @@ class Param:
     minimum: int | None = None
     maximum: int | None = None
     choices: tuple | None = None
+    parse: Callable[[Any], Any] | None = None  # turns the raw value into the scenario's value, or raises
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
 
     def check(self, value: Any) -> Any:
-        flag = "--" + self.name.replace("_", "-")
+        flag = self.flag
         if self.type is bool:
             return bool(value)
+        if value is None and self.default is None:
+            return None  # optional and not given
+        if self.parse is not None:
+            try:
+                return self.parse(value)
+            except (TypeError, ValueError) as exc:
+                raise ScenarioArgError(f"{flag} {exc}, got {value!r}") from None
         if self.choices is not None and value not in self.choices:
             raise ScenarioArgError(f"{flag} must be one of {', '.join(map(str, self.choices))}, got {value!r}")
         if self.type is int:

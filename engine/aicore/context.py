@@ -1,0 +1,188 @@
+"""What kernel code sees while one block runs: its core, buffers, program and race detector.
+
+pyasc kernels call free functions (``asc.data_copy(...)``, ``asc.get_block_idx()``) with no
+handle to a simulator. The running block is therefore found through a ``contextvars.ContextVar``
+set only while that block's Python code runs and reset right after: nothing is shared between
+simulations, and threads or async tasks each see their own (or none).
+"""
+
+from __future__ import annotations
+
+import sys
+from contextvars import ContextVar
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..acl_codes import (
+    ACL_ERROR_RT_AICORE_EXCEPTION,
+    ACL_ERROR_RT_AICORE_TRAP_READ_OVERFLOW,
+    ACL_ERROR_RT_AICORE_TRAP_WRITE_OVERFLOW,
+)
+from ..memory import Allocation
+from .dispatch import KernelFault, PhysicalCore
+from .pipes import LANE_NAMES
+from .program import OP, PIPE, SET, WAIT, Program
+from .race import RaceDetector
+from .tensor import Buffer, GlobalTensor, LocalTensor
+
+if TYPE_CHECKING:
+    from .launch import KernelLaunch
+
+_CURRENT: ContextVar[BlockContext | None] = ContextVar("ascendsim_block", default=None)
+
+
+class KernelError(KernelFault):
+    """Kernel code did something the hardware rejects; ``code`` is the ACL code the host would see."""
+
+    def __init__(self, code: int, message: str):
+        super().__init__(code, "kernel-error", message)
+
+
+def current() -> BlockContext:
+    ctx = _CURRENT.get()
+    if ctx is None:
+        raise RuntimeError("this kernel API can only be called inside a kernel launched on a simulation")
+    return ctx
+
+
+class BlockContext:
+    """One block's execution on one core."""
+
+    def __init__(self, launch: KernelLaunch, block_idx: int, core: PhysicalCore, buffers: dict) -> None:
+        self.launch = launch
+        self.sim = launch.sim
+        self.block_idx = block_idx
+        self.block_num = launch.block_dim
+        self.core = core
+        self.core_type = launch.core_type_of(core)
+        self.buffers = buffers  # Buffer -> numpy bytes (persist on the physical core)
+        self.taken = dict.fromkeys(Buffer, 0)
+        self.owners: dict[Buffer, list[str]] = {b: [] for b in Buffer}
+        self.program = Program(block_idx)
+        self.race = RaceDetector()
+        self.numerics = launch.numerics
+        self.queue_count = 0
+        self.gm_writes: list[tuple] = []  # (alloc key, start byte, rows, row bytes, stride, src)
+        self._token = None
+        self._src_cache: dict[tuple, tuple[int, str]] = {}
+
+    # -- activation ---------------------------------------------------------------------------
+    def __enter__(self) -> BlockContext:
+        self._token = _CURRENT.set(self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _CURRENT.reset(self._token)
+
+    # -- source lines -------------------------------------------------------------------------
+    def src(self) -> tuple[int, str]:
+        """(trace id, text) of the kernel line that issued the current instruction."""
+        frame = sys._getframe(2)
+        internal = self.launch.internal_files
+        while frame is not None and frame.f_code.co_filename in internal:
+            frame = frame.f_back
+        if frame is None:
+            return -1, "?"
+        key = (frame.f_code.co_filename, frame.f_lineno)
+        found = self._src_cache.get(key)
+        if found is None:
+            found = self._src_cache[key] = self.launch.src_id(*key)
+        return found
+
+    # -- buffers ------------------------------------------------------------------------------
+    def capacity(self, buffer: Buffer) -> int:
+        return self.launch.capacity(buffer, self.core_type)
+
+    def buffer_bytes(self, buffer: Buffer) -> np.ndarray:
+        arr = self.buffers.get(buffer)
+        if arr is None:
+            arr = self.buffers[buffer] = np.zeros(self.capacity(buffer), dtype=np.uint8)
+        return arr
+
+    def local_array(self, t: LocalTensor, count: int | None = None) -> np.ndarray:
+        n = t.count if count is None else count
+        raw = self.buffer_bytes(t.buffer)
+        return raw[t.offset : t.offset + n * t.dtype.sizeof()].view(t.dtype.np)
+
+    def gm_allocation(self, ptr: int) -> Allocation:
+        space = self.sim.devmem.space
+        alloc = space.find(ptr)
+        if alloc is None:
+            raise KernelError(ACL_ERROR_RT_AICORE_EXCEPTION, f"GM address 0x{ptr:x} is not in any device allocation")
+        if not alloc.live:
+            raise KernelError(
+                ACL_ERROR_RT_AICORE_EXCEPTION,
+                f"GM address 0x{ptr:x} is in {alloc.label()}, freed at {alloc.freed_at} (use after free)",
+            )
+        return alloc
+
+    def gm_check(self, g: GlobalTensor, first: int, count: int, write: bool) -> tuple[int, int]:
+        """Byte range [lo, hi) in the allocation of elements [first, first+count) of ``g``; bounds-checked."""
+        size = g.dtype.sizeof()
+        lo = g.byte_offset + first * size
+        hi = lo + count * size
+        alloc = g.alloc
+        if not alloc.live:
+            raise KernelError(
+                ACL_ERROR_RT_AICORE_EXCEPTION, f"GM {alloc.label()} was freed at {alloc.freed_at} (use after free)"
+            )
+        if first < 0 or hi > alloc.size or (g.size and first + count > g.size):
+            code = ACL_ERROR_RT_AICORE_TRAP_WRITE_OVERFLOW if write else ACL_ERROR_RT_AICORE_TRAP_READ_OVERFLOW
+            what = "write" if write else "read"
+            raise KernelError(
+                code,
+                f"GM {what} out of bounds: elements [{first}, {first + count}) of a GlobalTensor of {g.size} "
+                f"elements ({alloc.label()}, byte range [{lo}, {hi}) of {alloc.size})",
+            )
+        return lo, hi
+
+    def gm_bytes(self, g: GlobalTensor) -> np.ndarray:
+        return self.sim.devmem.view(g.alloc)
+
+    # -- recording ----------------------------------------------------------------------------
+    def emit(
+        self,
+        pipe: int,
+        op: int,
+        cost_ps: int,
+        rate: float,
+        key: int,
+        nbytes: int,
+        flops: int,
+        name: str,
+        buf: int,
+        slot: int,
+        tkind: int,
+        reads: tuple = (),
+        writes: tuple = (),
+        gm_write: tuple | None = None,
+    ) -> None:
+        """Append one instruction to the block's program and check its accesses for races."""
+        if not self.launch.pipe_allowed(self.core_type, pipe):
+            raise KernelError(
+                ACL_ERROR_RT_AICORE_EXCEPTION,
+                f"{name}: pipe {LANE_NAMES[pipe]} does not exist on {self.core.label} ({self.core_type} core)",
+            )
+        src_id, src_text = self.src()
+        name_id = self.launch.name_id(name)
+        self.program.add((pipe, op, cost_ps, rate, key, nbytes, flops, name_id, src_id, buf, slot, tkind))
+        race = self.race
+        epoch = race.tick(pipe)
+        if op == SET:
+            race.set_flag(pipe, key)
+        elif op == WAIT:
+            race.wait_flag(pipe, key)
+        if reads or writes:
+            for region, label, lo, hi in reads:
+                race.access(pipe, epoch, region, label, lo, hi, False, name, src_text)
+            for region, label, lo, hi in writes:
+                race.access(pipe, epoch, region, label, lo, hi, True, name, src_text)
+        if gm_write is not None:
+            self.gm_writes.append((*gm_write, src_text))
+
+    def last_pipe(self) -> int:
+        return self.program.instrs[-1][PIPE] if self.program.instrs else -1
+
+    def pending_ops(self) -> int:
+        return sum(1 for i in self.program.instrs if i[OP] not in (SET, WAIT))

@@ -1,0 +1,305 @@
+"""SPMD dispatch and the per-core pipe scheduler.
+
+Blocks go to cores dynamically: every core takes the next block as soon as it finishes the
+previous one, so more blocks than cores run in waves and unequal blocks leave a tail. When a core
+takes block ``b``, the kernel's Python code runs for ``b`` (recording its program and doing the
+numerics), then the program is timed on that core:
+
+* instructions are dispatched by the scalar unit in program order, ``issue_cycles`` apart;
+* each runs on its pipe, in order within the pipe, in parallel across pipes:
+  ``start = max(dispatch time, pipe free, flag set time)``;
+* ``set_flag`` fires when its pipe reaches it; ``wait_flag`` holds its pipe until the matching
+  set fired (flags count: the k-th wait on a key takes the k-th set);
+* GM reads and writes share L2/HBM bandwidth with all cores (see ``memory_system``).
+
+The idea that keeps this fast: a core's instructions only interact with other cores through the
+shared links, so each core is timed on its own, straight through its program, and only GM
+transfers and block boundaries go through one global heap ordered by time. A transfer's share
+of bandwidth is decided when it starts, from the transfers that started before it.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict, deque
+from collections.abc import Callable
+from heapq import heappop, heappush
+
+import numpy as np
+
+from ..trace import Kind, Trace
+from .memory_system import SharedMemorySystem
+from .pipes import LANE_NAMES, N_PIPES, Pipe
+from .program import BARRIER, GM_READ, LOCAL, SET, WAIT, Program, topological_order
+
+_NEXT_BLOCK, _SHARED = 0, 1
+
+AIC_PIPES = (Pipe.S, Pipe.M, Pipe.MTE1, Pipe.MTE2, Pipe.FIX)
+AIV_PIPES = (Pipe.S, Pipe.V, Pipe.MTE2, Pipe.MTE3)
+
+
+class KernelFault(Exception):
+    """A kernel cannot go on (deadlock, exception on the core); carries an ACL code and a finding kind."""
+
+    def __init__(self, code: int, kind: str, message: str, details: dict | None = None):
+        super().__init__(message)
+        self.code = code
+        self.kind = kind
+        self.details = details or {}
+
+
+class PhysicalCore:
+    """Trace lanes of one physical core ("AIC 3", "AIV 17")."""
+
+    def __init__(self, trace: Trace, label: str, pipes: tuple[Pipe, ...], sort: int) -> None:
+        self.label = label
+        self.pipes = pipes
+        self.lanes = np.full(N_PIPES, -1, dtype=np.int16)
+        for p in pipes:
+            self.lanes[p] = trace.lane(label, LANE_NAMES[p], sort=sort)
+        self.block_lane = trace.lane(label, "BLOCK", sort=sort)
+
+
+class _CoreRun:
+    __slots__ = (
+        "block",
+        "block_start",
+        "core",
+        "cursor",
+        "ends",
+        "flags",
+        "instrs",
+        "issue",
+        "order",
+        "pending",
+        "pipe_done",
+        "pipe_free",
+        "program",
+        "slot",
+        "starts",
+    )
+
+    def __init__(self, slot: int, core: PhysicalCore) -> None:
+        self.slot = slot
+        self.core = core
+        self.program: Program | None = None
+
+
+class KernelScheduler:
+    """Times one kernel's blocks on its cores; appends every instruction to the trace."""
+
+    def __init__(
+        self,
+        trace: Trace,
+        memory: SharedMemorySystem,
+        ps_per_cycle: float,
+        issue_cycles: int,
+        flag_cycles: int,
+        cores: list[PhysicalCore],
+        block_dim: int,
+        record_block: Callable[[int, int], Program],
+        cause: int,
+        block_name: Callable[[int], int],
+    ) -> None:
+        self.trace = trace
+        self.memory = memory
+        self.issue_ps = round(issue_cycles * ps_per_cycle)
+        self.flag_ps = max(1, round(flag_cycles * ps_per_cycle))
+        self.cores = cores
+        self.block_dim = block_dim
+        self.record_block = record_block
+        self.cause = cause
+        self.block_name = block_name
+        self.instructions = 0
+        self.block_spans: list[tuple[int, int, int, int]] = []  # (block, core slot, start, end)
+        self._heap: list[tuple[int, int, int, int]] = []
+        self._seq = 0
+        self._next_block = 0
+
+    def run(self, start: int) -> int:
+        """Run every block; return the time the last one ends."""
+        runs = [_CoreRun(i, core) for i, core in enumerate(self.cores[: self.block_dim])]
+        for run in runs:
+            self._push(start, _NEXT_BLOCK, run.slot)
+        end = start
+        heap = self._heap
+        while heap:
+            time, _seq, what, slot = heappop(heap)
+            run = runs[slot]
+            if what == _NEXT_BLOCK:
+                end = max(end, time)
+                if self._next_block < self.block_dim:
+                    self._begin_block(run, time)
+                    self._advance(run)
+            else:
+                self._advance(run)
+        return end
+
+    def _push(self, time: int, what: int, slot: int) -> None:
+        heappush(self._heap, (time, self._seq, what, slot))
+        self._seq += 1
+
+    def _begin_block(self, run: _CoreRun, time: int) -> None:
+        block = self._next_block
+        self._next_block += 1
+        program = self.record_block(block, run.slot)
+        instrs = program.instrs
+        order = None
+        if program.forward_waits:
+            order, stuck = topological_order(instrs)
+            if stuck:
+                raise KernelFault(
+                    0, "deadlock", _stuck_message(self.trace, run.core, block, instrs, stuck), {"block": block}
+                )
+            instrs = [instrs[i] for i in order]
+        run.program = program
+        run.instrs = instrs
+        run.order = order
+        run.block = block
+        run.block_start = time
+        run.cursor = 0
+        run.issue = time
+        run.pipe_free = [time] * N_PIPES
+        run.pipe_done = [time] * N_PIPES
+        run.flags = defaultdict(deque)
+        run.pending = -1
+        run.starts = []
+        run.ends = []
+
+    def _advance(self, run: _CoreRun) -> None:
+        """Time instructions from the cursor until a GM transfer must wait its turn, or the block ends."""
+        instrs = run.instrs
+        n = len(instrs)
+        i = run.cursor
+        issue = run.issue
+        pipe_free = run.pipe_free
+        pipe_done = run.pipe_done
+        flags = run.flags
+        starts = run.starts
+        ends = run.ends
+        issue_ps = self.issue_ps
+        flag_ps = self.flag_ps
+        memory = self.memory
+        if run.pending >= 0:  # resume the GM transfer that was waiting for its turn
+            ins = instrs[i]
+            s = run.pending
+            run.pending = -1
+            p = ins[0]
+            if ins[1] == GM_READ:
+                duration, latency = memory.read(ins[4], ins[5], s, ins[3])
+            else:
+                duration, latency = memory.write(ins[5], s, ins[3]), 0
+            e = s + ins[2] + duration
+            pipe_free[p] = e
+            pipe_done[p] = max(pipe_done[p], e + latency)
+            starts.append(s)
+            ends.append(e)
+            i += 1
+        while i < n:
+            ins = instrs[i]
+            p = ins[0]
+            op = ins[1]
+            issue += issue_ps
+            s = pipe_free[p]
+            s = max(s, issue)
+            if op == LOCAL:
+                e = s + ins[2]
+            elif op == SET:  # fires once everything earlier on the pipe is done (data arrived)
+                s = max(s, pipe_done[p])
+                e = s + flag_ps
+                flags[ins[4]].append(e)
+            elif op == WAIT:
+                queue = flags.get(ins[4])
+                if not queue:
+                    raise KernelFault(0, "deadlock", _unmatched_message(self.trace, run, i, s), {"block": run.block})
+                e = queue.popleft()
+                e = (e if e > s else s) + flag_ps
+            elif op == BARRIER:
+                s = max(*pipe_done, *pipe_free, issue)
+                e = s + flag_ps
+                for q in range(N_PIPES):
+                    pipe_free[q] = e
+                    pipe_done[q] = e
+                issue = e
+            else:  # GM_READ / GM_WRITE: take a turn on the shared links, in time order
+                run.cursor = i
+                run.issue = issue
+                run.pending = s
+                self._push(s, _SHARED, run.slot)
+                return
+            pipe_free[p] = e
+            pipe_done[p] = max(pipe_done[p], e)
+            if p == 0:  # scalar work holds the dispatcher
+                issue = e
+            starts.append(s)
+            ends.append(e)
+            i += 1
+        run.cursor = i
+        run.issue = issue
+        self._finish_block(run)
+
+    def _finish_block(self, run: _CoreRun) -> None:
+        end = max(run.pipe_done)
+        self._flush(run)
+        self.trace.add(
+            run.block_start, end, run.core.block_lane, Kind.BLOCK, self.block_name(run.block), cause=self.cause
+        )
+        self.block_spans.append((run.block, run.slot, run.block_start, end))
+        self._push(end, _NEXT_BLOCK, run.slot)
+
+    def _flush(self, run: _CoreRun) -> None:
+        """Append the block's instructions to the trace as columns."""
+        if not run.starts:
+            return
+        cols = run.program.columns()
+        if run.order is not None:
+            idx = np.asarray(run.order)
+            cols = {k: v[idx] for k, v in cols.items()}
+        n = len(run.starts)
+        self.instructions += n
+        self.trace.extend(
+            start=np.asarray(run.starts, dtype=np.int64),
+            end=np.asarray(run.ends, dtype=np.int64),
+            lane=run.core.lanes[cols["pipe"][:n]],
+            kind=cols["tkind"][:n],
+            name=cols["name"][:n],
+            nbytes=cols["nbytes"][:n],
+            flops=cols["flops"][:n],
+            src=cols["src"][:n],
+            buf=cols["buf"][:n],
+            slot=cols["slot"][:n],
+            cause=np.full(n, self.cause, dtype=np.int32),
+        )
+        run.starts = []
+        run.ends = []
+
+
+def _src(trace: Trace, ins: tuple) -> str:
+    return trace.srcs.items[ins[8]] if ins[8] >= 0 else "?"
+
+
+def _describe(trace: Trace, ins: tuple) -> str:
+    return f"{trace.names.items[ins[7]]} on {LANE_NAMES[ins[0]]} ({_src(trace, ins)})"
+
+
+def _unmatched_message(trace: Trace, run: _CoreRun, i: int, since: int) -> str:
+    ins = run.instrs[i]
+    sets = sum(1 for x in run.instrs if x[1] == SET and x[4] == ins[4])
+    waits = sum(1 for x in run.instrs if x[1] == WAIT and x[4] == ins[4])
+    return (
+        f"deadlock in block {run.block} on {run.core.label}: {_describe(trace, ins)} waits since "
+        f"{since / 1e6:.3f} us for a flag that is never set: this block sets it {sets} time(s) and waits "
+        f"for it {waits} time(s). The pipe {LANE_NAMES[ins[0]]} stops here and everything after it on that "
+        "pipe never runs (the hardware would hit the AI core timeout)."
+    )
+
+
+def _stuck_message(trace: Trace, core: PhysicalCore, block: int, instrs: list[tuple], stuck: list[int]) -> str:
+    waits = [instrs[i] for i in stuck if instrs[i][1] == WAIT]
+    lines = [f"deadlock in block {block} on {core.label}: these waits can never be satisfied:"]
+    for ins in waits[:6]:
+        lines.append(f"  {_describe(trace, ins)}")
+    lines.append(
+        "each pipe blocks at its wait, and the set_flag that would release it sits behind another blocked wait "
+        "(a cycle), or no set_flag for it exists."
+    )
+    return "\n".join(lines)

@@ -1,0 +1,705 @@
+"""Kernel instructions, pyasc-shaped: data movement, vector and cube compute, flags and barriers.
+
+Each function records one instruction on the running block's program (pipe, cost, flags, the
+memory it reads and writes) and, with numerics on, does the work on numpy data at once, in
+program order. Costs come from the profile:
+
+* transfers: fixed MTE set-up + bytes at the path's per-core rate (GM transfers also share L2/HBM);
+* ``mmad``: one 16x16x16 fractal per cycle (fp32 inputs: a quarter of that) + set-up;
+* vector ops: one 256-byte repeat per cycle (exp, ln, sqrt, div: ``vector_slow_divisor`` cycles);
+* flags and barriers: ``flag_cycles``.
+
+The 32-byte rules of ``DataCopy`` are enforced: a UB address or length that is not a multiple of
+32 bytes is an error (the hardware would silently round the length down); ``data_copy_pad``
+handles any length.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from types import MappingProxyType
+
+import numpy as np
+
+from ..acl_codes import ACL_ERROR_RT_AICORE_EXCEPTION
+from ..trace import NO_SLOT, Kind
+from .context import BlockContext, KernelError, current
+from .pipes import HardEvent, Pipe, PipeID
+from .program import BARRIER, GM_READ, GM_WRITE, LOCAL, SET, WAIT
+from .tensor import Buffer, GlobalTensor, LocalTensor, Tile, float32
+
+UB_ALIGN_MESSAGE = "multiple of 32 B"
+
+
+@dataclass(frozen=True)
+class MmadParams:
+    m: int
+    n: int
+    k: int
+    cmatrix_init_val: bool = True  # True: C = A @ B; False: C += A @ B
+
+
+@dataclass(frozen=True)
+class FixpipeParams:
+    m: int
+    n: int
+
+
+# -- helpers ------------------------------------------------------------------------------------
+def _fail(message: str) -> None:
+    raise KernelError(ACL_ERROR_RT_AICORE_EXCEPTION, message)
+
+
+def _local_region(t: LocalTensor, lo: int, hi: int) -> tuple:
+    slot = f" slot {t.slot}" if t.slot != NO_SLOT else ""
+    return (("buf", t.buffer), f"{t.buffer.name}({t.position.name}{slot})", lo, hi)
+
+
+def _gm_region(g: GlobalTensor, lo: int, hi: int) -> tuple:
+    alloc = g.alloc
+    return (("gm", (alloc.where, alloc.ident)), f"GM#{alloc.ident}", lo, hi)
+
+
+def _span(start_byte: int, rows: int, row_bytes: int, stride_bytes: int) -> tuple[int, int]:
+    return start_byte, start_byte + (rows - 1) * stride_bytes + row_bytes
+
+
+def _check_ub(ctx: BlockContext, t: LocalTensor, nbytes: int, what: str) -> None:
+    if t.offset % 32:
+        _fail(f"{what}: UB address +{t.offset} B is not 32-byte aligned ({ctx.src()[1]})")
+    if nbytes % 32:
+        _fail(
+            f"{what}: length {nbytes} B is not a {UB_ALIGN_MESSAGE} (the hardware would round it down to "
+            f"{nbytes // 32 * 32} B); use data_copy_pad for lengths like this ({ctx.src()[1]})"
+        )
+
+
+def _check_room(t: LocalTensor, count: int, what: str) -> None:
+    if count > t.count:
+        _fail(f"{what}: {count} elements do not fit the {t.position.name} tensor of {t.count} elements")
+
+
+def _as_tile(x) -> Tile | None:
+    if isinstance(x, Tile):
+        return x
+    if isinstance(x, LocalTensor) and x.shape is not None:
+        return Tile(x, 0, x.shape[0], x.shape[1], x.shape[1])
+    return None
+
+
+def _tile_array(ctx: BlockContext, t: Tile) -> np.ndarray:
+    """A numpy 2-D view of a tile (strided, writable)."""
+    tensor = t.tensor
+    size = t.dtype.sizeof()
+    if isinstance(tensor, GlobalTensor):
+        raw = ctx.gm_bytes(tensor)
+        base = tensor.byte_offset
+    else:
+        raw = ctx.buffer_bytes(tensor.buffer)
+        base = tensor.offset
+    first = base + t.start * size
+    flat = raw[first : first + ((t.rows - 1) * t.stride + t.cols) * size].view(t.dtype.np)
+    return np.lib.stride_tricks.as_strided(flat, (t.rows, t.cols), (t.stride * size, size), writeable=True)
+
+
+# -- data movement ------------------------------------------------------------------------------
+def data_copy(dst, src, count: int | None = None) -> None:
+    """``DataCopy``: GM <-> UB/L1/L0, UB -> UB, 1-D by element count or 2-D between tiles."""
+    ctx = current()
+    launch = ctx.launch
+    src_tile, dst_tile = _as_tile(src), _as_tile(dst)
+    if isinstance(src, GlobalTensor | Tile) and isinstance(_base(src), GlobalTensor):
+        _copy_in(ctx, launch, dst, src, count)
+    elif isinstance(_base(dst), GlobalTensor):
+        _copy_out(ctx, launch, dst, src, count)
+    elif isinstance(src, LocalTensor) and isinstance(dst, LocalTensor) and src_tile is None and dst_tile is None:
+        n = min(src.count, dst.count) if count is None else count
+        _check_room(src, n, "data_copy")
+        _check_room(dst, n, "data_copy")
+        if src.buffer != Buffer.UB or dst.buffer != Buffer.UB:
+            _fail(
+                f"data_copy {src.buffer.name} -> {dst.buffer.name} is not a supported path (use load_data for L1 -> L0)"
+            )
+        nbytes = n * src.dtype.sizeof()
+        cycles = launch.vec_startup + math.ceil(nbytes / launch.repeat_bytes)
+        ctx.emit(
+            Pipe.V,
+            LOCAL,
+            launch.ps(cycles),
+            0.0,
+            -1,
+            nbytes,
+            0,
+            "data_copy UB->UB",
+            Buffer.UB.value,
+            dst.slot,
+            Kind.MOVE,
+            (_local_region(src, src.offset, src.offset + nbytes),),
+            (_local_region(dst, dst.offset, dst.offset + nbytes),),
+        )
+        if ctx.numerics:
+            ctx.local_array(dst, n)[:] = ctx.local_array(src, n)
+    else:
+        _fail(f"data_copy from {type(src).__name__} to {type(dst).__name__} is not supported")
+
+
+def _base(x):
+    return x.tensor if isinstance(x, Tile) else x
+
+
+def _copy_in(ctx: BlockContext, launch, dst, src, count) -> None:
+    g = _base(src)
+    dst_base = _base(dst)
+    if not isinstance(dst_base, LocalTensor):
+        _fail("data_copy from GM needs a LocalTensor destination")
+    size = g.dtype.sizeof()
+    if dst_base.dtype.sizeof() != size:
+        _fail(f"data_copy GM -> {dst_base.buffer.name}: element sizes differ ({g.dtype!r} vs {dst_base.dtype!r})")
+    if isinstance(src, Tile):
+        st = src
+        dt = _as_tile(dst)
+        if dt is None:
+            dt = Tile(dst_base, 0, st.rows, st.cols, st.cols)
+        if (dt.rows, dt.cols) != (st.rows, st.cols) and not (dt.rows >= st.rows and dt.cols >= st.cols):
+            _fail(f"data_copy: a {st.rows}x{st.cols} tile does not fit a {dt.rows}x{dt.cols} destination")
+        rows, cols = st.rows, st.cols
+        lo, _ = ctx.gm_check(g, st.start, 0, False)
+        last = st.start + (rows - 1) * st.stride + cols
+        ctx.gm_check(g, st.start, last - st.start, False)
+        nbytes = rows * cols * size
+        key = launch.tile_key(g.alloc, lo, rows, cols * size, st.stride * size)
+        gm_span = _span(lo, rows, cols * size, st.stride * size)
+        d_first = dst_base.offset + dt.start * size
+        loc_span = _span(d_first, rows, cols * size, dt.stride * size)
+        if dst_base.buffer == Buffer.UB:
+            _check_ub(ctx, dst_base, cols * size, "data_copy GM->UB (tile row)")
+        _emit_read(ctx, launch, dst_base, nbytes, key, gm_span, loc_span, g)
+        if ctx.numerics:
+            _tile_array(ctx, Tile(dt.tensor, dt.start, rows, cols, dt.stride))[:] = _tile_array(ctx, st)
+        return
+    n = min(dst_base.count, g.size) if count is None else count
+    _check_room(dst_base, n, "data_copy")
+    nbytes = n * size
+    if dst_base.buffer == Buffer.UB:
+        _check_ub(ctx, dst_base, nbytes, "data_copy GM->UB")
+    lo, hi = ctx.gm_check(g, 0, n, False)
+    key = launch.tile_key(g.alloc, lo, 1, nbytes, nbytes)
+    _emit_read(ctx, launch, dst_base, nbytes, key, (lo, hi), (dst_base.offset, dst_base.offset + nbytes), g)
+    if ctx.numerics:
+        ctx.local_array(dst_base, n)[:] = ctx.gm_bytes(g)[lo:hi].view(g.dtype.np)
+
+
+_READ_PATHS = MappingProxyType(
+    {Buffer.UB: "gm_to_ub", Buffer.L1: "gm_to_l1", Buffer.L0A: "gm_to_l1", Buffer.L0B: "gm_to_l1"}
+)
+
+
+def _emit_read(ctx, launch, dst: LocalTensor, nbytes: int, key: int, gm_span, loc_span, g: GlobalTensor) -> None:
+    path = {Buffer.UB: "gm_to_ub", Buffer.L1: "gm_to_l1", Buffer.L0A: "gm_to_l1", Buffer.L0B: "gm_to_l1"}.get(
+        dst.buffer
+    )
+    if path is None:
+        _fail(f"data_copy GM -> {dst.buffer.name} is not a hardware path")
+    ctx.emit(
+        Pipe.MTE2,
+        GM_READ,
+        launch.mte_startup_ps,
+        launch.rate[path],
+        key,
+        nbytes,
+        0,
+        f"data_copy GM->{dst.buffer.name}",
+        dst.buffer.value,
+        dst.slot,
+        Kind.MOVE,
+        (_gm_region(g, *gm_span),),
+        (_local_region(dst, *loc_span),),
+    )
+
+
+def _copy_out(ctx: BlockContext, launch, dst, src, count) -> None:
+    g = _base(dst)
+    src_base = _base(src)
+    if not isinstance(src_base, LocalTensor):
+        _fail("data_copy to GM needs a LocalTensor source")
+    size = g.dtype.sizeof()
+    if src_base.buffer == Buffer.UB:
+        path, pipe = "ub_to_gm", Pipe.MTE3
+    elif src_base.buffer == Buffer.L1:
+        path, pipe = "l1_to_gm", Pipe.MTE3
+    else:
+        _fail(f"data_copy {src_base.buffer.name} -> GM is not a hardware path (L0C leaves through fixpipe)")
+    if isinstance(dst, Tile):
+        st = _as_tile(src) or Tile(src_base, 0, dst.rows, dst.cols, dst.cols)
+        rows, cols = dst.rows, dst.cols
+        last = dst.start + (rows - 1) * dst.stride + cols
+        lo, _ = ctx.gm_check(g, dst.start, last - dst.start, True)
+        nbytes = rows * cols * size
+        gm_span = _span(lo, rows, cols * size, dst.stride * size)
+        s_first = src_base.offset + st.start * size
+        loc_span = _span(s_first, rows, cols * size, st.stride * size)
+        if src_base.buffer == Buffer.UB:
+            _check_ub(ctx, src_base, cols * size, "data_copy UB->GM (tile row)")
+        _emit_write(
+            ctx,
+            launch,
+            pipe,
+            path,
+            src_base,
+            nbytes,
+            gm_span,
+            loc_span,
+            g,
+            "data_copy",
+            (lo, rows, cols * size, dst.stride * size),
+        )
+        if ctx.numerics:
+            _tile_array(ctx, dst)[:] = _tile_array(ctx, Tile(st.tensor, st.start, rows, cols, st.stride))
+        return
+    n = min(src_base.count, g.size) if count is None else count
+    _check_room(src_base, n, "data_copy")
+    nbytes = n * size
+    if src_base.buffer == Buffer.UB:
+        _check_ub(ctx, src_base, nbytes, "data_copy UB->GM")
+    lo, hi = ctx.gm_check(g, 0, n, True)
+    _emit_write(
+        ctx,
+        launch,
+        pipe,
+        path,
+        src_base,
+        nbytes,
+        (lo, hi),
+        (src_base.offset, src_base.offset + nbytes),
+        g,
+        "data_copy",
+        (lo, 1, nbytes, nbytes),
+    )
+    if ctx.numerics:
+        ctx.gm_bytes(g)[lo:hi] = ctx.local_array(src_base, n).view(np.uint8)
+
+
+def _emit_write(ctx, launch, pipe, path, src: LocalTensor, nbytes, gm_span, loc_span, g, name, rect) -> None:
+    ctx.emit(
+        pipe,
+        GM_WRITE,
+        launch.mte_startup_ps,
+        launch.rate[path],
+        -1,
+        nbytes,
+        0,
+        f"{name} {src.buffer.name}->GM",
+        src.buffer.value,
+        src.slot,
+        Kind.MOVE,
+        (_local_region(src, *loc_span),),
+        (_gm_region(g, *gm_span),),
+        _gm_rect(g, *rect),
+    )
+
+
+def _gm_rect(g: GlobalTensor, start: int, rows: int, row_bytes: int, stride: int) -> tuple:
+    """A GM write as a rectangle of a row-major matrix: (alloc, start byte, rows, row bytes, stride)."""
+    return ((g.alloc.where, g.alloc.ident), start, rows, row_bytes, stride)
+
+
+def data_copy_pad(dst, src, count: int) -> None:
+    """``DataCopyPad``: GM <-> UB for any element count (UB side padded to 32 B with zeros)."""
+    ctx = current()
+    launch = ctx.launch
+    if isinstance(src, GlobalTensor) and isinstance(dst, LocalTensor) and dst.buffer == Buffer.UB:
+        size = src.dtype.sizeof()
+        padded = math.ceil(count * size / 32) * 32
+        _check_room(dst, padded // size, "data_copy_pad")
+        if dst.offset % 32:
+            _fail(f"data_copy_pad: UB address +{dst.offset} B is not 32-byte aligned ({ctx.src()[1]})")
+        lo, hi = ctx.gm_check(src, 0, count, False)
+        key = launch.tile_key(src.alloc, lo, 1, count * size, count * size)
+        ctx.emit(
+            Pipe.MTE2,
+            GM_READ,
+            launch.mte_startup_ps,
+            launch.rate["gm_to_ub"],
+            key,
+            padded,
+            0,
+            "data_copy_pad GM->UB",
+            Buffer.UB.value,
+            dst.slot,
+            Kind.MOVE,
+            (_gm_region(src, lo, hi),),
+            (_local_region(dst, dst.offset, dst.offset + padded),),
+        )
+        if ctx.numerics:
+            out = ctx.local_array(dst, padded // size)
+            out[:count] = ctx.gm_bytes(src)[lo:hi].view(src.dtype.np)
+            out[count:] = 0
+    elif isinstance(dst, GlobalTensor) and isinstance(src, LocalTensor) and src.buffer == Buffer.UB:
+        size = dst.dtype.sizeof()
+        _check_room(src, count, "data_copy_pad")
+        if src.offset % 32:
+            _fail(f"data_copy_pad: UB address +{src.offset} B is not 32-byte aligned ({ctx.src()[1]})")
+        lo, hi = ctx.gm_check(dst, 0, count, True)
+        _emit_write(
+            ctx,
+            launch,
+            Pipe.MTE3,
+            "ub_to_gm",
+            src,
+            count * size,
+            (lo, hi),
+            (src.offset, src.offset + count * size),
+            dst,
+            "data_copy_pad",
+            (lo, 1, count * size, count * size),
+        )
+        if ctx.numerics:
+            ctx.gm_bytes(dst)[lo:hi] = ctx.local_array(src, count).view(np.uint8)
+    else:
+        _fail("data_copy_pad copies GM -> UB or UB -> GM")
+
+
+def load_data(dst, src) -> None:
+    """``LoadData``: a tile of L1 (A1/B1) into L0A (A2) or L0B (B2), on MTE1."""
+    ctx = current()
+    launch = ctx.launch
+    st = _as_tile(src)
+    dst_base = _base(dst)
+    if st is None or not isinstance(st.tensor, LocalTensor) or st.tensor.buffer != Buffer.L1:
+        _fail("load_data needs an L1 tile source: l1_tensor.tile(row, col, rows, cols)")
+    if not isinstance(dst_base, LocalTensor) or dst_base.buffer not in (Buffer.L0A, Buffer.L0B):
+        _fail("load_data writes L0A (A2) or L0B (B2)")
+    dt = _as_tile(dst) or Tile(dst_base, 0, st.rows, st.cols, st.cols)
+    if dt.rows < st.rows or dt.cols < st.cols:
+        _fail(f"load_data: a {st.rows}x{st.cols} tile does not fit a {dt.rows}x{dt.cols} {dst_base.buffer.name} tensor")
+    if dst_base.offset % launch.granularity(dst_base.buffer):
+        _fail(
+            f"load_data: {dst_base.buffer.name} address +{dst_base.offset} B is not "
+            f"{launch.granularity(dst_base.buffer)}-byte aligned"
+        )
+    size = st.dtype.sizeof()
+    nbytes = st.rows * st.cols * size
+    path = "l1_to_l0a" if dst_base.buffer == Buffer.L0A else "l1_to_l0b"
+    cost = launch.mte_startup_ps + round(nbytes / launch.rate[path])
+    src_t = st.tensor
+    s_span = _span(src_t.offset + st.start * size, st.rows, st.cols * size, st.stride * size)
+    d_span = _span(dst_base.offset + dt.start * size, st.rows, st.cols * size, dt.stride * size)
+    ctx.emit(
+        Pipe.MTE1,
+        LOCAL,
+        cost,
+        0.0,
+        -1,
+        nbytes,
+        0,
+        f"load_data L1->{dst_base.buffer.name}",
+        dst_base.buffer.value,
+        dst_base.slot,
+        Kind.MOVE,
+        (_local_region(src_t, *s_span),),
+        (_local_region(dst_base, *d_span),),
+    )
+    if ctx.numerics:
+        _tile_array(ctx, Tile(dst_base, dt.start, st.rows, st.cols, dt.stride))[:] = _tile_array(ctx, st)
+
+
+def mmad(dst: LocalTensor, a: LocalTensor, b: LocalTensor, params: MmadParams) -> None:
+    """``Mmad``: L0C[m, n] (+)= L0A[m, k] @ L0B[k, n], fp16 x fp16 -> fp32 accumulate."""
+    ctx = current()
+    launch = ctx.launch
+    m, n, k = params.m, params.n, params.k
+    for t, buf, shape, name in (
+        (dst, Buffer.L0C, (m, n), "dst"),
+        (a, Buffer.L0A, (m, k), "a"),
+        (b, Buffer.L0B, (k, n), "b"),
+    ):
+        if not isinstance(t, LocalTensor) or t.buffer != buf:
+            _fail(f"mmad: {name} must be an {buf.name} tensor")
+        if t.shape is None or t.shape[0] < shape[0] or t.shape[1] < shape[1]:
+            _fail(f"mmad: {name} must be a 2-D tensor of at least {shape[0]}x{shape[1]} (reshape it), got {t.shape}")
+    if dst.dtype != float32:
+        _fail("mmad accumulates in fp32: the L0C tensor must be float32")
+    cube = launch.cube
+    fractals = math.ceil(m / cube[0]) * math.ceil(n / cube[1]) * math.ceil(k / cube[2])
+    if a.dtype == float32:
+        fractals *= launch.fp32_divisor
+    cost = launch.ps(launch.cube_startup + fractals)
+    size = a.dtype.sizeof()
+    reads = (
+        _local_region(a, a.offset, a.offset + _span(0, m, k * size, a.shape[1] * size)[1]),
+        _local_region(b, b.offset, b.offset + _span(0, k, n * size, b.shape[1] * size)[1]),
+    )
+    c_span = (dst.offset, dst.offset + _span(0, m, n * 4, dst.shape[1] * 4)[1])
+    if not params.cmatrix_init_val:
+        reads = (*reads, _local_region(dst, *c_span))
+    ctx.emit(
+        Pipe.M,
+        LOCAL,
+        cost,
+        0.0,
+        -1,
+        0,
+        2 * m * n * k,
+        "mmad",
+        Buffer.L0C.value,
+        dst.slot,
+        Kind.COMPUTE,
+        reads,
+        (_local_region(dst, *c_span),),
+    )
+    if ctx.numerics:
+        av = _tile_array(ctx, a.tile(0, 0, m, k)).astype(np.float32)
+        bv = _tile_array(ctx, b.tile(0, 0, k, n)).astype(np.float32)
+        cv = _tile_array(ctx, dst.tile(0, 0, m, n))
+        if params.cmatrix_init_val:
+            np.matmul(av, bv, out=cv) if cv.flags.c_contiguous else cv.__setitem__(slice(None), av @ bv)
+        else:
+            cv += av @ bv
+
+
+def fixpipe(dst, src: LocalTensor, params: FixpipeParams | None = None) -> None:
+    """``Fixpipe``: L0C (fp32) -> GM or L1, converting to the destination dtype (FIX pipe)."""
+    ctx = current()
+    launch = ctx.launch
+    if not isinstance(src, LocalTensor) or src.buffer != Buffer.L0C or src.shape is None:
+        _fail("fixpipe reads a 2-D L0C (CO1) tensor")
+    dt = dst if isinstance(dst, Tile) else _as_tile(dst)
+    if dt is None:
+        _fail("fixpipe writes a tile: gm.tile(row, col, rows, cols, row_stride) or a 2-D L1 tensor")
+    rows = params.m if params else dt.rows
+    cols = params.n if params else dt.cols
+    if rows > src.shape[0] or cols > src.shape[1] or rows > dt.rows or cols > dt.cols:
+        _fail(f"fixpipe: {rows}x{cols} exceeds the source {src.shape} or the destination {dt.rows}x{dt.cols}")
+    out_size = dt.dtype.sizeof()
+    nbytes = rows * cols * out_size
+    pipe = Pipe.FIX if launch.has_fix else Pipe.V
+    s_span = _span(src.offset, rows, cols * 4, src.shape[1] * 4)
+    target = dt.tensor
+    if isinstance(target, GlobalTensor):
+        last = dt.start + (rows - 1) * dt.stride + cols
+        lo, _ = ctx.gm_check(target, dt.start, last - dt.start, True)
+        gm_span = _span(lo, rows, cols * out_size, dt.stride * out_size)
+        ctx.emit(
+            pipe,
+            GM_WRITE,
+            launch.mte_startup_ps,
+            launch.rate["l0c_to_gm"],
+            -1,
+            nbytes,
+            0,
+            "fixpipe L0C->GM",
+            Buffer.L0C.value,
+            src.slot,
+            Kind.MOVE,
+            (_local_region(src, *s_span),),
+            (_gm_region(target, *gm_span),),
+            _gm_rect(target, lo, rows, cols * out_size, dt.stride * out_size),
+        )
+    else:
+        if target.buffer != Buffer.L1:
+            _fail("fixpipe writes GM or L1")
+        cost = launch.mte_startup_ps + round(nbytes / launch.rate["l0c_to_l1"])
+        d_span = _span(target.offset + dt.start * out_size, rows, cols * out_size, dt.stride * out_size)
+        ctx.emit(
+            pipe,
+            LOCAL,
+            cost,
+            0.0,
+            -1,
+            nbytes,
+            0,
+            "fixpipe L0C->L1",
+            Buffer.L0C.value,
+            src.slot,
+            Kind.MOVE,
+            (_local_region(src, *s_span),),
+            (_local_region(target, *d_span),),
+        )
+    if ctx.numerics:
+        _tile_array(ctx, Tile(target, dt.start, rows, cols, dt.stride))[:] = _tile_array(
+            ctx, src.tile(0, 0, rows, cols)
+        )
+
+
+# -- vector -------------------------------------------------------------------------------------
+def _vector(name: str, dst: LocalTensor, srcs: tuple[LocalTensor, ...], count: int, slow: bool, fn) -> None:
+    ctx = current()
+    launch = ctx.launch
+    for t in (dst, *srcs):
+        if not isinstance(t, LocalTensor) or t.buffer != Buffer.UB:
+            _fail(f"{name}: operands must be UB tensors (VECIN/VECOUT/VECCALC)")
+        _check_room(t, count, name)
+    width = max(t.dtype.sizeof() for t in (dst, *srcs))
+    repeats = math.ceil(count * width / launch.repeat_bytes)
+    cycles = launch.vec_startup + repeats * (launch.slow_divisor if slow else 1)
+    reads = tuple(_local_region(t, t.offset, t.offset + count * t.dtype.sizeof()) for t in srcs)
+    writes = (_local_region(dst, dst.offset, dst.offset + count * dst.dtype.sizeof()),)
+    ctx.emit(
+        Pipe.V,
+        LOCAL,
+        launch.ps(cycles),
+        0.0,
+        -1,
+        count * width * (len(srcs) + 1),
+        count,
+        name,
+        Buffer.UB.value,
+        dst.slot,
+        Kind.COMPUTE,
+        reads,
+        writes,
+    )
+    if ctx.numerics:
+        out = ctx.local_array(dst, count)
+        args = [ctx.local_array(t, count) for t in srcs]
+        with np.errstate(all="ignore"):
+            out[:] = fn(*args)
+
+
+def _binary(name: str, fn, slow: bool = False):
+    def op(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, count: int) -> None:
+        if src0.dtype != src1.dtype or src0.dtype != dst.dtype:
+            _fail(f"{name}: operand dtypes differ ({dst.dtype!r}, {src0.dtype!r}, {src1.dtype!r})")
+        _vector(name, dst, (src0, src1), count, slow, fn)
+
+    op.__name__ = name
+    op.__doc__ = f"``{name.capitalize()}``: dst = {name}(src0, src1), elementwise over ``count`` elements (V pipe)."
+    return op
+
+
+add = _binary("add", np.add)
+sub = _binary("sub", np.subtract)
+mul = _binary("mul", np.multiply)
+div = _binary("div", np.divide, slow=True)
+vmax = _binary("max", np.maximum)  # asc.max
+vmin = _binary("min", np.minimum)  # asc.min
+
+
+def _unary(name: str, fn, slow: bool = False):
+    def op(dst: LocalTensor, src: LocalTensor, count: int) -> None:
+        if src.dtype != dst.dtype:
+            _fail(f"{name}: operand dtypes differ ({dst.dtype!r}, {src.dtype!r}); use cast")
+        _vector(name, dst, (src,), count, slow, fn)
+
+    op.__name__ = name
+    return op
+
+
+exp = _unary("exp", np.exp, slow=True)
+ln = _unary("ln", np.log, slow=True)
+sqrt = _unary("sqrt", np.sqrt, slow=True)
+vabs = _unary("abs", np.abs)  # asc.abs
+relu = _unary("relu", lambda x: np.maximum(x, 0))
+
+
+def muls(dst: LocalTensor, src: LocalTensor, scalar: float, count: int) -> None:
+    """``Muls``: dst = src * scalar."""
+    _vector("muls", dst, (src,), count, False, lambda x: x * np.asarray(scalar, dtype=x.dtype))
+
+
+def adds(dst: LocalTensor, src: LocalTensor, scalar: float, count: int) -> None:
+    """``Adds``: dst = src + scalar."""
+    _vector("adds", dst, (src,), count, False, lambda x: x + np.asarray(scalar, dtype=x.dtype))
+
+
+def duplicate(dst: LocalTensor, scalar: float, count: int) -> None:
+    """``Duplicate``: fill ``count`` elements with ``scalar``."""
+    _vector("duplicate", dst, (), count, False, lambda: np.asarray(scalar, dtype=dst.dtype.np))
+
+
+def cast(dst: LocalTensor, src: LocalTensor, round_mode: str = "CAST_NONE", count: int = 0) -> None:
+    """``Cast``: convert ``count`` elements to the destination dtype (round to nearest)."""
+    _vector("cast", dst, (src,), count, False, lambda x: x.astype(dst.dtype.np))
+
+
+def reduce_sum(dst: LocalTensor, src: LocalTensor, work: LocalTensor, count: int) -> None:
+    """``ReduceSum``: dst[0] = sum of ``count`` elements (accumulated in fp32), using ``work`` as scratch."""
+    ctx = current()
+    launch = ctx.launch
+    for t in (dst, src, work):
+        if not isinstance(t, LocalTensor) or t.buffer != Buffer.UB:
+            _fail("reduce_sum: operands must be UB tensors")
+    _check_room(src, count, "reduce_sum")
+    width = src.dtype.sizeof()
+    repeats = math.ceil(count * width / launch.repeat_bytes)
+    cycles = launch.vec_startup + repeats + math.ceil(math.log2(max(2, repeats)))
+    ctx.emit(
+        Pipe.V,
+        LOCAL,
+        launch.ps(cycles),
+        0.0,
+        -1,
+        count * width,
+        count,
+        "reduce_sum",
+        Buffer.UB.value,
+        dst.slot,
+        Kind.COMPUTE,
+        (_local_region(src, src.offset, src.offset + count * width),),
+        (
+            _local_region(dst, dst.offset, dst.offset + dst.dtype.sizeof()),
+            _local_region(work, work.offset, work.offset + min(work.nbytes, count * width)),
+        ),
+    )
+    if ctx.numerics:
+        ctx.local_array(dst, 1)[0] = ctx.local_array(src, count).astype(np.float32).sum()
+
+
+# -- synchronisation ----------------------------------------------------------------------------
+def _event_key(ctx: BlockContext, event: HardEvent, event_id: int, what: str) -> int:
+    limit = ctx.launch.flag_ids
+    if not isinstance(event, HardEvent):
+        _fail(f"{what}: event must be an asc.HardEvent, got {event!r}")
+    if not isinstance(event_id, int) or not 0 <= event_id < limit:
+        _fail(f"{what}: event_id must be 0..{limit - 1}, got {event_id!r}")
+    return ctx.launch.flag_key(event.src, event.dst, ("id", event_id))
+
+
+def set_flag(event: HardEvent, event_id: int = 0) -> None:
+    """``SetFlag<SRC_DST>``: fires on the SRC pipe once its earlier work is done."""
+    ctx = current()
+    key = _event_key(ctx, event, event_id, "set_flag")
+    ctx.emit(event.src, SET, 0, 0.0, key, 0, 0, f"set_flag {event.name}", 0, event_id, Kind.FLAG_SET)
+
+
+def wait_flag(event: HardEvent, event_id: int = 0) -> None:
+    """``WaitFlag<SRC_DST>``: holds the DST pipe until the matching set_flag fired."""
+    ctx = current()
+    key = _event_key(ctx, event, event_id, "wait_flag")
+    ctx.emit(event.dst, WAIT, 0, 0.0, key, 0, 0, f"wait_flag {event.name}", 0, event_id, Kind.FLAG_WAIT)
+
+
+def pipe_barrier(pipe: PipeID = PipeID.PIPE_ALL) -> None:
+    """``PipeBarrier``: PIPE_ALL drains every pipe; one pipe's barrier orders only that (in-order) pipe."""
+    ctx = current()
+    if pipe == PipeID.PIPE_ALL:
+        ctx.emit(Pipe.S, BARRIER, 0, 0.0, -1, 0, 0, "pipe_barrier PIPE_ALL", 0, NO_SLOT, Kind.BARRIER)
+        ctx.race.barrier()
+    else:
+        ctx.emit(
+            pipe.value, LOCAL, ctx.launch.flag_ps, 0.0, -1, 0, 0, f"pipe_barrier {pipe.name}", 0, NO_SLOT, Kind.BARRIER
+        )
+
+
+# -- block identity -----------------------------------------------------------------------------
+def get_block_idx() -> int:
+    return current().block_idx
+
+
+def get_block_num() -> int:
+    return current().block_num
+
+
+def ascend_is_aic() -> bool:
+    return current().core_type in ("aic", "coupled")
+
+
+def ascend_is_aiv() -> bool:
+    return current().core_type in ("aiv", "coupled")
+
+
+def scalar_work(cycles: int, name: str = "scalar") -> None:
+    """Account ``cycles`` of scalar-unit work (address arithmetic, loop control) on the S pipe."""
+    ctx = current()
+    ctx.emit(Pipe.S, LOCAL, ctx.launch.ps(cycles), 0.0, -1, 0, 0, name, 0, NO_SLOT, Kind.COMPUTE)

@@ -1,0 +1,357 @@
+"""Kernels: ``@asc.jit`` functions, and one launch of a kernel on the device's cores.
+
+``@asc.jit(kernel_type=...)`` marks a Python function as an Ascend C kernel. The host queues it
+with ``acl.rt.launch_kernel(kernel, block_dim, stream, *args)``; when the stream reaches it and
+its cores are free, :class:`KernelLaunch` runs it: every block's code runs on the core that takes
+the block (recording its program, doing the numerics), the scheduler times the programs, and
+problems (a deadlock, a race, an error the core would trap on) become findings with their ACL code.
+A Python exception inside kernel code is caught and reported; it never escapes the simulation.
+"""
+
+from __future__ import annotations
+
+import traceback
+from enum import Enum
+from typing import TYPE_CHECKING
+
+from ..acl_codes import ACL_ERROR_RT_AICORE_EXCEPTION, ACL_ERROR_RT_AICORE_TIMEOUT
+from ..findings import Finding
+from ..trace import Kind
+from .context import BlockContext, KernelError
+from .dispatch import KernelFault, KernelScheduler, PhysicalCore
+from .memory_system import SharedMemorySystem
+from .pipes import Pipe
+from .program import Program
+from .tensor import Buffer, GlobalAddress
+
+if TYPE_CHECKING:
+    from ..runtime import CoreGrant, DeviceRuntime
+    from ..simulation import Simulation
+    from ..stream import Task
+
+
+class KernelType(Enum):
+    """Where a kernel runs (pyasc ``KernelType``)."""
+
+    AIV_ONLY = "vector"
+    AIC_ONLY = "cube"
+    MIX_AIC_1_2 = "mix"
+
+
+_AIC_PIPES = frozenset((Pipe.S, Pipe.M, Pipe.MTE1, Pipe.MTE2, Pipe.FIX))
+_AIV_PIPES = frozenset((Pipe.S, Pipe.V, Pipe.MTE2, Pipe.MTE3))
+_AIC_BUFFERS = frozenset((Buffer.L1, Buffer.L0A, Buffer.L0B, Buffer.L0C, Buffer.BT, Buffer.FB))
+
+
+class JitKernel:
+    """A kernel function and where it runs."""
+
+    def __init__(self, fn, kernel_type: KernelType) -> None:
+        self.fn = fn
+        self.kernel_type = kernel_type
+        self.name = fn.__name__
+        self.__doc__ = fn.__doc__
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(
+            f"{self.name} is a device kernel: launch it with acl.rt.launch_kernel({self.name}, block_dim, stream, ...)"
+        )
+
+    def prepare(self, sim: Simulation, block_dim: int, args: tuple) -> KernelLaunch:
+        return KernelLaunch(sim, self, block_dim, args)
+
+
+def jit(fn=None, *, kernel_type: KernelType = KernelType.AIV_ONLY, **_options):
+    """``@asc.jit`` or ``@asc.jit(kernel_type=asc.KernelType.AIC_ONLY)``."""
+    if fn is None:
+        return lambda f: JitKernel(f, kernel_type)
+    return JitKernel(fn, kernel_type)
+
+
+class DeviceCores:
+    """Per-device AI-core state that outlives a kernel: trace lanes, buffer contents, L2."""
+
+    def __init__(self, sim: Simulation) -> None:
+        self.sim = sim
+        self.memory = SharedMemorySystem(sim.profile)
+        self._cores: dict[str, PhysicalCore] = {}
+        self._buffers: dict[str, dict] = {}
+        self._names: dict[str, int] = {}
+
+    def core(self, kind: str, ident: int, coupled: bool) -> PhysicalCore:
+        label = f"{kind} {ident}"
+        found = self._cores.get(label)
+        if found is None:
+            pipes = tuple(Pipe) if coupled else tuple(sorted(_AIC_PIPES if kind == "AIC" else _AIV_PIPES))
+            if coupled and not self.sim.profile.buffers.fb:
+                pipes = tuple(p for p in pipes if p != Pipe.FIX)
+            sort = 10 + ident if kind == "AIC" else 100 + ident
+            found = self._cores[label] = PhysicalCore(self.sim.trace, label, pipes, sort)
+            self._buffers[label] = {}
+        return found
+
+    def buffers(self, core: PhysicalCore) -> dict:
+        return self._buffers[core.label]
+
+    def name_id(self, name: str) -> int:
+        ident = self._names.get(name)
+        if ident is None:
+            ident = self._names[name] = self.sim.trace.name(name)
+        return ident
+
+
+class KernelLaunch:
+    """One queued launch of a ``@asc.jit`` kernel (implements the runtime's ``DeviceKernel``)."""
+
+    def __init__(self, sim: Simulation, jit_kernel: JitKernel, block_dim: int, args: tuple) -> None:
+        from ..simulation import INTERNAL_FILES
+
+        self.sim = sim
+        self.jit = jit_kernel
+        self.name = jit_kernel.name
+        self.core_type = jit_kernel.kernel_type.value
+        self.block_dim = block_dim
+        self.args = args
+        self.numerics = sim.numerics
+        self.internal_files = INTERNAL_FILES
+        profile = sim.profile
+        self.coupled = profile.chip.architecture == "coupled"
+        self.has_fix = profile.buffers.fb > 0
+        self.ps_per_cycle = profile.ps_per_cycle
+        c = profile.compute
+        paths = profile.paths
+        self.rate = {
+            name: getattr(paths, name) * 1e9 / 1e12
+            for name in (
+                "gm_to_l1",
+                "gm_to_ub",
+                "ub_to_gm",
+                "l1_to_gm",
+                "l0c_to_gm",
+                "l0c_to_l1",
+                "l1_to_l0a",
+                "l1_to_l0b",
+                "ub_to_ub",
+            )
+        }
+        self.mte_startup_ps = self.ps(c.mte_startup_cycles)
+        self.vec_startup = c.vector_startup_cycles
+        self.cube_startup = c.cube_startup_cycles
+        self.repeat_bytes = c.vector_repeat_bytes
+        self.slow_divisor = c.vector_slow_divisor
+        self.cube = (c.cube_m, c.cube_n, c.cube_k)
+        self.fp32_divisor = c.cube_fp32_divisor
+        self.flag_ids = profile.limits.flag_event_ids
+        self.flag_ps = max(1, self.ps(c.flag_cycles))
+        b = profile.buffers
+        self._capacity = {
+            Buffer.L1: b.l1,
+            Buffer.L0A: b.l0a,
+            Buffer.L0B: b.l0b,
+            Buffer.L0C: b.l0c,
+            Buffer.UB: b.ub,
+            Buffer.BT: b.bt,
+            Buffer.FB: b.fb,
+            Buffer.GM: 0,
+        }
+        self._granularity = {
+            Buffer.L1: b.l1_align,
+            Buffer.L0A: b.l0a_align,
+            Buffer.L0B: b.l0b_align,
+            Buffer.L0C: b.l0c_align,
+            Buffer.UB: b.ub_align,
+            Buffer.BT: 32,
+            Buffer.FB: 32,
+            Buffer.GM: 1,
+        }
+        self._flag_keys: dict[tuple, int] = {}
+        self.flops = 0
+        self.nbytes = 0
+        self.cores: list[PhysicalCore] = []
+        self.reads: tuple = ()
+        self.writes: tuple = ()
+        self.fault: KernelFault | None = None
+        self.scheduler: KernelScheduler | None = None
+        self._gm_writes: list[tuple] = []
+        self._block_names: dict[int, int] = {}
+        self._device: DeviceCores | None = None
+        self._check_args()
+
+    # -- costs and capacities (used by instructions) --------------------------------------------
+    def ps(self, cycles: float) -> int:
+        return round(cycles * self.ps_per_cycle)
+
+    def capacity(self, buffer: Buffer, core_type: str) -> int:
+        if core_type == "aic" and buffer not in _AIC_BUFFERS:
+            return 0
+        if core_type == "aiv" and buffer != Buffer.UB:
+            return 0
+        return self._capacity[buffer]
+
+    def granularity(self, buffer: Buffer) -> int:
+        return self._granularity[buffer]
+
+    def pipe_allowed(self, core_type: str, pipe: int) -> bool:
+        if core_type == "aic":
+            return pipe in _AIC_PIPES
+        if core_type == "aiv":
+            return pipe in _AIV_PIPES
+        return pipe != Pipe.FIX or self.has_fix
+
+    def core_type_of(self, core: PhysicalCore) -> str:
+        if self.coupled:
+            return "coupled" if core.label.startswith("AIC") else "aiv"
+        return "aic" if core.label.startswith("AIC") else "aiv"
+
+    def flag_key(self, src: Pipe, dst: Pipe, ident: tuple) -> int:
+        spec = (int(src), int(dst), ident)
+        key = self._flag_keys.get(spec)
+        if key is None:
+            key = self._flag_keys[spec] = len(self._flag_keys)
+        return key
+
+    def tile_key(self, alloc, offset: int, rows: int, row_bytes: int, stride: int) -> int:
+        return self._device.memory.tile_key((alloc.where, alloc.ident), offset, rows, row_bytes, stride)
+
+    def name_id(self, name: str) -> int:
+        return self._device.name_id(name)
+
+    def src_id(self, filename: str, lineno: int) -> tuple[int, str]:
+        from ..simulation import short_path
+
+        text = f"{short_path(filename)}:{lineno}"
+        return self.sim.trace.src(text), text
+
+    # -- launch checks ------------------------------------------------------------------------------
+    def _check_args(self) -> None:
+        from ..acl_codes import ACL_ERROR_API_NOT_SUPPORT, ACL_ERROR_INVALID_PARAM, AclError
+
+        if self.core_type == "mix":
+            raise AclError(
+                ACL_ERROR_API_NOT_SUPPORT,
+                f"launch_kernel: {self.name} is a mixed (MIX_AIC_1_2) kernel; this simulator runs AIC_ONLY and "
+                "AIV_ONLY kernels (cross-core AIC/AIV synchronisation is not modelled)",
+            )
+        for i, arg in enumerate(self.args):
+            if isinstance(arg, GlobalAddress):
+                alloc = self.sim.devmem.space.find(arg.ptr)
+                if alloc is None or not alloc.live:
+                    state = "freed" if alloc is not None else "not a device allocation"
+                    raise AclError(ACL_ERROR_INVALID_PARAM, f"launch_kernel: argument {i} (0x{arg.ptr:x}) is {state}")
+
+    # -- execution ------------------------------------------------------------------------------
+    def execute(self, runtime: DeviceRuntime, task: Task, start: int, grant: CoreGrant) -> int:
+        device = runtime.ai_cores()
+        self._device = device
+        if self.core_type == "vector":
+            self.cores = [device.core("AIC", i, True) for i in grant.aic] if self.coupled else []
+            self.cores += [device.core("AIV", i, self.coupled) for i in grant.aiv]
+        else:
+            self.cores = [device.core("AIC", i, self.coupled) for i in grant.aic]
+        profile = self.sim.profile
+        self.scheduler = KernelScheduler(
+            self.sim.trace,
+            device.memory,
+            profile.ps_per_cycle,
+            profile.compute.issue_cycles,
+            profile.compute.flag_cycles,
+            self.cores,
+            self.block_dim,
+            self._record_block,
+            task.cause,
+            self._block_name,
+        )
+        try:
+            end = self.scheduler.run(start)
+        except KernelFault as fault:
+            self.fault = fault
+            end = max([start, *[s[3] for s in self.scheduler.block_spans]])
+            code = fault.code or ACL_ERROR_RT_AICORE_TIMEOUT
+            self.sim.report(Finding(fault.kind, f"kernel {self.name}: {fault}", code, end, "", fault.details))
+            task.error = code
+        self._check_block_overlaps(end)
+        for alloc_key in {w[0] for w in self._gm_writes}:
+            device.memory.invalidate(alloc_key)
+        runtime.trace.add(
+            start, end, runtime.op_lane(), Kind.KERNEL, task.name, self.nbytes, self.flops, task.cause, task.src
+        )
+        return end
+
+    def _block_name(self, block: int) -> int:
+        ident = self._block_names.get(block)
+        if ident is None:
+            ident = self._block_names[block] = self._device.name_id(f"block {block}")
+        return ident
+
+    def _record_block(self, block: int, slot: int) -> Program:
+        core = self.cores[slot]
+        ctx = BlockContext(self, block, core, self._device.buffers(core))
+        try:
+            with ctx:
+                self.jit.fn(*self.args)
+        except KernelFault:
+            raise
+        except Exception as exc:  # user kernel code failed: report where, never crash the simulation
+            frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename not in self.internal_files]
+            where = f" at {self.src_id(frames[-1].filename, frames[-1].lineno)[1]}" if frames else ""
+            raise KernelError(
+                ACL_ERROR_RT_AICORE_EXCEPTION, f"block {block}: {type(exc).__name__}: {exc}{where}"
+            ) from exc
+        for race in ctx.race.races:
+            self.sim.report(
+                Finding(
+                    "race",
+                    f"kernel {self.name}, block {block}: {race.message()}",
+                    None,
+                    0,
+                    race.second_src,
+                    {"block": block, "race": race.__dict__},
+                )
+            )
+        for ins in ctx.program.instrs:
+            self.flops += ins[6]
+            if ins[1] in (1, 2):
+                self.nbytes += ins[5]
+        self._gm_writes.extend((*w, block) for w in ctx.gm_writes)
+        return ctx.program
+
+    def _check_block_overlaps(self, when: int) -> None:
+        """Two blocks writing the same GM bytes race (which value survives depends on timing)."""
+        by_alloc: dict[tuple, list[tuple]] = {}
+        for alloc, start, rows, row_bytes, stride, src, block in self._gm_writes:
+            by_alloc.setdefault(alloc, []).append(
+                (start, start + (rows - 1) * stride + row_bytes, rows, row_bytes, stride, block, src)
+            )
+        for alloc, writes in by_alloc.items():
+            writes.sort()
+            active: list[tuple] = []
+            for w in writes:
+                active = [a for a in active if a[1] > w[0]]
+                for a in active:
+                    if a[5] != w[5] and _rects_overlap(a, w):
+                        self.sim.report(
+                            Finding(
+                                "race",
+                                f"kernel {self.name}: blocks {a[5]} and {w[5]} both write GM#{alloc[1]} around byte "
+                                f"{w[0]} ({a[6]} and {w[6]}); which value survives depends on which core writes last",
+                                None,
+                                when,
+                                w[6],
+                                {"blocks": [a[5], w[5]]},
+                            )
+                        )
+                        return
+                active.append(w)
+
+
+def _rects_overlap(a: tuple, b: tuple) -> bool:
+    """Do two row-major GM writes ``(lo, hi, rows, row_bytes, stride, ...)`` share a byte?"""
+    stride = a[4]
+    if stride == b[4] and a[0] % stride + a[3] <= stride and b[0] % stride + b[3] <= stride:
+        # same row-major matrix, neither wrapping past a row end: compare as rectangles
+        ar, ac = divmod(a[0], stride)
+        br, bc = divmod(b[0], stride)
+        rows = ar < br + b[2] and br < ar + a[2]
+        cols = ac < bc + b[3] and bc < ac + a[3]
+        return rows and cols
+    return a[0] < b[1] and b[0] < a[1]  # different shapes: compare byte spans (conservative)

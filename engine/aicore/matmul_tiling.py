@@ -1,0 +1,336 @@
+"""Matmul tiling on the host: the ``TCubeTiling`` struct, its constraints, and an automatic tiler.
+
+``MultiCoreMatmulTiling`` mirrors the Ascend C host API (``SetDim``, ``SetShape``, ``SetFixSplit``,
+``GetTiling``). Each core (block) computes a ``singleCoreM x singleCoreN`` region of C over the whole
+K; inside it, ``baseM x baseN`` blocks of C, one ``baseK`` slice of K per ``mmad``. A and B move
+GM -> L1 in chunks of ``stepKa`` / ``stepKb`` K-slices (``depthA1`` / ``depthB1`` L1 slots, 2 = double
+buffered), then L1 -> L0A/L0B per K-slice (``dbL0A`` / ``dbL0B`` slots). Every constraint of
+``reference/hardware.md`` is checked; a violation names the field, the limit and the value.
+
+The automatic tiler scores candidates with a small analytic model of the same pipes (the slowest of
+Cube, MTE1 and MTE2 per K-slice when double buffered, their sum when not) and keeps the fastest;
+the number of candidates it scored is what the host pays for tiling (``host.tiling_us_per_candidate``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, replace
+
+from ..profile import Profile
+
+FP16 = 2
+FP32 = 4
+
+
+class TilingError(ValueError):
+    """A tiling constraint is violated: ``field``, ``limit`` and ``value`` say which and how."""
+
+    def __init__(self, field: str, limit: str, value) -> None:
+        super().__init__(f"{field} {limit}, got {value}")
+        self.field = field
+        self.limit = limit
+        self.value = value
+
+
+@dataclass(frozen=True)
+class TCubeTiling:
+    usedCoreNum: int
+    M: int
+    N: int
+    Ka: int
+    Kb: int
+    singleCoreM: int
+    singleCoreN: int
+    singleCoreK: int
+    baseM: int
+    baseN: int
+    baseK: int
+    depthA1: int
+    depthB1: int
+    stepM: int
+    stepN: int
+    stepKa: int
+    stepKb: int
+    isBias: int
+    iterateOrder: int  # 0: M first (walk down a column of base blocks), 1: N first (along a row)
+    dbL0A: int
+    dbL0B: int
+    dbL0C: int
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @property
+    def m_cores(self) -> int:
+        return math.ceil(self.M / self.singleCoreM)
+
+    @property
+    def n_cores(self) -> int:
+        return math.ceil(self.N / self.singleCoreN)
+
+    def core_region(self, block: int) -> tuple[int, int, int, int]:
+        """``(m0, n0, rows, cols)`` of C that block ``block`` computes (rows or cols may be 0)."""
+        mi, ni = divmod(block, self.n_cores)
+        m0, n0 = mi * self.singleCoreM, ni * self.singleCoreN
+        return m0, n0, max(0, min(self.singleCoreM, self.M - m0)), max(0, min(self.singleCoreN, self.N - n0))
+
+
+def validate(t: TCubeTiling, profile: Profile, out_bytes: int = FP16) -> None:
+    """Raise :class:`TilingError` on the first violated constraint."""
+    b = profile.buffers
+    cores = profile.chip.aic_cores
+    fr = profile.compute.cube_m
+
+    def need(ok: bool, field: str, limit: str, value) -> None:
+        if not ok:
+            raise TilingError(field, limit, value)
+
+    for name in ("M", "N", "Ka", "Kb", "singleCoreM", "singleCoreN", "singleCoreK", "baseM", "baseN", "baseK"):
+        need(getattr(t, name) >= 1, name, "must be >= 1", getattr(t, name))
+    need(t.Ka == t.Kb, "Kb", f"must equal Ka ({t.Ka})", t.Kb)
+    need(
+        1 <= t.usedCoreNum <= cores,
+        "usedCoreNum",
+        f"must be in 1..{cores} (Cube cores of {profile.name})",
+        t.usedCoreNum,
+    )
+    need(
+        t.m_cores * t.n_cores <= t.usedCoreNum,
+        "usedCoreNum",
+        f"must cover ceil(M/singleCoreM) x ceil(N/singleCoreN) = {t.m_cores * t.n_cores} core regions",
+        t.usedCoreNum,
+    )
+    need(t.singleCoreK == t.Ka, "singleCoreK", f"must equal K ({t.Ka}): split-K is not supported", t.singleCoreK)
+    for name in ("baseM", "baseN", "baseK"):
+        need(getattr(t, name) % fr == 0, name, f"must be a multiple of {fr}", getattr(t, name))
+    for name in ("dbL0A", "dbL0B", "dbL0C", "depthA1", "depthB1"):
+        need(getattr(t, name) in (1, 2), name, "must be 1 or 2", getattr(t, name))
+    for name in ("stepM", "stepN"):
+        need(getattr(t, name) == 1, name, "must be 1 (one base block of M/N per L1 load)", getattr(t, name))
+    for name in ("stepKa", "stepKb"):
+        need(getattr(t, name) >= 1, name, "must be >= 1", getattr(t, name))
+    need(t.iterateOrder in (0, 1), "iterateOrder", "must be 0 (M first) or 1 (N first)", t.iterateOrder)
+    need(t.isBias == 0, "isBias", "must be 0 (bias is not supported)", t.isBias)
+    l0a = t.baseM * t.baseK * FP16 * t.dbL0A
+    need(l0a <= b.l0a, "baseM*baseK*2*dbL0A", f"must fit L0A ({b.l0a} B)", f"{l0a} B")
+    l0b = t.baseN * t.baseK * FP16 * t.dbL0B
+    need(l0b <= b.l0b, "baseN*baseK*2*dbL0B", f"must fit L0B ({b.l0b} B)", f"{l0b} B")
+    l0c = t.baseM * t.baseN * FP32 * t.dbL0C
+    need(l0c <= b.l0c, "baseM*baseN*4*dbL0C", f"must fit L0C ({b.l0c} B)", f"{l0c} B")
+    l1 = l1_bytes(t)
+    need(
+        l1 <= b.l1,
+        "L1 (depthA1*baseM*baseK*stepKa + depthB1*baseK*stepKb*baseN)*2",
+        f"must fit L1 ({b.l1} B)",
+        f"{l1} B",
+    )
+
+
+def l1_bytes(t: TCubeTiling) -> int:
+    return (t.depthA1 * t.baseM * t.baseK * t.stepKa + t.depthB1 * t.baseK * t.stepKb * t.baseN) * FP16
+
+
+def make_tiling(
+    m: int,
+    n: int,
+    k: int,
+    cores: int,
+    base: tuple[int, int, int],
+    buffer_num: int,
+    step_k: int,
+    m_cores: int,
+    n_cores: int,
+    iterate_order: int,
+) -> TCubeTiling:
+    bm, bn, bk = base
+    single_m = _round_up(math.ceil(m / m_cores), 16) if m_cores > 1 else m
+    single_n = _round_up(math.ceil(n / n_cores), 16) if n_cores > 1 else n
+    used = math.ceil(m / single_m) * math.ceil(n / single_n)
+    return TCubeTiling(
+        usedCoreNum=min(cores, max(1, used)),
+        M=m,
+        N=n,
+        Ka=k,
+        Kb=k,
+        singleCoreM=single_m,
+        singleCoreN=single_n,
+        singleCoreK=k,
+        baseM=bm,
+        baseN=bn,
+        baseK=bk,
+        depthA1=buffer_num,
+        depthB1=buffer_num,
+        stepM=1,
+        stepN=1,
+        stepKa=step_k,
+        stepKb=step_k,
+        isBias=0,
+        iterateOrder=iterate_order,
+        dbL0A=buffer_num,
+        dbL0B=buffer_num,
+        dbL0C=1,
+    )
+
+
+def _round_up(x: int, a: int) -> int:
+    return (x + a - 1) // a * a
+
+
+def estimate_us(t: TCubeTiling, profile: Profile, out_bytes: int = FP16) -> float:
+    """Analytic kernel time of a tiling: the busiest core's base blocks times the per-K-slice bottleneck."""
+    c = profile.compute
+    p = profile.paths
+    clock = profile.chip.clock_mhz * 1e6
+    bm, bn, bk = t.baseM, t.baseN, t.baseK
+    slices = math.ceil(t.Ka / bk)
+    blocks = math.ceil(min(t.singleCoreM, t.M) / bm) * math.ceil(min(t.singleCoreN, t.N) / bn)
+    cube = (bm // 16) * (bn // 16) * (bk // 16) + c.cube_startup_cycles
+    mte1 = (
+        bm * bk * FP16 / (p.l1_to_l0a * 1e9) + bk * bn * FP16 / (p.l1_to_l0b * 1e9)
+    ) * clock + 2 * c.mte_startup_cycles
+    active = min(t.usedCoreNum, profile.chip.aic_cores)
+    per_core_l2 = profile.chip.l2_gbps / max(1, active)
+    gm_rate = min(p.gm_to_l1, per_core_l2) * 1e9
+    mte2 = (bm * bk + bk * bn) * FP16 / gm_rate * clock + 2 * c.mte_startup_cycles / min(t.stepKa, t.stepKb)
+    double = t.dbL0A == 2 and t.dbL0B == 2 and t.depthA1 == 2 and t.depthB1 == 2
+    per_slice = max(cube, mte1, mte2) if double else cube + mte1 + mte2
+    fix = bm * bn * out_bytes / (p.l0c_to_gm * 1e9) * clock + c.mte_startup_cycles
+    startup = mte2 + mte1 + c.gm_hbm_latency_cycles
+    cycles = blocks * (slices * per_slice + fix + (0 if double else startup)) + startup
+    return cycles / clock * 1e6
+
+
+_BASE_M = (16, 32, 64, 128, 256)
+_BASE_N = (16, 32, 64, 128, 256)
+_BASE_K = (16, 32, 64, 128, 256)
+_STEP_K = (1, 2, 4, 8)
+
+
+def auto_tiling(
+    profile: Profile,
+    m: int,
+    n: int,
+    k: int,
+    cores: int | None = None,
+    buffer_num: int = 2,
+    base: tuple[int, int, int] | None = None,
+    out_bytes: int = FP16,
+) -> tuple[TCubeTiling, int]:
+    """The fastest valid tiling by :func:`estimate_us`; returns ``(tiling, candidates_scored)``."""
+    cores = cores or profile.chip.aic_cores
+    best: tuple[float, tuple, TCubeTiling] | None = None
+    scored = 0
+    splits = [
+        (mc, nc)
+        for mc in range(1, cores + 1)
+        for nc in range(1, cores // mc + 1)
+        if mc <= math.ceil(m / 16) and nc <= math.ceil(n / 16)
+    ]
+    # keep the splits that use the most cores (and the most square regions among them)
+    top = max(
+        math.ceil(m / _round_up(math.ceil(m / mc), 16)) * math.ceil(n / _round_up(math.ceil(n / nc), 16))
+        for mc, nc in splits
+    )
+    bases = (
+        [base]
+        if base
+        else [
+            (bm, bn, bk)
+            for bm in _BASE_M
+            for bn in _BASE_N
+            for bk in _BASE_K
+            if bm <= _round_up(m, 16) and bn <= _round_up(n, 16) and bk <= _round_up(k, 16)
+        ]
+    )
+    for mc, nc in splits:
+        probe = make_tiling(m, n, k, cores, (16, 16, 16), 1, 1, mc, nc, 0)
+        if probe.usedCoreNum < top:
+            continue
+        for b in bases:
+            for step in _STEP_K:
+                if step > 1 and step * b[2] > _round_up(k, b[2]):
+                    continue
+                for order in (0, 1):
+                    t = make_tiling(m, n, k, cores, b, buffer_num, step, mc, nc, order)
+                    scored += 1
+                    try:
+                        validate(t, profile, out_bytes)
+                    except TilingError:
+                        continue
+                    est = estimate_us(t, profile, out_bytes)
+                    # prefer faster, then fewer/larger base blocks, then deeper L1 steps
+                    key = (round(est, 3), -(b[0] * b[1] * b[2]), -step, order, mc)
+                    if best is None or key < best[1]:
+                        best = (est, key, t)
+    if best is None:
+        raise TilingError("baseM,baseN,baseK", f"no valid tiling for this shape on {profile.name}", base or (m, n, k))
+    return best[2], scored
+
+
+class MultiCoreMatmulTiling:
+    """The host tiling API: set dims, types and shape, optionally a fixed split, then ``get_tiling()``."""
+
+    def __init__(self, profile: Profile) -> None:
+        self.profile = profile
+        self._dim = profile.chip.aic_cores
+        self._shape: tuple[int, int, int] | None = None
+        self._base: tuple[int, int, int] | None = None
+        self._buffer_num = 2
+        self._out_bytes = FP16
+        self.candidates_scored = 0
+
+    def set_dim(self, cores: int) -> None:
+        self._dim = cores
+
+    def set_a_type(self, dtype) -> None:
+        self._require_fp16(dtype, "A")
+
+    def set_b_type(self, dtype) -> None:
+        self._require_fp16(dtype, "B")
+
+    def set_c_type(self, dtype) -> None:
+        size = getattr(dtype, "sizeof", lambda: 0)()
+        if size not in (FP16, FP32):
+            raise TilingError("C type", "must be float16 or float32", dtype)
+        self._out_bytes = size
+
+    def _require_fp16(self, dtype, which: str) -> None:
+        if getattr(dtype, "sizeof", lambda: 0)() != FP16:
+            raise TilingError(f"{which} type", "must be float16 (fp16 inputs, fp32 accumulation)", dtype)
+
+    def set_shape(self, m: int, n: int, k: int) -> None:
+        for name, v in (("M", m), ("N", n), ("K", k)):
+            if not isinstance(v, int) or v < 1:
+                raise TilingError(name, "must be an integer >= 1", v)
+        self._shape = (m, n, k)
+
+    set_org_shape = set_shape
+
+    def set_fix_split(self, base_m: int, base_n: int, base_k: int) -> None:
+        self._base = (base_m, base_n, base_k)
+
+    def set_buffer_num(self, buffer_num: int) -> None:
+        if buffer_num not in (1, 2):
+            raise TilingError("buffer_num", "must be 1 or 2", buffer_num)
+        self._buffer_num = buffer_num
+
+    def get_tiling(self) -> TCubeTiling:
+        if self._shape is None:
+            raise TilingError("shape", "must be set with set_shape(M, N, K) first", None)
+        cores = self.profile.chip.aic_cores
+        if not isinstance(self._dim, int) or not 1 <= self._dim <= cores:
+            raise TilingError("dim", f"must be in 1..{cores} (Cube cores of {self.profile.name})", self._dim)
+        m, n, k = self._shape
+        if self._base is not None:
+            bm, bn, bk = self._base
+            probe = make_tiling(m, n, k, self._dim, self._base, self._buffer_num, 1, 1, 1, 0)
+            validate(replace(probe, M=max(m, 16), N=max(n, 16)), self.profile, self._out_bytes)
+            for name, v in (("baseM", bm), ("baseN", bn), ("baseK", bk)):
+                if v < 16 or v % 16:
+                    raise TilingError(name, "must be a multiple of 16", v)
+        tiling, self.candidates_scored = auto_tiling(
+            self.profile, m, n, k, self._dim, self._buffer_num, self._base, self._out_bytes
+        )
+        validate(tiling, self.profile, self._out_bytes)
+        return tiling

@@ -1,0 +1,287 @@
+"""``TPipe``, ``TQue`` and ``TBuf``: on-chip memory management and the synchronisation it implies.
+
+``pipe.init_buffer(que, num, len)`` carves ``num`` slots of ``len`` bytes (rounded up to the
+buffer's granularity) out of the queue's buffer; asking for more than the buffer holds is an
+error naming the buffer, its capacity, what is taken and what was asked.
+
+A ``TQue`` at a position has a producer pipe and a consumer pipe (ADK):
+
+=========  ========  ========
+position   producer  consumer
+=========  ========  ========
+VECIN      MTE2      V
+VECOUT     V         MTE3
+A1, B1     MTE2      MTE1
+A2, B2     MTE1      M
+CO1        M         FIX (V on chips without a FIX pipe)
+CO2        FIX       MTE3
+=========  ========  ========
+
+``enque`` sets the producer->consumer flag of the tensor's slot (e.g. GM->VECIN ``enque`` is
+``MTE2_V``); ``deque`` waits for it on the consumer; ``free_tensor`` sets consumer->producer;
+``alloc_tensor`` of a slot that was freed waits for that. ``VECCALC`` queues and ``TBuf`` imply
+no flags. Dequeueing an empty queue, or allocating when every slot is still in use, can never
+complete (the block's code runs in order): it is reported as a deadlock, not left to hang.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from types import MappingProxyType
+
+from ..acl_codes import ACL_ERROR_RT_AICORE_EXCEPTION
+from ..trace import Kind
+from .context import KernelError, current
+from .dispatch import KernelFault
+from .pipes import LANE_NAMES, Pipe
+from .program import SET, WAIT
+from .tensor import Buffer, DType, LocalTensor, TPosition, as_dtype
+
+_ROUTES = MappingProxyType(
+    {
+        TPosition.VECIN: (Pipe.MTE2, Pipe.V),
+        TPosition.VECOUT: (Pipe.V, Pipe.MTE3),
+        TPosition.A1: (Pipe.MTE2, Pipe.MTE1),
+        TPosition.B1: (Pipe.MTE2, Pipe.MTE1),
+        TPosition.A2: (Pipe.MTE1, Pipe.M),
+        TPosition.B2: (Pipe.MTE1, Pipe.M),
+        TPosition.CO1: (Pipe.M, Pipe.FIX),
+        TPosition.CO2: (Pipe.FIX, Pipe.MTE3),
+    }
+)
+
+_FREE, _ALLOCATED, _ENQUEUED, _DEQUEUED = range(4)
+
+
+def route(position: TPosition, has_fix: bool) -> tuple[Pipe, Pipe] | None:
+    pair = _ROUTES.get(position)
+    if pair is not None and not has_fix and Pipe.FIX in pair:
+        pair = tuple(Pipe.V if p == Pipe.FIX else p for p in pair)
+    return pair
+
+
+class TPipe:
+    """Owns the block's on-chip allocations (one per kernel invocation, as in Ascend C)."""
+
+    def __init__(self) -> None:
+        self._ctx = current()
+
+    def init_buffer(self, que=None, num: int | None = None, len: int | None = None, buf=None) -> None:
+        """``init_buffer(que, num, len)`` for a queue, or ``init_buffer(buf=tbuf, num=bytes)`` for a TBuf."""
+        ctx = self._ctx
+        if buf is not None:
+            target, slots, length = buf, 1, num
+        else:
+            target, slots, length = que, num, len
+        if target is None or slots is None or length is None:
+            raise KernelError(ACL_ERROR_RT_AICORE_EXCEPTION, "init_buffer needs (que, num, len) or (buf=, num=)")
+        if slots < 1 or length < 1:
+            raise KernelError(
+                ACL_ERROR_RT_AICORE_EXCEPTION, f"init_buffer: num and len must be >= 1, got num={slots} len={length}"
+            )
+        buffer = target.position.buffer
+        capacity = ctx.capacity(buffer)
+        if capacity == 0:
+            raise KernelError(
+                ACL_ERROR_RT_AICORE_EXCEPTION,
+                f"init_buffer: {buffer.name} does not exist on {ctx.core.label} ({ctx.core_type} core); "
+                f"{target.position.name} cannot be used in this kernel",
+            )
+        align = ctx.launch.granularity(buffer)
+        length = (length + align - 1) // align * align
+        need = slots * length
+        taken = ctx.taken[buffer]
+        if taken + need > capacity:
+            held = ", ".join(ctx.owners[buffer]) or "nothing"
+            raise KernelError(
+                ACL_ERROR_RT_AICORE_EXCEPTION,
+                f"init_buffer: {buffer.name} holds {capacity} B; {taken} B are already taken ({held}); "
+                f"asked {slots} x {length} B = {need} B for a {target.position.name} "
+                f"{type(target).__name__} ({taken + need - capacity} B too many)",
+            )
+        target._bind(ctx, taken, slots, length)
+        ctx.taken[buffer] = taken + need
+        ctx.owners[buffer].append(f"{target.position.name} {type(target).__name__}: {slots} x {length} B")
+
+    def init(self) -> None:
+        """Ascend C's ``TPipe::Init``: nothing to do here."""
+
+    def reset(self) -> None:
+        """Release every allocation of this pipe (``TPipe::Reset``)."""
+        ctx = self._ctx
+        for b in Buffer:
+            ctx.taken[b] = 0
+            ctx.owners[b] = []
+
+    destroy = reset
+
+
+class TQue:
+    """A queue of ``num`` tensors at one position, with the flags the hardware needs."""
+
+    def __init__(self, position: TPosition, depth: int = 1) -> None:
+        if not isinstance(position, TPosition):
+            raise TypeError(f"TQue needs a TPosition, got {position!r}")
+        self.position = position
+        self.depth = depth
+        self._ctx = None
+        self._base = 0
+        self._num = 0
+        self._len = 0
+        self._state: list[int] = []
+        self._freed: list[bool] = []
+        self._queue: deque[LocalTensor] = deque()
+        self._next = 0
+        self.ident = -1
+
+    def _bind(self, ctx, base: int, num: int, length: int) -> None:
+        self._ctx = ctx
+        self._base = base
+        self._num = num
+        self._len = length
+        self._state = [_FREE] * num
+        self._freed = [False] * num
+        self._queue.clear()
+        self._next = 0
+        self.ident = ctx.queue_count
+        ctx.queue_count += 1
+
+    def _check_bound(self, what: str) -> None:
+        if self._ctx is None:
+            raise KernelError(
+                ACL_ERROR_RT_AICORE_EXCEPTION, f"{what} on a {self.position.name} TQue before init_buffer"
+            )
+
+    def _route(self):
+        return route(self.position, self._ctx.launch.has_fix)
+
+    def _flag(self, src: Pipe, dst: Pipe, slot: int, what: str, op: int) -> None:
+        ctx = self._ctx
+        key = ctx.launch.flag_key(src, dst, ("que", self.ident, slot, what))
+        name = f"{'set_flag' if op == SET else 'wait_flag'} {src.name}_{dst.name}"
+        pipe = src if op == SET else dst
+        ctx.emit(
+            pipe,
+            op,
+            0,
+            0.0,
+            key,
+            0,
+            0,
+            name,
+            self.position.buffer.value,
+            slot,
+            Kind.FLAG_SET if op == SET else Kind.FLAG_WAIT,
+        )
+
+    def alloc_tensor(self, dtype: DType | None = None, shape: tuple[int, int] | None = None) -> LocalTensor:
+        self._check_bound("alloc_tensor")
+        dtype = as_dtype(dtype or "float16")
+        slot = None
+        for k in range(self._num):
+            cand = (self._next + k) % self._num
+            if self._state[cand] == _FREE:
+                slot = cand
+                break
+        if slot is None:
+            raise KernelFault(
+                0,
+                "deadlock",
+                f"alloc_tensor on a {self.position.name} TQue of {self._num} slot(s) while every slot is still "
+                f"in use (allocated or queued, never freed): the block's code runs in order, so no free_tensor "
+                f"can come before this call returns ({self._ctx.src()[1]})",
+            )
+        self._next = (slot + 1) % self._num
+        r = self._route()
+        if r is not None and self._freed[slot]:
+            self._flag(r[1], r[0], slot, "free", WAIT)  # the producer waits for the consumer's free
+        self._state[slot] = _ALLOCATED
+        t = LocalTensor(self.position, self._base + slot * self._len, dtype, self._len // dtype.sizeof(), slot, self)
+        if shape is not None:
+            t = t.reshape(*shape)
+        return t
+
+    def enque(self, tensor: LocalTensor) -> bool:
+        self._check_bound("enque")
+        self._owned(tensor, "enque")
+        if self._state[tensor.slot] != _ALLOCATED:
+            raise KernelError(
+                ACL_ERROR_RT_AICORE_EXCEPTION, f"enque of a {self.position.name} tensor that is not allocated"
+            )
+        r = self._route()
+        if r is not None:
+            self._flag(r[0], r[1], tensor.slot, "data", SET)
+        self._state[tensor.slot] = _ENQUEUED
+        self._queue.append(tensor)
+        return True
+
+    def deque(self, dtype: DType | None = None) -> LocalTensor:
+        self._check_bound("deque")
+        if not self._queue:
+            consumer = self._route()
+            pipe = LANE_NAMES[consumer[1]] if consumer else "the consumer pipe"
+            raise KernelFault(
+                0,
+                "deadlock",
+                f"deque on a {self.position.name} TQue with nothing enqueued ({self._ctx.src()[1]}): {pipe} would "
+                "wait forever, because the block's code runs in order and nothing can enqueue before this returns",
+            )
+        tensor = self._queue.popleft()
+        r = self._route()
+        if r is not None:
+            self._flag(r[0], r[1], tensor.slot, "data", WAIT)
+        self._state[tensor.slot] = _DEQUEUED
+        if dtype is not None and as_dtype(dtype) != tensor.dtype:
+            out = LocalTensor(
+                tensor.position,
+                tensor.offset,
+                as_dtype(dtype),
+                tensor.nbytes // as_dtype(dtype).sizeof(),
+                tensor.slot,
+                self,
+            )
+            out.shape = None
+            return out
+        return tensor
+
+    def free_tensor(self, tensor: LocalTensor) -> None:
+        self._check_bound("free_tensor")
+        self._owned(tensor, "free_tensor")
+        if self._state[tensor.slot] == _FREE:
+            raise KernelError(
+                ACL_ERROR_RT_AICORE_EXCEPTION, f"free_tensor of a {self.position.name} tensor that is already free"
+            )
+        r = self._route()
+        if r is not None and self._state[tensor.slot] == _DEQUEUED:
+            self._flag(r[1], r[0], tensor.slot, "free", SET)
+            self._freed[tensor.slot] = True
+        self._state[tensor.slot] = _FREE
+
+    def has_tensor_in_que(self) -> bool:
+        return bool(self._queue)
+
+    def _owned(self, tensor: LocalTensor, what: str) -> None:
+        if tensor.owner is not self:
+            raise KernelError(ACL_ERROR_RT_AICORE_EXCEPTION, f"{what}: the tensor does not belong to this queue")
+
+
+class TBuf:
+    """Temporary buffer space at a position (no flags)."""
+
+    def __init__(self, position: TPosition = TPosition.VECCALC) -> None:
+        self.position = position
+        self._ctx = None
+        self._base = 0
+        self._len = 0
+
+    def _bind(self, ctx, base: int, num: int, length: int) -> None:
+        self._ctx = ctx
+        self._base = base
+        self._len = length
+
+    def get(self, dtype: DType | None = None, count: int | None = None) -> LocalTensor:
+        if self._ctx is None:
+            raise KernelError(ACL_ERROR_RT_AICORE_EXCEPTION, "TBuf.get before init_buffer")
+        dtype = as_dtype(dtype or "float16")
+        n = self._len // dtype.sizeof() if count is None else count
+        return LocalTensor(self.position, self._base, dtype, n, 255, self)

@@ -1,0 +1,126 @@
+"""``asc``: the kernel-side API, named after pyasc (Huawei's Python Ascend C).
+
+Write kernels the way pyasc reads::
+
+    from engine import asc
+
+    @asc.jit
+    def add_kernel(x: asc.GlobalAddress, y: asc.GlobalAddress, z: asc.GlobalAddress, n: int):
+        offset = asc.get_block_idx() * n
+        x_gm = asc.GlobalTensor(); x_gm.set_global_buffer(x + offset, n)
+        ...
+        pipe = asc.TPipe()
+        q = asc.TQue(asc.TPosition.VECIN, 2)
+        pipe.init_buffer(que=q, num=2, len=n * asc.half.sizeof())
+        t = q.alloc_tensor(asc.half); asc.data_copy(t, x_gm, n); q.enque(t)
+
+Differences from pyasc, by design: kernels are launched with ``acl.rt.launch_kernel(kernel,
+block_dim, stream, *args)``; matrix copies take 2-D tile views (``gm.tile(...)``,
+``local.reshape(r, c).tile(...)``) instead of ``Nd2NzParams``/``LoadData2DParams``; mixed
+AIC+AIV kernels are not simulated.
+"""
+
+from .aicore.instructions import (
+    FixpipeParams,
+    MmadParams,
+    add,
+    adds,
+    ascend_is_aic,
+    ascend_is_aiv,
+    cast,
+    data_copy,
+    data_copy_pad,
+    div,
+    duplicate,
+    exp,
+    fixpipe,
+    get_block_idx,
+    get_block_num,
+    ln,
+    load_data,
+    mmad,
+    mul,
+    muls,
+    pipe_barrier,
+    reduce_sum,
+    relu,
+    scalar_work,
+    set_flag,
+    sqrt,
+    sub,
+    wait_flag,
+)
+from .aicore.instructions import vabs as abs
+from .aicore.instructions import vmax as max
+from .aicore.instructions import vmin as min
+from .aicore.launch import JitKernel, KernelType, jit
+from .aicore.pipes import HardEvent, PipeID
+from .aicore.tensor import (
+    DType,
+    GlobalAddress,
+    GlobalTensor,
+    LocalTensor,
+    TPosition,
+    float16,
+    float32,
+    half,
+    int8,
+    int16,
+    int32,
+    uint8,
+)
+from .aicore.tpipe import TBuf, TPipe, TQue
+
+__all__ = (
+    "DType",
+    "FixpipeParams",
+    "GlobalAddress",
+    "GlobalTensor",
+    "HardEvent",
+    "JitKernel",
+    "KernelType",
+    "LocalTensor",
+    "MmadParams",
+    "PipeID",
+    "TBuf",
+    "TPipe",
+    "TPosition",
+    "TQue",
+    "abs",
+    "add",
+    "adds",
+    "ascend_is_aic",
+    "ascend_is_aiv",
+    "cast",
+    "data_copy",
+    "data_copy_pad",
+    "div",
+    "duplicate",
+    "exp",
+    "fixpipe",
+    "float16",
+    "float32",
+    "get_block_idx",
+    "get_block_num",
+    "half",
+    "int8",
+    "int16",
+    "int32",
+    "jit",
+    "ln",
+    "load_data",
+    "max",
+    "min",
+    "mmad",
+    "mul",
+    "muls",
+    "pipe_barrier",
+    "reduce_sum",
+    "relu",
+    "scalar_work",
+    "set_flag",
+    "sqrt",
+    "sub",
+    "uint8",
+    "wait_flag",
+)

@@ -1,0 +1,5 @@
+"""Kernels that ship with AscendSim: the reference code lessons show and tests use.
+
+They are written like user code (pyasc-shaped, through :mod:`engine.asc`), so their source lines
+appear in traces and findings exactly as a trainee's would.
+"""

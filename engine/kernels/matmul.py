@@ -1,0 +1,185 @@
+"""Matmul kernels on the Cube unit: C[M, N] = A[M, K] @ B[K, N], fp16 in, fp32 accumulate.
+
+The data path of every version: GM -(MTE2)-> L1 -(MTE1)-> L0A / L0B -(M: mmad)-> L0C -(FIX: fixpipe)-> GM.
+
+* :func:`matmul_single_core` — one core, one queue slot per stage: the plain pipeline.
+* :func:`matmul_tiled` — many cores driven by a ``TCubeTiling``: each block computes its
+  ``singleCoreM x singleCoreN`` region, base block by base block in ``iterateOrder``; K streams
+  through L1 in chunks of ``stepK`` slices and through L0 one slice per ``mmad``, double-buffered
+  when the tiling asks for it, so MTE2, MTE1 and the Cube work at the same time.
+
+Tails (M, N or K not multiples of the base sizes) are handled by computing the actual sizes of the
+last blocks: ``mmad`` then pads to whole 16x16x16 fractals, as the Cube does.
+"""
+
+from __future__ import annotations
+
+from engine import asc
+from engine.aicore.matmul_tiling import TCubeTiling
+
+
+class CubeQueues:
+    """The queues of one core's matmul pipeline, sized by a tiling."""
+
+    def __init__(self, pipe: asc.TPipe, t: TCubeTiling) -> None:
+        self.a1 = asc.TQue(asc.TPosition.A1, t.depthA1)
+        self.b1 = asc.TQue(asc.TPosition.B1, t.depthB1)
+        self.a2 = asc.TQue(asc.TPosition.A2, t.dbL0A)
+        self.b2 = asc.TQue(asc.TPosition.B2, t.dbL0B)
+        self.co1 = asc.TQue(asc.TPosition.CO1, t.dbL0C)
+        half = asc.half.sizeof()
+        pipe.init_buffer(que=self.a1, num=t.depthA1, len=t.baseM * t.baseK * t.stepKa * half)
+        pipe.init_buffer(que=self.b1, num=t.depthB1, len=t.baseK * t.stepKb * t.baseN * half)
+        pipe.init_buffer(que=self.a2, num=t.dbL0A, len=t.baseM * t.baseK * half)
+        pipe.init_buffer(que=self.b2, num=t.dbL0B, len=t.baseK * t.baseN * half)
+        pipe.init_buffer(que=self.co1, num=t.dbL0C, len=t.baseM * t.baseN * asc.float32.sizeof())
+
+
+def compute_base_block(q: CubeQueues, t: TCubeTiling, a_gm, b_gm, m0: int, n0: int, rows: int, cols: int):
+    """Accumulate C[m0:m0+rows, n0:n0+cols] over all of K into a fresh L0C tensor; return it (enqueued)."""
+    k_total = t.Ka
+    chunk = t.baseK * t.stepKa
+    c = q.co1.alloc_tensor(asc.float32, shape=(t.baseM, t.baseN))
+    first = True
+    for k0 in range(0, k_total, chunk):
+        k_len = min(chunk, k_total - k0)
+        a1 = q.a1.alloc_tensor(asc.half, shape=(t.baseM, chunk))
+        asc.data_copy(a1.tile(0, 0, rows, k_len), a_gm.tile(m0, k0, rows, k_len, k_total))
+        q.a1.enque(a1)
+        b1 = q.b1.alloc_tensor(asc.half, shape=(chunk, t.baseN))
+        asc.data_copy(b1.tile(0, 0, k_len, cols), b_gm.tile(k0, n0, k_len, cols, t.N))
+        q.b1.enque(b1)
+        a1 = q.a1.deque()
+        b1 = q.b1.deque()
+        for ks in range(0, k_len, t.baseK):
+            k_act = min(t.baseK, k_len - ks)
+            a2 = q.a2.alloc_tensor(asc.half, shape=(t.baseM, t.baseK))
+            asc.load_data(a2, a1.tile(0, ks, rows, k_act))
+            q.a2.enque(a2)
+            b2 = q.b2.alloc_tensor(asc.half, shape=(t.baseK, t.baseN))
+            asc.load_data(b2, b1.tile(ks, 0, k_act, cols))
+            q.b2.enque(b2)
+            a2 = q.a2.deque()
+            b2 = q.b2.deque()
+            asc.mmad(c, a2, b2, asc.MmadParams(rows, cols, k_act, cmatrix_init_val=first))
+            first = False
+            q.a2.free_tensor(a2)
+            q.b2.free_tensor(b2)
+        q.a1.free_tensor(a1)
+        q.b1.free_tensor(b1)
+    q.co1.enque(c)
+    return c
+
+
+def write_base_block(q: CubeQueues, c_gm, n_total: int, m0: int, n0: int, rows: int, cols: int) -> None:
+    """Move a finished L0C block to C in GM (fp32 -> C's dtype on the way)."""
+    c = q.co1.deque()
+    asc.fixpipe(c_gm.tile(m0, n0, rows, cols, n_total), c, asc.FixpipeParams(rows, cols))
+    q.co1.free_tensor(c)
+
+
+def base_blocks(t: TCubeTiling, m0: int, n0: int, rows: int, cols: int):
+    """The base blocks of a core region, ``(m, n, rows, cols)``, in the tiling's iterate order."""
+    ms = [(m, min(t.baseM, m0 + rows - m)) for m in range(m0, m0 + rows, t.baseM)]
+    ns = [(n, min(t.baseN, n0 + cols - n)) for n in range(n0, n0 + cols, t.baseN)]
+    if t.iterateOrder == 0:  # M first: down a column of C, then the next column
+        return [(m, n, mr, nc) for n, nc in ns for m, mr in ms]
+    return [(m, n, mr, nc) for m, mr in ms for n, nc in ns]
+
+
+def gm_tensors(a, b, c, t: TCubeTiling):
+    a_gm, b_gm, c_gm = asc.GlobalTensor(), asc.GlobalTensor(), asc.GlobalTensor()
+    a_gm.set_global_buffer(a, t.M * t.Ka)
+    b_gm.set_global_buffer(b, t.Kb * t.N)
+    c_gm.set_global_buffer(c, t.M * t.N)
+    return a_gm, b_gm, c_gm
+
+
+@asc.jit(kernel_type=asc.KernelType.AIC_ONLY)
+def matmul_tiled(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, tiling: TCubeTiling):
+    m0, n0, rows, cols = tiling.core_region(asc.get_block_idx())
+    if rows == 0 or cols == 0:
+        return
+    a_gm, b_gm, c_gm = gm_tensors(a, b, c, tiling)
+    pipe = asc.TPipe()
+    q = CubeQueues(pipe, tiling)
+    for bm, bn, mr, nc in base_blocks(tiling, m0, n0, rows, cols):
+        compute_base_block(q, tiling, a_gm, b_gm, bm, bn, mr, nc)
+        write_base_block(q, c_gm, tiling.N, bm, bn, mr, nc)
+
+
+@asc.jit(kernel_type=asc.KernelType.AIC_ONLY)
+def matmul_single_core(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, tiling: TCubeTiling):
+    """One core, one buffer per stage, and the hardware flags written out by hand (no TQue).
+
+    Each arrow of GM -> L1 -> L0A/L0B -> Cube -> L0C -> GM is a set_flag on the producing pipe and a
+    wait_flag on the consuming one; the reverse flags say a buffer may be overwritten. Nothing overlaps:
+    it is the baseline the double-buffered kernels improve on.
+    """
+    t = tiling
+    a_gm, b_gm, c_gm = gm_tensors(a, b, c, t)
+    pipe = asc.TPipe()
+    l1_a, l1_b = asc.TBuf(asc.TPosition.A1), asc.TBuf(asc.TPosition.B1)
+    l0_a, l0_b, l0_c = asc.TBuf(asc.TPosition.A2), asc.TBuf(asc.TPosition.B2), asc.TBuf(asc.TPosition.CO1)
+    half = asc.half.sizeof()
+    pipe.init_buffer(buf=l1_a, num=t.baseM * t.baseK * half)
+    pipe.init_buffer(buf=l1_b, num=t.baseK * t.baseN * half)
+    pipe.init_buffer(buf=l0_a, num=t.baseM * t.baseK * half)
+    pipe.init_buffer(buf=l0_b, num=t.baseK * t.baseN * half)
+    pipe.init_buffer(buf=l0_c, num=t.baseM * t.baseN * asc.float32.sizeof())
+    a1 = l1_a.get(asc.half).reshape(t.baseM, t.baseK)
+    b1 = l1_b.get(asc.half).reshape(t.baseK, t.baseN)
+    a2 = l0_a.get(asc.half).reshape(t.baseM, t.baseK)
+    b2 = l0_b.get(asc.half).reshape(t.baseK, t.baseN)
+    c0 = l0_c.get(asc.float32).reshape(t.baseM, t.baseN)
+    ev = asc.HardEvent
+    for m0, n0, rows, cols in base_blocks(t, 0, 0, t.M, t.N):
+        for k0 in range(0, t.Ka, t.baseK):
+            k_act = min(t.baseK, t.Ka - k0)
+            asc.data_copy(a1.tile(0, 0, rows, k_act), a_gm.tile(m0, k0, rows, k_act, t.Ka))
+            asc.data_copy(b1.tile(0, 0, k_act, cols), b_gm.tile(k0, n0, k_act, cols, t.N))
+            asc.set_flag(ev.MTE2_MTE1, 0)
+            asc.wait_flag(ev.MTE2_MTE1, 0)  # L1 holds the tiles
+            asc.load_data(a2, a1.tile(0, 0, rows, k_act))
+            asc.load_data(b2, b1.tile(0, 0, k_act, cols))
+            asc.set_flag(ev.MTE1_M, 0)
+            asc.wait_flag(ev.MTE1_M, 0)  # L0A/L0B hold the operands
+            asc.set_flag(ev.MTE1_MTE2, 0)
+            asc.wait_flag(ev.MTE1_MTE2, 0)  # L1 may be overwritten by the next copy
+            asc.mmad(c0, a2, b2, asc.MmadParams(rows, cols, k_act, cmatrix_init_val=(k0 == 0)))
+            asc.set_flag(ev.M_MTE1, 0)
+            asc.wait_flag(ev.M_MTE1, 0)  # L0A/L0B may be overwritten by the next load
+        asc.set_flag(ev.M_FIX, 0)
+        asc.wait_flag(ev.M_FIX, 0)  # L0C holds the finished block
+        asc.fixpipe(c_gm.tile(m0, n0, rows, cols, t.N), c0, asc.FixpipeParams(rows, cols))
+        asc.set_flag(ev.FIX_M, 0)
+        asc.wait_flag(ev.FIX_M, 0)  # L0C may be overwritten by the next block
+
+
+def single_core_tiling(m: int, n: int, k: int, base: tuple[int, int, int] = (64, 64, 64)) -> TCubeTiling:
+    """The tiling :func:`matmul_single_core` runs with: one core, one slot per stage."""
+    bm, bn, bk = base
+    return TCubeTiling(
+        usedCoreNum=1,
+        M=m,
+        N=n,
+        Ka=k,
+        Kb=k,
+        singleCoreM=m,
+        singleCoreN=n,
+        singleCoreK=k,
+        baseM=bm,
+        baseN=bn,
+        baseK=bk,
+        depthA1=1,
+        depthB1=1,
+        stepM=1,
+        stepN=1,
+        stepKa=1,
+        stepKb=1,
+        isBias=0,
+        iterateOrder=1,
+        dbL0A=1,
+        dbL0B=1,
+        dbL0C=1,
+    )

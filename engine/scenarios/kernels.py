@@ -1,0 +1,241 @@
+"""Scenarios that run instruction-level kernels: ``matmul`` and ``vector-add``.
+
+Both are complete host programs: allocate, copy in, tile on the host, launch, synchronize, copy
+back and check against numpy, then tear down. Their summaries add the kernel's metrics (TFLOPS,
+Cube utilisation, pipe ratios with msprof's names) and the tiling used.
+"""
+
+from __future__ import annotations
+
+import math
+from types import MappingProxyType
+
+import numpy as np
+
+from .. import asc
+from ..acl_codes import ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE
+from ..aicore.matmul_tiling import MultiCoreMatmulTiling, TilingError
+from ..metrics import kernel_metrics
+from ..simulation import Simulation
+from . import Outcome, Param, Scenario, ScenarioArgError
+from .host_lifecycle import check_ret
+
+OUT_TYPES = MappingProxyType({"fp16": asc.half, "fp32": asc.float32})
+
+
+def parse_base(text: str) -> tuple[int, int, int]:
+    parts = str(text).split(",")
+    if len(parts) != 3 or not all(p.strip().isdigit() for p in parts):
+        raise ValueError("must be three integers BM,BN,BK (multiples of 16) like 128,256,64")
+    base = tuple(int(p) for p in parts)
+    if any(v < 16 or v % 16 for v in base):
+        raise ValueError("must be multiples of 16 (one Cube fractal)")
+    return base
+
+
+def _device_buffers(acl, sizes: list[int]) -> list[int]:
+    ptrs = []
+    for size in sizes:
+        ptr, ret = acl.rt.malloc(size, 0)
+        check_ret(ret, "acl.rt.malloc")
+        ptrs.append(ptr)
+    return ptrs
+
+
+def _host_buffers(acl, sizes: list[int]) -> list[int]:
+    ptrs = []
+    for size in sizes:
+        ptr, ret = acl.rt.malloc_host(size)
+        check_ret(ret, "acl.rt.malloc_host")
+        ptrs.append(ptr)
+    return ptrs
+
+
+def _teardown(acl, stream: int, dev: list[int], host: list[int]) -> None:
+    for p in dev:
+        check_ret(acl.rt.free(p), "acl.rt.free")
+    for p in host:
+        check_ret(acl.rt.free_host(p), "acl.rt.free_host")
+    check_ret(acl.rt.destroy_stream(stream), "acl.rt.destroy_stream")
+    check_ret(acl.rt.reset_device(0), "acl.rt.reset_device")
+    check_ret(acl.finalize(), "acl.finalize")
+
+
+def matmul_tiling(profile, m, n, k, cores, base, buffer_num, out_dtype):
+    api = MultiCoreMatmulTiling(profile)
+    api.set_dim(cores)
+    api.set_a_type(asc.half)
+    api.set_b_type(asc.half)
+    api.set_c_type(OUT_TYPES[out_dtype])
+    api.set_shape(m, n, k)
+    api.set_buffer_num(buffer_num)
+    if base is not None:
+        api.set_fix_split(*base)
+    return api.get_tiling(), api.candidates_scored
+
+
+def run_matmul(
+    sim: Simulation, m: int, n: int, k: int, cores, base, buffer_num: int, out_dtype: str, seed: int
+) -> Outcome:
+    from ..kernels.matmul import matmul_tiled
+
+    acl = sim.acl
+    out_t = OUT_TYPES[out_dtype]
+    sizes = [m * k * 2, k * n * 2, m * n * out_t.sizeof()]
+    check_ret(acl.init(), "acl.init")
+    check_ret(acl.rt.set_device(0), "acl.rt.set_device")
+    stream, ret = acl.rt.create_stream()
+    check_ret(ret, "acl.rt.create_stream")
+    dev = _device_buffers(acl, sizes)
+    host = _host_buffers(acl, sizes)
+    a = b = None
+    if sim.numerics:
+        rng = np.random.default_rng(seed)
+        a = rng.uniform(-1, 1, (m, k)).astype(np.float16)
+        b = rng.uniform(-1, 1, (k, n)).astype(np.float16)
+        acl.util.ptr_to_numpy(host[0], (m, k), np.float16)[:] = a
+        acl.util.ptr_to_numpy(host[1], (k, n), np.float16)[:] = b
+    for i in (0, 1):
+        check_ret(
+            acl.rt.memcpy_async(dev[i], sizes[i], host[i], sizes[i], ACL_MEMCPY_HOST_TO_DEVICE, stream),
+            "acl.rt.memcpy_async",
+        )
+    tiling, scored = matmul_tiling(
+        sim.profile, m, n, k, cores or sim.profile.chip.aic_cores, base, buffer_num, out_dtype
+    )
+    sim.host_compute(f"matmul tiling ({scored} candidates)", scored * sim.profile.host.tiling_us_per_candidate)
+    args = (asc.GlobalAddress(dev[0], asc.half), asc.GlobalAddress(dev[1], asc.half), asc.GlobalAddress(dev[2], out_t))
+    check_ret(acl.rt.launch_kernel(matmul_tiled, tiling.usedCoreNum, stream, *args, tiling), "launch_kernel")
+    check_ret(
+        acl.rt.memcpy_async(host[2], sizes[2], dev[2], sizes[2], ACL_MEMCPY_DEVICE_TO_HOST, stream),
+        "acl.rt.memcpy_async",
+    )
+    check_ret(acl.rt.synchronize_stream(stream), "acl.rt.synchronize_stream")
+    details: dict = {"tiling": tiling.to_dict(), "tiling_candidates": scored}
+    correct = None
+    if sim.numerics:
+        c = acl.util.ptr_to_numpy(host[2], (m, n), out_t.np).astype(np.float32)
+        ref = a.astype(np.float32) @ b.astype(np.float32)
+        err = float(np.max(np.abs(c - ref)))
+        tol = matmul_tolerance(ref, k, out_dtype)
+        correct = err <= tol
+        details.update(max_abs_err=err, tolerance=tol)
+    _teardown(acl, stream, dev, host)
+    details.update(kernel_metrics(sim.trace.freeze(), sim.profile))
+    details.update(sim.runtime.ai_cores().memory.stats())
+    return Outcome(correct, details)
+
+
+def matmul_tolerance(ref: np.ndarray, k: int, out_dtype: str) -> float:
+    """fp32 accumulation in a different order than numpy (k terms of magnitude <= 1: k * 2^-22),
+    plus half an ulp of the output type at the largest value."""
+    scale = float(np.max(np.abs(ref))) if ref.size else 0.0
+    ulp = 2.0**-11 if out_dtype == "fp16" else 2.0**-24
+    return k * 2.0**-22 + scale * ulp + 1e-6
+
+
+def check_matmul(profile, v: dict) -> None:
+    cores = v["cores"]
+    if cores is not None and not 1 <= cores <= profile.chip.aic_cores:
+        raise ScenarioArgError(f"--cores must be in 1..{profile.chip.aic_cores} ({profile.name}), got {cores}")
+    out = OUT_TYPES[v["out_dtype"]].sizeof()
+    need = v["m"] * v["k"] * 2 + v["k"] * v["n"] * 2 + v["m"] * v["n"] * out
+    if need > profile.chip.device_memory_bytes:
+        raise ScenarioArgError(
+            f"--m/--n/--k: A, B and C need {need} B, more than {profile.name}'s "
+            f"{profile.chip.device_memory_bytes} B of device memory (got {v['m']}x{v['n']}x{v['k']})"
+        )
+    try:
+        matmul_tiling(
+            profile, v["m"], v["n"], v["k"], cores or profile.chip.aic_cores, v["base"], v["buffer_num"], v["out_dtype"]
+        )
+    except TilingError as exc:
+        flag = "--base" if v["base"] else "--m/--n/--k"
+        raise ScenarioArgError(f"{flag}: {exc}") from None
+
+
+def run_vector_add(sim: Simulation, length: int, buffer_num: int, tile_length: int, cores, seed: int) -> Outcome:
+    from ..kernels.vector_add import add_kernel
+
+    acl = sim.acl
+    nbytes = length * 2
+    block_dim = cores or min(sim.profile.vector_cores, max(1, math.ceil(length / tile_length)))
+    check_ret(acl.init(), "acl.init")
+    check_ret(acl.rt.set_device(0), "acl.rt.set_device")
+    stream, ret = acl.rt.create_stream()
+    check_ret(ret, "acl.rt.create_stream")
+    dev = _device_buffers(acl, [nbytes] * 3)
+    host = _host_buffers(acl, [nbytes] * 3)
+    x = y = None
+    if sim.numerics:
+        rng = np.random.default_rng(seed)
+        x = rng.uniform(-1, 1, length).astype(np.float16)
+        y = rng.uniform(-1, 1, length).astype(np.float16)
+        acl.util.ptr_to_numpy(host[0], length, np.float16)[:] = x
+        acl.util.ptr_to_numpy(host[1], length, np.float16)[:] = y
+    for i in (0, 1):
+        check_ret(acl.rt.memcpy_async(dev[i], nbytes, host[i], nbytes, ACL_MEMCPY_HOST_TO_DEVICE, stream), "memcpy")
+    gm = [asc.GlobalAddress(p, asc.half) for p in dev]
+    check_ret(acl.rt.launch_kernel(add_kernel, block_dim, stream, *gm, length, tile_length, buffer_num), "launch")
+    check_ret(acl.rt.memcpy_async(host[2], nbytes, dev[2], nbytes, ACL_MEMCPY_DEVICE_TO_HOST, stream), "memcpy")
+    check_ret(acl.rt.synchronize_stream(stream), "acl.rt.synchronize_stream")
+    details: dict = {"block_dim": block_dim, "tile_length": tile_length}
+    correct = None
+    if sim.numerics:
+        z = acl.util.ptr_to_numpy(host[2], length, np.float16)
+        expected = x + y  # fp16 addition, as the vector unit does it
+        err = float(np.max(np.abs(z.astype(np.float32) - expected.astype(np.float32))))
+        correct = err == 0.0
+        details.update(max_abs_err=err, tolerance=0.0)
+    _teardown(acl, stream, dev, host)
+    details.update(kernel_metrics(sim.trace.freeze(), sim.profile))
+    return Outcome(correct, details)
+
+
+def check_vector_add(profile, v: dict) -> None:
+    cores = v["cores"]
+    if cores is not None and not 1 <= cores <= profile.limits.max_block_dim:
+        raise ScenarioArgError(f"--cores must be in 1..{profile.limits.max_block_dim}, got {cores}")
+    if v["tile_length"] * 2 * 3 * v["buffer_num"] > profile.buffers.ub:
+        raise ScenarioArgError(
+            f"--tile-length: 3 queues x {v['buffer_num']} slots x {v['tile_length']} fp16 need "
+            f"{v['tile_length'] * 6 * v['buffer_num']} B, more than the {profile.buffers.ub} B of UB "
+            f"(got --tile-length {v['tile_length']})"
+        )
+    if v["length"] * 6 > profile.chip.device_memory_bytes:
+        raise ScenarioArgError(f"--length: x, y and z need {v['length'] * 6} B, more than device memory")
+
+
+SCENARIOS = (
+    Scenario(
+        name="matmul",
+        summary="C = A @ B (fp16 in, fp32 accumulate) with the tiled multi-core Cube kernel",
+        params=(
+            Param("m", int, 1024, "rows of A and C", minimum=1),
+            Param("n", int, 1024, "columns of B and C", minimum=1),
+            Param("k", int, 1024, "columns of A, rows of B", minimum=1),
+            Param("cores", int, None, "Cube cores to use (default: all)", minimum=1),
+            Param(
+                "base", str, None, "fixed base block BM,BN,BK (default: the automatic tiler decides)", parse=parse_base
+            ),
+            Param("buffer_num", int, 2, "1: no double buffering; 2: double-buffered L1 and L0", choices=(1, 2)),
+            Param("out_dtype", str, "fp16", "dtype of C", choices=("fp16", "fp32")),
+            Param("seed", int, 0, "random seed of the inputs", minimum=0),
+        ),
+        run=run_matmul,
+        check=check_matmul,
+    ),
+    Scenario(
+        name="vector-add",
+        summary="z = x + y on the vector cores, CopyIn / Compute / CopyOut",
+        params=(
+            Param("length", int, 65536, "number of fp16 elements", minimum=1),
+            Param("buffer_num", int, 2, "queue slots: 1 (no overlap) or 2 (double buffering)", choices=(1, 2)),
+            Param("tile_length", int, 2048, "elements per tile", minimum=16),
+            Param("cores", int, None, "blocks to launch (default: enough tiles for every vector core)", minimum=1),
+            Param("seed", int, 0, "random seed of the inputs", minimum=0),
+        ),
+        run=run_vector_add,
+        check=check_vector_add,
+    ),
+)

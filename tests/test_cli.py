@@ -92,3 +92,85 @@ def test_profiles_list_and_show(capsys):
     assert main(["profiles", "show", "ascend910b1", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["chip"]["aic_cores"] == 24 and doc["derived"]["peak_fp16_tflops"] == 363.7
+
+
+MATMUL_KEYS = {"tflops", "cube_utilization", "pipe_ratios", "pipe_time_us", "kernel_us", "tiling", "max_abs_err"}
+RATIOS = {
+    "aic_mac_ratio",
+    "aic_mte1_ratio",
+    "aic_mte2_ratio",
+    "aic_fixpipe_ratio",
+    "aiv_vec_ratio",
+    "aiv_mte2_ratio",
+    "aiv_mte3_ratio",
+}
+
+
+def test_matmul_json(capsys):
+    assert main(["run", "matmul", "--m", "300", "--n", "200", "--k", "100", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc.keys() >= REQUIRED | MATMUL_KEYS
+    assert doc["correct"] is True and doc["max_abs_err"] <= doc["tolerance"]
+    assert doc["pipe_ratios"].keys() >= RATIOS
+    assert set(doc["pipe_time_us"]) == {"s", "v", "m", "mte1", "mte2", "mte3", "fix"}
+    assert 0 < doc["cube_utilization"] == doc["pipe_ratios"]["aic_mac_ratio"] <= 1
+    assert doc["tiling"]["usedCoreNum"] >= 1 and doc["tflops"] > 0
+    t = doc["tiling"]
+    assert doc["kernel_us"] > 0 and t["M"] == 300 and t["N"] == 200 and t["Ka"] == 100
+
+
+def test_matmul_fixed_base_and_fp32(capsys):
+    args = [
+        "run",
+        "matmul",
+        "--m",
+        "96",
+        "--n",
+        "80",
+        "--k",
+        "64",
+        "--base",
+        "32,32,32",
+        "--out-dtype",
+        "fp32",
+        "--buffer-num",
+        "1",
+        "--cores",
+        "4",
+        "--json",
+    ]
+    assert main(args) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["correct"] is True
+    assert (doc["tiling"]["baseM"], doc["tiling"]["baseN"], doc["tiling"]["baseK"]) == (32, 32, 32)
+    assert doc["tiling"]["usedCoreNum"] <= 4 and doc["tiling"]["dbL0A"] == 1
+
+
+def test_vector_add_json(capsys):
+    assert main(["run", "vector-add", "--length", "10001", "--buffer-num", "1", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["correct"] is True and doc["pipe_ratios"]["aiv_mte2_ratio"] > 0
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["run", "matmul", "--m", "0"], "--m must be >= 1, got 0"),
+        (
+            ["run", "matmul", "--base", "256,256,128"],
+            "--base: baseM*baseK*2*dbL0A must fit L0A (65536 B), got 131072 B",
+        ),
+        (["run", "matmul", "--base", "100,64,64"], "--base must be multiples of 16"),
+        (["run", "matmul", "--base", "64,64"], "--base must be three integers BM,BN,BK"),
+        (["run", "matmul", "--cores", "25"], "--cores must be in 1..24 (ascend910b1), got 25"),
+        (["run", "matmul", "--buffer-num", "3"], "--buffer-num must be one of 1, 2, got 3"),
+        (["run", "matmul", "--m", "200000", "--n", "200000"], "more than ascend910b1's 68719476736 B"),
+        (["run", "vector-add", "--length", "-1"], "--length must be >= 1, got -1"),
+        (["run", "vector-add", "--tile-length", "40000"], "--tile-length: 3 queues x 2 slots x 40000 fp16"),
+    ],
+)
+def test_bad_kernel_arguments_exit_2(args, needle):
+    out = run_cli(*args)
+    assert out.returncode == 2, out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0], out.stderr

@@ -22,8 +22,8 @@ from ..acl_codes import (
 from ..memory import Allocation
 from .dispatch import KernelFault, PhysicalCore
 from .pipes import LANE_NAMES
-from .program import OP, PIPE, SET, WAIT, Program
-from .race import RaceDetector
+from .program import Program
+from .race import Race, check_races
 from .tensor import Buffer, GlobalTensor, LocalTensor
 
 if TYPE_CHECKING:
@@ -60,7 +60,7 @@ class BlockContext:
         self.taken = dict.fromkeys(Buffer, 0)
         self.owners: dict[Buffer, list[str]] = {b: [] for b in Buffer}
         self.program = Program(block_idx)
-        self.race = RaceDetector()
+        self.accesses: list[tuple] = []  # per instruction: (reads, writes, name, src) for the race check
         self.numerics = launch.numerics
         self.queue_count = 0
         self.gm_writes: list[tuple] = []  # (alloc key, start byte, rows, row bytes, stride, src)
@@ -167,22 +167,10 @@ class BlockContext:
         src_id, src_text = self.src()
         name_id = self.launch.name_id(name)
         self.program.add((pipe, op, cost_ps, rate, key, nbytes, flops, name_id, src_id, buf, slot, tkind))
-        race = self.race
-        epoch = race.tick(pipe)
-        if op == SET:
-            race.set_flag(pipe, key)
-        elif op == WAIT:
-            race.wait_flag(pipe, key)
-        if reads or writes:
-            for region, label, lo, hi in reads:
-                race.access(pipe, epoch, region, label, lo, hi, False, name, src_text)
-            for region, label, lo, hi in writes:
-                race.access(pipe, epoch, region, label, lo, hi, True, name, src_text)
+        self.accesses.append((reads, writes, name, src_text))
         if gm_write is not None:
             self.gm_writes.append((*gm_write, src_text))
 
-    def last_pipe(self) -> int:
-        return self.program.instrs[-1][PIPE] if self.program.instrs else -1
-
-    def pending_ops(self) -> int:
-        return sum(1 for i in self.program.instrs if i[OP] not in (SET, WAIT))
+    def races(self, order: list[int] | None = None) -> list[Race]:
+        """Check the block's accesses in execution order (program order unless a wait came first)."""
+        return check_races(self.program.instrs, self.accesses, order)

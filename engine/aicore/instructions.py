@@ -675,7 +675,6 @@ def pipe_barrier(pipe: PipeID = PipeID.PIPE_ALL) -> None:
     ctx = current()
     if pipe == PipeID.PIPE_ALL:
         ctx.emit(Pipe.S, BARRIER, 0, 0.0, -1, 0, 0, "pipe_barrier PIPE_ALL", 0, NO_SLOT, Kind.BARRIER)
-        ctx.race.barrier()
     else:
         ctx.emit(
             pipe.value, LOCAL, ctx.launch.flag_ps, 0.0, -1, 0, 0, f"pipe_barrier {pipe.name}", 0, NO_SLOT, Kind.BARRIER

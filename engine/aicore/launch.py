@@ -21,7 +21,7 @@ from .context import BlockContext, KernelError
 from .dispatch import KernelFault, KernelScheduler, PhysicalCore
 from .memory_system import SharedMemorySystem
 from .pipes import Pipe
-from .program import Program
+from .program import Program, topological_order
 from .tensor import Buffer, GlobalAddress
 
 if TYPE_CHECKING:
@@ -297,7 +297,10 @@ class KernelLaunch:
             raise KernelError(
                 ACL_ERROR_RT_AICORE_EXCEPTION, f"block {block}: {type(exc).__name__}: {exc}{where}"
             ) from exc
-        for race in ctx.race.races:
+        order = None
+        if ctx.program.forward_waits:
+            order, _stuck = topological_order(ctx.program.instrs)
+        for race in ctx.races(order):
             self.sim.report(
                 Finding(
                     "race",

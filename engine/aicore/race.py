@@ -115,3 +115,27 @@ class RaceDetector:
         entries[:] = [e for e in entries if e[1] > floor[e[0]]]
         if len(entries) > 4 * _PRUNE_AT:  # unsynchronised pipes never retire accesses: keep the newest
             del entries[: len(entries) - 2 * _PRUNE_AT]
+
+
+def check_races(instrs: list[tuple], accesses: list[tuple], order: list[int] | None = None) -> list[Race]:
+    """Run the happens-before check over a block's instructions in ``order`` (default: program order)."""
+    from .program import BARRIER, KEY, OP, PIPE, SET, WAIT
+
+    det = RaceDetector()
+    for i in order if order is not None else range(len(instrs)):
+        ins = instrs[i]
+        pipe, op = ins[PIPE], ins[OP]
+        if op == BARRIER:
+            det.barrier()
+            continue
+        epoch = det.tick(pipe)
+        if op == SET:
+            det.set_flag(pipe, ins[KEY])
+        elif op == WAIT:
+            det.wait_flag(pipe, ins[KEY])
+        reads, writes, name, src = accesses[i]
+        for region, label, lo, hi in reads:
+            det.access(pipe, epoch, region, label, lo, hi, False, name, src)
+        for region, label, lo, hi in writes:
+            det.access(pipe, epoch, region, label, lo, hi, True, name, src)
+    return det.races

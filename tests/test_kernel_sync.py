@@ -43,7 +43,7 @@ def run_scale(sync):
 
 
 def test_removed_wait_flag_is_reported_as_a_race():
-    ret, z, x, result = run_scale(sync=False)
+    _ret, z, x, result = run_scale(sync=False)
     races = [f for f in result.findings if f.kind == "race"]
     assert len(races) == 1
     msg = races[0].message

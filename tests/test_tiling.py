@@ -1,5 +1,7 @@
 """Host tiling: the balanced partition (property-tested) and the matmul tiling's constraints."""
 
+import itertools
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -17,7 +19,7 @@ def test_partition_covers_everything_once_and_is_balanced(total, preferred, max_
     assert 1 <= t.num_blocks <= max_blocks
     ranges = [get_block_range(t, b) for b in range(t.num_blocks)]
     assert ranges[0][0] == 0 and ranges[-1][1] == total
-    assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:], strict=False))  # contiguous, no overlap
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(ranges))  # contiguous, no overlap
     sizes = [e - s for s, e in ranges]
     assert max(sizes) - min(sizes) <= 1
     assert all(size >= 0 for size in sizes)

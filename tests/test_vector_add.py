@@ -42,8 +42,8 @@ def test_double_buffering_overlaps_the_copy_of_the_next_tile_with_the_add():
     *_, double = run_add(16 * 1024, 1, 1024, 2)
     assert overlaps(single) == 0
     assert overlaps(double) >= 10  # almost every add runs while the next tile's copy streams in
-    kernel = [r for r in double.trace.rows() if r["lane"] == "Device 0 AI cores/kernels"][0]
-    kernel1 = [r for r in single.trace.rows() if r["lane"] == "Device 0 AI cores/kernels"][0]
+    kernel = next(r for r in double.trace.rows() if r["lane"] == "Device 0 AI cores/kernels")
+    kernel1 = next(r for r in single.trace.rows() if r["lane"] == "Device 0 AI cores/kernels")
     assert kernel["end"] - kernel["start"] < kernel1["end"] - kernel1["start"]
 
 

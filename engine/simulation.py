@@ -111,10 +111,13 @@ class RunResult:
 class Simulation:
     """One host thread driving one simulated Ascend device."""
 
-    def __init__(self, profile: str | Profile = "ascend910b1", *, numerics: bool = True, strict: bool = False):
+    def __init__(
+        self, profile: str | Profile = "ascend910b1", *, numerics: bool = True, strict: bool = False, fast: bool = True
+    ):
         self.profile = load_profile(profile) if isinstance(profile, str | Path) else profile
         self.numerics = numerics
         self.strict = strict
+        self.fast = fast  # let kernels with a fast path use it (identical programs, tested)
         self.clock = EventCore()
         self.trace = Trace()
         self.link = LinkModel(self.profile)

@@ -49,6 +49,7 @@ class JitKernel:
     def __init__(self, fn, kernel_type: KernelType) -> None:
         self.fn = fn
         self.kernel_type = kernel_type
+        self.fast_path = None  # same program, recorded faster (see engine/kernels/matmul_fast.py)
         self.name = fn.__name__
         self.__doc__ = fn.__doc__
 
@@ -173,6 +174,8 @@ class KernelLaunch:
         self.fault: KernelFault | None = None
         self.scheduler: KernelScheduler | None = None
         self._gm_writes: list[tuple] = []
+        self.scratch: dict = {}  # per-launch caches a fast path may keep (templates, fp32 copies)
+        self.body = jit_kernel.fast_path if (sim.fast and jit_kernel.fast_path) else jit_kernel.fn
         self._block_names: dict[int, int] = {}
         self._device: DeviceCores | None = None
         self._check_args()
@@ -288,7 +291,7 @@ class KernelLaunch:
         ctx = BlockContext(self, block, core, self._device.buffers(core))
         try:
             with ctx:
-                self.jit.fn(*self.args)
+                self.body(*self.args)
         except KernelFault:
             raise
         except Exception as exc:  # user kernel code failed: report where, never crash the simulation

@@ -38,6 +38,7 @@ class SharedMemorySystem:
         self.by_alloc: dict[tuple, set[int]] = defaultdict(set)
         self.key_alloc: dict[int, tuple] = {}
         self._keys: dict[tuple, int] = {}
+        self._specs: list[tuple] = []
         self.link_bytes_per_ps = (chip.l2_gbps * 1e9 / 1e12, chip.hbm_gbps * 1e9 / 1e12)
         self.latency_ps = (
             round(profile.compute.gm_l2_latency_cycles * ps_per_cycle),
@@ -56,8 +57,13 @@ class SharedMemorySystem:
         key = self._keys.get(spec)
         if key is None:
             key = self._keys[spec] = len(self._keys)
+            self._specs.append(spec)
             self.key_alloc[key] = alloc_id
         return key
+
+    def key_spec(self, key: int) -> tuple:
+        """``(alloc, offset, rows, row_bytes, stride)`` of a tile key."""
+        return self._specs[key]
 
     def invalidate(self, alloc_id: tuple) -> None:
         for key in self.by_alloc.pop(alloc_id, ()):

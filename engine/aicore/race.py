@@ -133,6 +133,8 @@ def check_races(instrs: list[tuple], accesses: list[tuple], order: list[int] | N
             det.set_flag(pipe, ins[KEY])
         elif op == WAIT:
             det.wait_flag(pipe, ins[KEY])
+        if accesses[i] is None:  # a stamped copy of an instruction already checked in its template
+            continue
         reads, writes, name, src = accesses[i]
         for region, label, lo, hi in reads:
             det.access(pipe, epoch, region, label, lo, hi, False, name, src)

@@ -3,3 +3,5 @@
 They are written like user code (pyasc-shaped, through :mod:`engine.asc`), so their source lines
 appear in traces and findings exactly as a trainee's would.
 """
+
+from . import matmul_fast  # noqa: E402,F401  registers the fast path of matmul_tiled

@@ -1,0 +1,133 @@
+"""The fast path of :func:`engine.kernels.matmul.matmul_tiled`: same program, recorded once per shape.
+
+Interpreting the kernel's Python code costs a few microseconds per instruction; an 8192^3 matmul
+issues millions of instructions, nearly all of them repeats: every base block of the same size,
+entered with the queues in the same state, issues exactly the same instructions, except that its
+GM reads and writes sit at other addresses. So the fast path
+
+1. runs the real ``compute_base_block`` / ``write_base_block`` for the first base block of each
+   (rows, cols, queue state) and keeps the instructions it recorded as a *template*;
+2. for every later base block with that signature, appends the template's instructions with the GM
+   tile keys (for L2) and the GM write rectangles moved to the block's position, and puts the
+   queues in the state the template left them in;
+3. computes the numbers once per core region, ``C[region] = A[rows] @ B[:, cols]`` in fp32 (the same
+   fp16 products and fp32 accumulation, in a different summation order).
+
+Everything the scheduler and the trace see is identical to the straightforward path: a test runs
+both on small shapes and compares programs and timings event for event. Races are checked on each
+template (the stamped copies are the same instructions at other addresses).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine import asc
+from engine.aicore.context import current
+from engine.aicore.matmul_tiling import TCubeTiling
+from engine.aicore.program import GM_READ, KEY, OP
+from engine.kernels.matmul import CubeQueues, base_blocks, compute_base_block, gm_tensors, matmul_tiled, write_base_block
+
+_CACHE_LIMIT_BYTES = 1 << 29  # fp32 copies of A and B kept per launch up to 512 MiB each
+
+
+def _queue_state(q: CubeQueues) -> tuple:
+    return tuple((que._next, tuple(que._freed), tuple(que._state)) for que in (q.a1, q.b1, q.a2, q.b2, q.co1))
+
+
+def _set_queue_state(q: CubeQueues, state: tuple) -> None:
+    for que, (nxt, freed, slots) in zip((q.a1, q.b1, q.a2, q.b2, q.co1), state, strict=True):
+        que._next = nxt
+        que._freed = list(freed)
+        que._state = list(slots)
+
+
+class _Template:
+    """The instructions of one base block, and where its GM addresses move with the block."""
+
+    def __init__(self, ctx, first: int, first_write: int, m0: int, n0: int, shifts: dict, exit_state: tuple):
+        program = ctx.program
+        memory = ctx.launch._device.memory
+        self.instrs = program.instrs[first:]
+        self.m0, self.n0 = m0, n0
+        self.exit_state = exit_state
+        self.reads = []  # (position in template, alloc key, offset, rows, row bytes, stride, row shift, col shift)
+        for i, ins in enumerate(self.instrs):
+            if ins[OP] == GM_READ:
+                alloc, offset, rows, row_bytes, stride = memory.key_spec(ins[KEY])
+                row_shift, col_shift = shifts[alloc]
+                self.reads.append((i, alloc, offset, rows, row_bytes, stride, row_shift, col_shift))
+        self.writes = []
+        for alloc, start, rows, row_bytes, stride, src in ctx.gm_writes[first_write:]:
+            row_shift, col_shift = shifts[alloc]
+            self.writes.append((alloc, start, rows, row_bytes, stride, src, row_shift, col_shift))
+
+    def stamp(self, ctx, m0: int, n0: int) -> None:
+        dm, dn = m0 - self.m0, n0 - self.n0
+        memory = ctx.launch._device.memory
+        instrs = list(self.instrs)
+        for i, alloc, offset, rows, row_bytes, stride, row_shift, col_shift in self.reads:
+            key = memory.tile_key(alloc, offset + dm * row_shift + dn * col_shift, rows, row_bytes, stride)
+            ins = instrs[i]
+            instrs[i] = ins[:KEY] + (key,) + ins[KEY + 1 :]
+        ctx.program.instrs.extend(instrs)
+        ctx.accesses.extend([None] * len(instrs))
+        for alloc, start, rows, row_bytes, stride, src, row_shift, col_shift in self.writes:
+            ctx.gm_writes.append((alloc, start + dm * row_shift + dn * col_shift, rows, row_bytes, stride, src))
+
+
+def record_matmul_tiled(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, tiling: TCubeTiling):
+    """Drop-in for ``matmul_tiled``'s body when the simulation runs the fast path."""
+    ctx = current()
+    t = tiling
+    m0, n0, rows, cols = t.core_region(ctx.block_idx)
+    if rows == 0 or cols == 0:
+        return
+    a_gm, b_gm, c_gm = gm_tensors(a, b, c, t)
+    pipe = asc.TPipe()
+    q = CubeQueues(pipe, t)
+    out_size = c.dtype.sizeof()
+    key = lambda g: (g.alloc.where, g.alloc.ident)  # noqa: E731
+    shifts = {key(a_gm): (t.Ka * 2, 0), key(b_gm): (0, 2), key(c_gm): (t.N * out_size, out_size)}
+    templates = ctx.launch.scratch.setdefault("matmul_templates", {})
+    numerics, ctx.numerics = ctx.numerics, False  # the numbers come from one matmul per region, below
+    try:
+        for bm, bn, mr, nc in base_blocks(t, m0, n0, rows, cols):
+            signature = (mr, nc, _queue_state(q))
+            template = templates.get(signature)
+            if template is None:
+                first, first_write = len(ctx.program.instrs), len(ctx.gm_writes)
+                compute_base_block(q, t, a_gm, b_gm, bm, bn, mr, nc)
+                write_base_block(q, c_gm, t.N, bm, bn, mr, nc)
+                templates[signature] = _Template(ctx, first, first_write, bm, bn, shifts, _queue_state(q))
+            else:
+                template.stamp(ctx, bm, bn)
+                _set_queue_state(q, template.exit_state)
+    finally:
+        ctx.numerics = numerics
+    if numerics:
+        _region_numerics(ctx, a_gm, b_gm, c_gm, t, m0, n0, rows, cols)
+
+
+def _as_fp32(ctx, g: asc.GlobalTensor, shape: tuple[int, int]) -> np.ndarray:
+    """A read-only fp32 copy of a GM matrix, converted once per launch (when it is not huge)."""
+    cache = ctx.launch.scratch.setdefault("fp32", {})
+    k = (g.alloc.where, g.alloc.ident, g.byte_offset, shape)
+    found = cache.get(k)
+    if found is None:
+        raw = ctx.gm_bytes(g)[g.byte_offset : g.byte_offset + shape[0] * shape[1] * 2]
+        found = raw.view(np.float16).reshape(shape).astype(np.float32)
+        if found.nbytes <= _CACHE_LIMIT_BYTES:
+            cache[k] = found
+    return found
+
+
+def _region_numerics(ctx, a_gm, b_gm, c_gm, t: TCubeTiling, m0: int, n0: int, rows: int, cols: int) -> None:
+    a = _as_fp32(ctx, a_gm, (t.M, t.Ka))
+    b = _as_fp32(ctx, b_gm, (t.Kb, t.N))
+    result = a[m0 : m0 + rows] @ b[:, n0 : n0 + cols]
+    out = ctx.gm_bytes(c_gm)[c_gm.byte_offset : c_gm.byte_offset + t.M * t.N * c_gm.dtype.sizeof()]
+    out.view(c_gm.dtype.np).reshape(t.M, t.N)[m0 : m0 + rows, n0 : n0 + cols] = result
+
+
+matmul_tiled.fast_path = record_matmul_tiled

@@ -207,65 +207,54 @@ _BASE_K = (16, 32, 64, 128, 256)
 _STEP_K = (1, 2, 4, 8)
 
 
-def auto_tiling(
-    profile: Profile,
-    m: int,
-    n: int,
-    k: int,
-    cores: int | None = None,
-    buffer_num: int = 2,
-    base: tuple[int, int, int] | None = None,
-    out_bytes: int = FP16,
-) -> tuple[TCubeTiling, int]:
-    """The fastest valid tiling by :func:`estimate_us`; returns ``(tiling, candidates_scored)``."""
+def _fits(profile: Profile, base: tuple[int, int, int], step: int, buffer_num: int) -> bool:
+    """The buffer-capacity constraints, which depend only on the base block, the K step and buffering."""
+    bm, bn, bk = base
+    b = profile.buffers
+    return (
+        bm * bk * FP16 * buffer_num <= b.l0a
+        and bn * bk * FP16 * buffer_num <= b.l0b
+        and bm * bn * FP32 <= b.l0c
+        and buffer_num * (bm * bk * step + bk * step * bn) * FP16 <= b.l1
+    )
+
+
+def auto_tiling(profile: Profile, m: int, n: int, k: int, cores: int | None = None, buffer_num: int = 2,
+                base: tuple[int, int, int] | None = None, out_bytes: int = FP16) -> tuple[TCubeTiling, int]:
+    """The fastest valid tiling by :func:`estimate_us`; returns ``(tiling, candidates_scored)``.
+
+    Candidates: every base block of 16..256 per side that fits the buffers (or the fixed ``base``),
+    K steps 1, 2, 4, 8, every split of the cores over M and N that uses as many cores as any split can,
+    both iterate orders. Ties go to bigger base blocks, then deeper K steps.
+    """
     cores = cores or profile.chip.aic_cores
-    best: tuple[float, tuple, TCubeTiling] | None = None
+    splits = [(mc, nc) for mc in range(1, cores + 1) for nc in range(1, cores // mc + 1)
+              if mc <= math.ceil(m / 16) and nc <= math.ceil(n / 16)]
+
+    def regions(mc: int, nc: int) -> int:
+        return math.ceil(m / _round_up(math.ceil(m / mc), 16)) * math.ceil(n / _round_up(math.ceil(n / nc), 16))
+
+    top = max(regions(mc, nc) for mc, nc in splits)
+    splits = [s for s in splits if regions(*s) == top]
+    bases = [base] if base else [(bm, bn, bk) for bm in _BASE_M for bn in _BASE_N for bk in _BASE_K
+                                 if bm <= _round_up(m, 16) and bn <= _round_up(n, 16) and bk <= _round_up(k, 16)]
+    best: tuple[tuple, TCubeTiling] | None = None
     scored = 0
-    splits = [
-        (mc, nc)
-        for mc in range(1, cores + 1)
-        for nc in range(1, cores // mc + 1)
-        if mc <= math.ceil(m / 16) and nc <= math.ceil(n / 16)
-    ]
-    # keep the splits that use the most cores (and the most square regions among them)
-    top = max(
-        math.ceil(m / _round_up(math.ceil(m / mc), 16)) * math.ceil(n / _round_up(math.ceil(n / nc), 16))
-        for mc, nc in splits
-    )
-    bases = (
-        [base]
-        if base
-        else [
-            (bm, bn, bk)
-            for bm in _BASE_M
-            for bn in _BASE_N
-            for bk in _BASE_K
-            if bm <= _round_up(m, 16) and bn <= _round_up(n, 16) and bk <= _round_up(k, 16)
-        ]
-    )
-    for mc, nc in splits:
-        probe = make_tiling(m, n, k, cores, (16, 16, 16), 1, 1, mc, nc, 0)
-        if probe.usedCoreNum < top:
-            continue
-        for b in bases:
-            for step in _STEP_K:
-                if step > 1 and step * b[2] > _round_up(k, b[2]):
-                    continue
+    for b in bases:
+        for step in _STEP_K:
+            if (step > 1 and step * b[2] > _round_up(k, b[2])) or not _fits(profile, b, step, buffer_num):
+                continue
+            for mc, nc in splits:
                 for order in (0, 1):
                     t = make_tiling(m, n, k, cores, b, buffer_num, step, mc, nc, order)
                     scored += 1
-                    try:
-                        validate(t, profile, out_bytes)
-                    except TilingError:
-                        continue
-                    est = estimate_us(t, profile, out_bytes)
-                    # prefer faster, then fewer/larger base blocks, then deeper L1 steps
-                    key = (round(est, 3), -(b[0] * b[1] * b[2]), -step, order, mc)
-                    if best is None or key < best[1]:
-                        best = (est, key, t)
+                    key = (round(estimate_us(t, profile, out_bytes), 3), -(b[0] * b[1] * b[2]), -step, order, mc)
+                    if best is None or key < best[0]:
+                        best = (key, t)
     if best is None:
         raise TilingError("baseM,baseN,baseK", f"no valid tiling for this shape on {profile.name}", base or (m, n, k))
-    return best[2], scored
+    validate(best[1], profile, out_bytes)
+    return best[1], scored
 
 
 class MultiCoreMatmulTiling:

@@ -54,6 +54,13 @@ class Program:
         self.instrs.append(instr)
         return len(self.instrs) - 1
 
+    def extend(self, instrs: list[tuple], flag_counts: dict[int, tuple[int, int]]) -> None:
+        """Append a block of instructions whose sets and waits per key are ``flag_counts`` (balanced)."""
+        for key, (sets, waits) in flag_counts.items():
+            self._sets[key] += sets
+            self._waits[key] += waits
+        self.instrs.extend(instrs)
+
     def unmatched_waits(self) -> dict[int, int]:
         """Flag keys whose waits outnumber their sets: key -> number of waits that can never end."""
         return {k: w - self._sets[k] for k, w in self._waits.items() if w > self._sets[k]}
@@ -142,3 +149,14 @@ def topological_order(instrs: list[tuple]) -> tuple[list[int], list[int]]:
                 heapq.heappush(heap, j)
     done = set(order)
     return order, [i for i in range(n) if i not in done]
+
+
+def flag_counts(instrs: list[tuple]) -> dict[int, tuple[int, int]]:
+    """Per flag key: how many sets and waits ``instrs`` contain."""
+    counts: dict[int, list[int]] = defaultdict(lambda: [0, 0])
+    for ins in instrs:
+        if ins[OP] == SET:
+            counts[ins[KEY]][0] += 1
+        elif ins[OP] == WAIT:
+            counts[ins[KEY]][1] += 1
+    return {k: (v[0], v[1]) for k, v in counts.items()}

@@ -61,6 +61,7 @@ class BlockContext:
         self.owners: dict[Buffer, list[str]] = {b: [] for b in Buffer}
         self.program = Program(block_idx)
         self.accesses: list[tuple] = []  # per instruction: (reads, writes, name, src) for the race check
+        self.last_access = -1  # the last instruction recorded with its accesses (not stamped)
         self.numerics = launch.numerics
         self.queue_count = 0
         self.gm_writes: list[tuple] = []  # (alloc key, start byte, rows, row bytes, stride, src)
@@ -168,9 +169,15 @@ class BlockContext:
         name_id = self.launch.name_id(name)
         self.program.add((pipe, op, cost_ps, rate, key, nbytes, flops, name_id, src_id, buf, slot, tkind))
         self.accesses.append((reads, writes, name, src_text))
+        self.last_access = len(self.accesses) - 1
         if gm_write is not None:
             self.gm_writes.append((*gm_write, src_text))
 
     def races(self, order: list[int] | None = None) -> list[Race]:
         """Check the block's accesses in execution order (program order unless a wait came first)."""
+        if self.last_access < 0:
+            return []
+        if order is None:  # past the last recorded instruction nothing new can race: stop there
+            n = self.last_access + 1
+            return check_races(self.program.instrs[:n], self.accesses[:n], None)
         return check_races(self.program.instrs, self.accesses, order)

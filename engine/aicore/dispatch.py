@@ -166,7 +166,10 @@ class KernelScheduler:
         run.ends = []
 
     def _advance(self, run: _CoreRun) -> None:
-        """Time instructions from the cursor until a GM transfer must wait its turn, or the block ends."""
+        """Time instructions from the cursor until a GM transfer must wait its turn, or the block ends.
+
+        The hot loop of the simulator: plain comparisons instead of max(), locals instead of attributes.
+        """
         instrs = run.instrs
         n = len(instrs)
         i = run.cursor
@@ -174,25 +177,25 @@ class KernelScheduler:
         pipe_free = run.pipe_free
         pipe_done = run.pipe_done
         flags = run.flags
-        starts = run.starts
-        ends = run.ends
+        add_start = run.starts.append
+        add_end = run.ends.append
         issue_ps = self.issue_ps
         flag_ps = self.flag_ps
-        memory = self.memory
         if run.pending >= 0:  # resume the GM transfer that was waiting for its turn
             ins = instrs[i]
             s = run.pending
             run.pending = -1
             p = ins[0]
             if ins[1] == GM_READ:
-                duration, latency = memory.read(ins[4], ins[5], s, ins[3])
+                duration, latency = self.memory.read(ins[4], ins[5], s, ins[3])
             else:
-                duration, latency = memory.write(ins[5], s, ins[3]), 0
+                duration, latency = self.memory.write(ins[5], s, ins[3]), 0
             e = s + ins[2] + duration
             pipe_free[p] = e
-            pipe_done[p] = max(pipe_done[p], e + latency)
-            starts.append(s)
-            ends.append(e)
+            if e + latency > pipe_done[p]:
+                pipe_done[p] = e + latency
+            add_start(s)
+            add_end(e)
             i += 1
         while i < n:
             ins = instrs[i]
@@ -200,11 +203,13 @@ class KernelScheduler:
             op = ins[1]
             issue += issue_ps
             s = pipe_free[p]
-            s = max(s, issue)
+            if issue > s:
+                s = issue
             if op == LOCAL:
                 e = s + ins[2]
             elif op == SET:  # fires once everything earlier on the pipe is done (data arrived)
-                s = max(s, pipe_done[p])
+                if pipe_done[p] > s:
+                    s = pipe_done[p]
                 e = s + flag_ps
                 flags[ins[4]].append(e)
             elif op == WAIT:
@@ -227,11 +232,12 @@ class KernelScheduler:
                 self._push(s, _SHARED, run.slot)
                 return
             pipe_free[p] = e
-            pipe_done[p] = max(pipe_done[p], e)
+            if e > pipe_done[p]:
+                pipe_done[p] = e
             if p == 0:  # scalar work holds the dispatcher
                 issue = e
-            starts.append(s)
-            ends.append(e)
+            add_start(s)
+            add_end(e)
             i += 1
         run.cursor = i
         run.issue = issue

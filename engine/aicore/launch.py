@@ -21,7 +21,7 @@ from .context import BlockContext, KernelError
 from .dispatch import KernelFault, KernelScheduler, PhysicalCore
 from .memory_system import SharedMemorySystem
 from .pipes import Pipe
-from .program import Program, topological_order
+from .program import GM_READ, GM_WRITE, Program, topological_order
 from .tensor import Buffer, GlobalAddress
 
 if TYPE_CHECKING:
@@ -314,10 +314,9 @@ class KernelLaunch:
                     {"block": block, "race": race.__dict__},
                 )
             )
-        for ins in ctx.program.instrs:
-            self.flops += ins[6]
-            if ins[1] in (1, 2):
-                self.nbytes += ins[5]
+        cols = ctx.program.columns()
+        self.flops += int(cols["flops"].sum())
+        self.nbytes += int(cols["nbytes"][(cols["op"] == GM_READ) | (cols["op"] == GM_WRITE)].sum())
         self._gm_writes.extend((*w, block) for w in ctx.gm_writes)
         return ctx.program
 

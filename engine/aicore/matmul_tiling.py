@@ -219,8 +219,16 @@ def _fits(profile: Profile, base: tuple[int, int, int], step: int, buffer_num: i
     )
 
 
-def auto_tiling(profile: Profile, m: int, n: int, k: int, cores: int | None = None, buffer_num: int = 2,
-                base: tuple[int, int, int] | None = None, out_bytes: int = FP16) -> tuple[TCubeTiling, int]:
+def auto_tiling(
+    profile: Profile,
+    m: int,
+    n: int,
+    k: int,
+    cores: int | None = None,
+    buffer_num: int = 2,
+    base: tuple[int, int, int] | None = None,
+    out_bytes: int = FP16,
+) -> tuple[TCubeTiling, int]:
     """The fastest valid tiling by :func:`estimate_us`; returns ``(tiling, candidates_scored)``.
 
     Candidates: every base block of 16..256 per side that fits the buffers (or the fixed ``base``),
@@ -228,16 +236,29 @@ def auto_tiling(profile: Profile, m: int, n: int, k: int, cores: int | None = No
     both iterate orders. Ties go to bigger base blocks, then deeper K steps.
     """
     cores = cores or profile.chip.aic_cores
-    splits = [(mc, nc) for mc in range(1, cores + 1) for nc in range(1, cores // mc + 1)
-              if mc <= math.ceil(m / 16) and nc <= math.ceil(n / 16)]
+    splits = [
+        (mc, nc)
+        for mc in range(1, cores + 1)
+        for nc in range(1, cores // mc + 1)
+        if mc <= math.ceil(m / 16) and nc <= math.ceil(n / 16)
+    ]
 
     def regions(mc: int, nc: int) -> int:
         return math.ceil(m / _round_up(math.ceil(m / mc), 16)) * math.ceil(n / _round_up(math.ceil(n / nc), 16))
 
     top = max(regions(mc, nc) for mc, nc in splits)
     splits = [s for s in splits if regions(*s) == top]
-    bases = [base] if base else [(bm, bn, bk) for bm in _BASE_M for bn in _BASE_N for bk in _BASE_K
-                                 if bm <= _round_up(m, 16) and bn <= _round_up(n, 16) and bk <= _round_up(k, 16)]
+    bases = (
+        [base]
+        if base
+        else [
+            (bm, bn, bk)
+            for bm in _BASE_M
+            for bn in _BASE_N
+            for bk in _BASE_K
+            if bm <= _round_up(m, 16) and bn <= _round_up(n, 16) and bk <= _round_up(k, 16)
+        ]
+    )
     best: tuple[tuple, TCubeTiling] | None = None
     scored = 0
     for b in bases:

@@ -32,11 +32,12 @@ PIPE, OP, COST, RATE, KEY, NBYTES, FLOPS, NAME, SRC, BUF, SLOT, TKIND = range(12
 class Program:
     """Instructions of one block plus what the scheduler needs to know about their flags."""
 
-    __slots__ = ("_columns", "_sets", "_waits", "block", "forward_waits", "instrs")
+    __slots__ = ("_columns", "_segments", "_sets", "_waits", "block", "forward_waits", "instrs")
 
     def __init__(self, block: int) -> None:
         self.block = block
         self._columns: dict[str, np.ndarray] | None = None
+        self._segments: list[tuple[int, dict]] = []  # (first index, cached columns) of stamped runs
         self.instrs: list[tuple] = []
         self.forward_waits = False  # a wait_flag precedes its set_flag in program order
         self._sets: dict[int, int] = defaultdict(int)
@@ -54,11 +55,16 @@ class Program:
         self.instrs.append(instr)
         return len(self.instrs) - 1
 
-    def extend(self, instrs: list[tuple], flag_counts: dict[int, tuple[int, int]]) -> None:
-        """Append a block of instructions whose sets and waits per key are ``flag_counts`` (balanced)."""
+    def extend(self, instrs: list[tuple], flag_counts: dict[int, tuple[int, int]], columns: dict | None = None) -> None:
+        """Append a run of instructions whose sets and waits per key are ``flag_counts`` (balanced).
+
+        ``columns`` may give the run's static trace columns, computed once for a template.
+        """
         for key, (sets, waits) in flag_counts.items():
             self._sets[key] += sets
             self._waits[key] += waits
+        if columns is not None:
+            self._segments.append((len(self.instrs), columns))
         self.instrs.extend(instrs)
 
     def unmatched_waits(self) -> dict[int, int]:
@@ -71,17 +77,29 @@ class Program:
     def columns(self) -> dict[str, np.ndarray]:
         """The static per-instruction columns the trace needs (computed once per program)."""
         if self._columns is None or len(self._columns["pipe"]) != len(self.instrs):
-            self._columns = columns_of(self.instrs)
+            parts = []
+            at = 0
+            for first, cols in self._segments:
+                if first > at:
+                    parts.append(columns_of(self.instrs[at:first]))
+                parts.append(cols)
+                at = first + len(cols["pipe"])
+            if at < len(self.instrs) or not parts:
+                parts.append(columns_of(self.instrs[at:]))
+            self._columns = (
+                parts[0] if len(parts) == 1 else {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+            )
         return self._columns
 
 
 def columns_of(instrs: list[tuple]) -> dict[str, np.ndarray]:
     if not instrs:
         empty = np.zeros(0, dtype=np.int64)
-        return dict.fromkeys(("pipe", "tkind", "name", "nbytes", "flops", "src", "buf", "slot"), empty)
+        return dict.fromkeys(("pipe", "op", "tkind", "name", "nbytes", "flops", "src", "buf", "slot"), empty)
     cols = list(zip(*instrs, strict=True))
     return {
         "pipe": np.array(cols[PIPE], dtype=np.intp),
+        "op": np.array(cols[OP], dtype=np.uint8),
         "tkind": np.array(cols[TKIND], dtype=np.uint8),
         "name": np.array(cols[NAME], dtype=np.int16),
         "nbytes": np.array(cols[NBYTES], dtype=np.int64),

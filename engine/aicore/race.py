@@ -122,12 +122,7 @@ def check_races(instrs: list[tuple], accesses: list[tuple], order: list[int] | N
     from .program import BARRIER, KEY, OP, PIPE, SET, WAIT
 
     det = RaceDetector()
-    indices = list(order) if order is not None else range(len(instrs))
-    checked = [j for j, i in enumerate(indices) if accesses[i] is not None]
-    if not checked:
-        return []
-    # past the last instruction with accesses to check, nothing can be reported: stop there
-    for i in indices[: checked[-1] + 1]:
+    for i in order if order is not None else range(len(instrs)):
         ins = instrs[i]
         pipe, op = ins[PIPE], ins[OP]
         if op == BARRIER:

@@ -25,8 +25,15 @@ import numpy as np
 from engine import asc
 from engine.aicore.context import current
 from engine.aicore.matmul_tiling import TCubeTiling
-from engine.aicore.program import GM_READ, KEY, OP, flag_counts
-from engine.kernels.matmul import CubeQueues, base_blocks, compute_base_block, gm_tensors, matmul_tiled, write_base_block
+from engine.aicore.program import GM_READ, KEY, OP, columns_of, flag_counts
+from engine.kernels.matmul import (
+    CubeQueues,
+    base_blocks,
+    compute_base_block,
+    gm_tensors,
+    matmul_tiled,
+    write_base_block,
+)
 
 _CACHE_LIMIT_BYTES = 1 << 29  # fp32 copies of A and B kept per launch up to 512 MiB each
 
@@ -50,6 +57,7 @@ class _Template:
         memory = ctx.launch._device.memory
         self.instrs = program.instrs[first:]
         self.flag_counts = flag_counts(self.instrs)
+        self.columns = columns_of(self.instrs)
         self.m0, self.n0 = m0, n0
         self.exit_state = exit_state
         self.reads = []  # (position in template, alloc key, offset, rows, row bytes, stride, row shift, col shift)
@@ -70,8 +78,8 @@ class _Template:
         for i, alloc, offset, rows, row_bytes, stride, row_shift, col_shift in self.reads:
             key = memory.tile_key(alloc, offset + dm * row_shift + dn * col_shift, rows, row_bytes, stride)
             ins = instrs[i]
-            instrs[i] = ins[:KEY] + (key,) + ins[KEY + 1 :]
-        ctx.program.extend(instrs, self.flag_counts)
+            instrs[i] = (*ins[:KEY], key, *ins[KEY + 1 :])
+        ctx.program.extend(instrs, self.flag_counts, self.columns)
         ctx.accesses.extend([None] * len(instrs))
         for alloc, start, rows, row_bytes, stride, src, row_shift, col_shift in self.writes:
             ctx.gm_writes.append((alloc, start + dm * row_shift + dn * col_shift, rows, row_bytes, stride, src))

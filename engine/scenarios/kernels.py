@@ -145,6 +145,8 @@ def check_matmul(profile, v: dict) -> None:
             f"--m/--n/--k: A, B and C need {need} B, more than {profile.name}'s "
             f"{profile.chip.device_memory_bytes} B of device memory (got {v['m']}x{v['n']}x{v['k']})"
         )
+    if v["base"] is None:
+        return  # the automatic tiler finds a tiling for any shape
     try:
         matmul_tiling(
             profile, v["m"], v["n"], v["k"], cores or profile.chip.aic_cores, v["base"], v["buffer_num"], v["out_dtype"]

@@ -91,6 +91,29 @@ def _profile(name: str):
         _fail(f"--profile: {exc}")
 
 
+# -- bench -----------------------------------------------------------------------------------------
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object")
+@click.option("--quick", is_flag=True, help="small sizes: checks that every figure is produced, not the targets")
+def bench(as_json: bool, quick: bool) -> None:
+    """Measure the simulator's speed on this machine against its targets."""
+    from engine.bench import run_bench
+
+    doc = run_bench(quick=quick)
+    if as_json:
+        click.echo(json.dumps(doc))
+        return
+    m = doc["machine"]
+    click.echo(
+        f"{m['cores']} cores, Python {m['python']}, numpy {m['numpy']}{'  (quick: sizes reduced)' if quick else ''}"
+    )
+    for name, f in doc["figures"].items():
+        sign = "<=" if f["better"] == "lower" else ">="
+        status = "ok" if f["ok"] else "MISSED"
+        click.echo(f"{name:<24} {f['value']:>14,} {f['unit']:<9} target {sign} {f['target']:>12,}  {status}")
+        click.echo(f"{'':<24} {f['detail']}")
+
+
 # -- run / trace -----------------------------------------------------------------------------------
 def _scenario_command(scenario: Scenario, action: Callable[..., None], trace_out: bool) -> click.Command:
     def callback(**kwargs):

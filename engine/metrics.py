@@ -75,6 +75,8 @@ def kernel_metrics(trace: TraceData, profile: Profile, row: int | None = None) -
         key: round(float(np.mean([b.get(lane, 0) for b in everyone])) / 1e6, 4) if everyone else 0.0
         for lane, key in PIPE_KEYS.items()
     }
+    kinds = (Kind.MOVE, Kind.COMPUTE, Kind.FLAG_SET, Kind.FLAG_WAIT, Kind.BARRIER)
+    in_kernel = (trace.start >= start) & (trace.start <= end) & np.isin(trace.kind, kinds)
     seconds = duration / 1e12
     tflops = flops / seconds / 1e12 if flops else 0.0
     return {
@@ -88,4 +90,5 @@ def kernel_metrics(trace: TraceData, profile: Profile, row: int | None = None) -
         "pipe_ratios": ratios,
         "pipe_time_us": pipe_time,
         "cores_used": len(busy),
+        "instructions": int(in_kernel.sum()),
     }

@@ -1,0 +1,195 @@
+"""``ascendsim bench``: how fast the simulator is on this machine, against the targets.
+
+Comparisons run both sides in the same process, interleaved (A B A B ...), and report the median
+of the per-pair ratios: absolute seconds drift with the machine's load, ratios measured side by side
+hold. Figures:
+
+* ``numerics_ratio`` — full instruction-level simulation of an N^3 fp16 matmul on ascend910b1
+  (automatic tiling, all cores, numpy arithmetic, result checked) / numpy's
+  ``a.astype(float32) @ b.astype(float32)`` on the same inputs;
+* ``timing_instr_per_s`` and ``timing_wall_s_8192`` — the 8192^3 timing-only run (``--no-numerics``)
+  in a child process: kernel instructions scheduled per wall second, and its wall time;
+* ``peak_rss_mb_8192`` — that child's peak resident memory;
+* ``host_events_per_s`` — trace events per wall second of the pipeline scenario with many small
+  batches on 4 streams (timing only);
+* ``trace_bytes_per_event`` — bytes the finished trace holds per event (columns and string tables).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from .acl_codes import ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE
+from .aicore.matmul_tiling import auto_tiling
+from .aicore.tensor import GlobalAddress, float16
+from .runner import run_scenario
+from .simulation import Simulation
+
+
+@dataclass(frozen=True)
+class Figure:
+    name: str
+    value: float
+    target: float
+    better: str  # "lower" or "higher"
+    unit: str
+    detail: str
+
+    @property
+    def ok(self) -> bool:
+        return self.value <= self.target if self.better == "lower" else self.value >= self.target
+
+    def to_dict(self) -> dict:
+        return {
+            "value": self.value,
+            "target": self.target,
+            "better": self.better,
+            "unit": self.unit,
+            "ok": self.ok,
+            "detail": self.detail,
+        }
+
+
+def simulate_matmul(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, int]:
+    """The whole host program: copy in, tile, launch the tiled kernel, synchronize, copy back, check."""
+    from .kernels.matmul import matmul_tiled
+
+    m, k = a.shape
+    n = b.shape[1]
+    sim = Simulation("ascend910b1")
+    acl = sim.acl
+    acl.init()
+    acl.rt.set_device(0)
+    stream, _ = acl.rt.create_stream()
+    da, _ = acl.rt.malloc(a.nbytes, 0)
+    db, _ = acl.rt.malloc(b.nbytes, 0)
+    dc, _ = acl.rt.malloc(m * n * 2, 0)
+    acl.rt.memcpy(da, a.nbytes, a, a.nbytes, ACL_MEMCPY_HOST_TO_DEVICE)
+    acl.rt.memcpy(db, b.nbytes, b, b.nbytes, ACL_MEMCPY_HOST_TO_DEVICE)
+    tiling, _ = auto_tiling(sim.profile, m, n, k)
+    args = (GlobalAddress(da, float16), GlobalAddress(db, float16), GlobalAddress(dc, float16), tiling)
+    acl.rt.launch_kernel(matmul_tiled, tiling.usedCoreNum, stream, *args)
+    if acl.rt.synchronize_stream(stream) != 0:
+        raise RuntimeError("the benchmark kernel failed")
+    c = np.empty((m, n), np.float16)
+    acl.rt.memcpy(c, c.nbytes, dc, c.nbytes, ACL_MEMCPY_DEVICE_TO_HOST)
+    result = sim.finish()
+    return c, len(result.trace)
+
+
+def numerics_ratio(n: int, rounds: int) -> Figure:
+    rng = np.random.default_rng(0)
+    a = rng.uniform(-1, 1, (n, n)).astype(np.float16)
+    b = rng.uniform(-1, 1, (n, n)).astype(np.float16)
+    ratios, sims, refs = [], [], []
+    ref = None
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        c, _events = simulate_matmul(a, b)
+        t1 = time.perf_counter()
+        ref = a.astype(np.float32) @ b.astype(np.float32)
+        t2 = time.perf_counter()
+        sims.append(t1 - t0)
+        refs.append(t2 - t1)
+        ratios.append((t1 - t0) / (t2 - t1))
+    err = float(np.max(np.abs(c.astype(np.float32) - ref)))
+    tol = n * 2.0**-22 + float(np.max(np.abs(ref))) * 2.0**-11
+    if err > tol:
+        raise RuntimeError(f"benchmark matmul is wrong: max error {err} > {tol}")
+    return Figure(
+        "numerics_ratio",
+        round(statistics.median(ratios), 3),
+        2.0,
+        "lower",
+        "x",
+        f"{n}^3: simulation {statistics.median(sims):.3f} s vs numpy {statistics.median(refs):.3f} s "
+        f"(median of {rounds} interleaved pairs), max error {err:.3g} <= {tol:.3g}",
+    )
+
+
+def timing_run(n: int) -> tuple[Figure, Figure, Figure]:
+    """The n^3 timing-only matmul in a child process: instructions per second, wall time, peak RSS."""
+    cmd = [
+        sys.executable,
+        "-m",
+        "app.cli",
+        "run",
+        "matmul",
+        "--m",
+        str(n),
+        "--n",
+        str(n),
+        "--k",
+        str(n),
+        "--no-numerics",
+        "--json",
+    ]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    t0 = time.perf_counter()
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True, env={**os.environ, "PYTHONHASHSEED": "0"})
+    wall = time.perf_counter() - t0
+    peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    doc = json.loads(out.stdout)
+    instructions = doc["instructions"]
+    rss_mb = (peak_kib if peak_kib > before else before) / 1024
+    label = f"{n}^3, {instructions} instructions, kernel {doc['kernel_us']:.1f} us simulated"
+    return (
+        Figure("timing_instr_per_s", round(instructions / wall), 1_000_000, "higher", "instr/s", label),
+        Figure(f"timing_wall_s_{n}", round(wall, 3), 5.0, "lower", "s", f"{label}; wall time of the whole command"),
+        Figure(f"peak_rss_mb_{n}", round(rss_mb, 1), 1024, "lower", "MB", f"{label}; peak resident memory (child)"),
+    )
+
+
+def host_events(batches: int, rounds: int):
+    rates = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        run = run_scenario("pipeline", "ascend910b1", numerics=False, n=64, batches=batches, streams=4)
+        wall = time.perf_counter() - t0
+        rates.append(len(run.result.trace) / wall)
+    figure = Figure(
+        "host_events_per_s", round(statistics.median(rates)), 1_000_000, "higher", "events/s",
+        f"pipeline, {batches} batches of 64^3 on 4 streams, {len(run.result.trace)} trace events, median of {rounds}",
+    )
+    return figure, run.result.trace
+
+
+def trace_bytes(trace) -> Figure:
+    """Per event: the columns plus the string tables (lane, name and source-line texts)."""
+    tables = sum(sys.getsizeof(s) for s in trace.names + trace.srcs) + 64 * len(trace.lanes)
+    per = (trace.nbytes + tables) / len(trace)
+    return Figure(
+        "trace_bytes_per_event", round(per, 2), 48, "lower", "B/event",
+        f"{len(trace)} events: {trace.nbytes} B of columns + {tables} B of string tables",
+    )
+
+
+def run_bench(quick: bool = False) -> dict:
+    size = 8192 if not quick else 1024
+    host, trace = host_events(500 if quick else 10_000, 1 if quick else 3)
+    figures = [
+        numerics_ratio(512 if quick else 2048, 1 if quick else 3),
+        *timing_run(size),
+        host,
+        trace_bytes(trace),
+    ]
+    return {
+        "machine": {
+            "cores": os.cpu_count(),
+            "python": platform.python_version(),
+            "numpy": np.__version__,
+            "platform": platform.platform(),
+        },
+        "quick": quick,
+        "figures": {f.name: f.to_dict() for f in figures},
+    }

@@ -158,7 +158,11 @@ def host_events(batches: int, rounds: int):
         wall = time.perf_counter() - t0
         rates.append(len(run.result.trace) / wall)
     figure = Figure(
-        "host_events_per_s", round(statistics.median(rates)), 1_000_000, "higher", "events/s",
+        "host_events_per_s",
+        round(statistics.median(rates)),
+        1_000_000,
+        "higher",
+        "events/s",
         f"pipeline, {batches} batches of 64^3 on 4 streams, {len(run.result.trace)} trace events, median of {rounds}",
     )
     return figure, run.result.trace
@@ -169,7 +173,11 @@ def trace_bytes(trace) -> Figure:
     tables = sum(sys.getsizeof(s) for s in trace.names + trace.srcs) + 64 * len(trace.lanes)
     per = (trace.nbytes + tables) / len(trace)
     return Figure(
-        "trace_bytes_per_event", round(per, 2), 48, "lower", "B/event",
+        "trace_bytes_per_event",
+        round(per, 2),
+        48,
+        "lower",
+        "B/event",
         f"{len(trace)} events: {trace.nbytes} B of columns + {tables} B of string tables",
     )
 

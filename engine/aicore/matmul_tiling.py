@@ -231,9 +231,9 @@ def auto_tiling(
 ) -> tuple[TCubeTiling, int]:
     """The fastest valid tiling by :func:`estimate_us`; returns ``(tiling, candidates_scored)``.
 
-    Candidates: every base block of 16..256 per side that fits the buffers (or the fixed ``base``),
-    K steps 1, 2, 4, 8, every split of the cores over M and N that uses as many cores as any split can,
-    both iterate orders. Ties go to bigger base blocks, then deeper K steps.
+    Candidates: every base block of 16..256 per side that fits the buffers (or the fixed ``base``), each
+    with the deepest K step (1, 2, 4 or 8) whose L1 buffers fit, times every split of the cores over M and
+    N that uses as many cores as any split can. Ties go to bigger base blocks. Iteration is M first.
     """
     cores = cores or profile.chip.aic_cores
     splits = [
@@ -262,16 +262,19 @@ def auto_tiling(
     best: tuple[tuple, TCubeTiling] | None = None
     scored = 0
     for b in bases:
-        for step in _STEP_K:
-            if (step > 1 and step * b[2] > _round_up(k, b[2])) or not _fits(profile, b, step, buffer_num):
-                continue
-            for mc, nc in splits:
-                for order in (0, 1):
-                    t = make_tiling(m, n, k, cores, b, buffer_num, step, mc, nc, order)
-                    scored += 1
-                    key = (round(estimate_us(t, profile, out_bytes), 3), -(b[0] * b[1] * b[2]), -step, order, mc)
-                    if best is None or key < best[0]:
-                        best = (key, t)
+        # the deepest K step whose L1 buffers fit: deeper steps only amortise more MTE2 set-up
+        steps = [
+            st for st in _STEP_K if (st == 1 or st * b[2] <= _round_up(k, b[2])) and _fits(profile, b, st, buffer_num)
+        ]
+        if not steps:
+            continue
+        step = steps[-1]
+        for mc, nc in splits:
+            t = make_tiling(m, n, k, cores, b, buffer_num, step, mc, nc, 0)
+            scored += 1
+            key = (round(estimate_us(t, profile, out_bytes), 3), -(b[0] * b[1] * b[2]), mc)
+            if best is None or key < best[0]:
+                best = (key, t)
     if best is None:
         raise TilingError("baseM,baseN,baseK", f"no valid tiling for this shape on {profile.name}", base or (m, n, k))
     validate(best[1], profile, out_bytes)

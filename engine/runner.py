@@ -67,4 +67,6 @@ def summarize(run: ScenarioRun) -> dict:
     }
     out.update(run.outcome.details)
     out.update(r.extra)
+    if run.scenario.report is not None:
+        out.update(run.scenario.report(r))
     return out

@@ -20,7 +20,7 @@ of bandwidth is decided when it starts, from the transfers that started before i
 
 from __future__ import annotations
 
-from collections import defaultdict, deque
+from collections import deque
 from collections.abc import Callable
 from heapq import heappop, heappush
 
@@ -63,11 +63,11 @@ class _CoreRun:
     __slots__ = (
         "block",
         "block_start",
+        "cols",
         "core",
         "cursor",
         "ends",
         "flags",
-        "instrs",
         "issue",
         "order",
         "pending",
@@ -142,17 +142,18 @@ class KernelScheduler:
         block = self._next_block
         self._next_block += 1
         program = self.record_block(block, run.slot)
-        instrs = program.instrs
+        cols = program.sched()
         order = None
         if program.forward_waits:
+            instrs = program.instrs
             order, stuck = topological_order(instrs)
             if stuck:
                 raise KernelFault(
                     0, "deadlock", _stuck_message(self.trace, run.core, block, instrs, stuck), {"block": block}
                 )
-            instrs = [instrs[i] for i in order]
+            cols = tuple([c[i] for i in order] for c in cols)
         run.program = program
-        run.instrs = instrs
+        run.cols = cols
         run.order = order
         run.block = block
         run.block_start = time
@@ -160,7 +161,7 @@ class KernelScheduler:
         run.issue = time
         run.pipe_free = [time] * N_PIPES
         run.pipe_done = [time] * N_PIPES
-        run.flags = defaultdict(deque)
+        run.flags = {}
         run.pending = -1
         run.starts = []
         run.ends = []
@@ -168,10 +169,11 @@ class KernelScheduler:
     def _advance(self, run: _CoreRun) -> None:
         """Time instructions from the cursor until a GM transfer must wait its turn, or the block ends.
 
-        The hot loop of the simulator: plain comparisons instead of max(), locals instead of attributes.
+        The hot loop of the simulator: column lists indexed by position, plain comparisons instead of
+        max(), locals instead of attributes (each of these measurably matters here).
         """
-        instrs = run.instrs
-        n = len(instrs)
+        pipes, ops, costs, rates, keys, sizes = run.cols
+        n = len(pipes)
         i = run.cursor
         issue = run.issue
         pipe_free = run.pipe_free
@@ -182,15 +184,14 @@ class KernelScheduler:
         issue_ps = self.issue_ps
         flag_ps = self.flag_ps
         if run.pending >= 0:  # resume the GM transfer that was waiting for its turn
-            ins = instrs[i]
             s = run.pending
             run.pending = -1
-            p = ins[0]
-            if ins[1] == GM_READ:
-                duration, latency = self.memory.read(ins[4], ins[5], s, ins[3])
+            p = pipes[i]
+            if ops[i] == GM_READ:
+                duration, latency = self.memory.read(keys[i], sizes[i], s, rates[i])
             else:
-                duration, latency = self.memory.write(ins[5], s, ins[3]), 0
-            e = s + ins[2] + duration
+                duration, latency = self.memory.write(sizes[i], s, rates[i]), 0
+            e = s + costs[i] + duration
             pipe_free[p] = e
             if e + latency > pipe_done[p]:
                 pipe_done[p] = e + latency
@@ -198,22 +199,26 @@ class KernelScheduler:
             add_end(e)
             i += 1
         while i < n:
-            ins = instrs[i]
-            p = ins[0]
-            op = ins[1]
+            p = pipes[i]
+            op = ops[i]
             issue += issue_ps
             s = pipe_free[p]
             if issue > s:
                 s = issue
             if op == LOCAL:
-                e = s + ins[2]
+                e = s + costs[i]
             elif op == SET:  # fires once everything earlier on the pipe is done (data arrived)
-                if pipe_done[p] > s:
-                    s = pipe_done[p]
+                d = pipe_done[p]
+                if d > s:
+                    s = d
                 e = s + flag_ps
-                flags[ins[4]].append(e)
+                queue = flags.get(keys[i])
+                if queue is None:
+                    flags[keys[i]] = deque((e,))
+                else:
+                    queue.append(e)
             elif op == WAIT:
-                queue = flags.get(ins[4])
+                queue = flags.get(keys[i])
                 if not queue:
                     raise KernelFault(0, "deadlock", _unmatched_message(self.trace, run, i, s), {"block": run.block})
                 e = queue.popleft()
@@ -234,7 +239,7 @@ class KernelScheduler:
             pipe_free[p] = e
             if e > pipe_done[p]:
                 pipe_done[p] = e
-            if p == 0:  # scalar work holds the dispatcher
+            if not p:  # scalar work holds the dispatcher
                 issue = e
             add_start(s)
             add_end(e)
@@ -288,9 +293,12 @@ def _describe(trace: Trace, ins: tuple) -> str:
 
 
 def _unmatched_message(trace: Trace, run: _CoreRun, i: int, since: int) -> str:
-    ins = run.instrs[i]
-    sets = sum(1 for x in run.instrs if x[1] == SET and x[4] == ins[4])
-    waits = sum(1 for x in run.instrs if x[1] == WAIT and x[4] == ins[4])
+    instrs = run.program.instrs
+    if run.order is not None:
+        instrs = [instrs[j] for j in run.order]
+    ins = instrs[i]
+    sets = sum(1 for x in instrs if x[1] == SET and x[4] == ins[4])
+    waits = sum(1 for x in instrs if x[1] == WAIT and x[4] == ins[4])
     return (
         f"deadlock in block {run.block} on {run.core.label}: {_describe(trace, ins)} waits since "
         f"{since / 1e6:.3f} us for a flag that is never set: this block sets it {sets} time(s) and waits "

@@ -29,16 +29,34 @@ LOCAL, GM_READ, GM_WRITE, SET, WAIT, BARRIER = range(6)
 PIPE, OP, COST, RATE, KEY, NBYTES, FLOPS, NAME, SRC, BUF, SLOT, TKIND = range(12)
 
 
-class Program:
-    """Instructions of one block plus what the scheduler needs to know about their flags."""
+class Template:
+    """A run of instructions recorded once and appended again and again (see ``kernels/matmul_fast``).
 
-    __slots__ = ("_columns", "_segments", "_sets", "_waits", "block", "forward_waits", "instrs")
+    Holds the instructions, their static trace columns and their scheduling columns, so stamping a
+    copy costs a few list extends; only the GM tile keys of reads change from copy to copy.
+    """
+
+    __slots__ = ("columns", "flag_counts", "instrs", "reads", "sched")
+
+    def __init__(self, instrs: list[tuple]) -> None:
+        self.instrs = instrs
+        self.columns = columns_of(instrs)
+        self.flag_counts = flag_counts(instrs)
+        self.sched = sched_of(instrs)
+        self.reads = [i for i, ins in enumerate(instrs) if ins[OP] == GM_READ]
+
+
+class Program:
+    """Instructions of one block, as recorded runs of tuples and stamped templates, in order."""
+
+    __slots__ = ("_columns", "_records", "_sets", "_waits", "block", "forward_waits", "length", "segments")
 
     def __init__(self, block: int) -> None:
         self.block = block
         self._columns: dict[str, np.ndarray] | None = None
-        self._segments: list[tuple[int, dict]] = []  # (first index, cached columns) of stamped runs
-        self.instrs: list[tuple] = []
+        self._records: list[tuple] = []  # the open recorded run
+        self.segments: list[tuple] = []  # ("rec", tuples) or ("tpl", template, keys of its reads)
+        self.length = 0
         self.forward_waits = False  # a wait_flag precedes its set_flag in program order
         self._sets: dict[int, int] = defaultdict(int)
         self._waits: dict[int, int] = defaultdict(int)
@@ -52,44 +70,96 @@ class Program:
             self._waits[key] += 1
             if self._waits[key] > self._sets[key]:
                 self.forward_waits = True
-        self.instrs.append(instr)
-        return len(self.instrs) - 1
+        if not self._records:
+            self.segments.append(("rec", self._records))
+        self._records.append(instr)
+        self.length += 1
+        return self.length - 1
 
-    def extend(self, instrs: list[tuple], flag_counts: dict[int, tuple[int, int]], columns: dict | None = None) -> None:
-        """Append a run of instructions whose sets and waits per key are ``flag_counts`` (balanced).
-
-        ``columns`` may give the run's static trace columns, computed once for a template.
-        """
-        for key, (sets, waits) in flag_counts.items():
+    def stamp(self, template: Template, read_keys: list[int]) -> None:
+        """Append a copy of ``template`` whose GM reads use ``read_keys`` (its sets and waits balance)."""
+        for key, (sets, waits) in template.flag_counts.items():
             self._sets[key] += sets
             self._waits[key] += waits
-        if columns is not None:
-            self._segments.append((len(self.instrs), columns))
-        self.instrs.extend(instrs)
+        self._records = []
+        self.segments.append(("tpl", template, read_keys))
+        self.length += len(template.instrs)
+
+    def tail(self, count: int) -> list[tuple]:
+        """The last ``count`` instructions, which must all be in the open recorded run."""
+        if count > len(self._records):
+            raise ValueError("tail(): the last instructions were not all recorded in one run")
+        return self._records[len(self._records) - count :]
+
+    @property
+    def instrs(self) -> list[tuple]:
+        """Every instruction as a tuple (stamped copies rebuilt: use for checks and diagnoses, not hot paths)."""
+        out: list[tuple] = []
+        for seg in self.segments:
+            if seg[0] == "rec":
+                out.extend(seg[1])
+            else:
+                template, keys = seg[1], seg[2]
+                copy = list(template.instrs)
+                for pos, key in zip(template.reads, keys, strict=True):
+                    ins = copy[pos]
+                    copy[pos] = (*ins[:KEY], key, *ins[KEY + 1 :])
+                out.extend(copy)
+        return out
 
     def unmatched_waits(self) -> dict[int, int]:
         """Flag keys whose waits outnumber their sets: key -> number of waits that can never end."""
         return {k: w - self._sets[k] for k, w in self._waits.items() if w > self._sets[k]}
 
     def __len__(self) -> int:
-        return len(self.instrs)
+        return self.length
+
+    def sched(self) -> tuple[list, list, list, list, list, list]:
+        """Column lists ``(pipe, op, cost, rate, key, nbytes)``: what the scheduler's hot loop reads."""
+        cols: tuple[list, ...] = ([], [], [], [], [], [])
+        for seg in self.segments:
+            if seg[0] == "rec":
+                part = sched_of(seg[1])
+                for c, p in zip(cols, part, strict=True):
+                    c.extend(p)
+            else:
+                template, keys = seg[1], seg[2]
+                base = len(cols[0])
+                for c, p in zip(cols, template.sched, strict=True):
+                    c.extend(p)
+                key_col = cols[4]
+                for pos, key in zip(template.reads, keys, strict=True):
+                    key_col[base + pos] = key
+        return cols
 
     def columns(self) -> dict[str, np.ndarray]:
         """The static per-instruction columns the trace needs (computed once per program)."""
-        if self._columns is None or len(self._columns["pipe"]) != len(self.instrs):
-            parts = []
-            at = 0
-            for first, cols in self._segments:
-                if first > at:
-                    parts.append(columns_of(self.instrs[at:first]))
-                parts.append(cols)
-                at = first + len(cols["pipe"])
-            if at < len(self.instrs) or not parts:
-                parts.append(columns_of(self.instrs[at:]))
+        if self._columns is None or len(self._columns["pipe"]) != self.length:
+            parts = [columns_of(seg[1]) if seg[0] == "rec" else seg[1].columns for seg in self.segments]
+            if not parts:
+                parts = [columns_of([])]
             self._columns = (
                 parts[0] if len(parts) == 1 else {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
             )
         return self._columns
+
+
+def sched_of(instrs: list[tuple]) -> tuple[list, ...]:
+    if not instrs:
+        return ([], [], [], [], [], [])
+    cols = list(zip(*instrs, strict=True))
+    return (list(cols[PIPE]), list(cols[OP]), list(cols[COST]), list(cols[RATE]), list(cols[KEY]), list(cols[NBYTES]))
+
+
+def flag_counts(instrs: list[tuple]) -> dict[int, tuple[int, int]]:
+    """Per flag key: how many sets and waits ``instrs`` contain."""
+    counts: dict[int, list[int]] = defaultdict(lambda: [0, 0])
+    for ins in instrs:
+        if ins[OP] == SET:
+            counts[ins[KEY]][0] += 1
+        elif ins[OP] == WAIT:
+            counts[ins[KEY]][1] += 1
+    return {k: (v[0], v[1]) for k, v in counts.items()}
 
 
 def columns_of(instrs: list[tuple]) -> dict[str, np.ndarray]:
@@ -167,14 +237,3 @@ def topological_order(instrs: list[tuple]) -> tuple[list[int], list[int]]:
                 heapq.heappush(heap, j)
     done = set(order)
     return order, [i for i in range(n) if i not in done]
-
-
-def flag_counts(instrs: list[tuple]) -> dict[int, tuple[int, int]]:
-    """Per flag key: how many sets and waits ``instrs`` contain."""
-    counts: dict[int, list[int]] = defaultdict(lambda: [0, 0])
-    for ins in instrs:
-        if ins[OP] == SET:
-            counts[ins[KEY]][0] += 1
-        elif ins[OP] == WAIT:
-            counts[ins[KEY]][1] += 1
-    return {k: (v[0], v[1]) for k, v in counts.items()}

@@ -25,7 +25,7 @@ import numpy as np
 from engine import asc
 from engine.aicore.context import current
 from engine.aicore.matmul_tiling import TCubeTiling
-from engine.aicore.program import GM_READ, KEY, OP, columns_of, flag_counts
+from engine.aicore.program import KEY, Template
 from engine.kernels.matmul import (
     CubeQueues,
     base_blocks,
@@ -49,38 +49,31 @@ def _set_queue_state(q: CubeQueues, state: tuple) -> None:
         que._state = list(slots)
 
 
-class _Template:
-    """The instructions of one base block, and where its GM addresses move with the block."""
+class _BlockTemplate:
+    """The program of one base block, and where its GM addresses move with the block."""
 
-    def __init__(self, ctx, first: int, first_write: int, m0: int, n0: int, shifts: dict, exit_state: tuple):
-        program = ctx.program
+    def __init__(self, ctx, count: int, first_write: int, m0: int, n0: int, shifts: dict, exit_state: tuple):
         memory = ctx.launch._device.memory
-        self.instrs = program.instrs[first:]
-        self.flag_counts = flag_counts(self.instrs)
-        self.columns = columns_of(self.instrs)
+        self.template = Template(ctx.program.tail(count))
         self.m0, self.n0 = m0, n0
         self.exit_state = exit_state
-        self.reads = []  # (position in template, alloc key, offset, rows, row bytes, stride, row shift, col shift)
-        for i, ins in enumerate(self.instrs):
-            if ins[OP] == GM_READ:
-                alloc, offset, rows, row_bytes, stride = memory.key_spec(ins[KEY])
-                row_shift, col_shift = shifts[alloc]
-                self.reads.append((i, alloc, offset, rows, row_bytes, stride, row_shift, col_shift))
+        self.reads = []  # per GM read: (alloc key, offset, rows, row bytes, stride, row shift, col shift)
+        for pos in self.template.reads:
+            alloc, offset, rows, row_bytes, stride = memory.key_spec(self.template.instrs[pos][KEY])
+            self.reads.append((alloc, offset, rows, row_bytes, stride, *shifts[alloc]))
         self.writes = []
         for alloc, start, rows, row_bytes, stride, src in ctx.gm_writes[first_write:]:
-            row_shift, col_shift = shifts[alloc]
-            self.writes.append((alloc, start, rows, row_bytes, stride, src, row_shift, col_shift))
+            self.writes.append((alloc, start, rows, row_bytes, stride, src, *shifts[alloc]))
 
     def stamp(self, ctx, m0: int, n0: int) -> None:
         dm, dn = m0 - self.m0, n0 - self.n0
-        memory = ctx.launch._device.memory
-        instrs = list(self.instrs)
-        for i, alloc, offset, rows, row_bytes, stride, row_shift, col_shift in self.reads:
-            key = memory.tile_key(alloc, offset + dm * row_shift + dn * col_shift, rows, row_bytes, stride)
-            ins = instrs[i]
-            instrs[i] = (*ins[:KEY], key, *ins[KEY + 1 :])
-        ctx.program.extend(instrs, self.flag_counts, self.columns)
-        ctx.accesses.extend([None] * len(instrs))
+        tile_key = ctx.launch._device.memory.tile_key
+        keys = [
+            tile_key(alloc, offset + dm * row_shift + dn * col_shift, rows, row_bytes, stride)
+            for alloc, offset, rows, row_bytes, stride, row_shift, col_shift in self.reads
+        ]
+        ctx.program.stamp(self.template, keys)
+        ctx.accesses.extend([None] * len(self.template.instrs))
         for alloc, start, rows, row_bytes, stride, src, row_shift, col_shift in self.writes:
             ctx.gm_writes.append((alloc, start + dm * row_shift + dn * col_shift, rows, row_bytes, stride, src))
 
@@ -105,10 +98,11 @@ def record_matmul_tiled(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.Globa
             signature = (mr, nc, _queue_state(q))
             template = templates.get(signature)
             if template is None:
-                first, first_write = len(ctx.program.instrs), len(ctx.gm_writes)
+                first, first_write = len(ctx.program), len(ctx.gm_writes)
                 compute_base_block(q, t, a_gm, b_gm, bm, bn, mr, nc)
                 write_base_block(q, c_gm, t.N, bm, bn, mr, nc)
-                templates[signature] = _Template(ctx, first, first_write, bm, bn, shifts, _queue_state(q))
+                count = len(ctx.program) - first
+                templates[signature] = _BlockTemplate(ctx, count, first_write, bm, bn, shifts, _queue_state(q))
             else:
                 template.stamp(ctx, bm, bn)
                 _set_queue_state(q, template.exit_state)

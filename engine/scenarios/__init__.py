@@ -70,6 +70,7 @@ class Scenario:
     params: tuple[Param, ...]
     run: Callable[..., Outcome]
     check: Callable[[Profile, dict], None] = lambda profile, values: None
+    report: Callable[[Any], dict] | None = None  # extra summary keys computed from the finished RunResult
 
     def validate(self, profile: Profile, values: dict) -> dict:
         out = {}

@@ -121,8 +121,7 @@ def run_matmul(
         correct = err <= tol
         details.update(max_abs_err=err, tolerance=tol)
     _teardown(acl, stream, dev, host)
-    details.update(kernel_metrics(sim.trace.freeze(), sim.profile))
-    details.update(sim.runtime.ai_cores().memory.stats())
+    sim.extra.update(sim.runtime.ai_cores().memory.stats())
     return Outcome(correct, details)
 
 
@@ -190,7 +189,6 @@ def run_vector_add(sim: Simulation, length: int, buffer_num: int, tile_length: i
         correct = err == 0.0
         details.update(max_abs_err=err, tolerance=0.0)
     _teardown(acl, stream, dev, host)
-    details.update(kernel_metrics(sim.trace.freeze(), sim.profile))
     return Outcome(correct, details)
 
 
@@ -226,6 +224,7 @@ SCENARIOS = (
         ),
         run=run_matmul,
         check=check_matmul,
+        report=lambda result: kernel_metrics(result.trace, result.profile),
     ),
     Scenario(
         name="vector-add",
@@ -239,5 +238,6 @@ SCENARIOS = (
         ),
         run=run_vector_add,
         check=check_vector_add,
+        report=lambda result: kernel_metrics(result.trace, result.profile),
     ),
 )

@@ -13,9 +13,10 @@ the analysis, the exports and the UIs read. State at any step is derived from it
 
 from __future__ import annotations
 
-from array import array
+from bisect import bisect_right
 from dataclasses import dataclass
 from enum import IntEnum
+from types import MappingProxyType
 
 import numpy as np
 
@@ -58,6 +59,7 @@ COLUMN_NAMES = tuple(c[0] for c in _COLUMNS)
 BYTES_PER_ROW = sum(np.dtype(c[2]).itemsize for c in _COLUMNS)
 
 _FLUSH_ROWS = 4096
+_DEFAULTS = MappingProxyType({"nbytes": 0, "flops": 0, "cause": -1, "src": -1, "buf": 0, "slot": NO_SLOT})
 _MAX_NAMES = np.iinfo(np.int16).max
 
 
@@ -94,7 +96,8 @@ class Trace:
     """The growing trace a simulation appends to. Owned by exactly one simulation."""
 
     def __init__(self) -> None:
-        self._arrays = {name: array(code) for name, code, _ in _COLUMNS}
+        self._chunks: list[dict[str, np.ndarray]] = []  # packed rows, in append order
+        self._chunk_starts: list[int] = []
         self._rows: list[tuple] = []
         self._packed = 0
         self.names = Interner()
@@ -152,49 +155,67 @@ class Trace:
             r = self._rows[staged]
             self._rows[staged] = (r[0], end, *r[2:])
         else:
-            self._arrays["end"][row] = end
+            i = bisect_right(self._chunk_starts, row) - 1
+            self._chunks[i]["end"][row - self._chunk_starts[i]] = end
 
     def extend(self, **columns: np.ndarray) -> int:
         """Append many events given as numpy columns (missing columns take their defaults).
 
+        The trace keeps the arrays it is given (no copy): pass arrays nobody else will write.
         Returns the row number of the first appended event.
         """
         self._pack()
-        first = self._packed
         n = len(next(iter(columns.values())))
-        defaults = {"nbytes": 0, "flops": 0, "cause": -1, "src": -1, "buf": 0, "slot": NO_SLOT}
+        chunk = {}
         for name, _code, dtype in _COLUMNS:
             col = columns.get(name)
             if col is None:
-                if name not in defaults:
+                if name not in _DEFAULTS:
                     raise ValueError(f"Trace.extend: column {name!r} is required")
-                col = np.full(n, defaults[name], dtype=dtype)
+                col = np.full(n, _DEFAULTS[name], dtype=dtype)
             col = np.asarray(col, dtype=dtype)
             if len(col) != n:
                 raise ValueError(f"Trace.extend: column {name!r} has {len(col)} rows, expected {n}")
-            self._arrays[name].frombytes(col.tobytes())
-        self._packed += n
+            chunk[name] = col
+        return self._add_chunk(chunk, n)
+
+    def _add_chunk(self, chunk: dict[str, np.ndarray], n: int) -> int:
+        first = self._packed
+        if n:
+            self._chunks.append(chunk)
+            self._chunk_starts.append(first)
+            self._packed += n
         return first
 
     def _pack(self) -> None:
         rows = self._rows
         if not rows:
             return
-        for (name, _code, _dtype), values in zip(_COLUMNS, zip(*rows, strict=True), strict=True):
-            self._arrays[name].extend(values)
-        self._packed += len(rows)
+        chunk = {
+            name: np.array(values, dtype=dtype)
+            for (name, _code, dtype), values in zip(_COLUMNS, zip(*rows, strict=True), strict=True)
+        }
+        self._add_chunk(chunk, len(rows))
         rows.clear()
+
+    def _compact(self) -> dict[str, np.ndarray]:
+        """All packed rows as one chunk (concatenated once, then kept)."""
+        self._pack()
+        if not self._chunks:
+            return {name: np.zeros(0, dtype=dtype) for name, _code, dtype in _COLUMNS}
+        if len(self._chunks) > 1:
+            merged = {name: np.concatenate([c[name] for c in self._chunks]) for name in COLUMN_NAMES}
+            self._chunks = [merged]
+            self._chunk_starts = [0]
+        return self._chunks[0]
 
     def column(self, name: str) -> np.ndarray:
         """A copy of one column in append order (for tests and incremental readers)."""
-        self._pack()
-        dtype = {c[0]: c[2] for c in _COLUMNS}[name]
-        return np.frombuffer(self._arrays[name], dtype=dtype).copy()
+        return self._compact()[name].copy()
 
     def freeze(self) -> TraceData:
         """Sort by start time (ties keep append order) and return immutable numpy columns."""
-        self._pack()
-        cols = {name: np.frombuffer(self._arrays[name], dtype=dtype).copy() for name, _code, dtype in _COLUMNS}
+        cols = self._compact()
         order = np.argsort(cols["start"], kind="stable")
         inverse = np.empty_like(order)
         inverse[order] = np.arange(len(order))

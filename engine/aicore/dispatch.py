@@ -20,6 +20,7 @@ of bandwidth is decided when it starts, from the transfers that started before i
 
 from __future__ import annotations
 
+from array import array
 from collections import deque
 from collections.abc import Callable
 from heapq import heappop, heappush
@@ -29,7 +30,7 @@ import numpy as np
 from ..trace import Kind, Trace
 from .memory_system import SharedMemorySystem
 from .pipes import LANE_NAMES, N_PIPES, Pipe
-from .program import BARRIER, GM_READ, LOCAL, SET, WAIT, Program, topological_order
+from .program import BARRIER, GM_READ, LOCAL, SET, WAIT, Program, sched_of, topological_order
 
 _NEXT_BLOCK, _SHARED = 0, 1
 
@@ -61,9 +62,9 @@ class PhysicalCore:
 
 class _CoreRun:
     __slots__ = (
+        "base",
         "block",
         "block_start",
-        "cols",
         "core",
         "cursor",
         "ends",
@@ -74,6 +75,8 @@ class _CoreRun:
         "pipe_done",
         "pipe_free",
         "program",
+        "seg",
+        "segs",
         "slot",
         "starts",
     )
@@ -142,7 +145,6 @@ class KernelScheduler:
         block = self._next_block
         self._next_block += 1
         program = self.record_block(block, run.slot)
-        cols = program.sched()
         order = None
         if program.forward_waits:
             instrs = program.instrs
@@ -151,20 +153,27 @@ class KernelScheduler:
                 raise KernelFault(
                     0, "deadlock", _stuck_message(self.trace, run.core, block, instrs, stuck), {"block": block}
                 )
-            cols = tuple([c[i] for i in order] for c in cols)
+            segs = [(*sched_of([instrs[i] for i in order]), None)]
+        else:
+            segs = program.sched_segments()
         run.program = program
-        run.cols = cols
+        run.segs = segs
+        run.seg = 0
+        run.base = 0
         run.order = order
+        total = len(program)
+        max_key = max((max(seg[4], default=-1) for seg in segs), default=-1)
+        max_key = max([max_key, *(max(seg[6].values(), default=-1) for seg in segs if seg[6])])
         run.block = block
         run.block_start = time
         run.cursor = 0
         run.issue = time
         run.pipe_free = [time] * N_PIPES
         run.pipe_done = [time] * N_PIPES
-        run.flags = {}
+        run.flags = [None] * (max_key + 1)  # flag keys are small ints: a list beats a dict
         run.pending = -1
-        run.starts = []
-        run.ends = []
+        run.starts = array("q", bytes(8 * total))  # typed, filled by position: no list of ints
+        run.ends = array("q", bytes(8 * total))
 
     def _advance(self, run: _CoreRun) -> None:
         """Time instructions from the cursor until a GM transfer must wait its turn, or the block ends.
@@ -172,79 +181,90 @@ class KernelScheduler:
         The hot loop of the simulator: column lists indexed by position, plain comparisons instead of
         max(), locals instead of attributes (each of these measurably matters here).
         """
-        pipes, ops, costs, rates, keys, sizes = run.cols
-        n = len(pipes)
-        i = run.cursor
+        segs = run.segs
         issue = run.issue
         pipe_free = run.pipe_free
         pipe_done = run.pipe_done
         flags = run.flags
-        add_start = run.starts.append
-        add_end = run.ends.append
+        starts = run.starts
+        ends = run.ends
         issue_ps = self.issue_ps
         flag_ps = self.flag_ps
-        if run.pending >= 0:  # resume the GM transfer that was waiting for its turn
-            s = run.pending
-            run.pending = -1
-            p = pipes[i]
-            if ops[i] == GM_READ:
-                duration, latency = self.memory.read(keys[i], sizes[i], s, rates[i])
-            else:
-                duration, latency = self.memory.write(sizes[i], s, rates[i]), 0
-            e = s + costs[i] + duration
-            pipe_free[p] = e
-            if e + latency > pipe_done[p]:
-                pipe_done[p] = e + latency
-            add_start(s)
-            add_end(e)
-            i += 1
-        while i < n:
-            p = pipes[i]
-            op = ops[i]
-            issue += issue_ps
-            s = pipe_free[p]
-            if issue > s:
-                s = issue
-            if op == LOCAL:
-                e = s + costs[i]
-            elif op == SET:  # fires once everything earlier on the pipe is done (data arrived)
-                d = pipe_done[p]
-                if d > s:
-                    s = d
-                e = s + flag_ps
-                queue = flags.get(keys[i])
-                if queue is None:
-                    flags[keys[i]] = deque((e,))
+        i = run.cursor
+        b = run.base
+        while run.seg < len(segs):
+            pipes, ops, costs, rates, keys, sizes, read_keys = segs[run.seg]
+            n = len(pipes)
+            if run.pending >= 0:  # resume the GM transfer that was waiting for its turn
+                s = run.pending
+                run.pending = -1
+                p = pipes[i]
+                if ops[i] == GM_READ:
+                    key = keys[i] if read_keys is None else read_keys[i]
+                    duration, latency = self.memory.read(key, sizes[i], s, rates[i])
                 else:
-                    queue.append(e)
-            elif op == WAIT:
-                queue = flags.get(keys[i])
-                if not queue:
-                    raise KernelFault(0, "deadlock", _unmatched_message(self.trace, run, i, s), {"block": run.block})
-                e = queue.popleft()
-                e = (e if e > s else s) + flag_ps
-            elif op == BARRIER:
-                s = max(*pipe_done, *pipe_free, issue)
-                e = s + flag_ps
-                for q in range(N_PIPES):
-                    pipe_free[q] = e
-                    pipe_done[q] = e
-                issue = e
-            else:  # GM_READ / GM_WRITE: take a turn on the shared links, in time order
-                run.cursor = i
-                run.issue = issue
-                run.pending = s
-                self._push(s, _SHARED, run.slot)
-                return
-            pipe_free[p] = e
-            if e > pipe_done[p]:
-                pipe_done[p] = e
-            if not p:  # scalar work holds the dispatcher
-                issue = e
-            add_start(s)
-            add_end(e)
-            i += 1
-        run.cursor = i
+                    duration, latency = self.memory.write(sizes[i], s, rates[i]), 0
+                e = s + costs[i] + duration
+                pipe_free[p] = e
+                if e + latency > pipe_done[p]:
+                    pipe_done[p] = e + latency
+                starts[b + i] = s
+                ends[b + i] = e
+                i += 1
+            while i < n:
+                p = pipes[i]
+                op = ops[i]
+                issue += issue_ps
+                s = pipe_free[p]
+                if issue > s:
+                    s = issue
+                if op == LOCAL:
+                    e = s + costs[i]
+                elif op == SET:  # fires once everything earlier on the pipe is done (data arrived)
+                    d = pipe_done[p]
+                    if d > s:
+                        s = d
+                    e = s + flag_ps
+                    queue = flags[keys[i]]
+                    if queue is None:
+                        flags[keys[i]] = deque((e,))
+                    else:
+                        queue.append(e)
+                elif op == WAIT:
+                    queue = flags[keys[i]]
+                    if not queue:
+                        raise KernelFault(
+                            0, "deadlock", _unmatched_message(self.trace, run, b + i, s), {"block": run.block}
+                        )
+                    e = queue.popleft()
+                    e = (e if e > s else s) + flag_ps
+                elif op == BARRIER:
+                    s = max(*pipe_done, *pipe_free, issue)
+                    e = s + flag_ps
+                    for q in range(N_PIPES):
+                        pipe_free[q] = e
+                        pipe_done[q] = e
+                    issue = e
+                else:  # GM_READ / GM_WRITE: take a turn on the shared links, in time order
+                    run.cursor = i
+                    run.base = b
+                    run.issue = issue
+                    run.pending = s
+                    self._push(s, _SHARED, run.slot)
+                    return
+                pipe_free[p] = e
+                if e > pipe_done[p]:
+                    pipe_done[p] = e
+                if not p:  # scalar work holds the dispatcher
+                    issue = e
+                starts[b + i] = s
+                ends[b + i] = e
+                i += 1
+            run.seg += 1
+            b += n
+            i = 0
+        run.cursor = b
+        run.base = b
         run.issue = issue
         self._finish_block(run)
 
@@ -259,17 +279,17 @@ class KernelScheduler:
 
     def _flush(self, run: _CoreRun) -> None:
         """Append the block's instructions to the trace as columns."""
-        if not run.starts:
+        if not run.cursor:
             return
         cols = run.program.columns()
         if run.order is not None:
             idx = np.asarray(run.order)
             cols = {k: v[idx] for k, v in cols.items()}
-        n = len(run.starts)
+        n = run.cursor
         self.instructions += n
         self.trace.extend(
-            start=np.asarray(run.starts, dtype=np.int64),
-            end=np.asarray(run.ends, dtype=np.int64),
+            start=np.frombuffer(run.starts, dtype=np.int64, count=n),
+            end=np.frombuffer(run.ends, dtype=np.int64, count=n),
             lane=run.core.lanes[cols["pipe"][:n]],
             kind=cols["tkind"][:n],
             name=cols["name"][:n],
@@ -280,8 +300,7 @@ class KernelScheduler:
             slot=cols["slot"][:n],
             cause=np.full(n, self.cause, dtype=np.int32),
         )
-        run.starts = []
-        run.ends = []
+        run.starts = run.ends = None  # the trace owns the arrays now
 
 
 def _src(trace: Trace, ins: tuple) -> str:

@@ -114,23 +114,18 @@ class Program:
     def __len__(self) -> int:
         return self.length
 
-    def sched(self) -> tuple[list, list, list, list, list, list]:
-        """Column lists ``(pipe, op, cost, rate, key, nbytes)``: what the scheduler's hot loop reads."""
-        cols: tuple[list, ...] = ([], [], [], [], [], [])
+    def sched_segments(self) -> list[tuple]:
+        """What the scheduler's hot loop reads, segment by segment, without copying templates:
+        ``(pipe, op, cost, rate, key, nbytes, read_keys)`` column lists, where ``read_keys`` maps a
+        position to the GM tile key of that copy of a template (None for recorded runs)."""
+        out = []
         for seg in self.segments:
             if seg[0] == "rec":
-                part = sched_of(seg[1])
-                for c, p in zip(cols, part, strict=True):
-                    c.extend(p)
+                out.append((*sched_of(seg[1]), None))
             else:
                 template, keys = seg[1], seg[2]
-                base = len(cols[0])
-                for c, p in zip(cols, template.sched, strict=True):
-                    c.extend(p)
-                key_col = cols[4]
-                for pos, key in zip(template.reads, keys, strict=True):
-                    key_col[base + pos] = key
-        return cols
+                out.append((*template.sched, dict(zip(template.reads, keys, strict=True))))
+        return out
 
     def columns(self) -> dict[str, np.ndarray]:
         """The static per-instruction columns the trace needs (computed once per program)."""

@@ -48,7 +48,7 @@ def summarize(run: ScenarioRun) -> dict:
     r = run.result
     trace = r.trace
     busy = trace.busy_by_lane(
-        kinds=(Kind.CALL, Kind.WAIT, Kind.COPY, Kind.KERNEL, Kind.MOVE, Kind.COMPUTE, Kind.HOST_WORK)
+        kinds=(Kind.CALL, Kind.WAIT, Kind.COPY, Kind.KERNEL, Kind.HOST_WORK), processes=("Host", "Device")
     )
     out = {
         "scenario": run.scenario.name,
@@ -60,9 +60,7 @@ def summarize(run: ScenarioRun) -> dict:
         "events": len(trace),
         "device_events": r.device_events,
         "wall_s": round(run.wall_s, 4),
-        "lane_busy_us": {
-            lane: round(ps / 1e6, 6) for lane, ps in busy.items() if not lane.startswith(("AIC ", "AIV "))
-        },
+        "lane_busy_us": {lane: round(ps / 1e6, 6) for lane, ps in busy.items()},
         "findings": [f.to_dict() for f in r.findings],
     }
     out.update(run.outcome.details)

@@ -297,11 +297,19 @@ class TraceData:
             out.append((r["start"] / unit, r["end"] / unit, r["lane"], r["name"]))
         return out
 
-    def busy_by_lane(self, kinds: tuple[int, ...] | None = None) -> dict[str, int]:
-        """Busy picoseconds per lane: the union of the lane's intervals (nested slices count once)."""
+    def busy_by_lane(
+        self, kinds: tuple[int, ...] | None = None, processes: tuple[str, ...] | None = None
+    ) -> dict[str, int]:
+        """Busy picoseconds per lane: the union of the lane's intervals (nested slices count once).
+
+        ``kinds`` keeps only those event kinds; ``processes`` only lanes whose process starts with one of them.
+        """
         c = self.columns
         out: dict[str, int] = {}
         mask = np.ones(len(self), dtype=bool) if kinds is None else np.isin(c["kind"], kinds)
+        if processes is not None:
+            wanted = np.array([lane.process.startswith(processes) for lane in self.lanes] or [False], dtype=bool)
+            mask &= wanted[c["lane"]]
         lanes = c["lane"][mask]
         starts = c["start"][mask]
         ends = c["end"][mask]

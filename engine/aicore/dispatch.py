@@ -161,19 +161,18 @@ class KernelScheduler:
         run.seg = 0
         run.base = 0
         run.order = order
-        total = len(program)
-        max_key = max((max(seg[4], default=-1) for seg in segs), default=-1)
-        max_key = max([max_key, *(max(seg[6].values(), default=-1) for seg in segs if seg[6])])
+
         run.block = block
         run.block_start = time
         run.cursor = 0
         run.issue = time
         run.pipe_free = [time] * N_PIPES
         run.pipe_done = [time] * N_PIPES
-        run.flags = [None] * (max_key + 1)  # flag keys are small ints: a list beats a dict
+        run.flags = [None] * (program.max_flag_key + 1)  # flag keys are small ints: a list beats a dict
         run.pending = -1
-        run.starts = array("q", bytes(8 * total))  # typed, filled by position: no list of ints
-        run.ends = array("q", bytes(8 * total))
+        # typed arrays per segment, filled by position: no lists of ints, no index arithmetic
+        run.starts = [array("q", bytes(8 * len(seg[0]))) for seg in segs]
+        run.ends = [array("q", bytes(8 * len(seg[0]))) for seg in segs]
 
     def _advance(self, run: _CoreRun) -> None:
         """Time instructions from the cursor until a GM transfer must wait its turn, or the block ends.
@@ -186,14 +185,14 @@ class KernelScheduler:
         pipe_free = run.pipe_free
         pipe_done = run.pipe_done
         flags = run.flags
-        starts = run.starts
-        ends = run.ends
         issue_ps = self.issue_ps
         flag_ps = self.flag_ps
         i = run.cursor
         b = run.base
         while run.seg < len(segs):
             pipes, ops, costs, rates, keys, sizes, read_keys = segs[run.seg]
+            starts = run.starts[run.seg]
+            ends = run.ends[run.seg]
             n = len(pipes)
             if run.pending >= 0:  # resume the GM transfer that was waiting for its turn
                 s = run.pending
@@ -208,8 +207,8 @@ class KernelScheduler:
                 pipe_free[p] = e
                 if e + latency > pipe_done[p]:
                     pipe_done[p] = e + latency
-                starts[b + i] = s
-                ends[b + i] = e
+                starts[i] = s
+                ends[i] = e
                 i += 1
             while i < n:
                 p = pipes[i]
@@ -257,8 +256,8 @@ class KernelScheduler:
                     pipe_done[p] = e
                 if not p:  # scalar work holds the dispatcher
                     issue = e
-                starts[b + i] = s
-                ends[b + i] = e
+                starts[i] = s
+                ends[i] = e
                 i += 1
             run.seg += 1
             b += n
@@ -288,8 +287,8 @@ class KernelScheduler:
         n = run.cursor
         self.instructions += n
         self.trace.extend(
-            start=np.frombuffer(run.starts, dtype=np.int64, count=n),
-            end=np.frombuffer(run.ends, dtype=np.int64, count=n),
+            start=_joined(run.starts, n),
+            end=_joined(run.ends, n),
             lane=run.core.lanes[cols["pipe"][:n]],
             kind=cols["tkind"][:n],
             name=cols["name"][:n],
@@ -301,6 +300,13 @@ class KernelScheduler:
             cause=np.full(n, self.cause, dtype=np.int32),
         )
         run.starts = run.ends = None  # the trace owns the arrays now
+
+
+def _joined(parts: list[array], n: int) -> np.ndarray:
+    """The first ``n`` values of per-segment typed arrays, as one int64 array."""
+    if len(parts) == 1:
+        return np.frombuffer(parts[0], dtype=np.int64, count=n)
+    return np.concatenate([np.frombuffer(p, dtype=np.int64) for p in parts])[:n]
 
 
 def _src(trace: Trace, ins: tuple) -> str:

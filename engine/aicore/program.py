@@ -49,7 +49,17 @@ class Template:
 class Program:
     """Instructions of one block, as recorded runs of tuples and stamped templates, in order."""
 
-    __slots__ = ("_columns", "_records", "_sets", "_waits", "block", "forward_waits", "length", "segments")
+    __slots__ = (
+        "_columns",
+        "_records",
+        "_sets",
+        "_waits",
+        "block",
+        "forward_waits",
+        "length",
+        "max_flag_key",
+        "segments",
+    )
 
     def __init__(self, block: int) -> None:
         self.block = block
@@ -57,19 +67,23 @@ class Program:
         self._records: list[tuple] = []  # the open recorded run
         self.segments: list[tuple] = []  # ("rec", tuples) or ("tpl", template, keys of its reads)
         self.length = 0
+        self.max_flag_key = -1
         self.forward_waits = False  # a wait_flag precedes its set_flag in program order
         self._sets: dict[int, int] = defaultdict(int)
         self._waits: dict[int, int] = defaultdict(int)
 
     def add(self, instr: tuple) -> int:
         op = instr[OP]
-        if op == SET:
-            self._sets[instr[KEY]] += 1
-        elif op == WAIT:
+        if op == SET or op == WAIT:
             key = instr[KEY]
-            self._waits[key] += 1
-            if self._waits[key] > self._sets[key]:
-                self.forward_waits = True
+            if key > self.max_flag_key:
+                self.max_flag_key = key
+            if op == SET:
+                self._sets[key] += 1
+            else:
+                self._waits[key] += 1
+                if self._waits[key] > self._sets[key]:
+                    self.forward_waits = True
         if not self._records:
             self.segments.append(("rec", self._records))
         self._records.append(instr)
@@ -81,6 +95,8 @@ class Program:
         for key, (sets, waits) in template.flag_counts.items():
             self._sets[key] += sets
             self._waits[key] += waits
+            if key > self.max_flag_key:
+                self.max_flag_key = key
         self._records = []
         self.segments.append(("tpl", template, read_keys))
         self.length += len(template.instrs)

@@ -174,10 +174,22 @@ class BlockContext:
             self.gm_writes.append((*gm_write, src_text))
 
     def races(self, order: list[int] | None = None) -> list[Race]:
-        """Check the block's accesses in execution order (program order unless a wait came first)."""
+        """Check the block's accesses in execution order (program order unless a wait came first).
+
+        Stamped template copies (the fast path) carry no accesses; each recorded run is checked on
+        its own, which is how the templates were checked when they were recorded.
+        """
         if self.last_access < 0:
             return []
-        if order is None:  # past the last recorded instruction nothing new can race: stop there
-            n = self.last_access + 1
-            return check_races(self.program.instrs[:n], self.accesses[:n], None)
-        return check_races(self.program.instrs, self.accesses, order)
+        if order is not None:
+            return check_races(self.program.instrs, self.accesses, order)
+        races: list[Race] = []
+        at = 0
+        for seg in self.program.segments:
+            if seg[0] == "rec":
+                n = len(seg[1])
+                races += check_races(seg[1], self.accesses[at : at + n], None)
+                at += n
+            else:
+                at += len(seg[1].instrs)
+        return races

@@ -74,7 +74,7 @@ class Program:
 
     def add(self, instr: tuple) -> int:
         op = instr[OP]
-        if op == SET or op == WAIT:
+        if op in (SET, WAIT):
             key = instr[KEY]
             if key > self.max_flag_key:
                 self.max_flag_key = key

@@ -74,7 +74,7 @@ class CopyEnginePool:
     def __init__(self, direction: str, lanes: list[int]) -> None:
         self.direction = direction
         self.lanes = lanes
-        self.free = list(range(len(lanes)))
+        self.free = list(range(len(lanes)))  # a heap: the lowest-numbered free engine goes first
         self.waiting: list[tuple[int, int, object]] = []
 
     def request(self, priority: int, seq: int, task: object) -> None:
@@ -83,10 +83,8 @@ class CopyEnginePool:
     def grant(self):
         """Pop (unit, task) while an engine is free and a copy waits, else None."""
         if self.free and self.waiting:
-            unit = min(self.free)
-            self.free.remove(unit)
-            return unit, heappop(self.waiting)[2]
+            return heappop(self.free), heappop(self.waiting)[2]
         return None
 
     def release(self, unit: int) -> None:
-        self.free.append(unit)
+        heappush(self.free, unit)

@@ -109,6 +109,7 @@ class DeviceRuntime:
         }
         self.cores = CoreArray(profile.chip.architecture, profile.chip.aic_cores, profile.chip.aiv_cores)
         self.kernel_start_ps = round(h.kernel_start_us * 1e6)
+        self.numerics = sim.numerics
         self.streams: dict[int, Stream] = {}
         self.events: dict[int, AclEvent] = {}
         self._next_stream = 0
@@ -187,8 +188,11 @@ class DeviceRuntime:
         kind = task.kind
         if kind == TaskKind.COPY:
             pool = task.resource
-            pool.request(stream.priority, task.seq, task)
-            self._dispatch_copies(pool)
+            if pool.free and not pool.waiting:  # an engine is idle and nobody queues: start now
+                self._start_copy(task, heappop(pool.free))
+            else:
+                pool.request(stream.priority, task.seq, task)
+                self._dispatch_copies(pool)
         elif kind == TaskKind.KERNEL:
             self.cores.request(stream.priority, task.seq, task)
             self._dispatch_kernels()
@@ -218,23 +222,32 @@ class DeviceRuntime:
 
     def _dispatch_copies(self, pool: CopyEnginePool) -> None:
         while (granted := pool.grant()) is not None:
-            unit, task = granted
-            task.unit = unit
-            task.start = self.clock.now
-            plan = task.payload
-            duration = self.link.duration(plan.direction, plan.pinned, task.nbytes)
-            self.clock.schedule(task.start + duration, self._finish_copy, task)
+            self._start_copy(granted[1], granted[0])
+
+    def _start_copy(self, task: Task, unit: int) -> None:
+        task.unit = unit
+        task.start = now = self.clock.now
+        plan = task.payload
+        self.clock.schedule(now + self.link.duration(plan.direction, plan.pinned, task.nbytes), self._finish_copy, task)
 
     def _finish_copy(self, task: Task) -> None:
         now = self.clock.now
         task.end = now
-        plan = task.payload
         pool = task.resource
-        lane = pool.lanes[task.unit]
-        add = self.trace.add
-        add(task.start, now, task.stream.lane, Kind.COPY, task.name, task.nbytes, 0, task.cause, task.src)
-        add(task.start, now, lane, Kind.COPY, task.name, task.nbytes, 0, task.cause, task.src)
-        plan.perform()
+        self.trace.add_pair(
+            task.start,
+            now,
+            task.stream.lane,
+            pool.lanes[task.unit],
+            Kind.COPY,
+            task.name,
+            task.nbytes,
+            0,
+            task.cause,
+            task.src,
+        )
+        if self.numerics:
+            task.payload.perform()
         pool.release(task.unit)
         self.completed.append(task)
         self._dispatch_copies(pool)

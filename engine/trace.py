@@ -148,6 +148,26 @@ class Trace:
             self._pack()
         return self._packed + len(rows) - 1
 
+    def add_pair(
+        self,
+        start: int,
+        end: int,
+        lane1: int,
+        lane2: int,
+        kind: int,
+        name: int,
+        nbytes: int,
+        flops: int,
+        cause: int,
+        src: int,
+    ) -> None:
+        """Append the same event on two lanes (a copy on its stream and on its engine): one call, two rows."""
+        rows = self._rows
+        rows.append((start, end, nbytes, flops, cause, src, name, lane1, kind, 0, NO_SLOT))
+        rows.append((start, end, nbytes, flops, cause, src, name, lane2, kind, 0, NO_SLOT))
+        if len(rows) >= _FLUSH_ROWS:
+            self._pack()
+
     def set_end(self, row: int, end: int) -> None:
         """Move the end of an event that is still open (a host call that turned out to block)."""
         staged = row - self._packed

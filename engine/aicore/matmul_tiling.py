@@ -179,26 +179,36 @@ def _round_up(x: int, a: int) -> int:
 
 def estimate_us(t: TCubeTiling, profile: Profile, out_bytes: int = FP16) -> float:
     """Analytic kernel time of a tiling: the busiest core's base blocks times the per-K-slice bottleneck."""
-    c = profile.compute
-    p = profile.paths
-    clock = profile.chip.clock_mhz * 1e6
-    bm, bn, bk = t.baseM, t.baseN, t.baseK
-    slices = math.ceil(t.Ka / bk)
-    blocks = math.ceil(min(t.singleCoreM, t.M) / bm) * math.ceil(min(t.singleCoreN, t.N) / bn)
-    cube = (bm // 16) * (bn // 16) * (bk // 16) + c.cube_startup_cycles
-    mte1 = (
-        bm * bk * FP16 / (p.l1_to_l0a * 1e9) + bk * bn * FP16 / (p.l1_to_l0b * 1e9)
-    ) * clock + 2 * c.mte_startup_cycles
-    active = min(t.usedCoreNum, profile.chip.aic_cores)
-    per_core_l2 = profile.chip.l2_gbps / max(1, active)
-    gm_rate = min(p.gm_to_l1, per_core_l2) * 1e9
-    mte2 = (bm * bk + bk * bn) * FP16 / gm_rate * clock + 2 * c.mte_startup_cycles / min(t.stepKa, t.stepKb)
     double = t.dbL0A == 2 and t.dbL0B == 2 and t.depthA1 == 2 and t.depthB1 == 2
-    per_slice = max(cube, mte1, mte2) if double else cube + mte1 + mte2
-    fix = bm * bn * out_bytes / (p.l0c_to_gm * 1e9) * clock + c.mte_startup_cycles
-    startup = mte2 + mte1 + c.gm_hbm_latency_cycles
-    cycles = blocks * (slices * per_slice + fix + (0 if double else startup)) + startup
-    return cycles / clock * 1e6
+    model = _SliceModel(profile, (t.baseM, t.baseN, t.baseK), min(t.stepKa, t.stepKb), double, t.usedCoreNum, out_bytes)
+    blocks = math.ceil(min(t.singleCoreM, t.M) / t.baseM) * math.ceil(min(t.singleCoreN, t.N) / t.baseN)
+    return model.us(blocks, math.ceil(t.Ka / t.baseK))
+
+
+class _SliceModel:
+    """Cycles of one K slice of one base block (the slowest pipe when double buffered, their sum when not)."""
+
+    def __init__(
+        self, profile: Profile, base: tuple[int, int, int], step: int, double: bool, active: int, out_bytes: int
+    ) -> None:
+        c = profile.compute
+        p = profile.paths
+        self.clock = profile.chip.clock_mhz * 1e6
+        bm, bn, bk = base
+        cube = (bm // 16) * (bn // 16) * (bk // 16) + c.cube_startup_cycles
+        mte1 = (bm * bk * FP16 / (p.l1_to_l0a * 1e9) + bk * bn * FP16 / (p.l1_to_l0b * 1e9)) * self.clock
+        mte1 += 2 * c.mte_startup_cycles
+        per_core_l2 = profile.chip.l2_gbps / max(1, min(active, profile.chip.aic_cores))
+        gm_rate = min(p.gm_to_l1, per_core_l2) * 1e9
+        mte2 = (bm * bk + bk * bn) * FP16 / gm_rate * self.clock + 2 * c.mte_startup_cycles / step
+        self.double = double
+        self.per_slice = max(cube, mte1, mte2) if double else cube + mte1 + mte2
+        self.fix = bm * bn * out_bytes / (p.l0c_to_gm * 1e9) * self.clock + c.mte_startup_cycles
+        self.startup = mte2 + mte1 + c.gm_hbm_latency_cycles
+
+    def us(self, blocks: int, slices: int) -> float:
+        cycles = blocks * (slices * self.per_slice + self.fix + (0 if self.double else self.startup)) + self.startup
+        return cycles / self.clock * 1e6
 
 
 _BASE_M = (16, 32, 64, 128, 256)
@@ -259,8 +269,15 @@ def auto_tiling(
             if bm <= _round_up(m, 16) and bn <= _round_up(n, 16) and bk <= _round_up(k, 16)
         ]
     )
-    best: tuple[tuple, TCubeTiling] | None = None
+    best: tuple[tuple, tuple] | None = None
     scored = 0
+    shapes = []
+    for mc, nc in splits:
+        single_m = _round_up(math.ceil(m / mc), 16) if mc > 1 else m
+        single_n = _round_up(math.ceil(n / nc), 16) if nc > 1 else n
+        used = min(cores, max(1, math.ceil(m / single_m) * math.ceil(n / single_n)))
+        shapes.append((mc, nc, min(single_m, m), min(single_n, n), used))
+    double = buffer_num == 2
     for b in bases:
         # the deepest K step whose L1 buffers fit: deeper steps only amortise more MTE2 set-up
         steps = [
@@ -269,16 +286,21 @@ def auto_tiling(
         if not steps:
             continue
         step = steps[-1]
-        for mc, nc in splits:
-            t = make_tiling(m, n, k, cores, b, buffer_num, step, mc, nc, 0)
+        slices = math.ceil(k / b[2])
+        models: dict[int, _SliceModel] = {}
+        for mc, nc, rows, cols, used in shapes:
+            model = models.get(used) or models.setdefault(used, _SliceModel(profile, b, step, double, used, out_bytes))
+            blocks = math.ceil(rows / b[0]) * math.ceil(cols / b[1])
             scored += 1
-            key = (round(estimate_us(t, profile, out_bytes), 3), -(b[0] * b[1] * b[2]), mc)
+            key = (round(model.us(blocks, slices), 3), -(b[0] * b[1] * b[2]), mc)
             if best is None or key < best[0]:
-                best = (key, t)
+                best = (key, (b, step, mc, nc))
     if best is None:
         raise TilingError("baseM,baseN,baseK", f"no valid tiling for this shape on {profile.name}", base or (m, n, k))
-    validate(best[1], profile, out_bytes)
-    return best[1], scored
+    b, step, mc, nc = best[1]
+    tiling = make_tiling(m, n, k, cores, b, buffer_num, step, mc, nc, 0)
+    validate(tiling, profile, out_bytes)
+    return tiling, scored
 
 
 class MultiCoreMatmulTiling:

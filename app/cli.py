@@ -109,7 +109,7 @@ def bench(as_json: bool, quick: bool) -> None:
     )
     for name, f in doc["figures"].items():
         sign = "<=" if f["better"] == "lower" else ">="
-        status = "ok" if f["ok"] else "MISSED"
+        status = {True: "ok", False: "MISSED", None: "(quick: not judged)"}[f["ok"]]
         click.echo(f"{name:<24} {f['value']:>14,} {f['unit']:<9} target {sign} {f['target']:>12,}  {status}")
         click.echo(f"{'':<24} {f['detail']}")
 

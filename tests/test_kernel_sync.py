@@ -245,14 +245,14 @@ def test_tque_flags_follow_the_position_table():
     assert sim.acl.rt.synchronize_stream(stream) == 0
     flags = {(r["lane"].split("/")[1], r["name"]) for r in sim.finish().trace.rows() if "flag" in r["name"]}
     assert flags == {
-        ("MTE2", "set_flag MTE2_V"),
-        ("VECTOR", "wait_flag MTE2_V"),
-        ("VECTOR", "set_flag V_MTE2"),
-        ("MTE2", "wait_flag V_MTE2"),
-        ("VECTOR", "set_flag V_MTE3"),
-        ("MTE3", "wait_flag V_MTE3"),
-        ("MTE3", "set_flag MTE3_V"),
-        ("VECTOR", "wait_flag MTE3_V"),
+        ("MTE2", "set_flag MTE2_V (VECIN data)"),
+        ("VECTOR", "wait_flag MTE2_V (VECIN data)"),
+        ("VECTOR", "set_flag V_MTE2 (VECIN free slot)"),
+        ("MTE2", "wait_flag V_MTE2 (VECIN free slot)"),
+        ("VECTOR", "set_flag V_MTE3 (VECOUT data)"),
+        ("MTE3", "wait_flag V_MTE3 (VECOUT data)"),
+        ("MTE3", "set_flag MTE3_V (VECOUT free slot)"),
+        ("VECTOR", "wait_flag MTE3_V (VECOUT free slot)"),
     }
 
 

@@ -158,7 +158,8 @@ class TQue:
     def _flag(self, src: Pipe, dst: Pipe, slot: int, what: str, op: int) -> None:
         ctx = self._ctx
         key = ctx.launch.flag_key(src, dst, ("que", self.ident, slot, what))
-        name = f"{'set_flag' if op == SET else 'wait_flag'} {src.name}_{dst.name}"
+        purpose = "data" if what == "data" else "free slot"
+        name = f"{'set_flag' if op == SET else 'wait_flag'} {src.name}_{dst.name} ({self.position.name} {purpose})"
         pipe = src if op == SET else dst
         ctx.emit(
             pipe,

@@ -121,6 +121,7 @@ class Rt:
             s = sim.stream(stream, "destroy_stream", allow_default=False)
             if not s.idle:  # the runtime finishes the stream's work before destroying it
                 sim.host_block_until(lambda: s.idle, f"{s.label} to finish", call)
+                sim.runtime.host_learns(s.vc)
             s.closed = True
         return call.ret
 
@@ -177,6 +178,7 @@ class Rt:
             else:
                 task = sim.enqueue_copy(plan, dst_alloc, src_alloc, sim.state.default_stream, call)
                 sim.host_block_until(lambda: task.end >= 0, "the copy to finish", call)
+                sim.runtime.host_learns(task.vc)
         return call.ret
 
     def memcpy_async(self, dst: Any, dst_max: int, src: Any, count: int, kind: int, stream: int) -> int:
@@ -193,6 +195,7 @@ class Rt:
                     sim.host_block_until(
                         lambda: task.end >= 0, "a pageable copy (staged through a pinned buffer)", call
                     )
+                    sim.runtime.host_learns(task.vc)
         return call.ret
 
     # -- synchronisation ------------------------------------------------------------------------
@@ -202,6 +205,7 @@ class Rt:
             sim.require_device()
             s = sim.stream(stream, "synchronize_stream")
             sim.host_block_until(lambda: s.idle, f"{s.label} to drain", call, C.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT)
+            sim.runtime.host_learns(s.vc)
             sim.raise_stream_error(s, "synchronize_stream")
         return call.ret
 
@@ -212,6 +216,9 @@ class Rt:
             sim.host_block_until(
                 sim.runtime.all_idle, "every stream to drain", call, C.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
             )
+            for s in list(sim.runtime.streams.values()):
+                sim.runtime.host_learns(s.vc)
+                sim.raise_stream_error(s, "synchronize_device")
         return call.ret
 
     # -- events ---------------------------------------------------------------------------------
@@ -266,6 +273,7 @@ class Rt:
             sim.host_block_until(
                 lambda: e.records_done >= target, f"{e.label} to be recorded", call, C.ACL_ERROR_RT_EVENT_SYNC_TIMEOUT
             )
+            sim.runtime.host_learns(e.record_tasks[target - 1].vc)
         return call.ret
 
     def event_elapsed_time(self, start: int, end: int) -> tuple[float, int]:

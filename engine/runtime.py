@@ -118,6 +118,8 @@ class DeviceRuntime:
         self.tasks_done = 0
         self.completed: list[Task] = []  # finished copies and kernels, for the memory-consistency check
         self._ai_cores = None
+        self.history: list[Task] = []  # every submitted task, in submission order
+        self.host_vc: dict[int, int] = {}  # what the host has synchronised with
         self._names = {
             "wait": self.trace.name("stream_wait_event"),
             "record": self.trace.name("record_event"),
@@ -160,9 +162,24 @@ class DeviceRuntime:
         return Task(self._seq, stream, kind, name, self.sim.host_now, cause, src, **kw)
 
     def submit(self, task: Task) -> None:
-        """Queue ``task`` on its stream; the device sees it at ``task.submit`` (host time)."""
+        """Queue ``task`` on its stream; the device sees it at ``task.submit`` (host time).
+
+        Also stamps the task's vector clock: what is known to happen before it (the earlier tasks of
+        its stream, what the host had synchronised with, and for a wait the record it waits for).
+        The memory-consistency check of the analysis compares these clocks.
+        """
         stream = task.stream
         stream.submitted += 1
+        vc = dict(stream.vc)
+        _merge(vc, self.host_vc)
+        if task.kind == TaskKind.WAIT and 0 < task.target <= len(task.event.record_tasks):
+            _merge(vc, task.event.record_tasks[task.target - 1].vc)
+        stream.count += 1
+        vc[stream.ident] = stream.count
+        task.vc = stream.vc = vc
+        if task.kind == TaskKind.RECORD:
+            task.event.record_tasks.append(task)
+        self.history.append(task)
         if stream.running is None and not stream.queue:
             stream.queue.append(task)
             self.clock.schedule(task.submit, self._arrive, stream)
@@ -293,6 +310,10 @@ class DeviceRuntime:
         self.tasks_done += 1
         self._advance(stream)
 
+    def host_learns(self, vc: dict[int, int]) -> None:
+        """The host waited for work with clock ``vc``: everything it submits later comes after it."""
+        _merge(self.host_vc, vc)
+
     # -- driving ------------------------------------------------------------------------------
     def run_until(self, done: Callable[[], bool]) -> bool:
         """Simulate the device until ``done()`` holds; False if it never can (nothing left to run)."""
@@ -328,6 +349,12 @@ class CopyPlan:
     pinned: bool
     count: int
     perform: Callable[[], None]
+
+
+def _merge(into: dict[int, int], other: dict[int, int]) -> None:
+    for k, v in other.items():
+        if into.get(k, 0) < v:
+            into[k] = v
 
 
 DIRECTIONS = (H2D, D2H, D2D, H2H)

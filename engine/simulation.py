@@ -102,6 +102,7 @@ class RunResult:
     host_end_ps: int
     device_events: int  # events the event core processed
     extra: dict
+    tasks: list  # every device task submitted (with vector clocks), for the memory-consistency check
 
     @property
     def simulated_us(self) -> float:
@@ -387,6 +388,7 @@ class Simulation:
             host_end_ps=self.host_now,
             device_events=self.clock.processed,
             extra=self.extra,
+            tasks=list(self.runtime.history),
         )
         return self._finished
 

@@ -41,6 +41,7 @@ class Task:
         "submit",
         "target",
         "unit",
+        "vc",
         "writes",
     )
 
@@ -65,6 +66,7 @@ class Task:
         self.unit = -1
         self.reads: tuple = ()
         self.writes: tuple = ()
+        self.vc: dict[int, int] = {}  # vector clock over streams: what is known to have happened before
 
 
 class Stream:
@@ -72,6 +74,7 @@ class Stream:
 
     __slots__ = (
         "closed",
+        "count",
         "created_src",
         "error",
         "ident",
@@ -81,6 +84,7 @@ class Stream:
         "queue",
         "running",
         "submitted",
+        "vc",
     )
 
     def __init__(self, ident: int, label: str, lane: int, priority: int, created_src: str):
@@ -90,6 +94,8 @@ class Stream:
         self.priority = priority
         self.created_src = created_src
         self.queue: deque[Task] = deque()
+        self.count = 0  # tasks submitted: this stream's component of the vector clocks
+        self.vc: dict[int, int] = {}  # vector clock of its last submitted task
         self.running: Task | None = None
         self.closed = False
         self.submitted = 0
@@ -117,6 +123,7 @@ class AclEvent:
         "last_record_src",
         "record_times",
         "records_done",
+        "record_tasks",
         "records_submitted",
         "waiters",
     )
@@ -126,6 +133,7 @@ class AclEvent:
         self.label = f"event {ident}"
         self.created_src = created_src
         self.records_submitted = 0
+        self.record_tasks: list[Task] = []  # by record number (the n-th record_event is [n - 1])
         self.records_done = 0
         self.record_times: list[int] = []
         self.last_record_src = ""

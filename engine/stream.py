@@ -121,9 +121,9 @@ class AclEvent:
         "ident",
         "label",
         "last_record_src",
+        "record_tasks",
         "record_times",
         "records_done",
-        "record_tasks",
         "records_submitted",
         "waiters",
     )

@@ -132,8 +132,27 @@ def _scenario_command(scenario: Scenario, action: Callable[..., None], trace_out
     )
     if trace_out:
         params.append(click.Option(["--out", "-o"], required=True, help="Chrome trace JSON file to write"))
+        params.append(
+            click.Option(
+                ["--detail-cores"],
+                type=int,
+                default=None,
+                help="keep the pipe lanes of only the first N cores (default: all; 2 above 300,000 events)",
+            )
+        )
     else:
         params.append(click.Option(["--json", "as_json"], is_flag=True, help="print one JSON object"))
+        params.append(
+            click.Option(
+                ["--report"],
+                is_flag=True,
+                help="add the profiler/debugger report: metrics, labelled idle time, roofline, findings and "
+                "recommendations (gains measured by re-running with each change)",
+            )
+        )
+        params.append(
+            click.Option(["--csv", "csv_path"], default=None, help="write per-core pipe ratios to this CSV file")
+        )
     return click.Command(scenario.name, callback=callback, params=params, help=scenario.summary)
 
 
@@ -147,21 +166,40 @@ def _execute(scenario: Scenario, profile: str, no_numerics: bool, **values):
         _fail(str(exc))
 
 
-def _run_action(scenario: Scenario, profile: str, no_numerics: bool, as_json: bool, **values) -> None:
+def _run_action(
+    scenario: Scenario, profile: str, no_numerics: bool, as_json: bool, report: bool, csv_path: str | None, **values
+) -> None:
+    from engine.analysis.export import write_pipe_csv
+    from engine.analysis.render import render_report
+    from engine.runner import analyze_run
+
     run = _execute(scenario, profile, no_numerics, **values)
     summary = run.summary()
+    analysis = analyze_run(run, measure_gains=report) if (report or csv_path) else None
+    if csv_path:
+        write_pipe_csv(csv_path, analysis.metrics)
     if as_json:
+        if report:
+            doc = analysis.to_dict()
+            summary.update({k: doc[k] for k in ("metrics", "gaps", "roofline", "recommendations")})
+            summary["findings"] = doc["findings"]
         click.echo(json.dumps(summary))
         return
     click.echo(_human(summary))
+    if report:
+        click.echo(render_report(analysis))
 
 
-def _trace_action(scenario: Scenario, profile: str, no_numerics: bool, out: str, **values) -> None:
-    from engine.chrome_trace import write_chrome
+def _trace_action(
+    scenario: Scenario, profile: str, no_numerics: bool, out: str, detail_cores: int | None, **values
+) -> None:
+    from engine.analysis.export import chrome_document
 
     run = _execute(scenario, profile, no_numerics, **values)
-    path = write_chrome(out, run.result.trace, metadata={"scenario": scenario.name, "profile": profile})
-    click.echo(f"wrote {len(run.result.trace)} events to {path} (open it in https://ui.perfetto.dev)")
+    doc = chrome_document(run.result, detail_cores, metadata={"scenario": scenario.name, "profile": profile})
+    with open(out, "w") as fh:
+        json.dump(doc, fh)
+    click.echo(f"wrote {len(doc['traceEvents'])} trace events to {out} (open it in https://ui.perfetto.dev)")
 
 
 def _human(s: dict) -> str:
@@ -179,6 +217,50 @@ def _human(s: dict) -> str:
     return "\n".join(lines)
 
 
+def _compare_side(args: list[str], label: str):
+    name, *options = args or [""]
+    scenario = registry().get(name)
+    if scenario is None:
+        _fail(f"compare: run {label} must start with a scenario ({', '.join(registry())}), got {name!r}")
+    command = _scenario_command(scenario, _run_action, trace_out=False)
+    try:
+        ctx = command.make_context(name, list(options))
+    except click.UsageError as exc:
+        _fail(f"compare: run {label}: {exc.format_message()}")
+    values = dict(ctx.params)
+    for key in ("as_json", "report", "csv_path"):
+        values.pop(key, None)
+    return scenario, values
+
+
+@cli.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object")
+@click.argument("runs", nargs=-1, type=click.UNPROCESSED)
+def compare(as_json: bool, runs: tuple[str, ...]) -> None:
+    """Compare two runs: ascendsim compare [--json] SCENARIO [OPTIONS] -- SCENARIO [OPTIONS]."""
+    from engine.analysis.compare import compare as diff_reports
+    from engine.analysis.render import render_comparison
+    from engine.runner import analyze_run
+
+    args = list(runs)
+    if "vs" not in args:
+        _fail("compare: give two runs separated by -- (e.g. compare matmul --buffer-num 1 -- matmul)")
+    cut = args.index("vs")
+    sides = [_compare_side(args[:cut], "A"), _compare_side(args[cut + 1 :], "B")]
+    reports, labels = [], []
+    for scenario, values in sides:
+        profile, no_numerics = values.pop("profile"), values.pop("no_numerics")
+        run = _execute(scenario, profile, no_numerics, **values)
+        reports.append(analyze_run(run, measure_gains=False))
+        labels.append(" ".join([scenario.name] + [f"{k}={v}" for k, v in values.items() if v is not None]))
+    diff = diff_reports(*reports)
+    if as_json:
+        click.echo(json.dumps({"a": labels[0], "b": labels[1], **diff}, default=list))
+        return
+    click.echo(f"A: {labels[0]}\nB: {labels[1]}")
+    click.echo(render_comparison(diff, labels[0], labels[1]))
+
+
 def _build_groups() -> None:
     run_group = click.Group("run", help="Run a scenario and print its summary (--json for machines).")
     trace_group = click.Group("trace", help="Run a scenario and write its Chrome trace (--out FILE.json).")
@@ -194,8 +276,11 @@ _build_groups()
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: click in non-standalone mode so every usage error is one line and exit code 2."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["compare"] and "--" in args:  # click would swallow the separator: keep it as a word
+        args[args.index("--")] = "vs"
     try:
-        rv = cli.main(args=argv, prog_name="ascendsim", standalone_mode=False)
+        rv = cli.main(args=args, prog_name="ascendsim", standalone_mode=False)
     except UsageFailure as exc:
         click.echo(f"error: {exc}", err=True)
         return EXIT_USAGE

@@ -77,7 +77,8 @@ def error_name(code: int) -> str:
 class AclError(Exception):
     """An ACL call failed: ``code`` is the real ACL number, the message says what was wrong."""
 
-    def __init__(self, code: int, message: str):
+    def __init__(self, code: int, message: str, reported: bool = False):
         super().__init__(f"{error_name(code)} ({code}): {message}")
         self.code = code
         self.detail = message
+        self.reported = reported  # already a finding of its own (a deadlock diagnosis): do not repeat it

@@ -43,6 +43,24 @@ def run_scenario(name: str, profile: str | Profile = "ascend910b1", *, numerics:
     return ScenarioRun(scenario, values, result, outcome, wall)
 
 
+def analyze_run(run: ScenarioRun, measure_gains: bool = True):
+    """The profiler/debugger report of a run; recommendations re-run the scenario (timing only) to
+    measure their gain when ``measure_gains``."""
+    from .analysis import analyze
+
+    def rerun(changes: dict) -> dict | None:
+        try:
+            again = run_scenario(run.scenario.name, run.result.profile, numerics=False, **{**run.params, **changes})
+        except ScenarioArgError:
+            return None
+        from .analysis.metrics import run_metrics
+
+        return run_metrics(again.result)
+
+    context = {"params": run.params, "details": run.outcome.details}
+    return analyze(run.result, context, rerun if measure_gains else None)
+
+
 def summarize(run: ScenarioRun) -> dict:
     """The ``--json`` document: identity, timing, correctness and per-lane busy time."""
     r = run.result

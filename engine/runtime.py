@@ -276,6 +276,7 @@ class DeviceRuntime:
             task.start = self.clock.now
             kernel = task.payload
             end = kernel.execute(self, task, task.start + self.kernel_start_ps, grant)
+            task.writes = tuple(getattr(kernel, "writes", task.writes))  # known once it ran
             task.unit = -1
             self.clock.schedule(end, self._finish_kernel, (task, grant))
 

@@ -77,7 +77,8 @@ class ApiCall:
             return False
         if issubclass(exc_type, AclError):
             self.ret = exc.code
-            sim.report(Finding("acl-error", f"{self.name}: {exc.detail}", exc.code, sim.host_now, self.src_text))
+            if not exc.reported:
+                sim.report(Finding("acl-error", f"{self.name}: {exc.detail}", exc.code, sim.host_now, self.src_text))
             sim.trace.add(
                 sim.host_now,
                 sim.host_now,
@@ -337,10 +338,12 @@ class Simulation:
             return
         start = self.host_now
         if not self.runtime.run_until(done):
+            if self.deadlocked:  # already diagnosed: the same stuck work, asked for again
+                raise AclError(timeout_code, f"{call.name} waits for {what}: the device is deadlocked", reported=True)
             finding = diagnose_stuck(self, f"the host ({call.name} at {call.src_text}) waits for {what}", start)
             self.deadlocked = True
             self.report(finding)
-            raise AclError(timeout_code, finding.message)
+            raise AclError(timeout_code, finding.message, reported=True)
         end = max(start, self.clock.now)
         if end > start:
             self.trace.add(

@@ -179,6 +179,7 @@ class KernelLaunch:
         self._block_names: dict[int, int] = {}
         self._device: DeviceCores | None = None
         self._check_args()
+        self.reads = self._gm_reads()
 
     # -- costs and capacities (used by instructions) --------------------------------------------
     def ps(self, cycles: float) -> int:
@@ -226,6 +227,16 @@ class KernelLaunch:
         return self.sim.trace.src(text), text
 
     # -- launch checks ------------------------------------------------------------------------------
+    def _gm_reads(self) -> tuple:
+        """What the kernel may read: every GM buffer passed to it, from the address given to its end."""
+        out = []
+        for arg in self.args:
+            if isinstance(arg, GlobalAddress):
+                alloc = self.sim.devmem.space.find(arg.ptr)
+                if alloc is not None:
+                    out.append(((alloc.where, alloc.ident), arg.ptr - alloc.ptr, alloc.size))
+        return tuple(out)
+
     def _check_args(self) -> None:
         from ..acl_codes import ACL_ERROR_API_NOT_SUPPORT, ACL_ERROR_INVALID_PARAM, AclError
 
@@ -264,6 +275,7 @@ class KernelLaunch:
             task.cause,
             self._block_name,
         )
+        before = device.memory.stats()
         try:
             end = self.scheduler.run(start)
         except KernelFault as fault:
@@ -273,6 +285,16 @@ class KernelLaunch:
             self.sim.report(Finding(fault.kind, f"kernel {self.name}: {fault}", code, end, "", fault.details))
             task.error = code
         self._check_block_overlaps(end)
+        self.writes = _spans(self._gm_writes)
+        after = device.memory.stats()
+        self.sim.extra.setdefault("kernel_memory", []).append(
+            {
+                "kernel": self.name,
+                "start_ps": start,
+                "end_ps": end,
+                **{k: after[k] - before[k] for k in ("l2_hit_bytes", "hbm_read_bytes", "hbm_write_bytes")},
+            }
+        )
         for alloc_key in {w[0] for w in self._gm_writes}:
             device.memory.invalidate(alloc_key)
         runtime.trace.add(
@@ -360,3 +382,14 @@ def _rects_overlap(a: tuple, b: tuple) -> bool:
         cols = ac < bc + b[3] and bc < ac + a[3]
         return rows and cols
     return a[0] < b[1] and b[0] < a[1]  # different shapes: compare byte spans (conservative)
+
+
+def _spans(writes: list[tuple]) -> tuple:
+    """Per allocation, the byte span ``[first, last)`` a kernel's GM writes covered."""
+    spans: dict[tuple, list[int]] = {}
+    for alloc, start, rows, row_bytes, stride, *_ in writes:
+        end = start + (rows - 1) * stride + row_bytes
+        span = spans.setdefault(alloc, [start, end])
+        span[0] = min(span[0], start)
+        span[1] = max(span[1], end)
+    return tuple((alloc, lo, hi) for alloc, (lo, hi) in spans.items())

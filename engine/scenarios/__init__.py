@@ -82,9 +82,9 @@ class Scenario:
 
 def registry() -> dict[str, Scenario]:
     """All scenarios by name (built on each call: no module-level state)."""
-    from . import host_lifecycle, pipeline
+    from . import debug_demo, host_lifecycle, pipeline
 
-    scenarios = [host_lifecycle.SCENARIO, pipeline.SCENARIO]
+    scenarios = [host_lifecycle.SCENARIO, pipeline.SCENARIO, debug_demo.SCENARIO]
     for extra in _optional():
         scenarios.append(extra)
     return {s.name: s for s in scenarios}

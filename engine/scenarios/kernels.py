@@ -15,7 +15,7 @@ import numpy as np
 from .. import asc
 from ..acl_codes import ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE
 from ..aicore.matmul_tiling import MultiCoreMatmulTiling, TilingError
-from ..metrics import kernel_metrics
+from ..analysis.pipes import kernel_metrics
 from ..simulation import Simulation
 from . import Outcome, Param, Scenario, ScenarioArgError
 from .host_lifecycle import check_ret

@@ -12,9 +12,9 @@ from types import MappingProxyType
 
 import numpy as np
 
-from .aicore.pipes import AIC_RATIO_NAMES, AIV_RATIO_NAMES, LANE_NAMES, Pipe
-from .profile import Profile
-from .trace import Kind, TraceData
+from ..aicore.pipes import AIC_RATIO_NAMES, AIV_RATIO_NAMES, LANE_NAMES, Pipe
+from ..profile import Profile
+from ..trace import Kind, TraceData
 
 KERNEL_LANE = ("Device 0 AI cores", "kernels")
 PIPE_KEYS = MappingProxyType({name: Pipe(i).name.lower() for i, name in enumerate(LANE_NAMES)})
@@ -92,3 +92,16 @@ def kernel_metrics(trace: TraceData, profile: Profile, row: int | None = None) -
         "cores_used": len(busy),
         "instructions": int(in_kernel.sum()),
     }
+
+
+def kernel_core_type(trace: TraceData, profile: Profile, cores: set[str], start: int, end: int) -> tuple[bool, int]:
+    """(is a Cube kernel, cores of that type on the chip) for a kernel that ran on ``cores``."""
+    if profile.chip.architecture == "split":
+        cube = any(core.startswith("AIC") for core in cores)
+    else:  # coupled cores run both kinds: a Cube kernel is one that used the Cube
+        c = trace.columns
+        lanes = [i for i, lane in enumerate(trace.lanes) if lane.process in cores and lane.thread == "CUBE"]
+        cube = bool(
+            (np.isin(c["lane"], lanes) & (c["kind"] == Kind.COMPUTE) & (c["start"] < end) & (c["end"] > start)).any()
+        )
+    return cube, (profile.cube_cores if cube else profile.vector_cores)

@@ -1,0 +1,69 @@
+"""Cross-stream memory consistency (seed section 6.2): unordered accesses to the same memory.
+
+Two tasks on different streams that touch overlapping memory, at least one of them writing, must be
+ordered: by an event (``record_event`` on one stream, ``stream_wait_event`` on the other) or by the
+host synchronising with the first before it submits the second. Each task carries a vector clock
+of what is known to happen before it (see ``DeviceRuntime.submit``); a pair whose clocks do not
+order them is a race, reported with both operations, the memory range and the source lines.
+"""
+
+from __future__ import annotations
+
+from ..findings import Finding
+from ..simulation import RunResult
+from ..stream import TaskKind
+
+MAX_REPORTS = 20
+
+
+def stream_races(result: RunResult) -> list[Finding]:
+    trace = result.trace
+    names, srcs = trace.names, trace.srcs
+    # per allocation: the latest access per (stream, range, write) — earlier ones are ordered before it
+    latest: dict[tuple, dict[tuple, object]] = {}
+    findings: list[Finding] = []
+    reported: set[tuple] = set()
+
+    def describe(task) -> str:
+        src = srcs[task.src] if task.src >= 0 else "?"
+        return f"{names[task.name]} on {task.stream.label} ({src})"
+
+    for task in result.tasks:
+        if task.kind not in (TaskKind.COPY, TaskKind.KERNEL) or task.end < 0:
+            continue  # only work that ran can race (a task stuck behind a deadlock never touched memory)
+        me = task.stream.ident
+        accesses = [(r, False) for r in task.reads] + [(w, True) for w in task.writes]
+        for (alloc, lo, hi), write in accesses:
+            entries = latest.setdefault(alloc, {})
+            for (stream, olo, ohi, owrite), other in entries.items():
+                if stream == me or ohi <= lo or olo >= hi or not (write or owrite):
+                    continue
+                if other.vc.get(stream, 0) <= task.vc.get(stream, 0):
+                    continue  # the other task happens before this one
+                key = (other.seq, task.seq)
+                if key in reported or len(findings) >= MAX_REPORTS:
+                    continue
+                reported.add(key)
+                kind = (
+                    "write-after-write" if write and owrite else ("read-after-write" if owrite else "write-after-read")
+                )
+                where = f"{alloc[0]} allocation #{alloc[1]} bytes [{max(lo, olo)}, {min(hi, ohi)})"
+                findings.append(
+                    Finding(
+                        "race",
+                        f"cross-stream {kind} race on {where}: {describe(task)} {_verb(write)} it while "
+                        f"{describe(other)} {_verb(owrite)} it, and nothing orders the two: record an event after "
+                        f"the first and make the second's stream wait for it (stream_wait_event), or synchronize "
+                        f"in between",
+                        None,
+                        task.start if task.start >= 0 else 0,
+                        srcs[task.src] if task.src >= 0 else "",
+                        {"first": describe(other), "second": describe(task), "memory": where},
+                    )
+                )
+            entries[(me, lo, hi, write)] = task
+    return findings
+
+
+def _verb(write: bool) -> str:
+    return "writes" if write else "reads"

@@ -1,0 +1,237 @@
+"""Idle time, labelled with its cause.
+
+Every stretch of time a stream, a copy engine, a core or a pipe spends not working gets one of:
+
+=================================  ==========================================================
+cause                              where it comes from
+=================================  ==========================================================
+waiting for the host               the next task was submitted after the lane went idle
+waiting for the previous task      a copy was ready in time but its stream was still busy
+waiting for a copy engine          the task was ready but every engine of its direction was busy
+waiting for the AI cores           the kernel was ready but the cores were running another one
+waiting on an event                a ``stream_wait_event`` (detail: the event, who recorded it)
+waiting for data                   a pipe held at a ``wait_flag`` for data (detail: from which pipe)
+no free buffer slot                a producer held at ``alloc_tensor`` until the consumer freed a slot
+waiting on a flag                  any other ``wait_flag`` (hand-written synchronisation)
+shared-bandwidth contention        a GM transfer took longer than its core's own path rate allows
+no work: tail                      a core finished its blocks while others were still running
+no work: too few blocks            a core of the kernel's type received no block at all
+=================================  ==========================================================
+
+Times are totals in microseconds per cause (and per kind of lane); ``top`` lists the longest
+individual gaps of streams, engines and cores with the evidence.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import defaultdict
+
+import numpy as np
+
+from ..simulation import RunResult
+from ..trace import Kind, TraceData
+from .pipes import kernel_core_type, kernel_rows
+
+TOP = 12
+_GM_PATHS = (
+    ("data_copy GM->UB", "gm_to_ub"),
+    ("data_copy GM->L1", "gm_to_l1"),
+    ("data_copy GM->L0", "gm_to_l1"),
+    ("data_copy_pad GM->UB", "gm_to_ub"),
+    ("data_copy UB->GM", "ub_to_gm"),
+    ("data_copy_pad UB->GM", "ub_to_gm"),
+    ("data_copy L1->GM", "l1_to_gm"),
+    ("fixpipe L0C->GM", "l0c_to_gm"),
+)
+
+
+def _us(ps: float) -> float:
+    return round(float(ps) / 1e6, 4)
+
+
+class _Tally:
+    def __init__(self) -> None:
+        self.totals: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+        self.top: list[dict] = []
+
+    def add(self, lane_type: str, cause: str, ps: int, lane: str = "", start: int = 0, detail: str = "") -> None:
+        if ps <= 0:
+            return
+        self.totals[lane_type][cause] += ps
+        if lane:
+            self.top.append({"lane": lane, "start_us": _us(start), "us": _us(ps), "cause": cause, "detail": detail})
+
+    def result(self) -> dict:
+        by_type = {k: {c: _us(v) for c, v in sorted(d.items(), key=lambda kv: -kv[1])} for k, d in self.totals.items()}
+        totals: dict[str, float] = defaultdict(float)
+        for d in self.totals.values():
+            for c, v in d.items():
+                totals[c] += v
+        return {
+            "totals_us": {c: _us(v) for c, v in sorted(totals.items(), key=lambda kv: -kv[1])},
+            "by_lane_type": by_type,
+            "top": sorted(self.top, key=lambda g: -g["us"])[:TOP],
+        }
+
+
+def label_gaps(result: RunResult) -> dict:
+    t = result.trace
+    tally = _Tally()
+    _streams(t, tally)
+    _engines(t, tally)
+    _cores(t, result.profile, tally)
+    _pipes(t, result.profile, tally)
+    return tally.result()
+
+
+def _rows_on(t: TraceData, process: str) -> dict[int, np.ndarray]:
+    c = t.columns
+    out = {}
+    for i, lane in enumerate(t.lanes):
+        if lane.process == process:
+            rows = np.flatnonzero((c["lane"] == i) & (c["kind"] != Kind.MARK))
+            out[i] = rows[np.argsort(c["start"][rows], kind="stable")]
+    return out
+
+
+def _submitted(t: TraceData, row: int) -> int:
+    """When the host call that queued this task returned (the task's submit time)."""
+    cause = int(t.cause[row])
+    return int(t.end[cause]) if cause >= 0 else int(t.start[row])
+
+
+def _streams(t: TraceData, tally: _Tally) -> None:
+    c = t.columns
+    names = t.names
+    marks = np.flatnonzero(c["kind"] == Kind.MARK)
+    for lane, rows in _rows_on(t, "Device 0 streams").items():
+        label = t.lane_label(lane)
+        for prev, nxt in itertools.pairwise(rows):
+            idle_from, start = int(c["end"][prev]), int(c["start"][nxt])
+            if start > idle_from:
+                submit = _submitted(t, nxt)
+                host_part = min(max(0, submit - idle_from), start - idle_from)
+                tally.add(
+                    "streams",
+                    "waiting for the host",
+                    host_part,
+                    label,
+                    idle_from,
+                    f"{names[c['name'][nxt]]} was submitted at {_us(submit)} us",
+                )
+                rest = start - idle_from - host_part
+                kind = int(c["kind"][nxt])
+                cause = "waiting for the AI cores" if kind == Kind.KERNEL else "waiting for a copy engine"
+                tally.add("streams", cause, rest, label, idle_from + host_part, f"before {names[c['name'][nxt]]}")
+        for row in rows[c["kind"][rows] == Kind.WAIT]:
+            end = int(c["end"][row])
+            event = names[c["name"][row]].removeprefix("wait ")
+            recorder = [
+                t.lane_label(int(c["lane"][m]))
+                for m in marks
+                if c["start"][m] == end and names[c["name"][m]] == f"record {event}"
+            ]
+            who = f", recorded on {recorder[0]}" if recorder else ""
+            tally.add(
+                "streams",
+                "waiting on an event",
+                end - int(c["start"][row]),
+                label,
+                int(c["start"][row]),
+                f"{event}{who}",
+            )
+
+
+def _engines(t: TraceData, tally: _Tally) -> None:
+    c = t.columns
+    names = t.names
+    stream_rows = _rows_on(t, "Device 0 streams")
+    # the stream event that ran just before each copy, by (lane, start)
+    previous_end: dict[tuple[int, int], tuple[int, str]] = {}
+    for rows in stream_rows.values():
+        for prev, nxt in itertools.pairwise(rows):
+            previous_end[(int(c["cause"][nxt]), int(c["start"][nxt]))] = (int(c["end"][prev]), names[c["name"][prev]])
+    for lane, rows in _rows_on(t, "Device 0 copy engines").items():
+        label = t.lane_label(lane)
+        for prev, nxt in itertools.pairwise(rows):
+            idle_from, start = int(c["end"][prev]), int(c["start"][nxt])
+            if start <= idle_from:
+                continue
+            submit = _submitted(t, nxt)
+            stream_free, before = previous_end.get((int(c["cause"][nxt]), start), (0, ""))
+            if stream_free > submit:
+                tally.add(
+                    "copy engines",
+                    "waiting for the previous task",
+                    start - idle_from,
+                    label,
+                    idle_from,
+                    f"the next copy's stream was running {before} until {_us(stream_free)} us",
+                )
+            else:
+                tally.add(
+                    "copy engines",
+                    "waiting for the host",
+                    start - idle_from,
+                    label,
+                    idle_from,
+                    f"the next copy was submitted at {_us(submit)} us",
+                )
+
+
+def _cores(t: TraceData, profile, tally: _Tally) -> None:
+    c = t.columns
+    blocks = np.flatnonzero(c["kind"] == Kind.BLOCK)
+    lanes = t.lanes
+    for k in kernel_rows(t):
+        ks, ke = int(c["start"][k]), int(c["end"][k])
+        inside = blocks[(c["start"][blocks] >= ks) & (c["end"][blocks] <= ke)]
+        if not len(inside):
+            continue
+        per_core: dict[str, int] = {}
+        for row in inside:
+            core = lanes[int(c["lane"][row])].process
+            per_core[core] = max(per_core.get(core, 0), int(c["end"][row]))
+        for core, last in per_core.items():
+            tally.add(
+                "cores", "no work: tail", ke - last, core, last, f"kernel {t.names[c['name'][k]]} ends at {_us(ke)} us"
+            )
+        _cube, available = kernel_core_type(t, profile, set(per_core), ks, ke)
+        unused = max(0, available - len(per_core))
+        tally.add(
+            "cores",
+            "no work: too few blocks",
+            unused * (ke - ks),
+            f"{unused} idle cores",
+            ks,
+            f"{len(per_core)} of {available} cores received blocks",
+        )
+
+
+def _pipes(t: TraceData, profile, tally: _Tally) -> None:
+    c = t.columns
+    names = t.names
+    waits = np.flatnonzero(c["kind"] == Kind.FLAG_WAIT)
+    if len(waits):
+        durations = np.bincount(c["name"][waits], weights=(c["end"][waits] - c["start"][waits]).astype(np.float64))
+        for name_id in np.flatnonzero(durations):
+            name = names[name_id]
+            ps = int(durations[name_id])
+            if name.endswith("data)"):
+                pair, position = name.split()[1], name.split("(")[1].split()[0]
+                tally.add("pipes", "waiting for data", ps, detail=f"{pair.split('_')[0]} -> {position}")
+            elif name.endswith("free slot)"):
+                tally.add("pipes", "no free buffer slot", ps)
+            else:
+                tally.add("pipes", "waiting on a flag", ps)
+    rates = profile.paths
+    startup = profile.compute.mte_startup_cycles * profile.ps_per_cycle
+    for prefix, path in _GM_PATHS:
+        ids = [i for i, n in enumerate(names) if n.startswith(prefix)]
+        if not ids:
+            continue
+        rows = np.flatnonzero(np.isin(c["name"], ids) & (c["kind"] == Kind.MOVE))
+        expected = startup + c["nbytes"][rows] / (getattr(rates, path) * 1e9 / 1e12)
+        excess = (c["end"][rows] - c["start"][rows]) - expected
+        tally.add("pipes", "shared-bandwidth contention", int(np.clip(excess, 0, None).sum()))

@@ -1,0 +1,188 @@
+"""Run metrics: throughput, pipes, host/device balance, memory-bound index, parallelism, copy engines.
+
+Definitions (all times in microseconds, ratios in [0, 1]):
+
+* ``tflops`` / ``percent_of_peak`` — flops of every kernel over the time any kernel ran, against the
+  profile's fp16 Cube peak;
+* ``kernels`` — per instruction-level kernel (up to 16): its pipe ratios (msprof names, averaged over
+  the cores that ran blocks, and per core), plus
+  - ``memory_bound_index``: on the compute pipe (CUBE for Cube kernels, VECTOR for vector kernels),
+    time spent waiting for data flags / (that + time computing);
+  - ``parallelism_utilization``: block time summed over cores / (cores of that type on the chip x kernel
+    time): waves, tails and too few blocks all lower it;
+  - ``mte2_compute_overlap``: the share of compute-pipe busy time during which MTE2 was loading on the
+    same core (double buffering makes it high);
+* host/device balance: ``host_api_us`` (inside API calls, not waiting), ``host_wait_us`` (blocked in a
+  call), ``host_work_us`` (tiling and other host computation), ``device_busy_us`` (some stream
+  executing), ``host_share`` = host_api_us / wall, and the seed's ``balance_score`` (1.0 when the host
+  takes at most 10 % of host + device time, lower beyond);
+* copy engines: busy share of each engine over the device-active span, and ``copy_compute_overlap``:
+  the share of copy time during which a kernel was running.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..simulation import RunResult
+from ..trace import Kind, TraceData
+from .intervals import covered, intersection, merged
+from .pipes import kernel_core_type, kernel_metrics, kernel_rows
+
+MAX_DETAILED_KERNELS = 16
+SEED_IDEAL_HOST_RATIO = 0.1  # seed 6.1: the host should take at most 10 % of host + device time
+
+
+def _us(ps: float) -> float:
+    return round(float(ps) / 1e6, 4)
+
+
+def _lane_mask(trace: TraceData, predicate) -> np.ndarray:
+    table = np.array([predicate(lane) for lane in trace.lanes] or [False], dtype=bool)
+    return table[trace.lane]
+
+
+def run_metrics(result: RunResult) -> dict:
+    t = result.trace
+    c = t.columns
+    profile = result.profile
+    wall = max(1, result.end_ps)
+    out: dict = {"simulated_us": _us(wall)}
+
+    # -- kernels --------------------------------------------------------------------------------
+    krows = kernel_rows(t)
+    k_s, k_e, k_f = c["start"][krows], c["end"][krows], c["flops"][krows]
+    kernel_time = covered(k_s, k_e)
+    flops = int(k_f.sum())
+    out["kernel_count"] = len(krows)
+    out["kernel_us"] = _us(kernel_time)
+    out["tflops"] = round(flops / kernel_time, 3) if kernel_time else 0.0  # flops per ps = TFLOPS
+    out["percent_of_peak"] = (
+        round(100 * flops / kernel_time * 1e12 / profile.peak_fp16_flops, 2) if kernel_time else 0.0
+    )
+    core_lane = _lane_mask(t, lambda lane: lane.process.startswith(("AIC ", "AIV ")))
+    detailed = []
+    block_rows = np.flatnonzero((c["kind"] == Kind.BLOCK) & core_lane)
+    for row in krows:
+        if len(detailed) >= MAX_DETAILED_KERNELS:
+            break
+        s, e = int(c["start"][row]), int(c["end"][row])
+        blocks = block_rows[(c["start"][block_rows] >= s) & (c["end"][block_rows] <= e)]
+        if not len(blocks):
+            continue  # an op-level kernel: no per-core detail
+        m = kernel_metrics(t, profile, int(row))
+        m.update(_kernel_detail(t, profile, s, e, blocks))
+        detailed.append(m)
+    out["kernels"] = detailed
+    if detailed:
+        main = max(detailed, key=lambda m: m["kernel_us"])
+        out["pipe_ratios"] = main["pipe_ratios"]
+        out["cube_utilization"] = main["cube_utilization"]
+        for key in ("memory_bound_index", "parallelism_utilization", "mte2_compute_overlap"):
+            out[key] = main[key]
+
+    # -- host / device balance ------------------------------------------------------------------
+    host = c["lane"] == t.lane_id("Host", "host thread")
+    calls = host & (c["kind"] == Kind.CALL)
+    waits = host & (c["kind"] == Kind.WAIT)
+    work = host & (c["kind"] == Kind.HOST_WORK)
+    in_calls = covered(c["start"][calls], c["end"][calls])
+    waiting = covered(c["start"][waits], c["end"][waits])
+    stream_lane = _lane_mask(t, lambda lane: lane.process == "Device 0 streams")
+    executing = stream_lane & np.isin(c["kind"], (Kind.COPY, Kind.KERNEL))
+    device_busy = covered(c["start"][executing], c["end"][executing])
+    host_api = max(0, in_calls - waiting)
+    out["host_api_us"] = _us(host_api)
+    out["host_wait_us"] = _us(waiting)
+    out["host_work_us"] = _us(covered(c["start"][work], c["end"][work]))
+    out["device_busy_us"] = _us(device_busy)
+    out["host_share"] = round(host_api / wall, 4)
+    total = host_api + device_busy
+    ratio = host_api / total if total else 0.0
+    out["balance_score"] = round(SEED_IDEAL_HOST_RATIO / ratio, 4) if ratio > SEED_IDEAL_HOST_RATIO else 1.0
+
+    # -- copy engines -----------------------------------------------------------------------------
+    device = _lane_mask(t, lambda lane: lane.process.startswith("Device 0"))
+    dev_rows = device & (c["kind"] != Kind.MARK)
+    span = int(c["end"][dev_rows].max() - c["start"][dev_rows].min()) if dev_rows.any() else 0
+    engines = {}
+    copy_s, copy_e = [], []
+    for i, lane in enumerate(t.lanes):
+        if lane.process != "Device 0 copy engines":
+            continue
+        sel = c["lane"] == i
+        busy = covered(c["start"][sel], c["end"][sel])
+        engines[lane.thread] = round(busy / span, 4) if span else 0.0
+        copy_s.append(c["start"][sel])
+        copy_e.append(c["end"][sel])
+    out["copy_engine_utilization"] = engines
+    copies = merged(
+        np.concatenate(copy_s) if copy_s else np.zeros(0), np.concatenate(copy_e) if copy_e else np.zeros(0)
+    )
+    copy_time = int((copies[1] - copies[0]).sum())
+    overlap = intersection(copies, merged(k_s, k_e))
+    out["copy_us"] = _us(copy_time)
+    out["copy_compute_overlap"] = round(overlap / copy_time, 4) if copy_time else 0.0
+    out["streams_used"] = len(np.unique(c["lane"][executing])) if executing.any() else 0
+    return out
+
+
+def _kernel_detail(t: TraceData, profile, start: int, end: int, blocks: np.ndarray) -> dict:
+    c = t.columns
+    duration = max(1, end - start)
+    lanes = t.lanes
+    block_cores = {lanes[int(i)].process for i in c["lane"][blocks]}
+    cube, available = kernel_core_type(t, profile, block_cores, start, end)
+    block_time = int((c["end"][blocks] - c["start"][blocks]).sum())
+    compute_name = "CUBE" if cube else "VECTOR"
+    waits = computes = overlap = compute_total = 0
+    names = np.array(t.names, dtype=object)
+    window = (c["start"] >= start) & (c["start"] < end)
+    for core in block_cores:
+        comp = _lane_index(t, core, compute_name)
+        mte2 = _lane_index(t, core, "MTE2")
+        if comp is None:
+            continue
+        on_comp = window & (c["lane"] == comp)
+        busy = on_comp & (c["kind"] == Kind.COMPUTE)
+        wait = on_comp & (c["kind"] == Kind.FLAG_WAIT)
+        wait_names = names[c["name"][wait]]
+        data_wait = np.array([("data" in n) or n.startswith("wait_flag MTE") for n in wait_names], dtype=bool)
+        waits += int((c["end"][wait][data_wait] - c["start"][wait][data_wait]).sum())
+        comp_iv = merged(c["start"][busy], c["end"][busy])
+        comp_busy = int((comp_iv[1] - comp_iv[0]).sum())
+        computes += comp_busy
+        if mte2 is not None:
+            loads = window & (c["lane"] == mte2) & (c["kind"] == Kind.MOVE)
+            overlap += intersection(comp_iv, merged(c["start"][loads], c["end"][loads]))
+            compute_total += comp_busy
+    return {
+        "core_type": "cube" if compute_name == "CUBE" else "vector",
+        "blocks": len(blocks),
+        "cores_available": available,
+        "memory_bound_index": round(waits / (waits + computes), 4) if waits + computes else 0.0,
+        "parallelism_utilization": round(block_time / (available * duration), 4),
+        "mte2_compute_overlap": round(overlap / compute_total, 4) if compute_total else 0.0,
+        "pipe_ratios_per_core": _per_core_ratios(t, block_cores, start, end),
+    }
+
+
+def _lane_index(t: TraceData, process: str, thread: str) -> int | None:
+    try:
+        return t.lane_id(process, thread)
+    except KeyError:
+        return None
+
+
+def _per_core_ratios(t: TraceData, cores, start: int, end: int) -> dict[str, dict[str, float]]:
+    c = t.columns
+    duration = max(1, end - start)
+    work = np.isin(c["kind"], (Kind.MOVE, Kind.COMPUTE)) & (c["end"] > start) & (c["start"] < end)
+    s = np.maximum(c["start"][work], start)
+    e = np.minimum(c["end"][work], end)
+    busy = np.bincount(c["lane"][work], weights=(e - s).astype(np.float64), minlength=len(t.lanes))
+    out: dict[str, dict[str, float]] = {}
+    for i, lane in enumerate(t.lanes):
+        if lane.process in cores and lane.thread != "BLOCK":
+            out.setdefault(lane.process, {})[lane.thread] = round(float(busy[i]) / duration, 4)
+    return dict(sorted(out.items(), key=lambda kv: (kv[0].split()[0], int(kv[0].split()[1]))))

@@ -1,0 +1,291 @@
+"""Recommendations: rules with documented thresholds, their evidence, and the measured gain.
+
+=====================  =========================================================================  =====================
+rule                   fires when                                                                 re-run with
+=====================  =========================================================================  =====================
+double_buffering       a kernel's compute pipe overlaps MTE2 less than 20 % of its busy time      ``buffer_num=2``
+                       while MTE2 is busy at least 20 % of the kernel (single-buffered queues)
+larger_base_blocks     a Cube kernel keeps the Cube busy less than 60 % while MTE1 or MTE2 is     automatic tiling
+                       busy more than 70 %, with base blocks under 128 x 256
+pinned_memory          the host spends more than 5 % of the run blocked in pageable copies         ``pageable=False``
+second_stream          several kernels and their copies share one stream, copies take more than   ``streams=2``
+                       20 % of device busy time, and less than 10 % of copy time overlaps a kernel
+too_few_blocks         a kernel's blocks reach less than half of the cores of its type            one block per core
+unbalanced_tail        cores sit idle in a kernel's tail for more than 15 % of its core time      (advice only)
+cache_tilings          host tiling takes more than 10 % of the kernel time, or tiling the same     (saved host time)
+                       shape was done more than once
+host_between_launches  streams wait for the host more than 20 % of the device-active time         (advice only)
+=====================  =========================================================================  =====================
+
+A rule's *evidence* names the metric and its value. When the caller can re-run the scenario with a
+parameter changed (``rerun``), the *predicted gain* is measured, not guessed: the re-run's simulated
+time against this run's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from ..simulation import RunResult
+from ..trace import Kind
+
+DOUBLE_BUFFER_OVERLAP = 0.20
+DOUBLE_BUFFER_MTE2 = 0.20
+LARGE_BASE_CUBE = 0.60
+LARGE_BASE_MTE = 0.70
+PAGEABLE_SHARE = 0.05
+SECOND_STREAM_COPY_SHARE = 0.20
+SECOND_STREAM_OVERLAP = 0.10
+FEW_BLOCKS_SHARE = 0.5
+TAIL_SHARE = 0.15
+TILING_SHARE = 0.10
+HOST_WAIT_SHARE = 0.20
+
+
+@dataclass
+class Recommendation:
+    rule: str
+    title: str
+    title_zh: str
+    advice: str
+    evidence: dict
+    change: dict | None = None  # scenario parameters that apply it, when a re-run can check it
+    target: str = "simulated_us"  # the metric the rule is about: "kernel_us" or "simulated_us"
+    before_us: float | None = None
+    predicted_us: float | None = None  # that metric in the re-run (or the estimate, for advice-only rules)
+    predicted_gain: float | None = None  # (before - after) / before
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def recommend(
+    result: RunResult, metrics: dict, gaps: dict, context: dict, rerun: Callable[[dict], dict | None] | None
+) -> list[Recommendation]:
+    params = context.get("params", {})
+    out: list[Recommendation] = []
+    for rule in (_double_buffering, _larger_base, _pinned, _second_stream, _few_blocks, _tail, _tilings, _host_gaps):
+        rec = rule(result, metrics, gaps, context, params)
+        if rec is None:
+            continue
+        if rec.change is not None and rerun is not None and all(k in params for k in rec.change):
+            again = rerun(rec.change)
+            if again is not None:
+                before, after = metrics[rec.target], again[rec.target]
+                rec.before_us = before
+                rec.predicted_us = round(after, 3)
+                rec.predicted_gain = round((before - after) / before, 4) if before else None
+        out.append(rec)
+    return out
+
+
+def _main_kernel(metrics: dict) -> dict | None:
+    kernels = metrics.get("kernels") or []
+    return max(kernels, key=lambda k: k["kernel_us"]) if kernels else None
+
+
+def _double_buffering(result, metrics, gaps, context, params) -> Recommendation | None:
+    k = _main_kernel(metrics)
+    if k is None:
+        return None
+    mte2 = k["pipe_ratios"]["aic_mte2_ratio" if k["core_type"] == "cube" else "aiv_mte2_ratio"]
+    if k["mte2_compute_overlap"] >= DOUBLE_BUFFER_OVERLAP or mte2 < DOUBLE_BUFFER_MTE2:
+        return None
+    return Recommendation(
+        "double_buffering",
+        "Enable double buffering",
+        "启用双缓冲",
+        "Give the input queues two slots (BUFFER_NUM = 2, or dbL0A/dbL0B/depthA1/depthB1 = 2 in the tiling) so "
+        "MTE2 loads the next tile while the compute pipe works on this one.",
+        {
+            "mte2_compute_overlap": k["mte2_compute_overlap"],
+            "mte2_ratio": mte2,
+            "memory_bound_index": k["memory_bound_index"],
+            "kernel": k["kernel"],
+            "threshold": f"overlap < {DOUBLE_BUFFER_OVERLAP} and MTE2 ratio >= {DOUBLE_BUFFER_MTE2}",
+        },
+        {"buffer_num": 2} if params.get("buffer_num") == 1 else None,
+        target="kernel_us",
+    )
+
+
+def _larger_base(result, metrics, gaps, context, params) -> Recommendation | None:
+    k = _main_kernel(metrics)
+    tiling = context.get("details", {}).get("tiling")
+    if k is None or k["core_type"] != "cube" or not tiling:
+        return None
+    r = k["pipe_ratios"]
+    mte = max(r["aic_mte1_ratio"], r["aic_mte2_ratio"])
+    small = tiling["baseM"] * tiling["baseN"] < 128 * 256
+    if k["cube_utilization"] >= LARGE_BASE_CUBE or mte <= LARGE_BASE_MTE or not small:
+        return None
+    return Recommendation(
+        "larger_base_blocks",
+        "Enlarge the base blocks",
+        "增大基本块",
+        "Each K slice of a small base block moves a lot of data for little Cube work: use bigger baseM x baseN "
+        "(up to what L0A, L0B and L0C hold) so MTE1/MTE2 keep up with the Cube.",
+        {
+            "cube_utilization": k["cube_utilization"],
+            "aic_mte1_ratio": r["aic_mte1_ratio"],
+            "aic_mte2_ratio": r["aic_mte2_ratio"],
+            "base": [tiling["baseM"], tiling["baseN"], tiling["baseK"]],
+            "threshold": f"cube < {LARGE_BASE_CUBE} and MTE1/MTE2 > {LARGE_BASE_MTE} and baseM*baseN < 128*256",
+        },
+        {"base": None} if params.get("base") else None,
+        target="kernel_us",
+    )
+
+
+def _host_waits(result: RunResult, prefix: str) -> int:
+    t = result.trace
+    c = t.columns
+    ids = [i for i, n in enumerate(t.names) if n.startswith(prefix)]
+    sel = (c["kind"] == Kind.WAIT) & (c["lane"] == t.lane_id("Host", "host thread")) & np.isin(c["name"], ids)
+    return int((c["end"][sel] - c["start"][sel]).sum())
+
+
+def _pinned(result, metrics, gaps, context, params) -> Recommendation | None:
+    blocked = _host_waits(result, "wait: a pageable copy")
+    share = blocked / max(1, result.end_ps)
+    if share <= PAGEABLE_SHARE:
+        return None
+    return Recommendation(
+        "pinned_memory",
+        "Use pinned host memory",
+        "使用锁页主机内存",
+        "Copies from plain (pageable) host memory are staged through a pinned buffer and hold the host until they "
+        "finish; allocate host buffers with acl.rt.malloc_host so memcpy_async returns at once and copies overlap.",
+        {
+            "host_blocked_in_pageable_copies_us": round(blocked / 1e6, 3),
+            "share_of_run": round(share, 4),
+            "threshold": f"share > {PAGEABLE_SHARE}",
+        },
+        {"pageable": False} if params.get("pageable") else None,
+    )
+
+
+def _second_stream(result, metrics, gaps, context, params) -> Recommendation | None:
+    busy = metrics["device_busy_us"]
+    if metrics["streams_used"] != 1 or not busy or metrics["kernel_count"] < 2:
+        return None  # one kernel, one stream: there is nothing independent to overlap
+    copy_share = metrics["copy_us"] / busy
+    if copy_share <= SECOND_STREAM_COPY_SHARE or metrics["copy_compute_overlap"] >= SECOND_STREAM_OVERLAP:
+        return None
+    return Recommendation(
+        "second_stream",
+        "Overlap copies with compute on a second stream",
+        "用第二个流让拷贝与计算重叠",
+        "Everything runs on one stream, so each copy waits for the kernel before it. Spread independent batches "
+        "over two or more streams: copies of one batch then overlap the kernel of another.",
+        {
+            "copy_share_of_device_time": round(copy_share, 4),
+            "copy_compute_overlap": metrics["copy_compute_overlap"],
+            "streams_used": 1,
+            "threshold": f"copy share > {SECOND_STREAM_COPY_SHARE} and overlap < {SECOND_STREAM_OVERLAP}",
+        },
+        {"streams": 2} if params.get("streams") == 1 else None,
+    )
+
+
+def _few_blocks(result, metrics, gaps, context, params) -> Recommendation | None:
+    k = _main_kernel(metrics)
+    if k is None:
+        return None
+    used = len(k["pipe_ratios_per_core"])
+    if used >= FEW_BLOCKS_SHARE * k["cores_available"]:
+        return None
+    return Recommendation(
+        "too_few_blocks",
+        "Launch enough blocks for the cores",
+        "块数太少，核没用满",
+        f"Only {used} of {k['cores_available']} {k['core_type']} cores received a block. Split the work into at "
+        "least one block per core (block_dim >= cores), balanced with compute_optimal_tiling.",
+        {
+            "cores_used": used,
+            "cores_available": k["cores_available"],
+            "blocks": k["blocks"],
+            "parallelism_utilization": k["parallelism_utilization"],
+            "threshold": f"cores used < {FEW_BLOCKS_SHARE} of cores",
+        },
+        {"cores": None} if params.get("cores") else None,
+        target="kernel_us",
+    )
+
+
+def _tail(result, metrics, gaps, context, params) -> Recommendation | None:
+    k = _main_kernel(metrics)
+    if k is None:
+        return None
+    tail = gaps["by_lane_type"].get("cores", {}).get("no work: tail", 0.0)
+    core_time = k["kernel_us"] * len(k["pipe_ratios_per_core"])
+    share = tail / core_time if core_time else 0.0
+    if share <= TAIL_SHARE:
+        return None
+    return Recommendation(
+        "unbalanced_tail",
+        "Balance the tail blocks",
+        "平衡尾块",
+        "Some cores finish long before the last one: make the block count a multiple of the cores, or split the "
+        "work so blocks differ by at most one unit (the balanced partition), so no core waits in the tail.",
+        {
+            "tail_idle_us": tail,
+            "share_of_core_time": round(share, 4),
+            "blocks": k["blocks"],
+            "cores_used": len(k["pipe_ratios_per_core"]),
+            "threshold": f"tail share > {TAIL_SHARE}",
+        },
+    )
+
+
+def _tilings(result, metrics, gaps, context, params) -> Recommendation | None:
+    t = result.trace
+    c = t.columns
+    ids = [i for i, n in enumerate(t.names) if "tiling" in n]
+    sel = (c["kind"] == Kind.HOST_WORK) & np.isin(c["name"], ids)
+    tiling_us = float((c["end"][sel] - c["start"][sel]).sum()) / 1e6
+    count = int(sel.sum())
+    kernel_us = metrics.get("kernel_us", 0.0)
+    if not count or (tiling_us <= TILING_SHARE * kernel_us and count <= 1):
+        return None
+    return Recommendation(
+        "cache_tilings",
+        "Take host tiling off the critical path",
+        "把主机侧Tiling移出关键路径",
+        "The host computes the tiling before each launch and the device waits meanwhile. Compute it once per shape "
+        "and keep it (a tiling cache keyed by shape), or compute it while the device is busy with earlier work.",
+        {
+            "host_tiling_us": round(tiling_us, 3),
+            "tilings_computed": count,
+            "kernel_us": kernel_us,
+            "threshold": f"tiling > {TILING_SHARE} of kernel time, or more than one tiling",
+        },
+        before_us=metrics["simulated_us"],
+        predicted_us=round(metrics["simulated_us"] - tiling_us, 3),
+        predicted_gain=round(tiling_us / metrics["simulated_us"], 4) if metrics["simulated_us"] else None,
+    )
+
+
+def _host_gaps(result, metrics, gaps, context, params) -> Recommendation | None:
+    waiting = gaps["by_lane_type"].get("streams", {}).get("waiting for the host", 0.0)
+    busy = metrics["device_busy_us"]
+    active = busy + waiting
+    share = waiting / active if active else 0.0
+    if share <= HOST_WAIT_SHARE or metrics["kernel_count"] < 2:
+        return None
+    return Recommendation(
+        "host_between_launches",
+        "The host spends too long between launches",
+        "主机在两次下发之间耗时过长",
+        "The device idles while the host prepares the next work: submit work asynchronously and ahead (several "
+        "batches queued), avoid synchronizing after every step, and move host preparation out of the loop.",
+        {
+            "streams_waiting_for_host_us": waiting,
+            "device_busy_us": busy,
+            "share": round(share, 4),
+            "threshold": f"share > {HOST_WAIT_SHARE}",
+        },
+    )

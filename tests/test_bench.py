@@ -7,15 +7,20 @@ import sys
 import pytest
 
 FIGURES = {
-    "numerics_ratio", "timing_instr_per_s", "timing_wall_s_1024", "peak_rss_mb_1024", "host_events_per_s",
+    "numerics_ratio",
+    "timing_instr_per_s",
+    "timing_wall_s_1024",
+    "peak_rss_mb_1024",
+    "host_events_per_s",
     "trace_bytes_per_event",
 }
 
 
 @pytest.mark.slow
 def test_bench_quick_reports_every_figure():
-    out = subprocess.run([sys.executable, "-m", "app.cli", "bench", "--quick", "--json"], capture_output=True,
-                         text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "app.cli", "bench", "--quick", "--json"], capture_output=True, text=True, check=True
+    )
     doc = json.loads(out.stdout)
     assert set(doc["figures"]) == FIGURES
     for name, f in doc["figures"].items():

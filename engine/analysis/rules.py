@@ -12,9 +12,10 @@ second_stream          several kernels and their copies share one stream, copies
                        20 % of device busy time, and less than 10 % of copy time overlaps a kernel
 too_few_blocks         a kernel's blocks reach less than half of the cores of its type            one block per core
 unbalanced_tail        cores sit idle in a kernel's tail for more than 15 % of its core time      (advice only)
-cache_tilings          host tiling takes more than 10 % of the kernel time, or tiling the same     (saved host time)
-                       shape was done more than once
+cache_tilings          the host tiles while no stream has work for more than 10 % of the kernel   (saved host time)
+                       time, or tiling was done more than once
 host_between_launches  streams wait for the host more than 20 % of the device-active time         (advice only)
+                       (not reported with pinned_memory, which is then the cause)
 =====================  =========================================================================  =====================
 
 A rule's *evidence* names the metric and its value. When the caller can re-run the scenario with a
@@ -31,6 +32,7 @@ import numpy as np
 
 from ..simulation import RunResult
 from ..trace import Kind
+from .intervals import intersection, merged
 
 DOUBLE_BUFFER_OVERLAP = 0.20
 DOUBLE_BUFFER_MTE2 = 0.20
@@ -71,6 +73,8 @@ def recommend(
         rec = rule(result, metrics, gaps, context, params)
         if rec is None:
             continue
+        if rec.rule == "host_between_launches" and any(r.rule == "pinned_memory" for r in out):
+            continue  # the host was blocked in pageable copies: that is the cause to fix first
         if rec.change is not None and rerun is not None and all(k in params for k in rec.change):
             again = rerun(rec.change)
             if again is not None:
@@ -246,10 +250,17 @@ def _tilings(result, metrics, gaps, context, params) -> Recommendation | None:
     c = t.columns
     ids = [i for i, n in enumerate(t.names) if "tiling" in n]
     sel = (c["kind"] == Kind.HOST_WORK) & np.isin(c["name"], ids)
-    tiling_us = float((c["end"][sel] - c["start"][sel]).sum()) / 1e6
     count = int(sel.sum())
+    if not count:
+        return None
+    tiling = merged(c["start"][sel], c["end"][sel])
+    stream = np.array([lane.process == "Device 0 streams" for lane in t.lanes], dtype=bool)[c["lane"]]
+    working = stream & np.isin(c["kind"], (Kind.COPY, Kind.KERNEL))
+    hidden = intersection(tiling, merged(c["start"][working], c["end"][working]))
+    tiling_ps = int((tiling[1] - tiling[0]).sum())
+    critical_us = (tiling_ps - hidden) / 1e6  # tiling while no stream had anything to run
     kernel_us = metrics.get("kernel_us", 0.0)
-    if not count or (tiling_us <= TILING_SHARE * kernel_us and count <= 1):
+    if critical_us <= TILING_SHARE * kernel_us and count <= 1:
         return None
     return Recommendation(
         "cache_tilings",
@@ -258,14 +269,15 @@ def _tilings(result, metrics, gaps, context, params) -> Recommendation | None:
         "The host computes the tiling before each launch and the device waits meanwhile. Compute it once per shape "
         "and keep it (a tiling cache keyed by shape), or compute it while the device is busy with earlier work.",
         {
-            "host_tiling_us": round(tiling_us, 3),
+            "host_tiling_us": round(tiling_ps / 1e6, 3),
+            "tiling_on_critical_path_us": round(critical_us, 3),
             "tilings_computed": count,
             "kernel_us": kernel_us,
-            "threshold": f"tiling > {TILING_SHARE} of kernel time, or more than one tiling",
+            "threshold": f"tiling while the device idles > {TILING_SHARE} of kernel time, or more than one tiling",
         },
         before_us=metrics["simulated_us"],
-        predicted_us=round(metrics["simulated_us"] - tiling_us, 3),
-        predicted_gain=round(tiling_us / metrics["simulated_us"], 4) if metrics["simulated_us"] else None,
+        predicted_us=round(metrics["simulated_us"] - critical_us, 3),
+        predicted_gain=round(critical_us / metrics["simulated_us"], 4) if metrics["simulated_us"] else None,
     )
 
 

@@ -57,7 +57,8 @@ def run(sim: Simulation, bug: str) -> Outcome:
     else:
         acl.rt.record_event(event, s1)
         acl.rt.stream_wait_event(s2, event)
-        acl.rt.launch_kernel(scale_kernel, 1, s2, asc.GlobalAddress(dx), asc.GlobalAddress(dz), N, bug != "missing-wait")
+        sync = bug != "missing-wait"
+        acl.rt.launch_kernel(scale_kernel, 1, s2, asc.GlobalAddress(dx), asc.GlobalAddress(dz), N, sync)
     acl.rt.memcpy_async(out, x.nbytes, dz, x.nbytes, ACL_MEMCPY_DEVICE_TO_HOST, s2)
     acl.rt.synchronize_device()
     if bug == "use-after-free":

@@ -25,8 +25,10 @@ def batch_inputs(a: np.ndarray, b: np.ndarray, i: int) -> tuple[np.ndarray, np.n
     return np.roll(a, i, axis=0), np.roll(b, -i, axis=1)
 
 
-def run(sim: Simulation, n: int, batches: int, streams: int, pageable: bool, seed: int) -> Outcome:
-    if sim.fast and not sim.numerics:  # timing only: the same events, produced in bulk (tested equal)
+def run(
+    sim: Simulation, n: int, batches: int, streams: int, pageable: bool, seed: int, sync_each: bool = False
+) -> Outcome:
+    if sim.fast and not sim.numerics and not sync_each:  # timing only: the same events, in bulk (tested equal)
         from .pipeline_fast import run_bulk
 
         return run_bulk(sim, n, batches, streams, pageable)
@@ -83,6 +85,8 @@ def run(sim: Simulation, n: int, batches: int, streams: int, pageable: bool, see
         check_ret(acl.rt.memcpy_async(db, nbytes, hb, nbytes, ACL_MEMCPY_HOST_TO_DEVICE, s), "memcpy_async B")
         check_ret(acl.op.matmul(da, db, dc, n, n, n, s), "acl.op.matmul")
         check_ret(acl.rt.memcpy_async(host_out[i], nbytes, dc, nbytes, ACL_MEMCPY_DEVICE_TO_HOST, s), "memcpy_async C")
+        if sync_each:  # the anti-pattern: wait for every batch before submitting the next
+            check_ret(acl.rt.synchronize_stream(s), "acl.rt.synchronize_stream")
     for s in handles:
         check_ret(acl.rt.synchronize_stream(s), "acl.rt.synchronize_stream")
 
@@ -137,6 +141,12 @@ SCENARIO = Scenario(
         Param("streams", int, 2, "number of streams", minimum=1),
         Param("pageable", bool, False, "use pageable (plain numpy) host memory instead of pinned"),
         Param("seed", int, 0, "random seed of the inputs", minimum=0),
+        Param(
+            "sync_each",
+            bool,
+            False,
+            "synchronize after every batch (the host then feeds the device one batch at a time)",
+        ),
     ),
     run=run,
     check=check,

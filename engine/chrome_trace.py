@@ -20,6 +20,7 @@ import numpy as np
 from .trace import Kind, TraceData
 
 _CATEGORY = MappingProxyType({k: k.name.lower() for k in Kind})
+_INSTRUCTION_KINDS = (Kind.MOVE, Kind.COMPUTE, Kind.FLAG_SET, Kind.FLAG_WAIT, Kind.BARRIER)
 
 
 def _us(ps: int) -> float:
@@ -35,7 +36,9 @@ def to_chrome(
 ) -> dict:
     """Build the trace-event document.
 
-    ``flows`` are extra ``(from_row, to_row, name)`` arrows besides the cause links;
+    ``flows`` are extra ``(from_row, to_row, name)`` arrows besides the cause links (they end just
+    before the target slice ends: a wait released by a set); host calls link to the device work they
+    caused (for kernels: the kernel and its blocks, not every instruction);
     ``counters`` are ``(process, name, times_ps, values)`` series.
     """
     events: list[dict] = []
@@ -86,25 +89,19 @@ def to_chrome(
             ev["s"] = "t"
         events.append(ev)
 
-    links = [(int(cause[i]), i, "caused") for i in np.flatnonzero(cause >= 0)]
-    links += list(flows)
-    for flow_id, (a, b, label) in enumerate(links, start=1):
+    work = ~np.isin(kind, _INSTRUCTION_KINDS)  # instructions point at their launch through their block
+    links = [(int(cause[i]), int(i), "caused", False) for i in np.flatnonzero((cause >= 0) & work)]
+    links += [(*f, True) if len(f) == 3 else f for f in flows]
+    for flow_id, (a, b, label, at_end) in enumerate(links, start=1):
         pa, ta = tids[int(lane[a])]
         pb, tb = tids[int(lane[b])]
+        # a flow ends inside its target slice: at its start, or just before its end (a released wait)
+        end_ts = max(int(start[b]), int(end[b]) - 1) if at_end else int(start[b])
         events.append(
             {"ph": "s", "id": flow_id, "name": label, "cat": "flow", "pid": pa, "tid": ta, "ts": _us(int(start[a]))}
         )
         events.append(
-            {
-                "ph": "f",
-                "bp": "e",
-                "id": flow_id,
-                "name": label,
-                "cat": "flow",
-                "pid": pb,
-                "tid": tb,
-                "ts": _us(int(start[b])),
-            }
+            {"ph": "f", "bp": "e", "id": flow_id, "name": label, "cat": "flow", "pid": pb, "tid": tb, "ts": _us(end_ts)}
         )
 
     for process, cname, times, values in counters:

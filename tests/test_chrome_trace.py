@@ -61,3 +61,25 @@ def test_counters_and_extra_flows():
     doc = to_chrome(trace, flows=[(0, 1, "custom")], counters=[("Host", "bytes", np.array([0, 10]), np.array([1, 2]))])
     names = {e["name"] for e in doc["traceEvents"] if e["ph"] in ("s", "C")}
     assert {"custom", "bytes"} <= names
+
+
+def test_kernel_trace_nests_and_links_flags(tmp_path):
+    from engine.analysis.export import chrome_document
+
+    run = run_scenario("matmul", "ascend910b1", numerics=False, m=256, n=256, k=512)
+    check_nesting(run.result.trace)
+    doc = json.loads(json.dumps(chrome_document(run.result)))
+    events = doc["traceEvents"]
+    threads = {(e["pid"], e["tid"]): e["args"]["name"] for e in events if e.get("name") == "thread_name"}
+    assert {"SCALAR", "CUBE", "MTE1", "MTE2", "FIXP", "BLOCK"} <= set(threads.values())
+    starts = {e["id"]: e for e in events if e["ph"] == "s"}
+    finishes = {e["id"]: e for e in events if e["ph"] == "f"}
+    assert starts.keys() == finishes.keys()
+    flag_flows = [i for i, e in starts.items() if e["name"].startswith("flag ")]
+    assert len(flag_flows) > 50
+    for i in flag_flows:
+        s, f = starts[i], finishes[i]
+        assert s["pid"] == f["pid"] and threads[(s["pid"], s["tid"])] != threads[(f["pid"], f["tid"])]
+        assert s["ts"] <= f["ts"] + 1e-6  # a set fires before (or as) its wait is released
+    counters = [e for e in events if e["ph"] == "C"]
+    assert counters and all(v >= 0 for e in counters for v in e["args"].values())

@@ -14,9 +14,11 @@ def blocks(lang):
     return re.findall(rf"```{lang}\n(.*?)```", README, flags=re.S)
 
 
-def test_first_example_runs(capsys):
-    (code,) = blocks("python")
-    exec(compile(code, "README.md", "exec"), {})
+def test_python_examples_run(capsys):
+    examples = blocks("python")
+    assert len(examples) == 2
+    for code in examples:
+        exec(compile(code, "README.md", "exec"), {})  # each ends with assertions of its own
     assert "us simulated" in capsys.readouterr().out
 
 

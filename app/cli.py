@@ -14,7 +14,7 @@ from collections.abc import Callable
 import click
 
 from engine.profile import DEFAULT_PROFILE, ProfileError, list_profiles, load_profile
-from engine.scenarios import Scenario, ScenarioArgError, registry
+from engine.scenarios import Scenario, ScenarioArgError, ScenarioFailed, registry
 
 EXIT_USAGE = 2
 
@@ -164,6 +164,8 @@ def _execute(scenario: Scenario, profile: str, no_numerics: bool, **values):
         return run_scenario(scenario.name, prof, numerics=not no_numerics, **values)
     except ScenarioArgError as exc:
         _fail(str(exc))
+    except ScenarioFailed as exc:  # the simulated device failed: a run failure, not bad input
+        raise click.ClickException(str(exc)) from None
 
 
 def _run_action(

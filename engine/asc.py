@@ -16,8 +16,9 @@ Write kernels the way pyasc reads::
 
 Differences from pyasc, by design: kernels are launched with ``acl.rt.launch_kernel(kernel,
 block_dim, stream, *args)``; matrix copies take 2-D tile views (``gm.tile(...)``,
-``local.reshape(r, c).tile(...)``) instead of ``Nd2NzParams``/``LoadData2DParams``; mixed
-AIC+AIV kernels are not simulated.
+``local.reshape(r, c).tile(...)``) instead of ``Nd2NzParams``/``LoadData2DParams``; cross-core
+flags take the mode and pipe as arguments (``cross_core_set_flag(id, mode=2, pipe=...)``) where
+Ascend C has template parameters, and only mode 2 (AIC <-> AIV of one AI core) is modelled.
 """
 
 from .aicore.instructions import (
@@ -28,6 +29,8 @@ from .aicore.instructions import (
     ascend_is_aic,
     ascend_is_aiv,
     cast,
+    cross_core_set_flag,
+    cross_core_wait_flag,
     data_copy,
     data_copy_pad,
     div,
@@ -36,6 +39,7 @@ from .aicore.instructions import (
     fixpipe,
     get_block_idx,
     get_block_num,
+    get_subblockidx,
     ln,
     load_data,
     mmad,
@@ -92,6 +96,8 @@ __all__ = (
     "ascend_is_aic",
     "ascend_is_aiv",
     "cast",
+    "cross_core_set_flag",
+    "cross_core_wait_flag",
     "data_copy",
     "data_copy_pad",
     "div",
@@ -102,6 +108,7 @@ __all__ = (
     "float32",
     "get_block_idx",
     "get_block_num",
+    "get_subblockidx",
     "half",
     "int8",
     "int16",

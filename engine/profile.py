@@ -88,6 +88,7 @@ class Compute:
     cube_startup_cycles: int
     vector_startup_cycles: int
     flag_cycles: int  # set_flag / wait_flag / barrier execution
+    cross_flag_cycles: int  # a cross-core flag from an AIC to its AIVs (or back) arriving
     gm_l2_latency_cycles: int  # first-byte latency of a GM access that hits L2
     gm_hbm_latency_cycles: int  # first-byte latency of a GM access that goes to HBM
 
@@ -123,6 +124,8 @@ class Limits:
     max_streams: int
     max_events: int
     flag_event_ids: int
+    cross_flag_ids: int  # CrossCoreSetFlag flag ids (0 on chips without split AIC/AIV)
+    cross_flag_max_count: int  # sets one cross-core flag counter can hold
     malloc_align: int
     malloc_round: int
     malloc_pad: int

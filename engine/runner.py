@@ -6,7 +6,7 @@ import time
 from dataclasses import dataclass
 
 from .profile import Profile, load_profile
-from .scenarios import Outcome, Scenario, ScenarioArgError, registry
+from .scenarios import Outcome, Scenario, ScenarioArgError, ScenarioFailed, registry
 from .simulation import RunResult, Simulation
 from .trace import Kind
 
@@ -37,7 +37,11 @@ def run_scenario(name: str, profile: str | Profile = "ascend910b1", *, numerics:
     values = scenario.validate(prof, params)
     t0 = time.perf_counter()
     sim = Simulation(prof, numerics=numerics)
-    outcome = scenario.run(sim, **values)
+    try:
+        outcome = scenario.run(sim, **values)
+    except ScenarioFailed as exc:  # say what the device reported, in one line
+        causes = [f.message.splitlines()[0] for f in sim.findings if f.code and f.kind != "acl-error"]
+        raise ScenarioFailed(f"{name}: {exc}" + "".join(f"; {c}" for c in causes[:1]), exc.code) from None
     result = sim.finish()
     wall = time.perf_counter() - t0
     return ScenarioRun(scenario, values, result, outcome, wall)

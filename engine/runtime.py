@@ -80,11 +80,21 @@ class CoreArray:
         a, v = self.need(kernel.core_type, kernel.block_dim)
         if a > len(self.free_aic) or v > len(self.free_aiv):
             return None
-        heappop(self.waiting)
         self.free_aic.sort()
         self.free_aiv.sort()
-        aic, self.free_aic = self.free_aic[:a], self.free_aic[a:]
-        aiv, self.free_aiv = self.free_aiv[:v], self.free_aiv[v:]
+        if kernel.core_type == "mix" and self.architecture == "split":
+            # whole AI cores: AIC i works with AIV 2i and 2i+1 (mode-2 cross-core flags stay inside one)
+            free_aiv = set(self.free_aiv)
+            aic = [i for i in self.free_aic if 2 * i in free_aiv and 2 * i + 1 in free_aiv][:a]
+            if len(aic) < a:
+                return None
+            aiv = [j for i in aic for j in (2 * i, 2 * i + 1)]
+            self.free_aic = [i for i in self.free_aic if i not in aic]
+            self.free_aiv = [j for j in self.free_aiv if j not in aiv]
+        else:
+            aic, self.free_aic = self.free_aic[:a], self.free_aic[a:]
+            aiv, self.free_aiv = self.free_aiv[:v], self.free_aiv[v:]
+        heappop(self.waiting)
         return CoreGrant(tuple(aic), tuple(aiv)), task
 
     def release(self, grant: CoreGrant) -> None:

@@ -65,6 +65,8 @@ class BlockContext:
         self.numerics = launch.numerics
         self.queue_count = 0
         self.gm_writes: list[tuple] = []  # (alloc key, start byte, rows, row bytes, stride, src)
+        self.group = None  # the GroupRecorder of a mixed kernel's block (AIC + 2 AIV), else None
+        self.role = 0  # 0: the AIC of a group (or a lone core); 1, 2: its AIVs
         self._token = None
         self._src_cache: dict[tuple, tuple[int, str]] = {}
 

@@ -27,10 +27,11 @@ from heapq import heappop, heappush
 
 import numpy as np
 
+from ..acl_codes import ACL_ERROR_RT_AICORE_EXCEPTION
 from ..trace import Kind, Trace
 from .memory_system import SharedMemorySystem
 from .pipes import LANE_NAMES, N_PIPES, Pipe
-from .program import BARRIER, GM_READ, LOCAL, SET, WAIT, Program, sched_of, topological_order
+from .program import BARRIER, GM_READ, LOCAL, SET, WAIT, XSET, XWAIT, Program, sched_of, topological_order
 
 _NEXT_BLOCK, _SHARED = 0, 1
 
@@ -69,22 +70,40 @@ class _CoreRun:
         "cursor",
         "ends",
         "flags",
+        "group",
         "issue",
         "order",
         "pending",
         "pipe_done",
         "pipe_free",
         "program",
+        "role",
         "seg",
         "segs",
         "slot",
         "starts",
+        "waiting",
     )
 
     def __init__(self, slot: int, core: PhysicalCore) -> None:
         self.slot = slot
         self.core = core
         self.program: Program | None = None
+        self.waiting: int | None = None  # a cross-core flag this run is parked on
+        self.role = 0  # 0: the AIC of a group (or a lone core); 1, 2: its AIVs
+
+
+class _Group:
+    """The cores that run one block together: one core, or 1 AIC + 2 AIV for a mixed kernel."""
+
+    __slots__ = ("end", "index", "queues", "remaining", "runs")
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+        self.runs: list[_CoreRun] = []
+        self.remaining = 0
+        self.end = 0
+        self.queues: dict[tuple[int, int, int], deque] = {}  # (flag, receiver role, sender role) -> set times
 
 
 class KernelScheduler:
@@ -97,9 +116,11 @@ class KernelScheduler:
         ps_per_cycle: float,
         issue_cycles: int,
         flag_cycles: int,
-        cores: list[PhysicalCore],
+        cross_flag_cycles: int,
+        cross_flag_max_count: int,
+        groups: list[tuple[PhysicalCore, ...]],
         block_dim: int,
-        record_block: Callable[[int, int], Program],
+        record_block: Callable[[int, int], list[Program]],
         cause: int,
         block_name: Callable[[int], int],
     ) -> None:
@@ -107,8 +128,18 @@ class KernelScheduler:
         self.memory = memory
         self.issue_ps = round(issue_cycles * ps_per_cycle)
         self.flag_ps = max(1, round(flag_cycles * ps_per_cycle))
-        self.cores = cores
+        self.cross_ps = max(1, round(cross_flag_cycles * ps_per_cycle))
+        self.cross_max = cross_flag_max_count
         self.block_dim = block_dim
+        self.groups = [_Group(i) for i in range(min(block_dim, len(groups)))]
+        self.runs: list[_CoreRun] = []
+        for group, cores in zip(self.groups, groups, strict=False):
+            for role, core in enumerate(cores):
+                run = _CoreRun(len(self.runs), core)
+                run.group = group
+                run.role = role
+                group.runs.append(run)
+                self.runs.append(run)
         self.record_block = record_block
         self.cause = cause
         self.block_name = block_name
@@ -120,31 +151,39 @@ class KernelScheduler:
 
     def run(self, start: int) -> int:
         """Run every block; return the time the last one ends."""
-        runs = [_CoreRun(i, core) for i, core in enumerate(self.cores[: self.block_dim])]
-        for run in runs:
-            self._push(start, _NEXT_BLOCK, run.slot)
+        for group in self.groups[: self.block_dim]:
+            self._push(start, _NEXT_BLOCK, group.index)
         end = start
         heap = self._heap
         while heap:
             time, _seq, what, slot = heappop(heap)
-            run = runs[slot]
             if what == _NEXT_BLOCK:
                 end = max(end, time)
                 if self._next_block < self.block_dim:
-                    self._begin_block(run, time)
-                    self._advance(run)
-            else:
-                self._advance(run)
+                    self._begin_block(self.groups[slot], time)
+            else:  # a GM transfer's turn, or a run released by a cross-core flag
+                self._advance(self.runs[slot])
+        stuck = [run for run in self.runs if run.waiting is not None]
+        if stuck:
+            raise KernelFault(0, "deadlock", _cross_message(self.trace, stuck), {"block": stuck[0].block})
         return end
 
     def _push(self, time: int, what: int, slot: int) -> None:
         heappush(self._heap, (time, self._seq, what, slot))
         self._seq += 1
 
-    def _begin_block(self, run: _CoreRun, time: int) -> None:
+    def _begin_block(self, group: _Group, time: int) -> None:
         block = self._next_block
         self._next_block += 1
-        program = self.record_block(block, run.slot)
+        programs = self.record_block(block, group.index)
+        group.remaining = len(group.runs)
+        group.queues.clear()
+        for run, program in zip(group.runs, programs, strict=True):
+            self._load(run, program, block, time)
+        for run in group.runs:
+            self._advance(run)
+
+    def _load(self, run: _CoreRun, program: Program, block: int, time: int) -> None:
         order = None
         if program.forward_waits:
             instrs = program.instrs
@@ -161,7 +200,6 @@ class KernelScheduler:
         run.seg = 0
         run.base = 0
         run.order = order
-
         run.block = block
         run.block_start = time
         run.cursor = 0
@@ -170,6 +208,7 @@ class KernelScheduler:
         run.pipe_done = [time] * N_PIPES
         run.flags = [None] * (program.max_flag_key + 1)  # flag keys are small ints: a list beats a dict
         run.pending = -1
+        run.waiting = None
         # typed arrays per segment, filled by position: no lists of ints, no index arithmetic
         run.starts = [array("q", bytes(8 * len(seg[0]))) for seg in segs]
         run.ends = [array("q", bytes(8 * len(seg[0]))) for seg in segs]
@@ -244,6 +283,22 @@ class KernelScheduler:
                         pipe_free[q] = e
                         pipe_done[q] = e
                     issue = e
+                elif op == XSET:  # cross-core flag: fires once the pipe's earlier work is done
+                    d = pipe_done[p]
+                    if d > s:
+                        s = d
+                    e = s + flag_ps
+                    self._cross_set(run, keys[i], e + self.cross_ps, b + i)
+                elif op == XWAIT:  # holds every later instruction (ADK CrossCoreWaitFlag), not just its pipe
+                    fired = self._cross_take(run, keys[i])
+                    if fired is None:  # the other core has not set it yet: park until it does
+                        run.cursor = i
+                        run.base = b
+                        run.issue = issue - issue_ps
+                        run.waiting = keys[i]
+                        return
+                    e = (fired if fired > s else s) + flag_ps
+                    issue = e
                 else:  # GM_READ / GM_WRITE: take a turn on the shared links, in time order
                     run.cursor = i
                     run.base = b
@@ -274,7 +329,47 @@ class KernelScheduler:
             run.block_start, end, run.core.block_lane, Kind.BLOCK, self.block_name(run.block), cause=self.cause
         )
         self.block_spans.append((run.block, run.slot, run.block_start, end))
-        self._push(end, _NEXT_BLOCK, run.slot)
+        group = run.group
+        group.end = max(group.end, end) if group.remaining < len(group.runs) else end
+        group.remaining -= 1
+        if group.remaining == 0:  # the group takes the next block when all its cores are done
+            self._push(group.end, _NEXT_BLOCK, group.index)
+
+    # -- cross-core flags (mixed kernels: 1 AIC + 2 AIV) -------------------------------------------
+    def _cross_set(self, run: _CoreRun, flag: int, when: int, at: int) -> None:
+        """An AIC's set reaches both AIVs of its group (at ``when``); an AIV's set reaches the AIC."""
+        group = run.group
+        receivers = [r for r in group.runs if r.role != 0] if run.role == 0 else [group.runs[0]]
+        for receiver in receivers:
+            queue = group.queues.setdefault((flag, receiver.role, run.role), deque())
+            queue.append(when)
+            if len(queue) > self.cross_max:
+                ins = run.program.instrs[at]
+                raise KernelFault(
+                    ACL_ERROR_RT_AICORE_EXCEPTION,
+                    "kernel-error",
+                    f"block {run.block}: {_describe(self.trace, ins)} in {run.core.label} is set number "
+                    f"{len(queue)} of cross-core flag {flag} that {receiver.core.label} has not waited for yet; "
+                    f"a flag's counter holds at most {self.cross_max} sets (ADK CrossCoreSetFlag)",
+                    {"block": run.block},
+                )
+            if receiver.waiting == flag and self._cross_ready(receiver, flag):
+                receiver.waiting = None
+                self._push(when, _SHARED, receiver.slot)
+
+    def _cross_senders(self, run: _CoreRun) -> list[int]:
+        return [r.role for r in run.group.runs if r.role != 0] if run.role == 0 else [0]
+
+    def _cross_ready(self, run: _CoreRun, flag: int) -> bool:
+        queues = run.group.queues
+        return all(queues.get((flag, run.role, sender)) for sender in self._cross_senders(run))
+
+    def _cross_take(self, run: _CoreRun, flag: int) -> int | None:
+        """Consume one set from each sender (the AIC waits for both AIVs); None if one is missing."""
+        if not self._cross_ready(run, flag):
+            return None
+        queues = run.group.queues
+        return max(queues[(flag, run.role, sender)].popleft() for sender in self._cross_senders(run))
 
     def _flush(self, run: _CoreRun) -> None:
         """Append the block's instructions to the trace as columns."""
@@ -341,4 +436,11 @@ def _stuck_message(trace: Trace, core: PhysicalCore, block: int, instrs: list[tu
         "each pipe blocks at its wait, and the set_flag that would release it sits behind another blocked wait "
         "(a cycle), or no set_flag for it exists."
     )
+    return "\n".join(lines)
+
+
+def _cross_message(trace: Trace, stuck: list[_CoreRun]) -> str:
+    lines = ["deadlock: cores wait for cross-core flags nobody sets:"]
+    for run in stuck:
+        lines.append(f"  {run.core.label} (block {run.block}) waits for cross-core flag {run.waiting}")
     return "\n".join(lines)

@@ -26,7 +26,7 @@ from ..acl_codes import ACL_ERROR_RT_AICORE_EXCEPTION
 from ..trace import NO_SLOT, Kind
 from .context import BlockContext, KernelError, current
 from .pipes import HardEvent, Pipe, PipeID
-from .program import BARRIER, GM_READ, GM_WRITE, LOCAL, SET, WAIT
+from .program import BARRIER, GM_READ, GM_WRITE, LOCAL, SET, WAIT, XSET, XWAIT
 from .tensor import Buffer, GlobalTensor, LocalTensor, Tile, float32
 
 UB_ALIGN_MESSAGE = "multiple of 32 B"
@@ -681,6 +681,49 @@ def pipe_barrier(pipe: PipeID = PipeID.PIPE_ALL) -> None:
         )
 
 
+def _cross_flag(what: str, flag_id: int, mode: int) -> BlockContext:
+    ctx = current()
+    if ctx.group is None:
+        _fail(
+            f"{what}: cross-core flags synchronise the AIC and AIVs of a mixed kernel; {ctx.launch.name} is "
+            f"{ctx.launch.core_type}-only (launch it with kernel_type=asc.KernelType.MIX_AIC_1_2)"
+        )
+    if mode != 2:
+        _fail(f"{what}: mode {mode!r} is not modelled; mode 2 (AIC <-> AIV of one AI core) is")
+    limit = ctx.launch.cross_flag_ids
+    if not isinstance(flag_id, int) or not 0 <= flag_id < limit:
+        _fail(f"{what}: flag_id must be 0..{limit - 1}, got {flag_id!r}")
+    return ctx
+
+
+def cross_core_set_flag(flag_id: int, mode: int = 2, pipe: PipeID = PipeID.PIPE_FIX) -> None:
+    """``CrossCoreSetFlag<mode, pipe>(flagId)``: once ``pipe``'s earlier work is done, signal the other side.
+
+    On the AIC it reaches both AIVs of the group; on an AIV it reaches the AIC. ``pipe`` defaults to
+    FIX on the AIC (its results leave through the fixpipe) and is MTE3 on an AIV by default.
+    """
+    ctx = _cross_flag("cross_core_set_flag", flag_id, mode)
+    if pipe == PipeID.PIPE_FIX and ctx.core_type == "aiv":
+        pipe = PipeID.PIPE_MTE3
+    if pipe == PipeID.PIPE_ALL:
+        _fail("cross_core_set_flag: pipe must be one pipe (PIPE_S, PIPE_FIX, PIPE_MTE3, ...), not PIPE_ALL")
+    ctx.emit(pipe.value, XSET, 0, 0.0, flag_id, 0, 0, f"cross_core_set_flag {flag_id}", 0, NO_SLOT, Kind.FLAG_SET)
+    ctx.group.cross_set(ctx.role, flag_id)
+
+
+def cross_core_wait_flag(flag_id: int, mode: int = 2, pipe: PipeID = PipeID.PIPE_S) -> None:
+    """``CrossCoreWaitFlag(flagId)``: every later instruction of this core waits until the other side set it.
+
+    The AIC's wait takes one set from each of its two AIVs; an AIV's wait takes one set of the AIC.
+    """
+    ctx = _cross_flag("cross_core_wait_flag", flag_id, mode)
+    if pipe == PipeID.PIPE_ALL:
+        _fail("cross_core_wait_flag: pipe must be one pipe (PIPE_S, PIPE_V, ...), not PIPE_ALL")
+    name = f"cross_core_wait_flag {flag_id}"
+    ctx.emit(pipe.value, XWAIT, 0, 0.0, flag_id, 0, 0, name, 0, NO_SLOT, Kind.FLAG_WAIT)
+    ctx.group.cross_wait(ctx.role, flag_id, ctx.accesses[-1][3])
+
+
 # -- block identity -----------------------------------------------------------------------------
 def get_block_idx() -> int:
     return current().block_idx
@@ -688,6 +731,12 @@ def get_block_idx() -> int:
 
 def get_block_num() -> int:
     return current().block_num
+
+
+def get_subblockidx() -> int:
+    """``GetSubBlockIdx()``: which AIV of its group (0 or 1) this core is; 0 on the AIC and outside mixed kernels."""
+    ctx = current()
+    return ctx.role - 1 if ctx.role else 0
 
 
 def ascend_is_aic() -> bool:

@@ -19,9 +19,11 @@ from ..findings import Finding
 from ..trace import Kind
 from .context import BlockContext, KernelError
 from .dispatch import KernelFault, KernelScheduler, PhysicalCore
+from .group import GroupRecorder
 from .memory_system import SharedMemorySystem
 from .pipes import Pipe
 from .program import GM_READ, GM_WRITE, Program, topological_order
+from .race import check_group_races
 from .tensor import Buffer, GlobalAddress
 
 if TYPE_CHECKING:
@@ -143,6 +145,7 @@ class KernelLaunch:
         self.cube = (c.cube_m, c.cube_n, c.cube_k)
         self.fp32_divisor = c.cube_fp32_divisor
         self.flag_ids = profile.limits.flag_event_ids
+        self.cross_flag_ids = profile.limits.cross_flag_ids
         self.flag_ps = max(1, self.ps(c.flag_cycles))
         b = profile.buffers
         self._capacity = {
@@ -169,6 +172,7 @@ class KernelLaunch:
         self.flops = 0
         self.nbytes = 0
         self.cores: list[PhysicalCore] = []
+        self.groups: list[tuple[PhysicalCore, ...]] = []  # per group: its cores (one, or AIC + 2 AIV)
         self.reads: tuple = ()
         self.writes: tuple = ()
         self.fault: KernelFault | None = None
@@ -240,11 +244,11 @@ class KernelLaunch:
     def _check_args(self) -> None:
         from ..acl_codes import ACL_ERROR_API_NOT_SUPPORT, ACL_ERROR_INVALID_PARAM, AclError
 
-        if self.core_type == "mix":
+        if self.core_type == "mix" and self.coupled:
             raise AclError(
                 ACL_ERROR_API_NOT_SUPPORT,
-                f"launch_kernel: {self.name} is a mixed (MIX_AIC_1_2) kernel; this simulator runs AIC_ONLY and "
-                "AIV_ONLY kernels (cross-core AIC/AIV synchronisation is not modelled)",
+                f"launch_kernel: {self.name} is a mixed (MIX_AIC_1_2) kernel, but {self.sim.profile.name} has coupled "
+                "AI cores (Cube and Vector in one core, no AIC/AIV groups); launch it as AIV_ONLY or AIC_ONLY",
             )
         for i, arg in enumerate(self.args):
             if isinstance(arg, GlobalAddress):
@@ -262,6 +266,12 @@ class KernelLaunch:
             self.cores += [device.core("AIV", i, self.coupled) for i in grant.aiv]
         else:
             self.cores = [device.core("AIC", i, self.coupled) for i in grant.aic]
+        if self.core_type == "mix":  # AI core i = AIC i + AIV 2i, 2i+1 (the runtime grants whole groups)
+            aiv = [device.core("AIV", i, False) for i in grant.aiv]
+            self.groups = [(aic, aiv[2 * g], aiv[2 * g + 1]) for g, aic in enumerate(self.cores)]
+            self.cores = [core for group in self.groups for core in group]
+        else:
+            self.groups = [(core,) for core in self.cores]
         profile = self.sim.profile
         self.scheduler = KernelScheduler(
             self.sim.trace,
@@ -269,7 +279,9 @@ class KernelLaunch:
             profile.ps_per_cycle,
             profile.compute.issue_cycles,
             profile.compute.flag_cycles,
-            self.cores,
+            profile.compute.cross_flag_cycles,
+            profile.limits.cross_flag_max_count,
+            self.groups,
             self.block_dim,
             self._record_block,
             task.cause,
@@ -308,12 +320,15 @@ class KernelLaunch:
             ident = self._block_names[block] = self._device.name_id(f"block {block}")
         return ident
 
-    def _record_block(self, block: int, slot: int) -> Program:
-        core = self.cores[slot]
-        ctx = BlockContext(self, block, core, self._device.buffers(core))
+    def _record_block(self, block: int, group: int) -> list[Program]:
+        """Run the kernel code of ``block`` on its core (or its AIC and two AIVs); return their programs."""
+        ctxs = [BlockContext(self, block, core, self._device.buffers(core)) for core in self.groups[group]]
         try:
-            with ctx:
-                self.body(*self.args)
+            if len(ctxs) == 1:
+                with ctxs[0]:
+                    self.body(*self.args)
+            else:
+                GroupRecorder(ctxs, self.body, self.args).run()
         except KernelFault:
             raise
         except Exception as exc:  # user kernel code failed: report where, never crash the simulation
@@ -322,10 +337,21 @@ class KernelLaunch:
             raise KernelError(
                 ACL_ERROR_RT_AICORE_EXCEPTION, f"block {block}: {type(exc).__name__}: {exc}{where}"
             ) from exc
-        order = None
-        if ctx.program.forward_waits:
-            order, _stuck = topological_order(ctx.program.instrs)
-        for race in ctx.races(order):
+        if len(ctxs) == 1:
+            ctx = ctxs[0]
+            order = topological_order(ctx.program.instrs)[0] if ctx.program.forward_waits else None
+            races = ctx.races(order)
+        else:
+            members = [
+                (
+                    c.program.instrs,
+                    c.accesses,
+                    topological_order(c.program.instrs)[0] if c.program.forward_waits else None,
+                )
+                for c in ctxs
+            ]
+            races = check_group_races(members, [c.core.label for c in ctxs])
+        for race in races:
             self.sim.report(
                 Finding(
                     "race",
@@ -336,11 +362,12 @@ class KernelLaunch:
                     {"block": block, "race": race.__dict__},
                 )
             )
-        cols = ctx.program.columns()
-        self.flops += int(cols["flops"].sum())
-        self.nbytes += int(cols["nbytes"][(cols["op"] == GM_READ) | (cols["op"] == GM_WRITE)].sum())
-        self._gm_writes.extend((*w, block) for w in ctx.gm_writes)
-        return ctx.program
+        for ctx in ctxs:
+            cols = ctx.program.columns()
+            self.flops += int(cols["flops"].sum())
+            self.nbytes += int(cols["nbytes"][(cols["op"] == GM_READ) | (cols["op"] == GM_WRITE)].sum())
+            self._gm_writes.extend((*w, block) for w in ctx.gm_writes)
+        return [ctx.program for ctx in ctxs]
 
     def _check_block_overlaps(self, when: int) -> None:
         """Two blocks writing the same GM bytes race (which value survives depends on timing)."""

@@ -11,7 +11,9 @@ Each instruction is one tuple (cheap to append, cheap to iterate in the schedule
   bytes/ps, sharing L2 or HBM bandwidth with every other core (``key`` names the GM tile for L2);
 * ``GM_WRITE`` an MTE3/FIX write to GM, sharing HBM bandwidth;
 * ``SET`` / ``WAIT`` a hardware flag (``key`` names ``(src pipe, dst pipe, event id)``);
-* ``BARRIER``  ``pipe_barrier(PIPE_ALL)``: every pipe drains.
+* ``BARRIER``  ``pipe_barrier(PIPE_ALL)``: every pipe drains;
+* ``XSET`` / ``XWAIT`` a cross-core flag between the AIC and the AIVs of a mixed kernel's group
+  (``key`` is the flag id).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import numpy as np
 
 from .pipes import N_PIPES
 
-LOCAL, GM_READ, GM_WRITE, SET, WAIT, BARRIER = range(6)
+LOCAL, GM_READ, GM_WRITE, SET, WAIT, BARRIER, XSET, XWAIT = range(8)
 
 # tuple positions
 PIPE, OP, COST, RATE, KEY, NBYTES, FLOPS, NAME, SRC, BUF, SLOT, TKIND = range(12)

@@ -7,6 +7,11 @@ earlier accesses by *other* pipes: if one of the two writes and neither is order
 other, it is a race (read-after-write, write-after-read or write-after-write). The simulator
 computes the numbers in program order, so a racy kernel would still "work" here: that is exactly
 why the race is reported, naming both instructions, their pipes, the range and the source lines.
+
+A mixed kernel's block runs on three cores (1 AIC + 2 AIV); :func:`check_group_races` checks them
+together, with one clock lane per (core, pipe): cross-core flags order the cores (a set snapshots
+its pipe's clock, a wait merges it into every pipe of the waiting core, since the wait holds every
+instruction after it). Local buffers belong to one core; GM is shared by all three.
 """
 
 from __future__ import annotations
@@ -41,11 +46,13 @@ class Race:
 
 
 class RaceDetector:
-    """Vector clocks of the pipes of one block, and the accesses still worth checking."""
+    """Vector clocks of the pipes of one block (or of every core of a group), and the accesses still worth checking."""
 
-    def __init__(self) -> None:
-        self.epoch = [0] * N_PIPES
-        self.clock = [[0] * N_PIPES for _ in range(N_PIPES)]
+    def __init__(self, lane_names: list[str] | None = None) -> None:
+        self.names = lane_names or list(LANE_NAMES[:N_PIPES])
+        n = self.n = len(self.names)
+        self.epoch = [0] * n
+        self.clock = [[0] * n for _ in range(n)]
         self._flags: dict[int, deque[list[int]]] = defaultdict(deque)
         self._accesses: dict[tuple, list[tuple]] = defaultdict(list)
         self.races: list[Race] = []
@@ -64,13 +71,23 @@ class RaceDetector:
         if queue:
             snapshot = queue.popleft()
             mine = self.clock[pipe]
-            for q in range(N_PIPES):
+            for q in range(self.n):
                 mine[q] = max(mine[q], snapshot[q])
 
-    def barrier(self) -> None:
-        merged = [max(c[q] for c in self.clock) for q in range(N_PIPES)]
-        for p in range(N_PIPES):
+    def barrier(self, lanes: range | None = None) -> None:
+        """``pipe_barrier(PIPE_ALL)``: the given lanes (default all) are ordered after each other's past."""
+        lanes = range(self.n) if lanes is None else lanes
+        merged = [max(self.clock[p][q] for p in lanes) for q in range(self.n)]
+        for p in lanes:
             self.clock[p] = list(merged)
+
+    def merge(self, lanes: range, snapshot: list[int]) -> None:
+        """Order every later instruction on ``lanes`` after ``snapshot`` (a cross-core wait)."""
+        for p in lanes:
+            mine = self.clock[p]
+            for q in range(self.n):
+                if snapshot[q] > mine[q]:
+                    mine[q] = snapshot[q]
 
     def access(
         self, pipe: int, epoch: int, region: tuple, label: str, lo: int, hi: int, write: bool, desc: str, src: str
@@ -97,10 +114,10 @@ class RaceDetector:
                     max(lo, olo),
                     min(hi, ohi),
                     odesc,
-                    LANE_NAMES[other_pipe],
+                    self.names[other_pipe],
                     osrc,
                     desc,
-                    LANE_NAMES[pipe],
+                    self.names[pipe],
                     src,
                 )
             )
@@ -110,8 +127,8 @@ class RaceDetector:
 
     def _prune(self, entries: list[tuple]) -> None:
         """Drop accesses every pipe is already ordered after: nothing can race with them any more."""
-        active = [p for p in range(N_PIPES) if self.epoch[p]] or list(range(N_PIPES))
-        floor = [min(self.clock[p][q] for p in active) for q in range(N_PIPES)]
+        active = [p for p in range(self.n) if self.epoch[p]] or list(range(self.n))
+        floor = [min(self.clock[p][q] for p in active) for q in range(self.n)]
         entries[:] = [e for e in entries if e[1] > floor[e[0]]]
         if len(entries) > 4 * _PRUNE_AT:  # unsynchronised pipes never retire accesses: keep the newest
             del entries[: len(entries) - 2 * _PRUNE_AT]
@@ -119,25 +136,68 @@ class RaceDetector:
 
 def check_races(instrs: list[tuple], accesses: list[tuple], order: list[int] | None = None) -> list[Race]:
     """Run the happens-before check over a block's instructions in ``order`` (default: program order)."""
-    from .program import BARRIER, KEY, OP, PIPE, SET, WAIT
+    return check_group_races([(instrs, accesses, order)], None)
 
-    det = RaceDetector()
-    for i in order if order is not None else range(len(instrs)):
-        ins = instrs[i]
-        pipe, op = ins[PIPE], ins[OP]
-        if op == BARRIER:
-            det.barrier()
-            continue
-        epoch = det.tick(pipe)
-        if op == SET:
-            det.set_flag(pipe, ins[KEY])
-        elif op == WAIT:
-            det.wait_flag(pipe, ins[KEY])
-        if accesses[i] is None:  # a stamped copy of an instruction already checked in its template
-            continue
-        reads, writes, name, src = accesses[i]
-        for region, label, lo, hi in reads:
-            det.access(pipe, epoch, region, label, lo, hi, False, name, src)
-        for region, label, lo, hi in writes:
-            det.access(pipe, epoch, region, label, lo, hi, True, name, src)
+
+def check_group_races(members: list[tuple], core_labels: list[str] | None) -> list[Race]:
+    """Races among the cores of one group; ``members[role] = (instrs, accesses, order or None)``.
+
+    Role 0 is the AIC: its cross-core sets reach every AIV and its waits take one set of each AIV;
+    an AIV's sets reach the AIC. The programs are replayed in an order the cross-core flags allow
+    (each core runs until a wait whose sets have not been replayed yet).
+    """
+    from .program import BARRIER, KEY, OP, PIPE, SET, WAIT, XSET, XWAIT
+
+    n = len(members)
+    names = None if core_labels is None else [f"{c} {LANE_NAMES[p]}" for c in core_labels for p in range(N_PIPES)]
+    det = RaceDetector(names)
+    queues: dict[tuple[int, int, int], deque[list[int]]] = defaultdict(deque)  # (flag, sender, receiver)
+    orders = [list(order) if order is not None else range(len(instrs)) for instrs, _acc, order in members]
+    cursor = [0] * n
+
+    def peers(role: int) -> list[int]:
+        return list(range(1, n)) if role == 0 else [0]
+
+    progress = True
+    while progress:
+        progress = False
+        for role, (instrs, accesses, _order) in enumerate(members):
+            base = role * N_PIPES
+            lanes = range(base, base + N_PIPES)
+            order = orders[role]
+            while cursor[role] < len(order):
+                i = order[cursor[role]]
+                ins = instrs[i]
+                op, lane = ins[OP], base + ins[PIPE]
+                if op == XWAIT:
+                    keys = [(ins[KEY], s, role) for s in peers(role)]
+                    if not all(queues[k] for k in keys):
+                        break
+                    for k in keys:
+                        det.merge(lanes, queues[k].popleft())
+                cursor[role] += 1
+                progress = True
+                if op == BARRIER:
+                    det.barrier(lanes)
+                    continue
+                epoch = det.tick(lane)
+                if op == SET:
+                    det.set_flag(lane, (role, ins[KEY]))
+                elif op == WAIT:
+                    det.wait_flag(lane, (role, ins[KEY]))
+                elif op == XSET:
+                    for r in peers(role):
+                        queues[(ins[KEY], role, r)].append(list(det.clock[lane]))
+                if accesses[i] is None:
+                    continue
+                reads, writes, name, src = accesses[i]
+                for region, label, lo, hi in reads:
+                    det.access(lane, epoch, _owned(region, role), label, lo, hi, False, name, src)
+                for region, label, lo, hi in writes:
+                    det.access(lane, epoch, _owned(region, role), label, lo, hi, True, name, src)
     return det.races
+
+
+def _owned(region: tuple, role: int) -> tuple:
+    """Local buffers are per core; GM regions are shared by the group."""
+    return region if region[0] == "gm" else (*region, role)

@@ -2,7 +2,8 @@
 
 * Flow arrows link each ``set_flag`` to the ``wait_flag`` it released: within one block on one core,
   the k-th set of a flag (same pipes, queue position or event id, and slot) releases its k-th wait,
-  as the scheduler pairs them.
+  as the scheduler pairs them. A cross-core flag of a mixed kernel links the AIC's set to each AIV's
+  wait (and each AIV's set to the AIC's wait) of the same AI core and block.
 * Counter tracks show, per core and queue position, how many queue slots hold data (an ``enque``
   adds one, a ``free_tensor`` takes one away) — the ping/pong of double buffering.
 * Large traces keep every host, stream, engine and block event but the instruction lanes of only the
@@ -22,6 +23,7 @@ from ..simulation import RunResult
 from ..trace import Kind, TraceData
 
 FLAG_NAME = re.compile(r"^(set_flag|wait_flag) (\S+)(?: \((\S+) (data|free slot)\))?$")
+CROSS_NAME = re.compile(r"^cross_core_(set|wait)_flag (\d+)$")
 MAX_FLOWS = 20_000
 
 
@@ -67,13 +69,21 @@ def flag_flows(t: TraceData) -> list[tuple[int, int, str]]:
         rows = blocks[[lanes[int(i)].process == proc for i in c["lane"][blocks]]]
         block_starts[proc] = np.sort(c["start"][rows])
     groups: dict[tuple, tuple[list[int], list[int]]] = {}
+    cross: dict[tuple, list[int]] = {}  # (AI core, block, flag, core, "set"/"wait") -> rows
     for row in flag_rows[: 4 * MAX_FLOWS]:
-        m = FLAG_NAME.match(t.names[int(c["name"][row])])
-        if m is None:
-            continue
+        name = t.names[int(c["name"][row])]
         proc = lanes[int(c["lane"][row])].process
         starts = block_starts.get(proc)
         block = int(np.searchsorted(starts, c["start"][row], side="right")) - 1 if starts is not None else 0
+        x = CROSS_NAME.match(name)
+        if x is not None:
+            kind, ident = proc.split()
+            group = int(ident) if kind == "AIC" else int(ident) // 2
+            cross.setdefault((group, block, x.group(2), proc, x.group(1)), []).append(int(row))
+            continue
+        m = FLAG_NAME.match(name)
+        if m is None:
+            continue
         key = (proc, block, m.group(2), m.group(3), m.group(4), int(c["buf"][row]), int(c["slot"][row]))
         sets, waits = groups.setdefault(key, ([], []))
         (sets if m.group(1) == "set_flag" else waits).append(int(row))
@@ -83,6 +93,14 @@ def flag_flows(t: TraceData) -> list[tuple[int, int, str]]:
         waits.sort(key=lambda r: c["start"][r])
         for s, w in zip(sets, waits, strict=False):
             flows.append((s, w, f"flag {key[2]}"))
+    for (group, block, flag, proc, kind), rows in cross.items():
+        if kind != "wait":
+            continue
+        senders = [f"AIV {2 * group}", f"AIV {2 * group + 1}"] if proc.startswith("AIC") else [f"AIC {group}"]
+        for sender in senders:
+            sets = sorted(cross.get((group, block, flag, sender, "set"), []), key=lambda r: c["start"][r])
+            waits = sorted(rows, key=lambda r: c["start"][r])
+            flows += [(s, w, f"cross-core flag {flag}") for s, w in zip(sets, waits, strict=False)]
     return flows[:MAX_FLOWS]
 
 

@@ -31,7 +31,7 @@ import numpy as np
 
 from ..simulation import RunResult
 from ..trace import Kind, TraceData
-from .pipes import kernel_core_type, kernel_rows
+from .pipes import group_leaders, kernel_core_type, kernel_rows
 
 TOP = 12
 _GM_PATHS = (
@@ -198,14 +198,15 @@ def _cores(t: TraceData, profile, tally: _Tally) -> None:
                 "cores", "no work: tail", ke - last, core, last, f"kernel {t.names[c['name'][k]]} ends at {_us(ke)} us"
             )
         _cube, available = kernel_core_type(t, profile, set(per_core), ks, ke)
-        unused = max(0, available - len(per_core))
+        used = len(group_leaders(profile, set(per_core)))
+        unused = max(0, available - used)
         tally.add(
             "cores",
             "no work: too few blocks",
             unused * (ke - ks),
             f"{unused} idle cores",
             ks,
-            f"{len(per_core)} of {available} cores received blocks",
+            f"{used} of {available} cores received blocks",
         )
 
 
@@ -223,6 +224,8 @@ def _pipes(t: TraceData, profile, tally: _Tally) -> None:
                 tally.add("pipes", "waiting for data", ps, detail=f"{pair.split('_')[0]} -> {position}")
             elif name.endswith("free slot)"):
                 tally.add("pipes", "no free buffer slot", ps)
+            elif name.startswith("cross_core_wait_flag"):
+                tally.add("pipes", "waiting for a cross-core flag", ps)
             else:
                 tally.add("pipes", "waiting on a flag", ps)
     rates = profile.paths

@@ -27,7 +27,7 @@ import numpy as np
 from ..simulation import RunResult
 from ..trace import Kind, TraceData
 from .intervals import covered, intersection, merged
-from .pipes import kernel_core_type, kernel_metrics, kernel_rows
+from .pipes import group_leaders, kernel_core_type, kernel_metrics, kernel_rows
 
 MAX_DETAILED_KERNELS = 16
 SEED_IDEAL_HOST_RATIO = 0.1  # seed 6.1: the host should take at most 10 % of host + device time
@@ -133,6 +133,9 @@ def _kernel_detail(t: TraceData, profile, start: int, end: int, blocks: np.ndarr
     lanes = t.lanes
     block_cores = {lanes[int(i)].process for i in c["lane"][blocks]}
     cube, available = kernel_core_type(t, profile, block_cores, start, end)
+    leaders = group_leaders(profile, block_cores)
+    mixed = leaders != block_cores
+    blocks = blocks[[lanes[int(i)].process in leaders for i in c["lane"][blocks]]]
     block_time = int((c["end"][blocks] - c["start"][blocks]).sum())
     compute_name = "CUBE" if cube else "VECTOR"
     waits = computes = overlap = compute_total = 0
@@ -157,8 +160,9 @@ def _kernel_detail(t: TraceData, profile, start: int, end: int, blocks: np.ndarr
             overlap += intersection(comp_iv, merged(c["start"][loads], c["end"][loads]))
             compute_total += comp_busy
     return {
-        "core_type": "cube" if compute_name == "CUBE" else "vector",
+        "core_type": "mix" if mixed else ("cube" if compute_name == "CUBE" else "vector"),
         "blocks": len(blocks),
+        "cores_used": len(leaders),  # AI cores (AIC + 2 AIV groups) for a mixed kernel
         "cores_available": available,
         "memory_bound_index": round(waits / (waits + computes), 4) if waits + computes else 0.0,
         "parallelism_utilization": round(block_time / (available * duration), 4),

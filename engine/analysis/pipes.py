@@ -94,6 +94,17 @@ def kernel_metrics(trace: TraceData, profile: Profile, row: int | None = None) -
     }
 
 
+def group_leaders(profile: Profile, cores: set[str]) -> set[str]:
+    """The cores that count for parallelism: a mixed kernel's group (AIC + 2 AIV) counts once, as its AIC."""
+    if (
+        profile.chip.architecture == "split"
+        and any(core.startswith("AIC") for core in cores)
+        and any(core.startswith("AIV") for core in cores)
+    ):
+        return {core for core in cores if core.startswith("AIC")}
+    return cores
+
+
 def kernel_core_type(trace: TraceData, profile: Profile, cores: set[str], start: int, end: int) -> tuple[bool, int]:
     """(is a Cube kernel, cores of that type on the chip) for a kernel that ran on ``cores``."""
     if profile.chip.architecture == "split":

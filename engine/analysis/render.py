@@ -39,9 +39,10 @@ def render_report(report: Report) -> str:
     for name, share in m.get("copy_engine_utilization", {}).items():
         lines.append(f"  {name + ' busy':<30} {_fmt(share):>14}")
     for k in m.get("kernels", []):
+        cores = "AI cores (AIC + 2 AIV)" if k["core_type"] == "mix" else "cores"
         lines.append(
             f"== Pipes of {k['kernel']} ({k['kernel_us']} us, {k['blocks']} blocks on "
-            f"{len(k['pipe_ratios_per_core'])} of {k['cores_available']} cores) =="
+            f"{k['cores_used']} of {k['cores_available']} {cores}) =="
         )
         for name, ratio in k["pipe_ratios"].items():
             if ratio:

@@ -199,7 +199,7 @@ def _few_blocks(result, metrics, gaps, context, params) -> Recommendation | None
     k = _main_kernel(metrics)
     if k is None:
         return None
-    used = len(k["pipe_ratios_per_core"])
+    used = k["cores_used"]
     if used >= FEW_BLOCKS_SHARE * k["cores_available"]:
         return None
     return Recommendation(
@@ -239,7 +239,7 @@ def _tail(result, metrics, gaps, context, params) -> Recommendation | None:
             "tail_idle_us": tail,
             "share_of_core_time": round(share, 4),
             "blocks": k["blocks"],
-            "cores_used": len(k["pipe_ratios_per_core"]),
+            "cores_used": k["cores_used"],
             "threshold": f"tail share > {TAIL_SHARE}",
         },
     )

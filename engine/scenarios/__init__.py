@@ -19,14 +19,22 @@ class ScenarioArgError(ValueError):
     """A scenario argument is out of range; the message names the argument, its limit and the value."""
 
 
+class ScenarioFailed(RuntimeError):
+    """A host API call of the scenario returned an ACL error; ``code`` is it, the message says why."""
+
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(message)
+        self.code = code
+
+
 @dataclass(frozen=True)
 class Param:
     name: str
     type: type
     default: Any
     help: str
-    minimum: int | None = None
-    maximum: int | None = None
+    minimum: float | None = None
+    maximum: float | None = None
     choices: tuple | None = None
     parse: Callable[[Any], Any] | None = None  # turns the raw value into the scenario's value, or raises
 
@@ -47,9 +55,10 @@ class Param:
                 raise ScenarioArgError(f"{flag} {exc}, got {value!r}") from None
         if self.choices is not None and value not in self.choices:
             raise ScenarioArgError(f"{flag} must be one of {', '.join(map(str, self.choices))}, got {value!r}")
-        if self.type is int:
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise ScenarioArgError(f"{flag} must be an integer, got {value!r}")
+        if self.type in (int, float):
+            kinds, noun = (int, "an integer") if self.type is int else ((int, float), "a number")
+            if isinstance(value, bool) or not isinstance(value, kinds) or value != value:  # noqa: PLR0124 (NaN)
+                raise ScenarioArgError(f"{flag} must be {noun}, got {value!r}")
             if self.minimum is not None and value < self.minimum:
                 raise ScenarioArgError(f"{flag} must be >= {self.minimum}, got {value}")
             if self.maximum is not None and value > self.maximum:

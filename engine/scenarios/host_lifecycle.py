@@ -17,12 +17,12 @@ from ..acl_codes import (
     error_name,
 )
 from ..simulation import Simulation
-from . import Outcome, Param, Scenario, ScenarioArgError
+from . import Outcome, Param, Scenario, ScenarioArgError, ScenarioFailed
 
 
 def check_ret(ret: int, what: str) -> None:
     if ret != ACL_SUCCESS:
-        raise RuntimeError(f"{what} failed: {error_name(ret)} ({ret})")
+        raise ScenarioFailed(f"{what} failed: {error_name(ret)} ({ret})", ret)
 
 
 def run(sim: Simulation, n: int, seed: int) -> Outcome:

@@ -79,6 +79,40 @@ def run_matmul(
 ) -> Outcome:
     from ..kernels.matmul import matmul_tiled
 
+    def launch(acl, stream, args, tiling) -> list[int]:
+        check_ret(acl.rt.launch_kernel(matmul_tiled, tiling.usedCoreNum, stream, *args, tiling), "launch_kernel")
+        return []
+
+    return _matmul_program(sim, m, n, k, cores, base, buffer_num, out_dtype, seed, launch, lambda c: c, out_dtype)
+
+
+def run_matmul_leaky_relu(
+    sim: Simulation, m: int, n: int, k: int, alpha: float, cores, base, buffer_num: int, seed: int
+) -> Outcome:
+    from ..kernels.matmul_leaky_relu import matmul_leaky_relu, workspace_bytes
+
+    def launch(acl, stream, args, tiling) -> list[int]:
+        size = workspace_bytes(tiling)
+        work, ret = acl.rt.malloc(size, 0)
+        check_ret(ret, "acl.rt.malloc")
+        gm = (*args, asc.GlobalAddress(work, asc.float32))
+        check_ret(acl.rt.launch_kernel(matmul_leaky_relu, tiling.usedCoreNum, stream, *gm, tiling, alpha), "launch")
+        return [work]
+
+    def leaky(c: np.ndarray) -> np.ndarray:
+        return np.maximum(c, np.float32(alpha) * c)
+
+    # the Cube's output is the fp32 workspace: tile for fp32 results
+    outcome = _matmul_program(sim, m, n, k, cores, base, buffer_num, "fp16", seed, launch, leaky, "fp32")
+    outcome.details["alpha"] = alpha
+    return outcome
+
+
+def _matmul_program(
+    sim, m, n, k, cores, base, buffer_num, out_dtype, seed, launch, reference, cube_out_dtype
+) -> Outcome:
+    """The host side of a matmul kernel: inputs in, tiling (for the Cube writing ``cube_out_dtype``),
+    ``launch`` (returns extra device buffers), result out."""
     acl = sim.acl
     out_t = OUT_TYPES[out_dtype]
     sizes = [m * k * 2, k * n * 2, m * n * out_t.sizeof()]
@@ -101,11 +135,11 @@ def run_matmul(
             "acl.rt.memcpy_async",
         )
     tiling, scored = matmul_tiling(
-        sim.profile, m, n, k, cores or sim.profile.chip.aic_cores, base, buffer_num, out_dtype
+        sim.profile, m, n, k, cores or sim.profile.chip.aic_cores, base, buffer_num, cube_out_dtype
     )
     sim.host_compute(f"matmul tiling ({scored} candidates)", scored * sim.profile.host.tiling_us_per_candidate)
     args = (asc.GlobalAddress(dev[0], asc.half), asc.GlobalAddress(dev[1], asc.half), asc.GlobalAddress(dev[2], out_t))
-    check_ret(acl.rt.launch_kernel(matmul_tiled, tiling.usedCoreNum, stream, *args, tiling), "launch_kernel")
+    dev += launch(acl, stream, args, tiling)
     check_ret(
         acl.rt.memcpy_async(host[2], sizes[2], dev[2], sizes[2], ACL_MEMCPY_DEVICE_TO_HOST, stream),
         "acl.rt.memcpy_async",
@@ -115,7 +149,7 @@ def run_matmul(
     correct = None
     if sim.numerics:
         c = acl.util.ptr_to_numpy(host[2], (m, n), out_t.np).astype(np.float32)
-        ref = a.astype(np.float32) @ b.astype(np.float32)
+        ref = reference(a.astype(np.float32) @ b.astype(np.float32))
         err = float(np.max(np.abs(c - ref)))
         tol = matmul_tolerance(ref, k, out_dtype)
         correct = err <= tol
@@ -153,6 +187,17 @@ def check_matmul(profile, v: dict) -> None:
     except TilingError as exc:
         flag = "--base" if v["base"] else "--m/--n/--k"
         raise ScenarioArgError(f"{flag}: {exc}") from None
+
+
+def check_matmul_leaky_relu(profile, v: dict) -> None:
+    if profile.chip.architecture != "split":
+        raise ScenarioArgError(
+            f"--profile: {profile.name} has coupled AI cores (no AIC/AIV groups); mixed kernels need a split chip "
+            "such as ascend910b1"
+        )
+    if v["n"] % 16:
+        raise ScenarioArgError(f"--n must be a multiple of 16 (C rows leave UB in 32-byte blocks), got {v['n']}")
+    check_matmul(profile, {**v, "out_dtype": "fp32"})  # tiling for the Cube's fp32 workspace results
 
 
 def run_vector_add(sim: Simulation, length: int, buffer_num: int, tile_length: int, cores, seed: int) -> Outcome:
@@ -224,6 +269,25 @@ SCENARIOS = (
         ),
         run=run_matmul,
         check=check_matmul,
+        report=lambda result: kernel_metrics(result.trace, result.profile),
+    ),
+    Scenario(
+        name="matmul-leaky-relu",
+        summary="C = LeakyReLU(A @ B): a mixed kernel, the Cube and two Vector cores of each AI core in step",
+        params=(
+            Param("m", int, 1024, "rows of A and C", minimum=1),
+            Param("n", int, 1024, "columns of B and C (a multiple of 16)", minimum=16),
+            Param("k", int, 1024, "columns of A, rows of B", minimum=1),
+            Param("alpha", float, 0.1, "LeakyReLU slope for x < 0 (max(x, alpha*x))", minimum=0.0, maximum=1.0),
+            Param("cores", int, None, "AI cores (AIC + 2 AIV groups) to use (default: all)", minimum=1),
+            Param(
+                "base", str, None, "fixed base block BM,BN,BK (default: the automatic tiler decides)", parse=parse_base
+            ),
+            Param("buffer_num", int, 2, "1: no double buffering; 2: double-buffered L1 and L0", choices=(1, 2)),
+            Param("seed", int, 0, "random seed of the inputs", minimum=0),
+        ),
+        run=run_matmul_leaky_relu,
+        check=check_matmul_leaky_relu,
         report=lambda result: kernel_metrics(result.trace, result.profile),
     ),
     Scenario(

@@ -1,0 +1,118 @@
+"""A mixed (MIX_AIC_1_2) kernel: C = LeakyReLU(A @ B), the Cube and two Vector cores working together.
+
+The shape of Ascend's MatmulLeakyRelu sample. Each block runs on one AI core's group: its AIC
+computes base blocks of A @ B (GM -> L1 -> L0A/L0B -> Cube -> L0C) and moves each finished fp32
+block to a GM *workspace* through the fixpipe; the two AIVs read it back into UB, apply
+LeakyReLU (``max(x, alpha * x)``), cast to fp16 and write C. AIV 0 takes the upper half of the
+block's rows, AIV 1 the lower half.
+
+Cross-core flags hand the workspace back and forth (two slots, so the Cube computes block i+1
+while the vectors work on block i):
+
+* ``READY + slot`` — AIC -> both AIVs: the fixpipe finished writing the slot (set on PIPE_FIX);
+* ``FREE + slot`` — each AIV -> AIC: the AIV's reads of the slot are done (set on PIPE_MTE2);
+  the AIC's wait takes one set from each AIV before it overwrites the slot.
+
+Drop a wait (``skip_wait``) and the race detector reports the AIV reading the workspace unordered
+with the fixpipe writing it; drop a set (``skip_set``) and the group deadlocks, diagnosed.
+"""
+
+from __future__ import annotations
+
+from engine import asc
+from engine.aicore.matmul_tiling import TCubeTiling
+from engine.kernels.matmul import CubeQueues, base_blocks, compute_base_block
+
+READY, FREE = 0, 2  # cross-core flag ids: READY + slot, FREE + slot
+SLOTS = 2  # workspace slots per block
+CHUNK_ELEMENTS = 8192  # fp32 elements an AIV moves through UB at a time (32 KB)
+
+
+def workspace_bytes(tiling: TCubeTiling) -> int:
+    """GM workspace the kernel needs: per block, two fp32 base blocks."""
+    return tiling.usedCoreNum * SLOTS * tiling.baseM * tiling.baseN * asc.float32.sizeof()
+
+
+@asc.jit(kernel_type=asc.KernelType.MIX_AIC_1_2)
+def matmul_leaky_relu(
+    a: asc.GlobalAddress,
+    b: asc.GlobalAddress,
+    c: asc.GlobalAddress,
+    workspace: asc.GlobalAddress,
+    tiling: TCubeTiling,
+    alpha: float,
+    skip_wait: bool = False,
+    skip_set: bool = False,
+):
+    t = tiling
+    block = asc.get_block_idx()
+    m0, n0, rows, cols = t.core_region(block)
+    if rows == 0 or cols == 0:
+        return
+    slot_elems = t.baseM * t.baseN
+    work = asc.GlobalTensor()
+    work.set_global_buffer(workspace + block * SLOTS * slot_elems, SLOTS * slot_elems)  # + elements
+    blocks = base_blocks(t, m0, n0, rows, cols)
+    if asc.ascend_is_aic():
+        _cube_side(t, a, b, work, blocks, skip_set)
+    else:
+        _vector_side(t, c, work, blocks, alpha, skip_wait)
+
+
+def _cube_side(t: TCubeTiling, a, b, work, blocks, skip_set: bool) -> None:
+    a_gm, b_gm = asc.GlobalTensor(), asc.GlobalTensor()
+    a_gm.set_global_buffer(a, t.M * t.Ka)
+    b_gm.set_global_buffer(b, t.Kb * t.N)
+    pipe = asc.TPipe()
+    q = CubeQueues(pipe, t)
+    for i, (bm, bn, mr, nc) in enumerate(blocks):
+        slot = i % SLOTS
+        compute_base_block(q, t, a_gm, b_gm, bm, bn, mr, nc)
+        if i >= SLOTS:  # after the block's loads and mmads were issued: the wait holds every later instruction
+            asc.cross_core_wait_flag(FREE + slot)  # both AIVs have read what this slot held
+        acc = q.co1.deque()
+        asc.fixpipe(work.tile(slot * t.baseM, 0, mr, nc, t.baseN), acc, asc.FixpipeParams(mr, nc))
+        q.co1.free_tensor(acc)
+        if not (skip_set and i == len(blocks) - 1):
+            asc.cross_core_set_flag(READY + slot, pipe=asc.PipeID.PIPE_FIX)
+    for i in range(max(0, len(blocks) - SLOTS), len(blocks)):
+        asc.cross_core_wait_flag(FREE + i % SLOTS)  # the vectors are done with every slot
+
+
+def _vector_side(t: TCubeTiling, c, work, blocks, alpha: float, skip_wait: bool) -> None:
+    c_gm = asc.GlobalTensor()
+    c_gm.set_global_buffer(c, t.M * t.N)
+    pipe = asc.TPipe()
+    chunk_cap = CHUNK_ELEMENTS
+    inq = asc.TQue(asc.TPosition.VECIN, 2)
+    outq = asc.TQue(asc.TPosition.VECOUT, 2)
+    tmp_buf = asc.TBuf(asc.TPosition.VECCALC)
+    pipe.init_buffer(que=inq, num=2, len=chunk_cap * asc.float32.sizeof())
+    pipe.init_buffer(que=outq, num=2, len=chunk_cap * asc.half.sizeof())
+    pipe.init_buffer(buf=tmp_buf, num=chunk_cap * asc.float32.sizeof())
+    tmp = tmp_buf.get(asc.float32)
+    sub = asc.get_subblockidx()
+    for i, (bm, bn, mr, nc) in enumerate(blocks):
+        slot = i % SLOTS
+        upper = (mr + 1) // 2
+        r0, my_rows = (0, upper) if sub == 0 else (upper, mr - upper)
+        if not (skip_wait and i == 0):
+            asc.cross_core_wait_flag(READY + slot)  # the Cube's result is in the workspace
+        step = max(1, chunk_cap // nc)
+        for r in range(r0, r0 + my_rows, step):
+            n_rows = min(step, r0 + my_rows - r)
+            count = n_rows * nc
+            x = inq.alloc_tensor(asc.float32, shape=(n_rows, nc))
+            asc.data_copy(x, work.tile(slot * t.baseM + r, 0, n_rows, nc, t.baseN))
+            inq.enque(x)
+            x = inq.deque()
+            asc.muls(tmp, x, alpha, count)
+            asc.max(x, x, tmp, count)  # LeakyReLU for 0 <= alpha <= 1
+            y = outq.alloc_tensor(asc.half, shape=(n_rows, nc))
+            asc.cast(y, x, "CAST_ROUND", count)
+            inq.free_tensor(x)
+            outq.enque(y)
+            y = outq.deque()
+            asc.data_copy(c_gm.tile(bm + r, bn, n_rows, nc, t.N), y)
+            outq.free_tensor(y)
+        asc.cross_core_set_flag(FREE + slot, pipe=asc.PipeID.PIPE_MTE2)  # my reads of the slot are done

@@ -49,7 +49,10 @@ def events(result, process, name_prefix):
     return sorted(out)
 
 
-@pytest.mark.parametrize(("m", "n", "k", "alpha"), [(300, 208, 100, 0.1), (256, 512, 256, 0.0), (97, 64, 48, 1.0)])
+@pytest.mark.parametrize(
+    ("m", "n", "k", "alpha"),
+    [(1, 16, 1, 0.1), (17, 48, 65, 0.2), (300, 208, 100, 0.1), (256, 512, 256, 0.0), (97, 64, 48, 1.0)],
+)
 def test_leaky_relu_matches_numpy(m, n, k, alpha):
     c, ref, ret, result = run_leaky(m, n, k, alpha)
     assert ret == 0 and result.findings == []

@@ -160,8 +160,9 @@ class BlockContext:
         reads: tuple = (),
         writes: tuple = (),
         gm_write: tuple | None = None,
-    ) -> None:
-        """Append one instruction to the block's program and check its accesses for races."""
+    ) -> str:
+        """Append one instruction to the block's program (its accesses kept for the race check);
+        return the source line that issued it."""
         if not self.launch.pipe_allowed(self.core_type, pipe):
             raise KernelError(
                 ACL_ERROR_RT_AICORE_EXCEPTION,
@@ -174,6 +175,7 @@ class BlockContext:
         self.last_access = len(self.accesses) - 1
         if gm_write is not None:
             self.gm_writes.append((*gm_write, src_text))
+        return src_text
 
     def races(self, order: list[int] | None = None) -> list[Race]:
         """Check the block's accesses in execution order (program order unless a wait came first).

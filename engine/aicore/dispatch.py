@@ -31,7 +31,19 @@ from ..acl_codes import ACL_ERROR_RT_AICORE_EXCEPTION
 from ..trace import Kind, Trace
 from .memory_system import SharedMemorySystem
 from .pipes import LANE_NAMES, N_PIPES, Pipe
-from .program import BARRIER, GM_READ, LOCAL, SET, WAIT, XSET, XWAIT, Program, sched_of, topological_order
+from .program import (
+    BARRIER,
+    GM_READ,
+    LOCAL,
+    SET,
+    WAIT,
+    XSET,
+    XWAIT,
+    Program,
+    cross_peers,
+    sched_of,
+    topological_order,
+)
 
 _NEXT_BLOCK, _SHARED = 0, 1
 
@@ -165,7 +177,7 @@ class KernelScheduler:
                 self._advance(self.runs[slot])
         stuck = [run for run in self.runs if run.waiting is not None]
         if stuck:
-            raise KernelFault(0, "deadlock", _cross_message(self.trace, stuck), {"block": stuck[0].block})
+            raise KernelFault(0, "deadlock", _cross_message(stuck), {"block": stuck[0].block})
         return end
 
     def _push(self, time: int, what: int, slot: int) -> None:
@@ -339,8 +351,7 @@ class KernelScheduler:
     def _cross_set(self, run: _CoreRun, flag: int, when: int, at: int) -> None:
         """An AIC's set reaches both AIVs of its group (at ``when``); an AIV's set reaches the AIC."""
         group = run.group
-        receivers = [r for r in group.runs if r.role != 0] if run.role == 0 else [group.runs[0]]
-        for receiver in receivers:
+        for receiver in (group.runs[r] for r in cross_peers(run.role, len(group.runs))):
             queue = group.queues.setdefault((flag, receiver.role, run.role), deque())
             queue.append(when)
             if len(queue) > self.cross_max:
@@ -357,19 +368,16 @@ class KernelScheduler:
                 receiver.waiting = None
                 self._push(when, _SHARED, receiver.slot)
 
-    def _cross_senders(self, run: _CoreRun) -> list[int]:
-        return [r.role for r in run.group.runs if r.role != 0] if run.role == 0 else [0]
-
     def _cross_ready(self, run: _CoreRun, flag: int) -> bool:
         queues = run.group.queues
-        return all(queues.get((flag, run.role, sender)) for sender in self._cross_senders(run))
+        return all(queues.get((flag, run.role, sender)) for sender in cross_peers(run.role, len(run.group.runs)))
 
     def _cross_take(self, run: _CoreRun, flag: int) -> int | None:
         """Consume one set from each sender (the AIC waits for both AIVs); None if one is missing."""
         if not self._cross_ready(run, flag):
             return None
         queues = run.group.queues
-        return max(queues[(flag, run.role, sender)].popleft() for sender in self._cross_senders(run))
+        return max(queues[(flag, run.role, s)].popleft() for s in cross_peers(run.role, len(run.group.runs)))
 
     def _flush(self, run: _CoreRun) -> None:
         """Append the block's instructions to the trace as columns."""
@@ -439,7 +447,8 @@ def _stuck_message(trace: Trace, core: PhysicalCore, block: int, instrs: list[tu
     return "\n".join(lines)
 
 
-def _cross_message(trace: Trace, stuck: list[_CoreRun]) -> str:
+def _cross_message(stuck: list[_CoreRun]) -> str:
+    """Cannot happen for programs the group recorder accepted; kept so a scheduler bug ends loudly, not silently."""
     lines = ["deadlock: cores wait for cross-core flags nobody sets:"]
     for run in stuck:
         lines.append(f"  {run.core.label} (block {run.block}) waits for cross-core flag {run.waiting}")

@@ -18,6 +18,7 @@ import threading
 from collections import defaultdict
 
 from .dispatch import KernelFault
+from .program import cross_peers
 
 
 class _Aborted(BaseException):
@@ -72,13 +73,9 @@ class GroupRecorder:
             self.done[i] = True
             self._pass(i)
 
-    def _peers(self, i: int) -> list[int]:
-        """Who core ``i`` signals and waits for: the AIC (role 0) pairs with every AIV, an AIV with the AIC."""
-        return list(range(1, self.n)) if i == 0 else [0]
-
     def _satisfiable(self, i: int) -> bool:
         flag = self.waiting[i]
-        return all(self.sets[(flag, s, i)] > self.taken[(flag, s, i)] for s in self._peers(i))
+        return all(self.sets[(flag, s, i)] > self.taken[(flag, s, i)] for s in cross_peers(i, self.n))
 
     def _pass(self, i: int) -> None:
         """Hand the baton to the next core that can run (called with the lock held)."""
@@ -114,7 +111,7 @@ class GroupRecorder:
     # -- cross-core flags (called from kernel code, on the core's own thread) ------------------------
     def cross_set(self, i: int, flag: int) -> None:
         with self.cond:
-            for r in self._peers(i):
+            for r in cross_peers(i, self.n):
                 self.sets[(flag, i, r)] += 1
 
     def cross_wait(self, i: int, flag: int, where: str) -> None:
@@ -127,5 +124,5 @@ class GroupRecorder:
             if self.aborted:
                 raise _Aborted
             self.waiting[i] = None
-            for s in self._peers(i):
+            for s in cross_peers(i, self.n):
                 self.taken[(flag, s, i)] += 1

@@ -196,9 +196,7 @@ _READ_PATHS = MappingProxyType(
 
 
 def _emit_read(ctx, launch, dst: LocalTensor, nbytes: int, key: int, gm_span, loc_span, g: GlobalTensor) -> None:
-    path = {Buffer.UB: "gm_to_ub", Buffer.L1: "gm_to_l1", Buffer.L0A: "gm_to_l1", Buffer.L0B: "gm_to_l1"}.get(
-        dst.buffer
-    )
+    path = _READ_PATHS.get(dst.buffer)
     if path is None:
         _fail(f"data_copy GM -> {dst.buffer.name} is not a hardware path")
     ctx.emit(
@@ -720,8 +718,8 @@ def cross_core_wait_flag(flag_id: int, mode: int = 2, pipe: PipeID = PipeID.PIPE
     if pipe == PipeID.PIPE_ALL:
         _fail("cross_core_wait_flag: pipe must be one pipe (PIPE_S, PIPE_V, ...), not PIPE_ALL")
     name = f"cross_core_wait_flag {flag_id}"
-    ctx.emit(pipe.value, XWAIT, 0, 0.0, flag_id, 0, 0, name, 0, NO_SLOT, Kind.FLAG_WAIT)
-    ctx.group.cross_wait(ctx.role, flag_id, ctx.accesses[-1][3])
+    where = ctx.emit(pipe.value, XWAIT, 0, 0.0, flag_id, 0, 0, name, 0, NO_SLOT, Kind.FLAG_WAIT)
+    ctx.group.cross_wait(ctx.role, flag_id, where)
 
 
 # -- block identity -----------------------------------------------------------------------------

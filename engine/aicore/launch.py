@@ -337,19 +337,12 @@ class KernelLaunch:
             raise KernelError(
                 ACL_ERROR_RT_AICORE_EXCEPTION, f"block {block}: {type(exc).__name__}: {exc}{where}"
             ) from exc
+        # execution order: program order, unless a wait comes before its set
+        orders = [topological_order(c.program.instrs)[0] if c.program.forward_waits else None for c in ctxs]
         if len(ctxs) == 1:
-            ctx = ctxs[0]
-            order = topological_order(ctx.program.instrs)[0] if ctx.program.forward_waits else None
-            races = ctx.races(order)
+            races = ctxs[0].races(orders[0])
         else:
-            members = [
-                (
-                    c.program.instrs,
-                    c.accesses,
-                    topological_order(c.program.instrs)[0] if c.program.forward_waits else None,
-                )
-                for c in ctxs
-            ]
+            members = [(c.program.instrs, c.accesses, order) for c, order in zip(ctxs, orders, strict=True)]
             races = check_group_races(members, [c.core.label for c in ctxs])
         for race in races:
             self.sim.report(

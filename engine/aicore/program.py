@@ -27,6 +27,13 @@ from .pipes import N_PIPES
 
 LOCAL, GM_READ, GM_WRITE, SET, WAIT, BARRIER, XSET, XWAIT = range(8)
 
+
+def cross_peers(role: int, n: int) -> range:
+    """The roles a core's cross-core sets reach and its waits take sets from: the AIC (role 0) pairs
+    with every AIV of its group (roles 1..n-1), an AIV with the AIC."""
+    return range(1, n) if role == 0 else range(1)
+
+
 # tuple positions
 PIPE, OP, COST, RATE, KEY, NBYTES, FLOPS, NAME, SRC, BUF, SLOT, TKIND = range(12)
 

@@ -69,10 +69,7 @@ class RaceDetector:
     def wait_flag(self, pipe: int, key: int) -> None:
         queue = self._flags.get(key)
         if queue:
-            snapshot = queue.popleft()
-            mine = self.clock[pipe]
-            for q in range(self.n):
-                mine[q] = max(mine[q], snapshot[q])
+            self.merge((pipe,), queue.popleft())
 
     def barrier(self, lanes: range | None = None) -> None:
         """``pipe_barrier(PIPE_ALL)``: the given lanes (default all) are ordered after each other's past."""
@@ -81,8 +78,9 @@ class RaceDetector:
         for p in lanes:
             self.clock[p] = list(merged)
 
-    def merge(self, lanes: range, snapshot: list[int]) -> None:
-        """Order every later instruction on ``lanes`` after ``snapshot`` (a cross-core wait)."""
+    def merge(self, lanes, snapshot: list[int]) -> None:
+        """Order every later instruction on ``lanes`` after ``snapshot`` (a wait: in-core on one lane,
+        cross-core on every lane of the core)."""
         for p in lanes:
             mine = self.clock[p]
             for q in range(self.n):
@@ -146,7 +144,7 @@ def check_group_races(members: list[tuple], core_labels: list[str] | None) -> li
     an AIV's sets reach the AIC. The programs are replayed in an order the cross-core flags allow
     (each core runs until a wait whose sets have not been replayed yet).
     """
-    from .program import BARRIER, KEY, OP, PIPE, SET, WAIT, XSET, XWAIT
+    from .program import BARRIER, KEY, OP, PIPE, SET, WAIT, XSET, XWAIT, cross_peers
 
     n = len(members)
     names = None if core_labels is None else [f"{c} {LANE_NAMES[p]}" for c in core_labels for p in range(N_PIPES)]
@@ -154,9 +152,6 @@ def check_group_races(members: list[tuple], core_labels: list[str] | None) -> li
     queues: dict[tuple[int, int, int], deque[list[int]]] = defaultdict(deque)  # (flag, sender, receiver)
     orders = [list(order) if order is not None else range(len(instrs)) for instrs, _acc, order in members]
     cursor = [0] * n
-
-    def peers(role: int) -> list[int]:
-        return list(range(1, n)) if role == 0 else [0]
 
     progress = True
     while progress:
@@ -170,7 +165,7 @@ def check_group_races(members: list[tuple], core_labels: list[str] | None) -> li
                 ins = instrs[i]
                 op, lane = ins[OP], base + ins[PIPE]
                 if op == XWAIT:
-                    keys = [(ins[KEY], s, role) for s in peers(role)]
+                    keys = [(ins[KEY], s, role) for s in cross_peers(role, n)]
                     if not all(queues[k] for k in keys):
                         break
                     for k in keys:
@@ -186,7 +181,7 @@ def check_group_races(members: list[tuple], core_labels: list[str] | None) -> li
                 elif op == WAIT:
                     det.wait_flag(lane, (role, ins[KEY]))
                 elif op == XSET:
-                    for r in peers(role):
+                    for r in cross_peers(role, n):
                         queues[(ins[KEY], role, r)].append(list(det.clock[lane]))
                 if accesses[i] is None:
                     continue

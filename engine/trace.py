@@ -20,6 +20,8 @@ from types import MappingProxyType
 
 import numpy as np
 
+from .intervals import covered
+
 PS_PER_US = 1_000_000
 
 
@@ -335,23 +337,5 @@ class TraceData:
         ends = c["end"][mask]
         for lane in np.unique(lanes):
             sel = lanes == lane
-            out[self.lane_label(int(lane))] = union_length(starts[sel], ends[sel])
+            out[self.lane_label(int(lane))] = covered(starts[sel], ends[sel])
         return out
-
-
-def union_length(starts: np.ndarray, ends: np.ndarray) -> int:
-    """Total length covered by intervals [start, end) (overlaps counted once)."""
-    if len(starts) == 0:
-        return 0
-    order = np.argsort(starts, kind="stable")
-    s = starts[order]
-    e = np.maximum.accumulate(ends[order])
-    # a new run starts where the interval begins after everything before it ended
-    new_run = np.empty(len(s), dtype=bool)
-    new_run[0] = True
-    new_run[1:] = s[1:] > e[:-1]
-    run_id = np.cumsum(new_run) - 1
-    run_start = s[new_run]
-    run_end = np.zeros(run_id[-1] + 1, dtype=np.int64)
-    np.maximum.at(run_end, run_id, e)
-    return int((run_end - run_start).sum())

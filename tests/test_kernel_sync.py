@@ -6,37 +6,17 @@ import pytest
 
 from engine import asc
 from engine.acl_codes import ACL_ERROR_RT_AICORE_EXCEPTION, ACL_ERROR_RT_AICORE_TIMEOUT
+from engine.kernels.scale import scale_kernel
 from tests.kernel_helpers import device, empty_device, from_device, to_device
 
 N = 1024  # fp16 elements: 2 KiB, 32-byte aligned
-
-
-@asc.jit
-def scale_kernel(x: asc.GlobalAddress, z: asc.GlobalAddress, sync: bool):
-    """z = 2 x with hand-written flags; ``sync=False`` leaves out the MTE2 -> V wait."""
-    x_gm, z_gm = asc.GlobalTensor(), asc.GlobalTensor()
-    x_gm.set_global_buffer(x, N)
-    z_gm.set_global_buffer(z, N)
-    pipe = asc.TPipe()
-    buf_in, buf_out = asc.TBuf(asc.TPosition.VECIN), asc.TBuf(asc.TPosition.VECOUT)
-    pipe.init_buffer(buf=buf_in, num=N * 2)
-    pipe.init_buffer(buf=buf_out, num=N * 2)
-    t_in, t_out = buf_in.get(asc.half), buf_out.get(asc.half)
-    asc.data_copy(t_in, x_gm, N)
-    asc.set_flag(asc.HardEvent.MTE2_V, 0)
-    if sync:
-        asc.wait_flag(asc.HardEvent.MTE2_V, 0)
-    asc.muls(t_out, t_in, 2.0, N)
-    asc.set_flag(asc.HardEvent.V_MTE3, 0)
-    asc.wait_flag(asc.HardEvent.V_MTE3, 0)
-    asc.data_copy(z_gm, t_out, N)
 
 
 def run_scale(sync):
     sim, stream = device()
     x = np.arange(N, dtype=np.float16) / 64
     dx, dz = to_device(sim, x), empty_device(sim, x.nbytes)
-    assert sim.acl.rt.launch_kernel(scale_kernel, 1, stream, asc.GlobalAddress(dx), asc.GlobalAddress(dz), sync) == 0
+    assert sim.acl.rt.launch_kernel(scale_kernel, 1, stream, asc.GlobalAddress(dx), asc.GlobalAddress(dz), N, sync) == 0
     ret = sim.acl.rt.synchronize_stream(stream)
     z = from_device(sim, dz, N, np.float16)
     return ret, z, x, sim.finish()
@@ -49,7 +29,7 @@ def test_removed_wait_flag_is_reported_as_a_race():
     msg = races[0].message
     assert "read-after-write race on UB" in msg
     assert "muls on VECTOR" in msg and "data_copy GM->UB on MTE2" in msg
-    assert "test_kernel_sync.py:29" in msg and "test_kernel_sync.py:25" in msg  # both source lines
+    assert "engine/kernels/scale.py:27" in msg and "engine/kernels/scale.py:23" in msg  # both source lines
     assert "[0:2048)" in msg  # the byte range of UB both touch
     # the numbers happen to be right (computed in program order): exactly why the race must be reported
     np.testing.assert_array_equal(z, x * 2)
@@ -229,7 +209,7 @@ def test_a_failed_kernel_does_not_poison_the_next_launch():
     dx, dz = to_device(sim, x), empty_device(sim, x.nbytes)
     sim.acl.rt.launch_kernel(crashing_kernel, 1, stream, asc.GlobalAddress(dx))
     assert sim.acl.rt.synchronize_stream(stream) == ACL_ERROR_RT_AICORE_EXCEPTION
-    sim.acl.rt.launch_kernel(scale_kernel, 1, stream, asc.GlobalAddress(dx), asc.GlobalAddress(dz), True)
+    sim.acl.rt.launch_kernel(scale_kernel, 1, stream, asc.GlobalAddress(dx), asc.GlobalAddress(dz), N, True)
     assert sim.acl.rt.synchronize_stream(stream) == 0
     np.testing.assert_array_equal(from_device(sim, dz, N, np.float16), x * 2)
 

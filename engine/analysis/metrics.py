@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..intervals import covered, intersection, merged
 from ..simulation import RunResult
 from ..trace import Kind, TraceData
-from .intervals import covered, intersection, merged
 from .pipes import group_leaders, kernel_core_type, kernel_metrics, kernel_rows
 
 MAX_DETAILED_KERNELS = 16

@@ -30,9 +30,9 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from ..intervals import intersection, merged
 from ..simulation import RunResult
 from ..trace import Kind
-from .intervals import intersection, merged
 
 DOUBLE_BUFFER_OVERLAP = 0.20
 DOUBLE_BUFFER_MTE2 = 0.20

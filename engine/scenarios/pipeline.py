@@ -25,15 +25,8 @@ def batch_inputs(a: np.ndarray, b: np.ndarray, i: int) -> tuple[np.ndarray, np.n
     return np.roll(a, i, axis=0), np.roll(b, -i, axis=1)
 
 
-def run(
-    sim: Simulation, n: int, batches: int, streams: int, pageable: bool, seed: int, sync_each: bool = False
-) -> Outcome:
-    if sim.fast and not sim.numerics and not sync_each:  # timing only: the same events, in bulk (tested equal)
-        from .pipeline_fast import run_bulk
-
-        return run_bulk(sim, n, batches, streams, pageable)
-    acl = sim.acl
-    nbytes = n * n * 2
+def open_device(acl, streams: int, nbytes: int) -> tuple[list[int], list[list[int]]]:
+    """init, set_device, ``streams`` streams and per stream three device buffers (A, B, C) of ``nbytes``."""
     check_ret(acl.init(), "acl.init")
     check_ret(acl.rt.set_device(0), "acl.rt.set_device")
     handles = []
@@ -49,6 +42,19 @@ def run(
             check_ret(ret, "acl.rt.malloc")
             bufs.append(p)
         dev.append(bufs)
+    return handles, dev
+
+
+def run(
+    sim: Simulation, n: int, batches: int, streams: int, pageable: bool, seed: int, sync_each: bool = False
+) -> Outcome:
+    if sim.fast and not sim.numerics and not sync_each:  # timing only: the same events, in bulk (tested equal)
+        from .pipeline_fast import run_bulk
+
+        return run_bulk(sim, n, batches, streams, pageable)
+    acl = sim.acl
+    nbytes = n * n * 2
+    handles, dev = open_device(acl, streams, nbytes)
 
     numerics = sim.numerics
     base_a = base_b = None

@@ -30,6 +30,7 @@ from ..simulation import Simulation
 from ..trace import NO_SLOT, Kind
 from . import Outcome
 from .host_lifecycle import check_ret
+from .pipeline import open_device
 
 _ARRIVE, _FINISH = 0, 1
 _H2D, _D2H, _CORES = 0, 1, 2
@@ -150,21 +151,7 @@ def run_bulk(sim: Simulation, n: int, batches: int, streams: int, pageable: bool
     """The pipeline scenario's program, timing only, with the batch loop in bulk."""
     acl = sim.acl
     nbytes = n * n * 2
-    check_ret(acl.init(), "acl.init")
-    check_ret(acl.rt.set_device(0), "acl.rt.set_device")
-    handles = []
-    for _ in range(streams):
-        s, ret = acl.rt.create_stream()
-        check_ret(ret, "acl.rt.create_stream")
-        handles.append(s)
-    dev = []
-    for _ in range(streams):
-        bufs = []
-        for _ in range(3):
-            p, ret = acl.rt.malloc(nbytes, 0)
-            check_ret(ret, "acl.rt.malloc")
-            bufs.append(p)
-        dev.append(bufs)
+    handles, dev = open_device(acl, streams, nbytes)
     kernel = OpMatmul.plan(sim, dev[0][0], dev[0][1], dev[0][2], n, n, n, "fp16")
 
     host = sim.profile.host

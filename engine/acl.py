@@ -21,6 +21,7 @@ import numpy as np
 from . import acl_codes as C
 from .acl_codes import AclError
 from .copy_engine import D2H, H2D, H2H
+from .detail import HostWait
 from .stream import TaskKind
 
 if TYPE_CHECKING:
@@ -120,7 +121,7 @@ class Rt:
         with sim.api("acl.rt.destroy_stream", sim.profile.host.api_call_us) as call:
             s = sim.stream(stream, "destroy_stream", allow_default=False)
             if not s.idle:  # the runtime finishes the stream's work before destroying it
-                sim.host_block_until(lambda: s.idle, f"{s.label} to finish", call)
+                sim.host_block_until(lambda: s.idle, f"{s.label} to finish", call, on=HostWait("stream", s.ident))
                 sim.runtime.host_learns(s.vc)
             s.closed = True
         return call.ret
@@ -177,7 +178,7 @@ class Rt:
                 sim.host_copy(plan, call)
             else:
                 task = sim.enqueue_copy(plan, dst_alloc, src_alloc, sim.state.default_stream, call)
-                sim.host_block_until(lambda: task.end >= 0, "the copy to finish", call)
+                sim.host_block_until(lambda: task.end >= 0, "the copy to finish", call, on=HostWait("copy", task.seq))
                 sim.runtime.host_learns(task.vc)
         return call.ret
 
@@ -193,7 +194,10 @@ class Rt:
                 task = sim.enqueue_copy(plan, dst_alloc, src_alloc, s, call)
                 if not plan.pinned and plan.direction in (H2D, D2H):
                     sim.host_block_until(
-                        lambda: task.end >= 0, "a pageable copy (staged through a pinned buffer)", call
+                        lambda: task.end >= 0,
+                        "a pageable copy (staged through a pinned buffer)",
+                        call,
+                        on=HostWait("pageable", task.seq),
                     )
                     sim.runtime.host_learns(task.vc)
         return call.ret
@@ -204,7 +208,8 @@ class Rt:
         with sim.api("acl.rt.synchronize_stream", sim.profile.host.sync_call_us, blocking=True) as call:
             sim.require_device()
             s = sim.stream(stream, "synchronize_stream")
-            sim.host_block_until(lambda: s.idle, f"{s.label} to drain", call, C.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT)
+            on = HostWait("stream", s.ident)
+            sim.host_block_until(lambda: s.idle, f"{s.label} to drain", call, C.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, on=on)
             sim.runtime.host_learns(s.vc)
             sim.raise_stream_error(s, "synchronize_stream")
         return call.ret
@@ -214,7 +219,11 @@ class Rt:
         with sim.api("acl.rt.synchronize_device", sim.profile.host.sync_call_us, blocking=True) as call:
             sim.require_device()
             sim.host_block_until(
-                sim.runtime.all_idle, "every stream to drain", call, C.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
+                sim.runtime.all_idle,
+                "every stream to drain",
+                call,
+                C.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
+                on=HostWait("device"),
             )
             for s in list(sim.runtime.streams.values()):
                 sim.runtime.host_learns(s.vc)
@@ -271,7 +280,11 @@ class Rt:
             e = sim.event(event, "synchronize_event")
             target = max(e.records_submitted, 1)
             sim.host_block_until(
-                lambda: e.records_done >= target, f"{e.label} to be recorded", call, C.ACL_ERROR_RT_EVENT_SYNC_TIMEOUT
+                lambda: e.records_done >= target,
+                f"{e.label} to be recorded",
+                call,
+                C.ACL_ERROR_RT_EVENT_SYNC_TIMEOUT,
+                on=HostWait("event", e.ident),
             )
             sim.runtime.host_learns(e.record_tasks[target - 1].vc)
         return call.ret

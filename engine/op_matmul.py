@@ -96,7 +96,15 @@ class OpMatmul:
     def execute(self, runtime: DeviceRuntime, task: Task, start: int, cores: CoreGrant) -> int:
         end = start + max(1, round(self.seconds * 1e12))
         runtime.trace.add(
-            start, end, runtime.op_lane(), Kind.KERNEL, task.name, self.nbytes, self.flops, task.cause, task.src
+            start,
+            end,
+            runtime.op_lane(),
+            Kind.KERNEL,
+            task.name,
+            self.nbytes,
+            task.cause,
+            task.src,
+            runtime.task_detail(task),
         )
         return end
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from .profile import Profile, load_profile
 from .scenarios import Outcome, Scenario, ScenarioArgError, ScenarioFailed, registry
 from .simulation import RunResult, Simulation
-from .trace import Kind
+from .trace import Kind, LaneKind
 
 
 @dataclass
@@ -70,7 +70,8 @@ def summarize(run: ScenarioRun) -> dict:
     r = run.result
     trace = r.trace
     busy = trace.busy_by_lane(
-        kinds=(Kind.CALL, Kind.WAIT, Kind.COPY, Kind.KERNEL, Kind.HOST_WORK), processes=("Host", "Device")
+        kinds=(Kind.CALL, Kind.WAIT, Kind.COPY, Kind.KERNEL, Kind.HOST_WORK),
+        lane_kinds=(LaneKind.HOST, LaneKind.STREAM, LaneKind.COPY_ENGINE, LaneKind.KERNELS),
     )
     out = {
         "scenario": run.scenario.name,

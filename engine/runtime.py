@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from .copy_engine import D2D, D2H, H2D, H2H, CopyEnginePool
 from .stream import AclEvent, Stream, Task, TaskKind
-from .trace import Kind
+from .trace import Kind, LaneKind
 
 if TYPE_CHECKING:
     from .simulation import Simulation
@@ -129,6 +129,7 @@ class DeviceRuntime:
         self.completed: list[Task] = []  # finished copies and kernels, for the memory-consistency check
         self._ai_cores = None
         self.history: list[Task] = []  # every submitted task, in submission order
+        self.records: list = []  # TaskRecords of tasks a bulk path ran outside this runtime
         self.host_vc: dict[int, int] = {}  # what the host has synchronised with
         self._names = {
             "wait": self.trace.name("stream_wait_event"),
@@ -137,10 +138,17 @@ class DeviceRuntime:
 
     # -- lanes --------------------------------------------------------------------------------
     def _engine_lane(self, direction: str, unit: int) -> int:
-        return self.trace.lane("Device 0 copy engines", f"{direction} engine {unit}", sort=2)
+        thread = f"{direction} engine {unit}"
+        return self.trace.lane("Device 0 copy engines", thread, 2, LaneKind.COPY_ENGINE, unit=unit, direction=direction)
 
     def op_lane(self) -> int:
-        return self.trace.lane("Device 0 AI cores", "kernels", sort=3)
+        return self.trace.lane("Device 0 AI cores", "kernels", 3, LaneKind.KERNELS)
+
+    def task_detail(self, task: Task) -> int:
+        """The trace detail id of a stream task's rows (its entry in the trace's task table)."""
+        if task.kind == TaskKind.KERNEL:
+            self.trace.set_task_flops(task.detail, getattr(task.payload, "flops", 0))
+        return task.detail
 
     def ai_cores(self):
         """Per-device AI-core state (lanes, buffers, L2), created on the first instruction-level kernel."""
@@ -155,7 +163,7 @@ class DeviceRuntime:
         ident = self._next_stream
         self._next_stream += 1
         label = label or ("default stream" if ident == 0 else f"stream {ident}")
-        lane = self.trace.lane("Device 0 streams", label, sort=1)
+        lane = self.trace.lane("Device 0 streams", label, 1, LaneKind.STREAM, unit=ident)
         stream = Stream(ident, label, lane, priority, src)
         self.streams[ident] = stream
         return stream
@@ -187,6 +195,9 @@ class DeviceRuntime:
         stream.count += 1
         vc[stream.ident] = stream.count
         task.vc = stream.vc = vc
+        direction = task.payload.direction if task.kind == TaskKind.COPY else ""
+        event = task.event.ident if task.event is not None else -1
+        task.detail = self.trace.task(task.seq, stream.ident, int(task.kind), task.submit, event, direction)
         if task.kind == TaskKind.RECORD:
             task.event.record_tasks.append(task)
         self.history.append(task)
@@ -228,7 +239,8 @@ class DeviceRuntime:
             event.records_done += 1
             event.record_times.append(now)
             task.start = task.end = now
-            self.trace.add(now, now, stream.lane, Kind.MARK, task.name, cause=task.cause, src=task.src)
+            detail = self.task_detail(task)
+            self.trace.add(now, now, stream.lane, Kind.MARK, task.name, cause=task.cause, src=task.src, detail=detail)
             waiters, event.waiters = event.waiters, []
             for waiter in waiters:
                 self._try_wait(waiter)
@@ -242,7 +254,16 @@ class DeviceRuntime:
         if event.records_done >= task.target:
             now = self.clock.now
             task.end = now
-            self.trace.add(task.start, now, task.stream.lane, Kind.WAIT, task.name, cause=task.cause, src=task.src)
+            self.trace.add(
+                task.start,
+                now,
+                task.stream.lane,
+                Kind.WAIT,
+                task.name,
+                cause=task.cause,
+                src=task.src,
+                detail=self.task_detail(task),
+            )
             self._complete(task)
         else:
             event.waiters.append(task)
@@ -269,9 +290,9 @@ class DeviceRuntime:
             Kind.COPY,
             task.name,
             task.nbytes,
-            0,
             task.cause,
             task.src,
+            self.task_detail(task),
         )
         if self.numerics:
             task.payload.perform()
@@ -301,9 +322,9 @@ class DeviceRuntime:
             Kind.KERNEL,
             task.name,
             task.nbytes,
-            getattr(task.payload, "flops", 0),
             task.cause,
             task.src,
+            self.task_detail(task),
         )
         finish = getattr(task.payload, "finish", None)
         if finish is not None:

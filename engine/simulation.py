@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType, SimpleNamespace
 from typing import Any
@@ -23,17 +23,21 @@ from .acl_codes import AclError
 from .clock import EventCore
 from .copy_engine import D2D, D2H, H2D, H2H, LinkModel
 from .deadlock import diagnose_stuck
+from .detail import HostWait, HostWork, Mark
 from .findings import Finding
 from .memory import Allocation, DeviceMemory, HostMemory
 from .profile import Profile, load_profile
 from .runtime import CopyPlan, DeviceRuntime
-from .stream import AclEvent, Stream, Task, TaskKind
-from .trace import Kind, Trace, TraceData
+from .stream import AclEvent, Stream, Task, TaskKind, TaskRecord
+from .trace import Kind, LaneKind, Trace, TraceData
 
 _ENGINE_DIR = Path(__file__).resolve().parent
 _REPO_DIR = _ENGINE_DIR.parent
 # frames in these files are the simulator itself; the first frame outside them is the user's line
-INTERNAL_FILES = frozenset(str(p) for d in (_ENGINE_DIR, _ENGINE_DIR / "aicore") for p in d.glob("*.py"))
+INTERNAL_FILES = frozenset(
+    [str(p) for d in (_ENGINE_DIR, _ENGINE_DIR / "aicore") for p in d.glob("*.py")]
+    + [str(_ENGINE_DIR / "scenarios" / "pipeline_fast.py")]  # the bulk host stands in for acl
+)
 
 
 def short_path(filename: str) -> str:
@@ -94,7 +98,8 @@ class ApiCall:
 
 @dataclass
 class RunResult:
-    """What a finished simulation hands to analysis, exports and UIs."""
+    """What a finished simulation hands to analysis, exports and UIs: plain data (it pickles, and it
+    keeps nothing of the simulation alive)."""
 
     profile: Profile
     trace: TraceData
@@ -103,7 +108,8 @@ class RunResult:
     host_end_ps: int
     device_events: int  # events the event core processed
     extra: dict
-    tasks: list  # every device task submitted (with vector clocks), for the memory-consistency check
+    tasks: list[TaskRecord]  # every device task submitted (with vector clocks), for the memory-consistency check
+    gm: dict = field(default_factory=dict)  # device allocation ident -> GmTensor (what the program named it)
 
     @property
     def simulated_us(self) -> float:
@@ -124,7 +130,8 @@ class Simulation:
         self.trace = Trace()
         self.link = LinkModel(self.profile)
         self.host_now = 0
-        self.host_lane = self.trace.lane("Host", "host thread", sort=0)
+        self.host_lane = self.trace.lane("Host", "host thread", 0, LaneKind.HOST)
+        self.gm_tensors: dict[int, GmTensor] = {}
         limits = self.profile.limits
         self.devmem = DeviceMemory(
             self.profile.chip.device_memory_bytes, limits.malloc_align, limits.malloc_round, limits.malloc_pad, numerics
@@ -149,8 +156,10 @@ class Simulation:
         internal = INTERNAL_FILES
         while frame is not None and frame.f_code.co_filename in internal:
             frame = frame.f_back
-        if frame is None:
-            return -1
+        return -1 if frame is None else self.src_of(frame)
+
+    def src_of(self, frame) -> int:
+        """Trace id of the ``file:line`` a frame is at."""
         key = (frame.f_code.co_filename, frame.f_lineno)
         ident = self._src_cache.get(key)
         if ident is None:
@@ -164,16 +173,35 @@ class Simulation:
     def api(self, name: str, cost_us: float, blocking: bool = False) -> ApiCall:
         return ApiCall(self, name, round(cost_us * 1e6))
 
-    def host_compute(self, name: str, microseconds: float) -> None:
-        """Host-side work the program does between API calls (tiling, preparing arguments)."""
+    def host_compute(self, name: str, microseconds: float, what: str = "") -> None:
+        """Host-side work the program does between API calls (``what``: "tiling", "check", ...)."""
         start = self.host_now
         self.host_now += round(microseconds * 1e6)
+        detail = self.trace.detail(HostWork(what))
+        name_id = self.trace.name(name)
         self.trace.add(
-            start, self.host_now, self.host_lane, Kind.HOST_WORK, self.trace.name(name), src=self.caller_src(1)
+            start, self.host_now, self.host_lane, Kind.HOST_WORK, name_id, src=self.caller_src(1), detail=detail
         )
 
     def report(self, finding: Finding) -> None:
         self.findings.append(finding)
+
+    def mark(self, label: str) -> None:
+        """A user's mark on the host timeline (no cost): trace viewers show it, the replay can stop at it."""
+        detail = self.trace.detail(Mark(str(label)))
+        name = self.trace.name(f"mark {label}")
+        self.trace.add(
+            self.host_now, self.host_now, self.host_lane, Kind.MARK, name, src=self.caller_src(1), detail=detail
+        )
+
+    def name_tensor(self, ptr: int, name: str, shape: tuple[int, ...], dtype: str) -> None:
+        """Say what a device buffer holds (e.g. "A", (m, k), "float16"): views then draw it as that matrix."""
+        alloc = self.devmem.space.find(int(ptr))
+        if alloc is None:
+            raise ValueError(f"name_tensor: 0x{int(ptr):x} is not a device allocation")
+        self.gm_tensors[alloc.ident] = GmTensor(
+            name, tuple(int(x) for x in shape), str(dtype), alloc.ptr, int(ptr) - alloc.ptr
+        )
 
     # -- state checks ---------------------------------------------------------------------------
     def require_init(self) -> None:
@@ -325,15 +353,27 @@ class Simulation:
         stream = task.stream
         depth = self.profile.limits.stream_depth
         if stream.pending() >= depth:
-            self.host_block_until(lambda: stream.pending() < depth, f"room in {stream.label} (depth {depth})", call)
+            self.host_block_until(
+                lambda: stream.pending() < depth,
+                f"room in {stream.label} (depth {depth})",
+                call,
+                on=HostWait("room", stream.ident),
+            )
             task.submit = self.host_now
         self.runtime.submit(task)
 
     # -- blocking -------------------------------------------------------------------------------
     def host_block_until(
-        self, done: Callable[[], bool], what: str, call: ApiCall, timeout_code: int = C.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
+        self,
+        done: Callable[[], bool],
+        what: str,
+        call: ApiCall,
+        timeout_code: int = C.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
+        *,
+        on: HostWait,
     ) -> None:
-        """Advance the device until ``done()``; the host waits. A wait that can never end is a deadlock."""
+        """Advance the device until ``done()``; the host waits (``on`` says for what, as data).
+        A wait that can never end is a deadlock."""
         if done():
             return
         start = self.host_now
@@ -347,7 +387,14 @@ class Simulation:
         end = max(start, self.clock.now)
         if end > start:
             self.trace.add(
-                start, end, self.host_lane, Kind.WAIT, self.trace.name(f"wait: {what}"), cause=call.row, src=call.src
+                start,
+                end,
+                self.host_lane,
+                Kind.WAIT,
+                self.trace.name(f"wait: {what}"),
+                cause=call.row,
+                src=call.src,
+                detail=self.trace.detail(on),
             )
             self.host_now = end
 
@@ -391,9 +438,25 @@ class Simulation:
             host_end_ps=self.host_now,
             device_events=self.clock.processed,
             extra=self.extra,
-            tasks=list(self.runtime.history),
+            tasks=sorted([TaskRecord.of(task) for task in self.runtime.history] + self.runtime.records, key=_seq),
+            gm=dict(self.gm_tensors),
         )
         return self._finished
+
+
+def _seq(task: TaskRecord) -> int:
+    return task.seq
+
+
+@dataclass(frozen=True)
+class GmTensor:
+    """What a device buffer holds, as the program named it: a matrix ``shape`` of ``dtype`` at ``offset``."""
+
+    name: str
+    shape: tuple[int, ...]
+    dtype: str
+    ptr: int  # the allocation's device address
+    offset: int = 0  # bytes from the allocation's start
 
 
 def _range(side: tuple[Allocation, int], count: int) -> tuple[tuple[str, int], int, int]:

@@ -8,6 +8,7 @@ stream can wait for it (``stream_wait_event``) and the host can block on it (``s
 from __future__ import annotations
 
 from collections import deque
+from dataclasses import dataclass
 from enum import IntEnum
 
 
@@ -23,6 +24,7 @@ class Task:
 
     __slots__ = (
         "cause",
+        "detail",
         "end",
         "error",
         "event",
@@ -57,6 +59,7 @@ class Task:
         self.resource = resource
         self.nbytes = nbytes
         self.payload = payload
+        self.detail = -1  # its entry in the trace's task table (set when submitted)
         self.event = None
         self.error = 0  # an ACL code when the task failed (a kernel that trapped or hung)
         self.target = 0
@@ -67,6 +70,52 @@ class Task:
         self.reads: tuple = ()
         self.writes: tuple = ()
         self.vc: dict[int, int] = {}  # vector clock over streams: what is known to have happened before
+
+
+@dataclass(frozen=True, slots=True)
+class TaskRecord:
+    """A finished run's record of one task: plain data, for analysis (no link back to the simulation)."""
+
+    seq: int
+    stream: int  # the stream's ident
+    stream_label: str
+    kind: TaskKind
+    name: int  # trace name id
+    label: str
+    src: int  # trace source id
+    submit: int
+    start: int  # -1: never started (stuck behind a deadlock)
+    end: int
+    reads: tuple
+    writes: tuple
+    vc: tuple  # vector clock as sorted (stream, count) pairs
+    error: int = 0
+
+    @classmethod
+    def of(cls, task: Task) -> TaskRecord:
+        return cls(
+            task.seq,
+            task.stream.ident,
+            task.stream.label,
+            TaskKind(task.kind),
+            task.name,
+            task.label,
+            task.src,
+            task.submit,
+            task.start,
+            task.end,
+            tuple(task.reads),
+            tuple(task.writes),
+            tuple(sorted(task.vc.items())),
+            task.error,
+        )
+
+    def clock(self, stream: int) -> int:
+        """This task's vector-clock entry for ``stream`` (0: knows nothing of it)."""
+        for s, count in self.vc:
+            if s == stream:
+                return count
+        return 0
 
 
 class Stream:

@@ -1,4 +1,4 @@
-"""The pipeline's bulk path produces the call-by-call path's events, event for event."""
+"""The pipeline's bulk host produces the call-by-call host's trace, task table and task records, exactly."""
 
 import dataclasses
 
@@ -6,9 +6,23 @@ import numpy as np
 import pytest
 
 from engine import Simulation, load_profile
+from engine.analysis.consistency import stream_races
 from engine.scenarios.pipeline import run as run_pipeline
+from engine.trace import COLUMN_NAMES, TASK_DETAIL
 
-COLUMNS = ("start", "end", "lane", "kind", "name", "nbytes", "flops")
+
+def resolved(t):
+    """Every stored column with ids turned into what they mean (ids depend on interning order)."""
+    cols = {c: np.asarray(t.columns[c]) for c in COLUMN_NAMES}
+    cols["name"] = np.array(t.names, dtype=object)[t.name]
+    cols["lane"] = np.array([lane.label for lane in t.lanes], dtype=object)[t.lane]
+    cols["src"] = np.array(["", *t.srcs], dtype=object)[t.src + 1]
+    cols["detail"] = np.array([repr(t.detail_of(i)) for i in range(len(t))], dtype=object)
+    cause = t.cause
+    cols["cause"] = np.array(
+        [f"{t.names[t.name[c]]}@{t.start[c]}" if c >= 0 else "" for c in cause], dtype=object
+    )  # the row a cause points at, by what it is (row numbers differ when append order does)
+    return cols
 
 
 def events(fast, profile, **params):
@@ -16,11 +30,10 @@ def events(fast, profile, **params):
     outcome = run_pipeline(sim, seed=0, **params)
     result = sim.finish()
     t = result.trace
-    cols = dict(t.columns)
-    cols["name"] = np.array(t.names)[t.name]  # ids depend on interning order: compare the texts
-    cols["lane"] = np.array([t.lane_label(i) for i in range(len(t.lanes))])[t.lane]
-    order = np.lexsort(tuple(cols[c] for c in reversed(COLUMNS)))  # rows starting together may be appended differently
-    return outcome, result, {c: cols[c][order] for c in COLUMNS}, t
+    cols = resolved(t)
+    keys = [cols[c].astype(str) for c in reversed(COLUMN_NAMES)]
+    order = np.lexsort(keys)  # rows starting together may be appended in another order
+    return outcome, result, {c: cols[c][order] for c in COLUMN_NAMES}
 
 
 def shallow_profile():
@@ -29,29 +42,60 @@ def shallow_profile():
     return dataclasses.replace(p, limits=dataclasses.replace(p.limits, stream_depth=5))
 
 
-@pytest.mark.parametrize(
-    ("profile", "params"),
-    [
-        ("ascend910b1", {"n": 64, "batches": 7, "streams": 3, "pageable": False}),
-        ("ascend910b1", {"n": 512, "batches": 6, "streams": 2, "pageable": True}),
-        ("measured-accelerator", {"n": 1024, "batches": 9, "streams": 4, "pageable": False}),
-        ("measured-accelerator", {"n": 256, "batches": 5, "streams": 1, "pageable": True}),
-        (shallow_profile(), {"n": 64, "batches": 12, "streams": 2, "pageable": False}),
-        (shallow_profile(), {"n": 128, "batches": 8, "streams": 3, "pageable": True}),
-    ],
-)
+CASES = [
+    ("ascend910b1", {"n": 64, "batches": 7, "streams": 3, "pageable": False}),
+    ("ascend910b1", {"n": 512, "batches": 6, "streams": 2, "pageable": True}),
+    ("measured-accelerator", {"n": 1024, "batches": 9, "streams": 4, "pageable": False}),
+    ("measured-accelerator", {"n": 256, "batches": 5, "streams": 1, "pageable": True}),
+    (shallow_profile(), {"n": 64, "batches": 12, "streams": 2, "pageable": False}),
+    (shallow_profile(), {"n": 128, "batches": 8, "streams": 3, "pageable": True}),
+    ("ascend910b1", {"n": 128, "batches": 5, "streams": 2, "pageable": False, "sync_each": True}),
+]
+
+
+@pytest.mark.parametrize(("profile", "params"), CASES)
 def test_bulk_pipeline_equals_call_by_call(profile, params):
-    slow_outcome, slow, slow_cols, slow_t = events(False, profile, **params)
-    fast_outcome, fast, fast_cols, fast_t = events(True, profile, **params)
+    slow_outcome, slow, slow_cols = events(False, profile, **params)
+    fast_outcome, fast, fast_cols = events(True, profile, **params)
     assert fast_outcome.details.get("fast_path") is True and not slow_outcome.details.get("fast_path")
-    assert len(slow_t) == len(fast_t)
-    for c in COLUMNS:
-        np.testing.assert_array_equal(slow_cols[c], fast_cols[c], err_msg=c)
+    assert len(slow.trace) == len(fast.trace)
+    for c in COLUMN_NAMES:
+        assert list(slow_cols[c]) == list(fast_cols[c]), c
+    for name, column in slow.trace.tasks.items():
+        np.testing.assert_array_equal(column, fast.trace.tasks[name], err_msg=name)
     assert slow.end_ps == fast.end_ps and slow.host_end_ps == fast.host_end_ps
     assert slow.findings == fast.findings == []
-    # every device event points at the host call that caused it, in both paths
-    for t in (slow_t, fast_t):
+    # the task history: same records, names compared as text
+    assert len(slow.tasks) == len(fast.tasks) == 4 * params["batches"]
+    for a, b in zip(slow.tasks, fast.tasks, strict=True):
+        da, db = dataclasses.asdict(a), dataclasses.asdict(b)
+        assert slow.trace.names[da.pop("name")] == fast.trace.names[db.pop("name")]
+        assert slow.trace.srcs[da.pop("src")] == fast.trace.srcs[db.pop("src")]
+        assert da == db
+    # every device event points at the host call that caused it, and the batch calls name their own lines
+    for t in (slow.trace, fast.trace):
         device = np.flatnonzero(np.isin(t.kind, (2, 3)))  # COPY, KERNEL
         assert (t.cause[device] >= 0).all()
         host_lane = t.lane_id("Host", "host thread")
         assert (t.lane[t.cause[device]] == host_lane).all()
+        assert (t.detail[device] >= TASK_DETAIL).all()
+        lines = {t.srcs[s] for s in t.src[device]}
+        assert len(lines) == 4 and all(line.startswith("engine/scenarios/pipeline.py:") for line in lines)
+
+
+def test_bulk_tasks_are_checked_for_cross_stream_races():
+    """The bulk path keeps the task history, so the cross-stream check has something to check: a copy
+    out of a buffer that another stream's batch overwrites is found on both paths."""
+    found = []
+    for fast in (False, True):
+        sim = Simulation("ascend910b1", numerics=False, fast=fast)
+        run_pipeline(sim, seed=0, n=64, batches=4, streams=2, pageable=False)
+        result = sim.finish()
+        assert len(result.tasks) == 16
+        # a stream-local program has no race; pretend stream 2's device C buffer is stream 1's
+        records = list(result.tasks)
+        c1 = records[2].writes[0]  # batch 0's matmul writes its stream's C
+        target = next(i for i, r in enumerate(records) if r.stream != records[2].stream and r.kind == 1)
+        records[target] = dataclasses.replace(records[target], writes=(c1,))
+        found.append(len(stream_races(dataclasses.replace(result, tasks=records))))
+    assert found[0] == found[1] > 0

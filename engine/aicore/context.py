@@ -19,6 +19,7 @@ from ..acl_codes import (
     ACL_ERROR_RT_AICORE_TRAP_READ_OVERFLOW,
     ACL_ERROR_RT_AICORE_TRAP_WRITE_OVERFLOW,
 )
+from ..detail import NO_SLOT, Instr, Rect
 from ..memory import Allocation
 from .dispatch import KernelFault, PhysicalCore
 from .pipes import LANE_NAMES
@@ -44,6 +45,15 @@ def current() -> BlockContext:
     if ctx is None:
         raise RuntimeError("this kernel API can only be called inside a kernel launched on a simulation")
     return ctx
+
+
+def access_region(r: Rect) -> tuple:
+    """A rectangle as the race check sees it: ``(region key, label, first byte, one past the last)``."""
+    if r.buf == Buffer.GM.value:
+        return (("gm", ("device", r.owner)), f"GM#{r.owner}", r.start, r.end)
+    buffer = Buffer(r.buf)
+    slot = f" slot {r.slot}" if r.slot != NO_SLOT else ""
+    return (("buf", buffer), f"{buffer.name}({r.position}{slot})", r.start, r.end)
 
 
 class BlockContext:
@@ -152,17 +162,17 @@ class BlockContext:
         rate: float,
         key: int,
         nbytes: int,
-        flops: int,
         name: str,
-        buf: int,
-        slot: int,
         tkind: int,
-        reads: tuple = (),
-        writes: tuple = (),
-        gm_write: tuple | None = None,
+        detail=None,
+        extra_writes: tuple[Rect, ...] = (),
     ) -> str:
-        """Append one instruction to the block's program (its accesses kept for the race check);
-        return the source line that issued it."""
+        """Append one instruction to the block's program; return the source line that issued it.
+
+        ``detail`` is the instruction's typed meaning (:mod:`engine.detail`); for an :class:`Instr` its
+        source rectangles are the reads and its destination (plus ``extra_writes``) the writes the race
+        check sees, and a GM destination is remembered for the cross-block write check.
+        """
         if not self.launch.pipe_allowed(self.core_type, pipe):
             raise KernelError(
                 ACL_ERROR_RT_AICORE_EXCEPTION,
@@ -170,11 +180,20 @@ class BlockContext:
             )
         src_id, src_text = self.src()
         name_id = self.launch.name_id(name)
-        self.program.add((pipe, op, cost_ps, rate, key, nbytes, flops, name_id, src_id, buf, slot, tkind))
+        detail_id = -1 if detail is None else self.launch.detail_id(detail)
+        flops = detail.flops if isinstance(detail, Instr) else 0
+        self.program.add((pipe, op, cost_ps, rate, key, nbytes, flops, name_id, src_id, tkind, detail_id))
+        reads: tuple = ()
+        writes: tuple = ()
+        if isinstance(detail, Instr):
+            reads = tuple(access_region(r) for r in detail.srcs)
+            dsts = extra_writes if detail.dst is None else (detail.dst, *extra_writes)
+            writes = tuple(access_region(r) for r in dsts)
+            dst = detail.dst
+            if dst is not None and dst.buf == Buffer.GM.value:
+                self.gm_writes.append((("device", dst.owner), dst.start, dst.rows, dst.row_bytes, dst.stride, src_text))
         self.accesses.append((reads, writes, name, src_text))
         self.last_access = len(self.accesses) - 1
-        if gm_write is not None:
-            self.gm_writes.append((*gm_write, src_text))
         return src_text
 
     def races(self, order: list[int] | None = None) -> list[Race]:

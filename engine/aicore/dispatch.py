@@ -28,14 +28,20 @@ from heapq import heappop, heappush
 import numpy as np
 
 from ..acl_codes import ACL_ERROR_RT_AICORE_EXCEPTION
-from ..trace import Kind, Trace
+from ..trace import Kind, LaneKind, Trace
 from .memory_system import SharedMemorySystem
 from .pipes import LANE_NAMES, N_PIPES, Pipe
 from .program import (
     BARRIER,
     GM_READ,
+    KEY,
     LOCAL,
+    NAME,
+    NOTE,
+    OP,
+    PIPE,
     SET,
+    SRC,
     WAIT,
     XSET,
     XWAIT,
@@ -62,15 +68,19 @@ class KernelFault(Exception):
 
 
 class PhysicalCore:
-    """Trace lanes of one physical core ("AIC 3", "AIV 17")."""
+    """Trace lanes of one physical core ("AIC 3", "AIV 17"): ``kind`` is "AIC" or "AIV"."""
 
-    def __init__(self, trace: Trace, label: str, pipes: tuple[Pipe, ...], sort: int) -> None:
-        self.label = label
+    def __init__(self, trace: Trace, kind: str, ident: int, pipes: tuple[Pipe, ...], sort: int) -> None:
+        self.kind = kind
+        self.ident = ident
+        self.label = label = f"{kind} {ident}"
         self.pipes = pipes
         self.lanes = np.full(N_PIPES, -1, dtype=np.int16)
         for p in pipes:
-            self.lanes[p] = trace.lane(label, LANE_NAMES[p], sort=sort)
-        self.block_lane = trace.lane(label, "BLOCK", sort=sort)
+            self.lanes[p] = trace.lane(
+                label, LANE_NAMES[p], sort, LaneKind.PIPE, core=ident, core_type=kind, pipe=int(p)
+            )
+        self.block_lane = trace.lane(label, "BLOCK", sort, LaneKind.BLOCK, core=ident, core_type=kind)
 
 
 class _CoreRun:
@@ -264,6 +274,14 @@ class KernelScheduler:
             while i < n:
                 p = pipes[i]
                 op = ops[i]
+                if op == NOTE:  # a buffer event: no time, no issue slot, placed where its pipe is
+                    s = pipe_free[p]
+                    if issue > s:
+                        s = issue
+                    starts[i] = s
+                    ends[i] = s
+                    i += 1
+                    continue
                 issue += issue_ps
                 s = pipe_free[p]
                 if issue > s:
@@ -388,7 +406,7 @@ class KernelScheduler:
             idx = np.asarray(run.order)
             cols = {k: v[idx] for k, v in cols.items()}
         n = run.cursor
-        self.instructions += n
+        self.instructions += int((cols["op"][:n] != NOTE).sum())
         self.trace.extend(
             start=_joined(run.starts, n),
             end=_joined(run.ends, n),
@@ -396,10 +414,8 @@ class KernelScheduler:
             kind=cols["tkind"][:n],
             name=cols["name"][:n],
             nbytes=cols["nbytes"][:n],
-            flops=cols["flops"][:n],
             src=cols["src"][:n],
-            buf=cols["buf"][:n],
-            slot=cols["slot"][:n],
+            detail=cols["detail"][:n],
             cause=np.full(n, self.cause, dtype=np.int32),
         )
         run.starts = run.ends = None  # the trace owns the arrays now
@@ -413,11 +429,11 @@ def _joined(parts: list[array], n: int) -> np.ndarray:
 
 
 def _src(trace: Trace, ins: tuple) -> str:
-    return trace.srcs.items[ins[8]] if ins[8] >= 0 else "?"
+    return trace.srcs.items[ins[SRC]] if ins[SRC] >= 0 else "?"
 
 
 def _describe(trace: Trace, ins: tuple) -> str:
-    return f"{trace.names.items[ins[7]]} on {LANE_NAMES[ins[0]]} ({_src(trace, ins)})"
+    return f"{trace.names.items[ins[NAME]]} on {LANE_NAMES[ins[PIPE]]} ({_src(trace, ins)})"
 
 
 def _unmatched_message(trace: Trace, run: _CoreRun, i: int, since: int) -> str:
@@ -425,8 +441,8 @@ def _unmatched_message(trace: Trace, run: _CoreRun, i: int, since: int) -> str:
     if run.order is not None:
         instrs = [instrs[j] for j in run.order]
     ins = instrs[i]
-    sets = sum(1 for x in instrs if x[1] == SET and x[4] == ins[4])
-    waits = sum(1 for x in instrs if x[1] == WAIT and x[4] == ins[4])
+    sets = sum(1 for x in instrs if x[OP] == SET and x[KEY] == ins[KEY])
+    waits = sum(1 for x in instrs if x[OP] == WAIT and x[KEY] == ins[KEY])
     return (
         f"deadlock in block {run.block} on {run.core.label}: {_describe(trace, ins)} waits since "
         f"{since / 1e6:.3f} us for a flag that is never set: this block sets it {sets} time(s) and waits "
@@ -436,7 +452,7 @@ def _unmatched_message(trace: Trace, run: _CoreRun, i: int, since: int) -> str:
 
 
 def _stuck_message(trace: Trace, core: PhysicalCore, block: int, instrs: list[tuple], stuck: list[int]) -> str:
-    waits = [instrs[i] for i in stuck if instrs[i][1] == WAIT]
+    waits = [instrs[i] for i in stuck if instrs[i][OP] == WAIT]
     lines = [f"deadlock in block {block} on {core.label}: these waits can never be satisfied:"]
     for ins in waits[:6]:
         lines.append(f"  {_describe(trace, ins)}")

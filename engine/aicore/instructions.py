@@ -23,10 +23,12 @@ from types import MappingProxyType
 import numpy as np
 
 from ..acl_codes import ACL_ERROR_RT_AICORE_EXCEPTION
-from ..trace import NO_SLOT, Kind
+from ..detail import NO_SLOT, CrossFlag, Flag, Instr, Mark, Rect
+from ..trace import Kind
+from . import vector_math
 from .context import BlockContext, KernelError, current
 from .pipes import HardEvent, Pipe, PipeID
-from .program import BARRIER, GM_READ, GM_WRITE, LOCAL, SET, WAIT, XSET, XWAIT
+from .program import BARRIER, GM_READ, GM_WRITE, LOCAL, NOTE, SET, WAIT, XSET, XWAIT
 from .tensor import Buffer, GlobalTensor, LocalTensor, Tile, float32
 
 UB_ALIGN_MESSAGE = "multiple of 32 B"
@@ -51,18 +53,25 @@ def _fail(message: str) -> None:
     raise KernelError(ACL_ERROR_RT_AICORE_EXCEPTION, message)
 
 
-def _local_region(t: LocalTensor, lo: int, hi: int) -> tuple:
-    slot = f" slot {t.slot}" if t.slot != NO_SLOT else ""
-    return (("buf", t.buffer), f"{t.buffer.name}({t.position.name}{slot})", lo, hi)
+def _rect(t: LocalTensor | GlobalTensor, start: int, rows: int, row_bytes: int, stride: int) -> Rect:
+    """``rows`` runs of ``row_bytes`` bytes, ``stride`` apart, from byte ``start`` of ``t``'s buffer or allocation."""
+    if isinstance(t, GlobalTensor):
+        return Rect(Buffer.GM.value, t.alloc.ident, NO_SLOT, start, rows, row_bytes, stride, t.dtype.name, "GM")
+    owner = t.owner.ident if t.owner is not None else -1
+    return Rect(t.buffer.value, owner, t.slot, start, rows, row_bytes, stride, t.dtype.name, t.position.name)
 
 
-def _gm_region(g: GlobalTensor, lo: int, hi: int) -> tuple:
-    alloc = g.alloc
-    return (("gm", (alloc.where, alloc.ident)), f"GM#{alloc.ident}", lo, hi)
+def _range(t: LocalTensor | GlobalTensor, start: int, nbytes: int) -> Rect:
+    return _rect(t, start, 1, nbytes, nbytes)
 
 
-def _span(start_byte: int, rows: int, row_bytes: int, stride_bytes: int) -> tuple[int, int]:
-    return start_byte, start_byte + (rows - 1) * stride_bytes + row_bytes
+def _tile_rect(t: Tile, rows: int | None = None, cols: int | None = None) -> Rect:
+    """The bytes of a tile (or of its top-left ``rows x cols``)."""
+    size = t.dtype.sizeof()
+    base = t.tensor.byte_offset if isinstance(t.tensor, GlobalTensor) else t.tensor.offset
+    rows = t.rows if rows is None else rows
+    cols = t.cols if cols is None else cols
+    return _rect(t.tensor, base + t.start * size, rows, cols * size, t.stride * size)
 
 
 def _check_ub(ctx: BlockContext, t: LocalTensor, nbytes: int, what: str) -> None:
@@ -130,13 +139,9 @@ def data_copy(dst, src, count: int | None = None) -> None:
             0.0,
             -1,
             nbytes,
-            0,
             "data_copy UB->UB",
-            Buffer.UB.value,
-            dst.slot,
             Kind.MOVE,
-            (_local_region(src, src.offset, src.offset + nbytes),),
-            (_local_region(dst, dst.offset, dst.offset + nbytes),),
+            Instr("data_copy", _range(dst, dst.offset, nbytes), (_range(src, src.offset, nbytes),)),
         )
         if ctx.numerics:
             ctx.local_array(dst, n)[:] = ctx.local_array(src, n)
@@ -169,12 +174,9 @@ def _copy_in(ctx: BlockContext, launch, dst, src, count) -> None:
         ctx.gm_check(g, st.start, last - st.start, False)
         nbytes = rows * cols * size
         key = launch.tile_key(g.alloc, lo, rows, cols * size, st.stride * size)
-        gm_span = _span(lo, rows, cols * size, st.stride * size)
-        d_first = dst_base.offset + dt.start * size
-        loc_span = _span(d_first, rows, cols * size, dt.stride * size)
         if dst_base.buffer == Buffer.UB:
             _check_ub(ctx, dst_base, cols * size, "data_copy GM->UB (tile row)")
-        _emit_read(ctx, launch, dst_base, nbytes, key, gm_span, loc_span, g)
+        _emit_read(ctx, launch, "data_copy", dst_base, nbytes, key, _tile_rect(dt, rows, cols), _tile_rect(st))
         if ctx.numerics:
             _tile_array(ctx, Tile(dt.tensor, dt.start, rows, cols, dt.stride))[:] = _tile_array(ctx, st)
         return
@@ -185,7 +187,16 @@ def _copy_in(ctx: BlockContext, launch, dst, src, count) -> None:
         _check_ub(ctx, dst_base, nbytes, "data_copy GM->UB")
     lo, hi = ctx.gm_check(g, 0, n, False)
     key = launch.tile_key(g.alloc, lo, 1, nbytes, nbytes)
-    _emit_read(ctx, launch, dst_base, nbytes, key, (lo, hi), (dst_base.offset, dst_base.offset + nbytes), g)
+    _emit_read(
+        ctx,
+        launch,
+        "data_copy",
+        dst_base,
+        nbytes,
+        key,
+        _range(dst_base, dst_base.offset, nbytes),
+        _range(g, lo, nbytes),
+    )
     if ctx.numerics:
         ctx.local_array(dst_base, n)[:] = ctx.gm_bytes(g)[lo:hi].view(g.dtype.np)
 
@@ -195,10 +206,10 @@ _READ_PATHS = MappingProxyType(
 )
 
 
-def _emit_read(ctx, launch, dst: LocalTensor, nbytes: int, key: int, gm_span, loc_span, g: GlobalTensor) -> None:
+def _emit_read(ctx, launch, op: str, dst: LocalTensor, nbytes: int, key: int, local: Rect, gm: Rect) -> None:
     path = _READ_PATHS.get(dst.buffer)
     if path is None:
-        _fail(f"data_copy GM -> {dst.buffer.name} is not a hardware path")
+        _fail(f"{op} GM -> {dst.buffer.name} is not a hardware path")
     ctx.emit(
         Pipe.MTE2,
         GM_READ,
@@ -206,13 +217,9 @@ def _emit_read(ctx, launch, dst: LocalTensor, nbytes: int, key: int, gm_span, lo
         launch.rate[path],
         key,
         nbytes,
-        0,
-        f"data_copy GM->{dst.buffer.name}",
-        dst.buffer.value,
-        dst.slot,
+        f"{op} GM->{dst.buffer.name}",
         Kind.MOVE,
-        (_gm_region(g, *gm_span),),
-        (_local_region(dst, *loc_span),),
+        Instr(op, local, (gm,)),
     )
 
 
@@ -234,24 +241,9 @@ def _copy_out(ctx: BlockContext, launch, dst, src, count) -> None:
         last = dst.start + (rows - 1) * dst.stride + cols
         lo, _ = ctx.gm_check(g, dst.start, last - dst.start, True)
         nbytes = rows * cols * size
-        gm_span = _span(lo, rows, cols * size, dst.stride * size)
-        s_first = src_base.offset + st.start * size
-        loc_span = _span(s_first, rows, cols * size, st.stride * size)
         if src_base.buffer == Buffer.UB:
             _check_ub(ctx, src_base, cols * size, "data_copy UB->GM (tile row)")
-        _emit_write(
-            ctx,
-            launch,
-            pipe,
-            path,
-            src_base,
-            nbytes,
-            gm_span,
-            loc_span,
-            g,
-            "data_copy",
-            (lo, rows, cols * size, dst.stride * size),
-        )
+        _emit_write(ctx, launch, pipe, path, "data_copy", src_base, nbytes, _tile_rect(dst), _tile_rect(st, rows, cols))
         if ctx.numerics:
             _tile_array(ctx, dst)[:] = _tile_array(ctx, Tile(st.tensor, st.start, rows, cols, st.stride))
         return
@@ -266,19 +258,17 @@ def _copy_out(ctx: BlockContext, launch, dst, src, count) -> None:
         launch,
         pipe,
         path,
+        "data_copy",
         src_base,
         nbytes,
-        (lo, hi),
-        (src_base.offset, src_base.offset + nbytes),
-        g,
-        "data_copy",
-        (lo, 1, nbytes, nbytes),
+        _range(g, lo, nbytes),
+        _range(src_base, src_base.offset, nbytes),
     )
     if ctx.numerics:
         ctx.gm_bytes(g)[lo:hi] = ctx.local_array(src_base, n).view(np.uint8)
 
 
-def _emit_write(ctx, launch, pipe, path, src: LocalTensor, nbytes, gm_span, loc_span, g, name, rect) -> None:
+def _emit_write(ctx, launch, pipe, path: str, op: str, src: LocalTensor, nbytes: int, gm: Rect, local: Rect) -> None:
     ctx.emit(
         pipe,
         GM_WRITE,
@@ -286,20 +276,10 @@ def _emit_write(ctx, launch, pipe, path, src: LocalTensor, nbytes, gm_span, loc_
         launch.rate[path],
         -1,
         nbytes,
-        0,
-        f"{name} {src.buffer.name}->GM",
-        src.buffer.value,
-        src.slot,
+        f"{op} {src.buffer.name}->GM",
         Kind.MOVE,
-        (_local_region(src, *loc_span),),
-        (_gm_region(g, *gm_span),),
-        _gm_rect(g, *rect),
+        Instr(op, gm, (local,)),
     )
-
-
-def _gm_rect(g: GlobalTensor, start: int, rows: int, row_bytes: int, stride: int) -> tuple:
-    """A GM write as a rectangle of a row-major matrix: (alloc, start byte, rows, row bytes, stride)."""
-    return ((g.alloc.where, g.alloc.ident), start, rows, row_bytes, stride)
 
 
 def data_copy_pad(dst, src, count: int) -> None:
@@ -314,21 +294,8 @@ def data_copy_pad(dst, src, count: int) -> None:
             _fail(f"data_copy_pad: UB address +{dst.offset} B is not 32-byte aligned ({ctx.src()[1]})")
         lo, hi = ctx.gm_check(src, 0, count, False)
         key = launch.tile_key(src.alloc, lo, 1, count * size, count * size)
-        ctx.emit(
-            Pipe.MTE2,
-            GM_READ,
-            launch.mte_startup_ps,
-            launch.rate["gm_to_ub"],
-            key,
-            padded,
-            0,
-            "data_copy_pad GM->UB",
-            Buffer.UB.value,
-            dst.slot,
-            Kind.MOVE,
-            (_gm_region(src, lo, hi),),
-            (_local_region(dst, dst.offset, dst.offset + padded),),
-        )
+        local = _range(dst, dst.offset, padded)
+        _emit_read(ctx, launch, "data_copy_pad", dst, padded, key, local, _range(src, lo, count * size))
         if ctx.numerics:
             out = ctx.local_array(dst, padded // size)
             out[:count] = ctx.gm_bytes(src)[lo:hi].view(src.dtype.np)
@@ -339,18 +306,17 @@ def data_copy_pad(dst, src, count: int) -> None:
         if src.offset % 32:
             _fail(f"data_copy_pad: UB address +{src.offset} B is not 32-byte aligned ({ctx.src()[1]})")
         lo, hi = ctx.gm_check(dst, 0, count, True)
+        nbytes = count * size
         _emit_write(
             ctx,
             launch,
             Pipe.MTE3,
             "ub_to_gm",
-            src,
-            count * size,
-            (lo, hi),
-            (src.offset, src.offset + count * size),
-            dst,
             "data_copy_pad",
-            (lo, 1, count * size, count * size),
+            src,
+            nbytes,
+            _range(dst, lo, nbytes),
+            _range(src, src.offset, nbytes),
         )
         if ctx.numerics:
             ctx.gm_bytes(dst)[lo:hi] = ctx.local_array(src, count).view(np.uint8)
@@ -380,9 +346,6 @@ def load_data(dst, src) -> None:
     nbytes = st.rows * st.cols * size
     path = "l1_to_l0a" if dst_base.buffer == Buffer.L0A else "l1_to_l0b"
     cost = launch.mte_startup_ps + round(nbytes / launch.rate[path])
-    src_t = st.tensor
-    s_span = _span(src_t.offset + st.start * size, st.rows, st.cols * size, st.stride * size)
-    d_span = _span(dst_base.offset + dt.start * size, st.rows, st.cols * size, dt.stride * size)
     ctx.emit(
         Pipe.MTE1,
         LOCAL,
@@ -390,13 +353,9 @@ def load_data(dst, src) -> None:
         0.0,
         -1,
         nbytes,
-        0,
         f"load_data L1->{dst_base.buffer.name}",
-        dst_base.buffer.value,
-        dst_base.slot,
         Kind.MOVE,
-        (_local_region(src_t, *s_span),),
-        (_local_region(dst_base, *d_span),),
+        Instr("load_data", _tile_rect(dt, st.rows, st.cols), (_tile_rect(st),)),
     )
     if ctx.numerics:
         _tile_array(ctx, Tile(dst_base, dt.start, st.rows, st.cols, dt.stride))[:] = _tile_array(ctx, st)
@@ -423,14 +382,11 @@ def mmad(dst: LocalTensor, a: LocalTensor, b: LocalTensor, params: MmadParams) -
     if a.dtype == float32:
         fractals *= launch.fp32_divisor
     cost = launch.ps(launch.cube_startup + fractals)
-    size = a.dtype.sizeof()
-    reads = (
-        _local_region(a, a.offset, a.offset + _span(0, m, k * size, a.shape[1] * size)[1]),
-        _local_region(b, b.offset, b.offset + _span(0, k, n * size, b.shape[1] * size)[1]),
-    )
-    c_span = (dst.offset, dst.offset + _span(0, m, n * 4, dst.shape[1] * 4)[1])
+    c_rect = _tile_rect(dst.tile(0, 0, m, n))
+    srcs = (_tile_rect(a.tile(0, 0, m, k)), _tile_rect(b.tile(0, 0, k, n)))
     if not params.cmatrix_init_val:
-        reads = (*reads, _local_region(dst, *c_span))
+        srcs = (*srcs, c_rect)
+    init = bool(params.cmatrix_init_val)
     ctx.emit(
         Pipe.M,
         LOCAL,
@@ -438,13 +394,9 @@ def mmad(dst: LocalTensor, a: LocalTensor, b: LocalTensor, params: MmadParams) -
         0.0,
         -1,
         0,
-        2 * m * n * k,
         "mmad",
-        Buffer.L0C.value,
-        dst.slot,
         Kind.COMPUTE,
-        reads,
-        (_local_region(dst, *c_span),),
+        Instr("mmad", c_rect, srcs, 2 * m * n * k, (m, n, k, init)),
     )
     if ctx.numerics:
         av = _tile_array(ctx, a.tile(0, 0, m, k)).astype(np.float32)
@@ -472,48 +424,18 @@ def fixpipe(dst, src: LocalTensor, params: FixpipeParams | None = None) -> None:
     out_size = dt.dtype.sizeof()
     nbytes = rows * cols * out_size
     pipe = Pipe.FIX if launch.has_fix else Pipe.V
-    s_span = _span(src.offset, rows, cols * 4, src.shape[1] * 4)
     target = dt.tensor
+    detail = Instr("fixpipe", _tile_rect(dt, rows, cols), (_tile_rect(src.tile(0, 0, rows, cols)),))
     if isinstance(target, GlobalTensor):
         last = dt.start + (rows - 1) * dt.stride + cols
-        lo, _ = ctx.gm_check(target, dt.start, last - dt.start, True)
-        gm_span = _span(lo, rows, cols * out_size, dt.stride * out_size)
-        ctx.emit(
-            pipe,
-            GM_WRITE,
-            launch.mte_startup_ps,
-            launch.rate["l0c_to_gm"],
-            -1,
-            nbytes,
-            0,
-            "fixpipe L0C->GM",
-            Buffer.L0C.value,
-            src.slot,
-            Kind.MOVE,
-            (_local_region(src, *s_span),),
-            (_gm_region(target, *gm_span),),
-            _gm_rect(target, lo, rows, cols * out_size, dt.stride * out_size),
-        )
+        ctx.gm_check(target, dt.start, last - dt.start, True)
+        rate = launch.rate["l0c_to_gm"]
+        ctx.emit(pipe, GM_WRITE, launch.mte_startup_ps, rate, -1, nbytes, "fixpipe L0C->GM", Kind.MOVE, detail)
     else:
         if target.buffer != Buffer.L1:
             _fail("fixpipe writes GM or L1")
         cost = launch.mte_startup_ps + round(nbytes / launch.rate["l0c_to_l1"])
-        d_span = _span(target.offset + dt.start * out_size, rows, cols * out_size, dt.stride * out_size)
-        ctx.emit(
-            pipe,
-            LOCAL,
-            cost,
-            0.0,
-            -1,
-            nbytes,
-            0,
-            "fixpipe L0C->L1",
-            Buffer.L0C.value,
-            src.slot,
-            Kind.MOVE,
-            (_local_region(src, *s_span),),
-            (_local_region(target, *d_span),),
-        )
+        ctx.emit(pipe, LOCAL, cost, 0.0, -1, nbytes, "fixpipe L0C->L1", Kind.MOVE, detail)
     if ctx.numerics:
         _tile_array(ctx, Tile(target, dt.start, rows, cols, dt.stride))[:] = _tile_array(
             ctx, src.tile(0, 0, rows, cols)
@@ -521,7 +443,7 @@ def fixpipe(dst, src: LocalTensor, params: FixpipeParams | None = None) -> None:
 
 
 # -- vector -------------------------------------------------------------------------------------
-def _vector(name: str, dst: LocalTensor, srcs: tuple[LocalTensor, ...], count: int, slow: bool, fn) -> None:
+def _vector(name: str, dst: LocalTensor, srcs: tuple[LocalTensor, ...], count: int, params: tuple = ()) -> None:
     ctx = current()
     launch = ctx.launch
     for t in (dst, *srcs):
@@ -530,85 +452,75 @@ def _vector(name: str, dst: LocalTensor, srcs: tuple[LocalTensor, ...], count: i
         _check_room(t, count, name)
     width = max(t.dtype.sizeof() for t in (dst, *srcs))
     repeats = math.ceil(count * width / launch.repeat_bytes)
-    cycles = launch.vec_startup + repeats * (launch.slow_divisor if slow else 1)
-    reads = tuple(_local_region(t, t.offset, t.offset + count * t.dtype.sizeof()) for t in srcs)
-    writes = (_local_region(dst, dst.offset, dst.offset + count * dst.dtype.sizeof()),)
-    ctx.emit(
-        Pipe.V,
-        LOCAL,
-        launch.ps(cycles),
-        0.0,
-        -1,
-        count * width * (len(srcs) + 1),
-        count,
+    cycles = launch.vec_startup + repeats * (launch.slow_divisor if name in vector_math.SLOW else 1)
+    detail = Instr(
         name,
-        Buffer.UB.value,
-        dst.slot,
-        Kind.COMPUTE,
-        reads,
-        writes,
+        _range(dst, dst.offset, count * dst.dtype.sizeof()),
+        tuple(_range(t, t.offset, count * t.dtype.sizeof()) for t in srcs),
+        count,
+        params,
     )
+    nbytes = count * width * (len(srcs) + 1)
+    ctx.emit(Pipe.V, LOCAL, launch.ps(cycles), 0.0, -1, nbytes, name, Kind.COMPUTE, detail)
     if ctx.numerics:
-        out = ctx.local_array(dst, count)
         args = [ctx.local_array(t, count) for t in srcs]
-        with np.errstate(all="ignore"):
-            out[:] = fn(*args)
+        ctx.local_array(dst, count)[:] = vector_math.evaluate(name, args, params, dst.dtype.np, count)
 
 
-def _binary(name: str, fn, slow: bool = False):
+def _binary(name: str):
     def op(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, count: int) -> None:
         if src0.dtype != src1.dtype or src0.dtype != dst.dtype:
             _fail(f"{name}: operand dtypes differ ({dst.dtype!r}, {src0.dtype!r}, {src1.dtype!r})")
-        _vector(name, dst, (src0, src1), count, slow, fn)
+        _vector(name, dst, (src0, src1), count)
 
     op.__name__ = name
     op.__doc__ = f"``{name.capitalize()}``: dst = {name}(src0, src1), elementwise over ``count`` elements (V pipe)."
     return op
 
 
-add = _binary("add", np.add)
-sub = _binary("sub", np.subtract)
-mul = _binary("mul", np.multiply)
-div = _binary("div", np.divide, slow=True)
-vmax = _binary("max", np.maximum)  # asc.max
-vmin = _binary("min", np.minimum)  # asc.min
+add = _binary("add")
+sub = _binary("sub")
+mul = _binary("mul")
+div = _binary("div")
+vmax = _binary("max")  # asc.max
+vmin = _binary("min")  # asc.min
 
 
-def _unary(name: str, fn, slow: bool = False):
+def _unary(name: str):
     def op(dst: LocalTensor, src: LocalTensor, count: int) -> None:
         if src.dtype != dst.dtype:
             _fail(f"{name}: operand dtypes differ ({dst.dtype!r}, {src.dtype!r}); use cast")
-        _vector(name, dst, (src,), count, slow, fn)
+        _vector(name, dst, (src,), count)
 
     op.__name__ = name
     return op
 
 
-exp = _unary("exp", np.exp, slow=True)
-ln = _unary("ln", np.log, slow=True)
-sqrt = _unary("sqrt", np.sqrt, slow=True)
-vabs = _unary("abs", np.abs)  # asc.abs
-relu = _unary("relu", lambda x: np.maximum(x, 0))
+exp = _unary("exp")
+ln = _unary("ln")
+sqrt = _unary("sqrt")
+vabs = _unary("abs")  # asc.abs
+relu = _unary("relu")
 
 
 def muls(dst: LocalTensor, src: LocalTensor, scalar: float, count: int) -> None:
     """``Muls``: dst = src * scalar."""
-    _vector("muls", dst, (src,), count, False, lambda x: x * np.asarray(scalar, dtype=x.dtype))
+    _vector("muls", dst, (src,), count, (float(scalar),))
 
 
 def adds(dst: LocalTensor, src: LocalTensor, scalar: float, count: int) -> None:
     """``Adds``: dst = src + scalar."""
-    _vector("adds", dst, (src,), count, False, lambda x: x + np.asarray(scalar, dtype=x.dtype))
+    _vector("adds", dst, (src,), count, (float(scalar),))
 
 
 def duplicate(dst: LocalTensor, scalar: float, count: int) -> None:
     """``Duplicate``: fill ``count`` elements with ``scalar``."""
-    _vector("duplicate", dst, (), count, False, lambda: np.asarray(scalar, dtype=dst.dtype.np))
+    _vector("duplicate", dst, (), count, (float(scalar),))
 
 
 def cast(dst: LocalTensor, src: LocalTensor, round_mode: str = "CAST_NONE", count: int = 0) -> None:
     """``Cast``: convert ``count`` elements to the destination dtype (round to nearest)."""
-    _vector("cast", dst, (src,), count, False, lambda x: x.astype(dst.dtype.np))
+    _vector("cast", dst, (src,), count)
 
 
 def reduce_sum(dst: LocalTensor, src: LocalTensor, work: LocalTensor, count: int) -> None:
@@ -622,26 +534,14 @@ def reduce_sum(dst: LocalTensor, src: LocalTensor, work: LocalTensor, count: int
     width = src.dtype.sizeof()
     repeats = math.ceil(count * width / launch.repeat_bytes)
     cycles = launch.vec_startup + repeats + math.ceil(math.log2(max(2, repeats)))
-    ctx.emit(
-        Pipe.V,
-        LOCAL,
-        launch.ps(cycles),
-        0.0,
-        -1,
-        count * width,
-        count,
-        "reduce_sum",
-        Buffer.UB.value,
-        dst.slot,
-        Kind.COMPUTE,
-        (_local_region(src, src.offset, src.offset + count * width),),
-        (
-            _local_region(dst, dst.offset, dst.offset + dst.dtype.sizeof()),
-            _local_region(work, work.offset, work.offset + min(work.nbytes, count * width)),
-        ),
+    detail = Instr(
+        "reduce_sum", _range(dst, dst.offset, dst.dtype.sizeof()), (_range(src, src.offset, count * width),), count
     )
+    scratch = (_range(work, work.offset, min(work.nbytes, count * width)),)
+    ctx.emit(Pipe.V, LOCAL, launch.ps(cycles), 0.0, -1, count * width, "reduce_sum", Kind.COMPUTE, detail, scratch)
     if ctx.numerics:
-        ctx.local_array(dst, 1)[0] = ctx.local_array(src, count).astype(np.float32).sum()
+        src_values = [ctx.local_array(src, count)]
+        ctx.local_array(dst, 1)[:] = vector_math.evaluate("reduce_sum", src_values, (), dst.dtype.np, 1)
 
 
 # -- synchronisation ----------------------------------------------------------------------------
@@ -658,25 +558,25 @@ def set_flag(event: HardEvent, event_id: int = 0) -> None:
     """``SetFlag<SRC_DST>``: fires on the SRC pipe once its earlier work is done."""
     ctx = current()
     key = _event_key(ctx, event, event_id, "set_flag")
-    ctx.emit(event.src, SET, 0, 0.0, key, 0, 0, f"set_flag {event.name}", 0, event_id, Kind.FLAG_SET)
+    flag = Flag(int(event.src), int(event.dst), event_id)
+    ctx.emit(event.src, SET, 0, 0.0, key, 0, f"set_flag {event.name}", Kind.FLAG_SET, flag)
 
 
 def wait_flag(event: HardEvent, event_id: int = 0) -> None:
     """``WaitFlag<SRC_DST>``: holds the DST pipe until the matching set_flag fired."""
     ctx = current()
     key = _event_key(ctx, event, event_id, "wait_flag")
-    ctx.emit(event.dst, WAIT, 0, 0.0, key, 0, 0, f"wait_flag {event.name}", 0, event_id, Kind.FLAG_WAIT)
+    flag = Flag(int(event.src), int(event.dst), event_id)
+    ctx.emit(event.dst, WAIT, 0, 0.0, key, 0, f"wait_flag {event.name}", Kind.FLAG_WAIT, flag)
 
 
 def pipe_barrier(pipe: PipeID = PipeID.PIPE_ALL) -> None:
     """``PipeBarrier``: PIPE_ALL drains every pipe; one pipe's barrier orders only that (in-order) pipe."""
     ctx = current()
     if pipe == PipeID.PIPE_ALL:
-        ctx.emit(Pipe.S, BARRIER, 0, 0.0, -1, 0, 0, "pipe_barrier PIPE_ALL", 0, NO_SLOT, Kind.BARRIER)
+        ctx.emit(Pipe.S, BARRIER, 0, 0.0, -1, 0, "pipe_barrier PIPE_ALL", Kind.BARRIER)
     else:
-        ctx.emit(
-            pipe.value, LOCAL, ctx.launch.flag_ps, 0.0, -1, 0, 0, f"pipe_barrier {pipe.name}", 0, NO_SLOT, Kind.BARRIER
-        )
+        ctx.emit(pipe.value, LOCAL, ctx.launch.flag_ps, 0.0, -1, 0, f"pipe_barrier {pipe.name}", Kind.BARRIER)
 
 
 def _cross_flag(what: str, flag_id: int, mode: int) -> BlockContext:
@@ -705,7 +605,8 @@ def cross_core_set_flag(flag_id: int, mode: int = 2, pipe: PipeID = PipeID.PIPE_
         pipe = PipeID.PIPE_MTE3
     if pipe == PipeID.PIPE_ALL:
         _fail("cross_core_set_flag: pipe must be one pipe (PIPE_S, PIPE_FIX, PIPE_MTE3, ...), not PIPE_ALL")
-    ctx.emit(pipe.value, XSET, 0, 0.0, flag_id, 0, 0, f"cross_core_set_flag {flag_id}", 0, NO_SLOT, Kind.FLAG_SET)
+    detail = CrossFlag(flag_id, mode)
+    ctx.emit(pipe.value, XSET, 0, 0.0, flag_id, 0, f"cross_core_set_flag {flag_id}", Kind.FLAG_SET, detail)
     ctx.group.cross_set(ctx.role, flag_id)
 
 
@@ -718,7 +619,7 @@ def cross_core_wait_flag(flag_id: int, mode: int = 2, pipe: PipeID = PipeID.PIPE
     if pipe == PipeID.PIPE_ALL:
         _fail("cross_core_wait_flag: pipe must be one pipe (PIPE_S, PIPE_V, ...), not PIPE_ALL")
     name = f"cross_core_wait_flag {flag_id}"
-    where = ctx.emit(pipe.value, XWAIT, 0, 0.0, flag_id, 0, 0, name, 0, NO_SLOT, Kind.FLAG_WAIT)
+    where = ctx.emit(pipe.value, XWAIT, 0, 0.0, flag_id, 0, name, Kind.FLAG_WAIT, CrossFlag(flag_id, mode))
     ctx.group.cross_wait(ctx.role, flag_id, where)
 
 
@@ -748,4 +649,10 @@ def ascend_is_aiv() -> bool:
 def scalar_work(cycles: int, name: str = "scalar") -> None:
     """Account ``cycles`` of scalar-unit work (address arithmetic, loop control) on the S pipe."""
     ctx = current()
-    ctx.emit(Pipe.S, LOCAL, ctx.launch.ps(cycles), 0.0, -1, 0, 0, name, 0, NO_SLOT, Kind.COMPUTE)
+    ctx.emit(Pipe.S, LOCAL, ctx.launch.ps(cycles), 0.0, -1, 0, name, Kind.COMPUTE)
+
+
+def mark(label: str) -> None:
+    """A user's mark in the kernel (a trace row on the scalar pipe, no cost): the replay can stop at it."""
+    ctx = current()
+    ctx.emit(Pipe.S, NOTE, 0, 0.0, -1, 0, f"mark {label}", Kind.MARK, Mark(str(label)))

@@ -89,7 +89,7 @@ class DeviceCores:
             if coupled and not self.sim.profile.buffers.fb:
                 pipes = tuple(p for p in pipes if p != Pipe.FIX)
             sort = 10 + ident if kind == "AIC" else 100 + ident
-            found = self._cores[label] = PhysicalCore(self.sim.trace, label, pipes, sort)
+            found = self._cores[label] = PhysicalCore(self.sim.trace, kind, ident, pipes, sort)
             self._buffers[label] = {}
         return found
 
@@ -224,6 +224,9 @@ class KernelLaunch:
     def name_id(self, name: str) -> int:
         return self._device.name_id(name)
 
+    def detail_id(self, record) -> int:
+        return self.sim.trace.detail(record)
+
     def src_id(self, filename: str, lineno: int) -> tuple[int, str]:
         from ..simulation import short_path
 
@@ -310,7 +313,15 @@ class KernelLaunch:
         for alloc_key in {w[0] for w in self._gm_writes}:
             device.memory.invalidate(alloc_key)
         runtime.trace.add(
-            start, end, runtime.op_lane(), Kind.KERNEL, task.name, self.nbytes, self.flops, task.cause, task.src
+            start,
+            end,
+            runtime.op_lane(),
+            Kind.KERNEL,
+            task.name,
+            self.nbytes,
+            task.cause,
+            task.src,
+            runtime.task_detail(task),
         )
         return end
 

@@ -2,7 +2,9 @@
 
 Each instruction is one tuple (cheap to append, cheap to iterate in the scheduler)::
 
-    (pipe, op, cost_ps, rate, key, nbytes, flops, name, src, buf, slot, trace_kind)
+    (pipe, op, cost_ps, rate, key, nbytes, flops, name, src, trace_kind, detail)
+
+``detail`` is the trace's id of the instruction's typed meaning (:mod:`engine.detail`).
 
 ``op`` says how the scheduler treats it:
 
@@ -13,7 +15,10 @@ Each instruction is one tuple (cheap to append, cheap to iterate in the schedule
 * ``SET`` / ``WAIT`` a hardware flag (``key`` names ``(src pipe, dst pipe, event id)``);
 * ``BARRIER``  ``pipe_barrier(PIPE_ALL)``: every pipe drains;
 * ``XSET`` / ``XWAIT`` a cross-core flag between the AIC and the AIVs of a mixed kernel's group
-  (``key`` is the flag id).
+  (``key`` is the flag id);
+* ``NOTE``     a buffer event that implies no hardware work (``init_buffer``, the first
+  ``alloc_tensor`` of a slot, a ``TBuf.get``, a user's mark): it takes no time and no issue slot and
+  is placed when its pipe reaches it, so the trace can say when a slot changed hands.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ import numpy as np
 
 from .pipes import N_PIPES
 
-LOCAL, GM_READ, GM_WRITE, SET, WAIT, BARRIER, XSET, XWAIT = range(8)
+LOCAL, GM_READ, GM_WRITE, SET, WAIT, BARRIER, XSET, XWAIT, NOTE = range(9)
 
 
 def cross_peers(role: int, n: int) -> range:
@@ -35,17 +40,18 @@ def cross_peers(role: int, n: int) -> range:
 
 
 # tuple positions
-PIPE, OP, COST, RATE, KEY, NBYTES, FLOPS, NAME, SRC, BUF, SLOT, TKIND = range(12)
+PIPE, OP, COST, RATE, KEY, NBYTES, FLOPS, NAME, SRC, TKIND, DETAIL = range(11)
 
 
 class Template:
     """A run of instructions recorded once and appended again and again (see ``kernels/matmul_fast``).
 
     Holds the instructions, their static trace columns and their scheduling columns, so stamping a
-    copy costs a few list extends; only the GM tile keys of reads change from copy to copy.
+    copy costs a few list extends; only the GM tile keys of reads and the details of GM moves (their
+    tiles) change from copy to copy.
     """
 
-    __slots__ = ("columns", "flag_counts", "instrs", "reads", "sched")
+    __slots__ = ("columns", "flag_counts", "instrs", "moves", "notes", "reads", "sched")
 
     def __init__(self, instrs: list[tuple]) -> None:
         self.instrs = instrs
@@ -53,6 +59,8 @@ class Template:
         self.flag_counts = flag_counts(instrs)
         self.sched = sched_of(instrs)
         self.reads = [i for i, ins in enumerate(instrs) if ins[OP] == GM_READ]
+        self.moves = np.array([i for i, ins in enumerate(instrs) if ins[OP] in (GM_READ, GM_WRITE)], dtype=np.intp)
+        self.notes = sum(1 for ins in instrs if ins[OP] == NOTE)
 
 
 class Program:
@@ -67,6 +75,7 @@ class Program:
         "forward_waits",
         "length",
         "max_flag_key",
+        "notes",
         "segments",
     )
 
@@ -74,8 +83,10 @@ class Program:
         self.block = block
         self._columns: dict[str, np.ndarray] | None = None
         self._records: list[tuple] = []  # the open recorded run
-        self.segments: list[tuple] = []  # ("rec", tuples) or ("tpl", template, keys of its reads)
+        # ("rec", tuples) or ("tpl", template, keys of its reads, details of its GM moves)
+        self.segments: list[tuple] = []
         self.length = 0
+        self.notes = 0  # NOTE instructions (buffer events that are not hardware work)
         self.max_flag_key = -1
         self.forward_waits = False  # a wait_flag precedes its set_flag in program order
         self._sets: dict[int, int] = defaultdict(int)
@@ -93,22 +104,26 @@ class Program:
                 self._waits[key] += 1
                 if self._waits[key] > self._sets[key]:
                     self.forward_waits = True
+        elif op == NOTE:
+            self.notes += 1
         if not self._records:
             self.segments.append(("rec", self._records))
         self._records.append(instr)
         self.length += 1
         return self.length - 1
 
-    def stamp(self, template: Template, read_keys: list[int]) -> None:
-        """Append a copy of ``template`` whose GM reads use ``read_keys`` (its sets and waits balance)."""
+    def stamp(self, template: Template, read_keys: list[int], move_details: list[int]) -> None:
+        """Append a copy of ``template`` whose GM reads use ``read_keys`` and whose GM moves (reads and
+        writes, in order) have the details ``move_details`` (its sets and waits balance)."""
         for key, (sets, waits) in template.flag_counts.items():
             self._sets[key] += sets
             self._waits[key] += waits
             if key > self.max_flag_key:
                 self.max_flag_key = key
         self._records = []
-        self.segments.append(("tpl", template, read_keys))
+        self.segments.append(("tpl", template, read_keys, move_details))
         self.length += len(template.instrs)
+        self.notes += template.notes
 
     def tail(self, count: int) -> list[tuple]:
         """The last ``count`` instructions, which must all be in the open recorded run."""
@@ -124,11 +139,13 @@ class Program:
             if seg[0] == "rec":
                 out.extend(seg[1])
             else:
-                template, keys = seg[1], seg[2]
+                template, keys, details = seg[1], seg[2], seg[3]
                 copy = list(template.instrs)
                 for pos, key in zip(template.reads, keys, strict=True):
                     ins = copy[pos]
                     copy[pos] = (*ins[:KEY], key, *ins[KEY + 1 :])
+                for pos, detail in zip(template.moves.tolist(), details, strict=True):
+                    copy[pos] = (*copy[pos][:DETAIL], detail)
                 out.extend(copy)
         return out
 
@@ -155,13 +172,25 @@ class Program:
     def columns(self) -> dict[str, np.ndarray]:
         """The static per-instruction columns the trace needs (computed once per program)."""
         if self._columns is None or len(self._columns["pipe"]) != self.length:
-            parts = [columns_of(seg[1]) if seg[0] == "rec" else seg[1].columns for seg in self.segments]
+            parts = [columns_of(seg[1]) if seg[0] == "rec" else _stamped_columns(seg) for seg in self.segments]
             if not parts:
                 parts = [columns_of([])]
             self._columns = (
                 parts[0] if len(parts) == 1 else {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
             )
         return self._columns
+
+
+def _stamped_columns(seg: tuple) -> dict[str, np.ndarray]:
+    """A template's columns with this copy's GM-move details (the other columns are shared)."""
+    template, details = seg[1], seg[3]
+    if not len(template.moves):
+        return template.columns
+    cols = dict(template.columns)
+    detail = cols["detail"].copy()
+    detail[template.moves] = details
+    cols["detail"] = detail
+    return cols
 
 
 def sched_of(instrs: list[tuple]) -> tuple[list, ...]:
@@ -185,7 +214,7 @@ def flag_counts(instrs: list[tuple]) -> dict[int, tuple[int, int]]:
 def columns_of(instrs: list[tuple]) -> dict[str, np.ndarray]:
     if not instrs:
         empty = np.zeros(0, dtype=np.int64)
-        return dict.fromkeys(("pipe", "op", "tkind", "name", "nbytes", "flops", "src", "buf", "slot"), empty)
+        return dict.fromkeys(("pipe", "op", "tkind", "name", "nbytes", "flops", "src", "detail"), empty)
     cols = list(zip(*instrs, strict=True))
     return {
         "pipe": np.array(cols[PIPE], dtype=np.intp),
@@ -195,8 +224,7 @@ def columns_of(instrs: list[tuple]) -> dict[str, np.ndarray]:
         "nbytes": np.array(cols[NBYTES], dtype=np.int64),
         "flops": np.array(cols[FLOPS], dtype=np.int64),
         "src": np.array(cols[SRC], dtype=np.int32),
-        "buf": np.array(cols[BUF], dtype=np.uint8),
-        "slot": np.array(cols[SLOT], dtype=np.uint8),
+        "detail": np.array(cols[DETAIL], dtype=np.int32),
     }
 
 

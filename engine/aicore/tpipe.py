@@ -22,6 +22,11 @@ CO2        FIX       MTE3
 ``alloc_tensor`` of a slot that was freed waits for that. ``VECCALC`` queues and ``TBuf`` imply
 no flags. Dequeueing an empty queue, or allocating when every slot is still in use, can never
 complete (the block's code runs in order): it is reported as a deadlock, not left to hang.
+
+Every one of these calls is one trace row with a :class:`~engine.detail.QueueOp` detail (queue,
+position, slot, byte offset and length): the flag row it implies, or, where it implies none (the
+first ``alloc_tensor`` of a slot, ``init_buffer``, ``TBuf.get``, a ``VECCALC`` queue), a zero-cost
+row of kind BUFFER. A replay rebuilds every slot's state from these rows alone.
 """
 
 from __future__ import annotations
@@ -30,11 +35,12 @@ from collections import deque
 from types import MappingProxyType
 
 from ..acl_codes import ACL_ERROR_RT_AICORE_EXCEPTION
+from ..detail import NO_SLOT, QueueOp, QueueOpKind
 from ..trace import Kind
 from .context import KernelError, current
 from .dispatch import KernelFault
 from .pipes import LANE_NAMES, Pipe
-from .program import SET, WAIT
+from .program import NOTE, SET, WAIT
 from .tensor import Buffer, DType, LocalTensor, TPosition, as_dtype
 
 _ROUTES = MappingProxyType(
@@ -102,6 +108,10 @@ class TPipe:
         target._bind(ctx, taken, slots, length)
         ctx.taken[buffer] = taken + need
         ctx.owners[buffer].append(f"{target.position.name} {type(target).__name__}: {slots} x {length} B")
+        init = QueueOp(
+            QueueOpKind.INIT, target.ident, target.position.name, buffer.value, NO_SLOT, taken, length, slots
+        )
+        ctx.emit(Pipe.S, NOTE, 0, 0.0, -1, 0, f"init_buffer {target.position.name}", Kind.BUFFER, init)
 
     def init(self) -> None:
         """Ascend C's ``TPipe::Init``: nothing to do here."""
@@ -155,25 +165,25 @@ class TQue:
     def _route(self):
         return route(self.position, self._ctx.launch.has_fix)
 
-    def _flag(self, src: Pipe, dst: Pipe, slot: int, what: str, op: int) -> None:
+    def _record(self, op: QueueOpKind, slot: int, flag: int | None, what: str = "") -> None:
+        """One row for a queue call: the hardware flag it implies (``flag`` is SET or WAIT), or a BUFFER note."""
         ctx = self._ctx
+        r = self._route()
+        offset = self._base + slot * self._len
+        position = self.position.name
+        buf = self.position.buffer.value
+        if flag is None:
+            pipe = Pipe.S if r is None else (r[0] if op in (QueueOpKind.ALLOC, QueueOpKind.ENQUE) else r[1])
+            detail = QueueOp(op, self.ident, position, buf, slot, offset, self._len)
+            ctx.emit(pipe, NOTE, 0, 0.0, -1, 0, f"{op.name.lower()} {position} slot {slot}", Kind.BUFFER, detail)
+            return
+        src, dst = (r[0], r[1]) if what == "data" else (r[1], r[0])
         key = ctx.launch.flag_key(src, dst, ("que", self.ident, slot, what))
         purpose = "data" if what == "data" else "free slot"
-        name = f"{'set_flag' if op == SET else 'wait_flag'} {src.name}_{dst.name} ({self.position.name} {purpose})"
-        pipe = src if op == SET else dst
-        ctx.emit(
-            pipe,
-            op,
-            0,
-            0.0,
-            key,
-            0,
-            0,
-            name,
-            self.position.buffer.value,
-            slot,
-            Kind.FLAG_SET if op == SET else Kind.FLAG_WAIT,
-        )
+        name = f"{'set_flag' if flag == SET else 'wait_flag'} {src.name}_{dst.name} ({position} {purpose})"
+        detail = QueueOp(op, self.ident, position, buf, slot, offset, self._len, 1, int(src), int(dst), what)
+        kind = Kind.FLAG_SET if flag == SET else Kind.FLAG_WAIT
+        ctx.emit(src if flag == SET else dst, flag, 0, 0.0, key, 0, name, kind, detail)
 
     def alloc_tensor(self, dtype: DType | None = None, shape: tuple[int, int] | None = None) -> LocalTensor:
         self._check_bound("alloc_tensor")
@@ -193,9 +203,10 @@ class TQue:
                 f"can come before this call returns ({self._ctx.src()[1]})",
             )
         self._next = (slot + 1) % self._num
-        r = self._route()
-        if r is not None and self._freed[slot]:
-            self._flag(r[1], r[0], slot, "free", WAIT)  # the producer waits for the consumer's free
+        if self._route() is not None and self._freed[slot]:  # the producer waits for the consumer's free
+            self._record(QueueOpKind.ALLOC, slot, WAIT, "free")
+        else:
+            self._record(QueueOpKind.ALLOC, slot, None)
         self._state[slot] = _ALLOCATED
         t = LocalTensor(self.position, self._base + slot * self._len, dtype, self._len // dtype.sizeof(), slot, self)
         if shape is not None:
@@ -209,9 +220,8 @@ class TQue:
             raise KernelError(
                 ACL_ERROR_RT_AICORE_EXCEPTION, f"enque of a {self.position.name} tensor that is not allocated"
             )
-        r = self._route()
-        if r is not None:
-            self._flag(r[0], r[1], tensor.slot, "data", SET)
+        routed = self._route() is not None
+        self._record(QueueOpKind.ENQUE, tensor.slot, SET if routed else None, "data")
         self._state[tensor.slot] = _ENQUEUED
         self._queue.append(tensor)
         return True
@@ -228,9 +238,8 @@ class TQue:
                 "wait forever, because the block's code runs in order and nothing can enqueue before this returns",
             )
         tensor = self._queue.popleft()
-        r = self._route()
-        if r is not None:
-            self._flag(r[0], r[1], tensor.slot, "data", WAIT)
+        routed = self._route() is not None
+        self._record(QueueOpKind.DEQUE, tensor.slot, WAIT if routed else None, "data")
         self._state[tensor.slot] = _DEQUEUED
         if dtype is not None and as_dtype(dtype) != tensor.dtype:
             out = LocalTensor(
@@ -252,10 +261,11 @@ class TQue:
             raise KernelError(
                 ACL_ERROR_RT_AICORE_EXCEPTION, f"free_tensor of a {self.position.name} tensor that is already free"
             )
-        r = self._route()
-        if r is not None and self._state[tensor.slot] == _DEQUEUED:
-            self._flag(r[1], r[0], tensor.slot, "free", SET)
+        if self._route() is not None and self._state[tensor.slot] == _DEQUEUED:
+            self._record(QueueOpKind.FREE, tensor.slot, SET, "free")
             self._freed[tensor.slot] = True
+        else:
+            self._record(QueueOpKind.FREE, tensor.slot, None)
         self._state[tensor.slot] = _FREE
 
     def has_tensor_in_que(self) -> bool:
@@ -274,15 +284,21 @@ class TBuf:
         self._ctx = None
         self._base = 0
         self._len = 0
+        self.ident = -1
 
     def _bind(self, ctx, base: int, num: int, length: int) -> None:
         self._ctx = ctx
         self._base = base
         self._len = length
+        self.ident = ctx.queue_count
+        ctx.queue_count += 1
 
     def get(self, dtype: DType | None = None, count: int | None = None) -> LocalTensor:
         if self._ctx is None:
             raise KernelError(ACL_ERROR_RT_AICORE_EXCEPTION, "TBuf.get before init_buffer")
         dtype = as_dtype(dtype or "float16")
         n = self._len // dtype.sizeof() if count is None else count
-        return LocalTensor(self.position, self._base, dtype, n, 255, self)
+        buf = self.position.buffer.value
+        detail = QueueOp(QueueOpKind.GET, self.ident, self.position.name, buf, NO_SLOT, self._base, self._len)
+        self._ctx.emit(Pipe.S, NOTE, 0, 0.0, -1, 0, f"get {self.position.name}", Kind.BUFFER, detail)
+        return LocalTensor(self.position, self._base, dtype, n, NO_SLOT, self)

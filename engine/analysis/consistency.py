@@ -26,19 +26,19 @@ def stream_races(result: RunResult) -> list[Finding]:
 
     def describe(task) -> str:
         src = srcs[task.src] if task.src >= 0 else "?"
-        return f"{names[task.name]} on {task.stream.label} ({src})"
+        return f"{names[task.name]} on {task.stream_label} ({src})"
 
     for task in result.tasks:
         if task.kind not in (TaskKind.COPY, TaskKind.KERNEL) or task.end < 0:
             continue  # only work that ran can race (a task stuck behind a deadlock never touched memory)
-        me = task.stream.ident
+        me = task.stream
         accesses = [(r, False) for r in task.reads] + [(w, True) for w in task.writes]
         for (alloc, lo, hi), write in accesses:
             entries = latest.setdefault(alloc, {})
             for (stream, olo, ohi, owrite), other in entries.items():
                 if stream == me or ohi <= lo or olo >= hi or not (write or owrite):
                     continue
-                if other.vc.get(stream, 0) <= task.vc.get(stream, 0):
+                if other.clock(stream) <= task.clock(stream):
                     continue  # the other task happens before this one
                 key = (other.seq, task.seq)
                 if key in reported or len(findings) >= MAX_REPORTS:

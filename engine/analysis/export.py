@@ -13,47 +13,31 @@
 from __future__ import annotations
 
 import csv
-import re
 from pathlib import Path
 
 import numpy as np
 
+from ..aicore.pipes import LANE_NAMES
 from ..chrome_trace import to_chrome
+from ..detail import CrossFlag, Flag, QueueOp
 from ..simulation import RunResult
-from ..trace import Kind, TraceData
+from ..trace import Kind, LaneKind, TraceData
 
-FLAG_NAME = re.compile(r"^(set_flag|wait_flag) (\S+)(?: \((\S+) (data|free slot)\))?$")
-CROSS_NAME = re.compile(r"^cross_core_(set|wait)_flag (\d+)$")
 MAX_FLOWS = 20_000
 
 
 def _core_processes(t: TraceData) -> list[str]:
-    procs = {lane.process for lane in t.lanes if lane.process.startswith(("AIC ", "AIV "))}
-    return sorted(procs, key=lambda p: (p.split()[0], int(p.split()[1])))
+    return t.core_order({lane.process for lane in t.lanes if lane.core >= 0})
 
 
 def subset(t: TraceData, detail_cores: int) -> TraceData:
     """The trace without the instruction rows of cores beyond the first ``detail_cores``."""
     keep_cores = set(_core_processes(t)[:detail_cores])
-    lane_keep = np.array(
-        [
-            not lane.process.startswith(("AIC ", "AIV ")) or lane.process in keep_cores or lane.thread == "BLOCK"
-            for lane in t.lanes
-        ]
-        or [True],
-        dtype=bool,
-    )
+    lane_keep = t.lane_mask(lambda lane: lane.kind != LaneKind.PIPE or lane.process in keep_cores)
     rows = lane_keep[t.lane]
     if rows.all():
         return t
-    index = np.flatnonzero(rows)
-    new_pos = np.full(len(t), -1, dtype=np.int64)
-    new_pos[index] = np.arange(len(index))
-    cols = {k: v[index].copy() for k, v in t.columns.items()}
-    cause = cols["cause"]
-    has = cause >= 0
-    cause[has] = new_pos[cause[has]]
-    return TraceData(columns=cols, names=t.names, srcs=t.srcs, lanes=t.lanes)
+    return t.select(np.flatnonzero(rows))
 
 
 def flag_flows(t: TraceData) -> list[tuple[int, int, str]]:
@@ -69,36 +53,41 @@ def flag_flows(t: TraceData) -> list[tuple[int, int, str]]:
         rows = blocks[[lanes[int(i)].process == proc for i in c["lane"][blocks]]]
         block_starts[proc] = np.sort(c["start"][rows])
     groups: dict[tuple, tuple[list[int], list[int]]] = {}
-    cross: dict[tuple, list[int]] = {}  # (AI core, block, flag, core, "set"/"wait") -> rows
+    cross: dict[tuple, list[int]] = {}  # (AI core, block, flag, core, is set) -> rows
     for row in flag_rows[: 4 * MAX_FLOWS]:
-        name = t.names[int(c["name"][row])]
-        proc = lanes[int(c["lane"][row])].process
+        d = t.detail_of(int(row))
+        lane = lanes[int(c["lane"][row])]
+        proc = lane.process
         starts = block_starts.get(proc)
         block = int(np.searchsorted(starts, c["start"][row], side="right")) - 1 if starts is not None else 0
-        x = CROSS_NAME.match(name)
-        if x is not None:
-            kind, ident = proc.split()
-            group = int(ident) if kind == "AIC" else int(ident) // 2
-            cross.setdefault((group, block, x.group(2), proc, x.group(1)), []).append(int(row))
+        is_set = int(c["kind"][row]) == Kind.FLAG_SET
+        if isinstance(d, CrossFlag):
+            group = lane.core if lane.core_type == "AIC" else lane.core // 2
+            cross.setdefault((group, block, d.flag, proc, is_set), []).append(int(row))
             continue
-        m = FLAG_NAME.match(name)
-        if m is None:
+        if isinstance(d, QueueOp):
+            key = (proc, block, (d.flag_src, d.flag_dst), d.queue, d.purpose, d.slot)
+            label = f"{d.position} {d.purpose} (slot {d.slot})"
+        elif isinstance(d, Flag):
+            key = (proc, block, (d.src_pipe, d.dst_pipe), -1, "", d.event_id)
+            label = f"{LANE_NAMES[d.src_pipe]}_{LANE_NAMES[d.dst_pipe]} id {d.event_id}"
+        else:
             continue
-        key = (proc, block, m.group(2), m.group(3), m.group(4), int(c["buf"][row]), int(c["slot"][row]))
-        sets, waits = groups.setdefault(key, ([], []))
-        (sets if m.group(1) == "set_flag" else waits).append(int(row))
+        sets, waits = groups.setdefault(key, ([], [], label))[:2]
+        (sets if is_set else waits).append(int(row))
     flows = []
-    for key, (sets, waits) in groups.items():
+    for sets, waits, label in groups.values():
         sets.sort(key=lambda r: c["start"][r])
         waits.sort(key=lambda r: c["start"][r])
         for s, w in zip(sets, waits, strict=False):
-            flows.append((s, w, f"flag {key[2]}"))
-    for (group, block, flag, proc, kind), rows in cross.items():
-        if kind != "wait":
+            flows.append((s, w, f"flag {label}"))
+    types = t.core_types()
+    for (group, block, flag, proc, is_set), rows in cross.items():
+        if is_set:
             continue
-        senders = [f"AIV {2 * group}", f"AIV {2 * group + 1}"] if proc.startswith("AIC") else [f"AIC {group}"]
+        senders = [f"AIV {2 * group}", f"AIV {2 * group + 1}"] if types[proc] == "AIC" else [f"AIC {group}"]
         for sender in senders:
-            sets = sorted(cross.get((group, block, flag, sender, "set"), []), key=lambda r: c["start"][r])
+            sets = sorted(cross.get((group, block, flag, sender, True), []), key=lambda r: c["start"][r])
             waits = sorted(rows, key=lambda r: c["start"][r])
             flows += [(s, w, f"cross-core flag {flag}") for s, w in zip(sets, waits, strict=False)]
     return flows[:MAX_FLOWS]
@@ -113,13 +102,11 @@ def buffer_counters(t: TraceData, max_cores: int = 2) -> list[tuple[str, str, np
     series: dict[tuple[str, str], list[tuple[int, int]]] = {}
     for row in sets:
         proc = t.lanes[int(c["lane"][row])].process
-        if proc not in cores:
+        d = t.detail_of(int(row))
+        if proc not in cores or not isinstance(d, QueueOp):
             continue
-        m = FLAG_NAME.match(t.names[int(c["name"][row])])
-        if m is None or m.group(3) is None:
-            continue
-        delta = 1 if m.group(4) == "data" else -1
-        series.setdefault((proc, m.group(3)), []).append((int(c["end"][row]), delta))
+        delta = 1 if d.purpose == "data" else -1
+        series.setdefault((proc, d.position), []).append((int(c["end"][row]), delta))
     for (proc, position), events in sorted(series.items()):
         events.sort()
         times = np.array([e[0] for e in events], dtype=np.int64)

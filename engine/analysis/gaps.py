@@ -26,23 +26,29 @@ from __future__ import annotations
 
 import itertools
 from collections import defaultdict
+from types import MappingProxyType
 
 import numpy as np
 
+from ..aicore.pipes import LANE_NAMES
+from ..detail import GM, CrossFlag, Instr, QueueOp, TaskInfo
 from ..simulation import RunResult
-from ..trace import Kind, TraceData
+from ..stream import TaskKind
+from ..trace import Kind, LaneKind, TraceData
 from .pipes import group_leaders, kernel_core_type, kernel_rows
 
 TOP = 12
-_GM_PATHS = (
-    ("data_copy GM->UB", "gm_to_ub"),
-    ("data_copy GM->L1", "gm_to_l1"),
-    ("data_copy GM->L0", "gm_to_l1"),
-    ("data_copy_pad GM->UB", "gm_to_ub"),
-    ("data_copy UB->GM", "ub_to_gm"),
-    ("data_copy_pad UB->GM", "ub_to_gm"),
-    ("data_copy L1->GM", "l1_to_gm"),
-    ("fixpipe L0C->GM", "l0c_to_gm"),
+# the profile path a GM move uses, by (reads GM, the on-chip buffer's code): L1=1, L0A=2, L0B=3, L0C=4, UB=5
+_GM_PATHS = MappingProxyType(
+    {
+        (True, 5): "gm_to_ub",
+        (True, 1): "gm_to_l1",
+        (True, 2): "gm_to_l1",
+        (True, 3): "gm_to_l1",
+        (False, 5): "ub_to_gm",
+        (False, 1): "l1_to_gm",
+        (False, 4): "l0c_to_gm",
+    }
 )
 
 
@@ -85,32 +91,31 @@ def label_gaps(result: RunResult) -> dict:
     return tally.result()
 
 
-def _rows_on(t: TraceData, process: str) -> dict[int, np.ndarray]:
+def _rows_on(t: TraceData, kind: LaneKind) -> dict[int, np.ndarray]:
     c = t.columns
     out = {}
-    for i, lane in enumerate(t.lanes):
-        if lane.process == process:
-            rows = np.flatnonzero((c["lane"] == i) & (c["kind"] != Kind.MARK))
-            out[i] = rows[np.argsort(c["start"][rows], kind="stable")]
+    for i in t.lanes_of(kind):
+        rows = np.flatnonzero((c["lane"] == i) & (c["kind"] != Kind.MARK))
+        out[i] = rows[np.argsort(c["start"][rows], kind="stable")]
     return out
 
 
-def _submitted(t: TraceData, row: int) -> int:
-    """When the host call that queued this task returned (the task's submit time)."""
-    cause = int(t.cause[row])
-    return int(t.end[cause]) if cause >= 0 else int(t.start[row])
+def _task(t: TraceData, row: int) -> TaskInfo:
+    return t.detail_of(int(row))
 
 
 def _streams(t: TraceData, tally: _Tally) -> None:
     c = t.columns
     names = t.names
-    marks = np.flatnonzero(c["kind"] == Kind.MARK)
-    for lane, rows in _rows_on(t, "Device 0 streams").items():
+    task = t.task_rows()
+    is_record = np.append(t.tasks["kind"] == TaskKind.RECORD, False)[task]  # index -1: not a task
+    records = np.flatnonzero((c["kind"] == Kind.MARK) & is_record)
+    for lane, rows in _rows_on(t, LaneKind.STREAM).items():
         label = t.lane_label(lane)
         for prev, nxt in itertools.pairwise(rows):
             idle_from, start = int(c["end"][prev]), int(c["start"][nxt])
             if start > idle_from:
-                submit = _submitted(t, nxt)
+                submit = _task(t, nxt).submit
                 host_part = min(max(0, submit - idle_from), start - idle_from)
                 tally.add(
                     "streams",
@@ -126,11 +131,9 @@ def _streams(t: TraceData, tally: _Tally) -> None:
                 tally.add("streams", cause, rest, label, idle_from + host_part, f"before {names[c['name'][nxt]]}")
         for row in rows[c["kind"][rows] == Kind.WAIT]:
             end = int(c["end"][row])
-            event = names[c["name"][row]].removeprefix("wait ")
+            event = _task(t, row).event
             recorder = [
-                t.lane_label(int(c["lane"][m]))
-                for m in marks
-                if c["start"][m] == end and names[c["name"][m]] == f"record {event}"
+                t.lane_label(int(c["lane"][m])) for m in records if c["start"][m] == end and _task(t, m).event == event
             ]
             who = f", recorded on {recorder[0]}" if recorder else ""
             tally.add(
@@ -139,27 +142,27 @@ def _streams(t: TraceData, tally: _Tally) -> None:
                 end - int(c["start"][row]),
                 label,
                 int(c["start"][row]),
-                f"{event}{who}",
+                f"event {event}{who}",
             )
 
 
 def _engines(t: TraceData, tally: _Tally) -> None:
     c = t.columns
     names = t.names
-    stream_rows = _rows_on(t, "Device 0 streams")
-    # the stream event that ran just before each copy, by (lane, start)
-    previous_end: dict[tuple[int, int], tuple[int, str]] = {}
-    for rows in stream_rows.values():
+    # the stream event that ran just before each task, by task number
+    previous_end: dict[int, tuple[int, str]] = {}
+    for rows in _rows_on(t, LaneKind.STREAM).values():
         for prev, nxt in itertools.pairwise(rows):
-            previous_end[(int(c["cause"][nxt]), int(c["start"][nxt]))] = (int(c["end"][prev]), names[c["name"][prev]])
-    for lane, rows in _rows_on(t, "Device 0 copy engines").items():
+            previous_end[_task(t, nxt).task] = (int(c["end"][prev]), names[c["name"][prev]])
+    for lane, rows in _rows_on(t, LaneKind.COPY_ENGINE).items():
         label = t.lane_label(lane)
         for prev, nxt in itertools.pairwise(rows):
             idle_from, start = int(c["end"][prev]), int(c["start"][nxt])
             if start <= idle_from:
                 continue
-            submit = _submitted(t, nxt)
-            stream_free, before = previous_end.get((int(c["cause"][nxt]), start), (0, ""))
+            task = _task(t, nxt)
+            submit = task.submit
+            stream_free, before = previous_end.get(task.task, (0, ""))
             if stream_free > submit:
                 tally.add(
                     "copy engines",
@@ -198,7 +201,7 @@ def _cores(t: TraceData, profile, tally: _Tally) -> None:
                 "cores", "no work: tail", ke - last, core, last, f"kernel {t.names[c['name'][k]]} ends at {_us(ke)} us"
             )
         _cube, available = kernel_core_type(t, profile, set(per_core), ks, ke)
-        used = len(group_leaders(profile, set(per_core)))
+        used = len(group_leaders(t, profile, set(per_core)))
         unused = max(0, available - used)
         tally.add(
             "cores",
@@ -212,29 +215,36 @@ def _cores(t: TraceData, profile, tally: _Tally) -> None:
 
 def _pipes(t: TraceData, profile, tally: _Tally) -> None:
     c = t.columns
-    names = t.names
+    details = t.details
     waits = np.flatnonzero(c["kind"] == Kind.FLAG_WAIT)
     if len(waits):
-        durations = np.bincount(c["name"][waits], weights=(c["end"][waits] - c["start"][waits]).astype(np.float64))
-        for name_id in np.flatnonzero(durations):
-            name = names[name_id]
-            ps = int(durations[name_id])
-            if name.endswith("data)"):
-                pair, position = name.split()[1], name.split("(")[1].split()[0]
-                tally.add("pipes", "waiting for data", ps, detail=f"{pair.split('_')[0]} -> {position}")
-            elif name.endswith("free slot)"):
+        durations = np.bincount(
+            t.detail_index()[waits], weights=(c["end"][waits] - c["start"][waits]).astype(np.float64)
+        )
+        for index in np.flatnonzero(durations):
+            d = details[index - 1] if index else None
+            ps = int(durations[index])
+            if isinstance(d, QueueOp) and d.purpose == "data":
+                tally.add("pipes", "waiting for data", ps, detail=f"{LANE_NAMES[d.flag_src]} -> {d.position}")
+            elif isinstance(d, QueueOp) and d.purpose == "free":
                 tally.add("pipes", "no free buffer slot", ps)
-            elif name.startswith("cross_core_wait_flag"):
+            elif isinstance(d, CrossFlag):
                 tally.add("pipes", "waiting for a cross-core flag", ps)
             else:
                 tally.add("pipes", "waiting on a flag", ps)
     rates = profile.paths
     startup = profile.compute.mte_startup_cycles * profile.ps_per_cycle
-    for prefix, path in _GM_PATHS:
-        ids = [i for i, n in enumerate(names) if n.startswith(prefix)]
-        if not ids:
-            continue
-        rows = np.flatnonzero(np.isin(c["name"], ids) & (c["kind"] == Kind.MOVE))
-        expected = startup + c["nbytes"][rows] / (getattr(rates, path) * 1e9 / 1e12)
+    rate_of = [0.0]  # per detail id + 1: the path's bytes per ps of a GM move (0: not one)
+    for d in details:
+        path = None
+        if isinstance(d, Instr) and d.dst is not None:
+            reads = any(r.buf == GM for r in d.srcs)
+            local = d.dst if reads else (d.srcs[0] if d.dst.buf == GM and d.srcs else None)
+            path = _GM_PATHS.get((reads, local.buf)) if local is not None else None
+        rate_of.append(getattr(rates, path) * 1e9 / 1e12 if path else 0.0)
+    rate = np.array(rate_of)[t.detail_index()]
+    rows = np.flatnonzero((rate > 0) & (c["kind"] == Kind.MOVE))
+    if len(rows):
+        expected = startup + c["nbytes"][rows] / rate[rows]
         excess = (c["end"][rows] - c["start"][rows]) - expected
         tally.add("pipes", "shared-bandwidth contention", int(np.clip(excess, 0, None).sum()))

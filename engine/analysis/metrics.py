@@ -24,9 +24,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..aicore.pipes import LANE_NAMES, Pipe
+from ..detail import Flag, QueueOp
 from ..intervals import covered, intersection, merged
 from ..simulation import RunResult
-from ..trace import Kind, TraceData
+from ..trace import Kind, LaneKind, TraceData
 from .pipes import group_leaders, kernel_core_type, kernel_metrics, kernel_rows
 
 MAX_DETAILED_KERNELS = 16
@@ -37,9 +39,17 @@ def _us(ps: float) -> float:
     return round(float(ps) / 1e6, 4)
 
 
-def _lane_mask(trace: TraceData, predicate) -> np.ndarray:
-    table = np.array([predicate(lane) for lane in trace.lanes] or [False], dtype=bool)
-    return table[trace.lane]
+def _waits_for_data(details: tuple) -> np.ndarray:
+    """Per detail id + 1: does a wait with this detail wait for data (a queue's data flag, or a hand-written
+    flag set by a pipe that moves data in: MTE1, MTE2, MTE3)."""
+    data_pipes = (Pipe.MTE1, Pipe.MTE2, Pipe.MTE3)
+    table = [False]
+    for d in details:
+        if isinstance(d, QueueOp):
+            table.append(d.purpose == "data")
+        else:
+            table.append(isinstance(d, Flag) and d.src_pipe in data_pipes)
+    return np.array(table, dtype=bool)
 
 
 def run_metrics(result: RunResult) -> dict:
@@ -60,9 +70,8 @@ def run_metrics(result: RunResult) -> dict:
     out["percent_of_peak"] = (
         round(100 * flops / kernel_time * 1e12 / profile.peak_fp16_flops, 2) if kernel_time else 0.0
     )
-    core_lane = _lane_mask(t, lambda lane: lane.process.startswith(("AIC ", "AIV ")))
     detailed = []
-    block_rows = np.flatnonzero((c["kind"] == Kind.BLOCK) & core_lane)
+    block_rows = np.flatnonzero((c["kind"] == Kind.BLOCK) & t.rows_on(LaneKind.BLOCK))
     for row in krows:
         if len(detailed) >= MAX_DETAILED_KERNELS:
             break
@@ -82,14 +91,13 @@ def run_metrics(result: RunResult) -> dict:
             out[key] = main[key]
 
     # -- host / device balance ------------------------------------------------------------------
-    host = c["lane"] == t.lane_id("Host", "host thread")
+    host = t.rows_on(LaneKind.HOST)
     calls = host & (c["kind"] == Kind.CALL)
     waits = host & (c["kind"] == Kind.WAIT)
     work = host & (c["kind"] == Kind.HOST_WORK)
     in_calls = covered(c["start"][calls], c["end"][calls])
     waiting = covered(c["start"][waits], c["end"][waits])
-    stream_lane = _lane_mask(t, lambda lane: lane.process == "Device 0 streams")
-    executing = stream_lane & np.isin(c["kind"], (Kind.COPY, Kind.KERNEL))
+    executing = t.rows_on(LaneKind.STREAM) & np.isin(c["kind"], (Kind.COPY, Kind.KERNEL))
     device_busy = covered(c["start"][executing], c["end"][executing])
     host_api = max(0, in_calls - waiting)
     out["host_api_us"] = _us(host_api)
@@ -102,14 +110,13 @@ def run_metrics(result: RunResult) -> dict:
     out["balance_score"] = round(SEED_IDEAL_HOST_RATIO / ratio, 4) if ratio > SEED_IDEAL_HOST_RATIO else 1.0
 
     # -- copy engines -----------------------------------------------------------------------------
-    device = _lane_mask(t, lambda lane: lane.process.startswith("Device 0"))
+    device = t.rows_on(LaneKind.STREAM, LaneKind.COPY_ENGINE, LaneKind.KERNELS)
     dev_rows = device & (c["kind"] != Kind.MARK)
     span = int(c["end"][dev_rows].max() - c["start"][dev_rows].min()) if dev_rows.any() else 0
     engines = {}
     copy_s, copy_e = [], []
-    for i, lane in enumerate(t.lanes):
-        if lane.process != "Device 0 copy engines":
-            continue
+    for i in t.lanes_of(LaneKind.COPY_ENGINE):
+        lane = t.lanes[i]
         sel = c["lane"] == i
         busy = covered(c["start"][sel], c["end"][sel])
         engines[lane.thread] = round(busy / span, 4) if span else 0.0
@@ -133,25 +140,23 @@ def _kernel_detail(t: TraceData, profile, start: int, end: int, blocks: np.ndarr
     lanes = t.lanes
     block_cores = {lanes[int(i)].process for i in c["lane"][blocks]}
     cube, available = kernel_core_type(t, profile, block_cores, start, end)
-    leaders = group_leaders(profile, block_cores)
+    leaders = group_leaders(t, profile, block_cores)
     mixed = leaders != block_cores
     blocks = blocks[[lanes[int(i)].process in leaders for i in c["lane"][blocks]]]
     block_time = int((c["end"][blocks] - c["start"][blocks]).sum())
-    compute_name = "CUBE" if cube else "VECTOR"
+    compute_pipe = Pipe.M if cube else Pipe.V
     waits = computes = overlap = compute_total = 0
-    names = np.array(t.names, dtype=object)
+    for_data = _waits_for_data(t.details)[t.detail_index()]
     window = (c["start"] >= start) & (c["start"] < end)
     for core in block_cores:
-        comp = _lane_index(t, core, compute_name)
-        mte2 = _lane_index(t, core, "MTE2")
+        comp = t.core_lane(core, compute_pipe)
+        mte2 = t.core_lane(core, Pipe.MTE2)
         if comp is None:
             continue
         on_comp = window & (c["lane"] == comp)
         busy = on_comp & (c["kind"] == Kind.COMPUTE)
-        wait = on_comp & (c["kind"] == Kind.FLAG_WAIT)
-        wait_names = names[c["name"][wait]]
-        data_wait = np.array([("data" in n) or n.startswith("wait_flag MTE") for n in wait_names], dtype=bool)
-        waits += int((c["end"][wait][data_wait] - c["start"][wait][data_wait]).sum())
+        wait = on_comp & (c["kind"] == Kind.FLAG_WAIT) & for_data
+        waits += int((c["end"][wait] - c["start"][wait]).sum())
         comp_iv = merged(c["start"][busy], c["end"][busy])
         comp_busy = int((comp_iv[1] - comp_iv[0]).sum())
         computes += comp_busy
@@ -160,7 +165,7 @@ def _kernel_detail(t: TraceData, profile, start: int, end: int, blocks: np.ndarr
             overlap += intersection(comp_iv, merged(c["start"][loads], c["end"][loads]))
             compute_total += comp_busy
     return {
-        "core_type": "mix" if mixed else ("cube" if compute_name == "CUBE" else "vector"),
+        "core_type": "mix" if mixed else ("cube" if cube else "vector"),
         "blocks": len(blocks),
         "cores_used": len(leaders),  # AI cores (AIC + 2 AIV groups) for a mixed kernel
         "cores_available": available,
@@ -171,13 +176,6 @@ def _kernel_detail(t: TraceData, profile, start: int, end: int, blocks: np.ndarr
     }
 
 
-def _lane_index(t: TraceData, process: str, thread: str) -> int | None:
-    try:
-        return t.lane_id(process, thread)
-    except KeyError:
-        return None
-
-
 def _per_core_ratios(t: TraceData, cores, start: int, end: int) -> dict[str, dict[str, float]]:
     c = t.columns
     duration = max(1, end - start)
@@ -186,7 +184,8 @@ def _per_core_ratios(t: TraceData, cores, start: int, end: int) -> dict[str, dic
     e = np.minimum(c["end"][work], end)
     busy = np.bincount(c["lane"][work], weights=(e - s).astype(np.float64), minlength=len(t.lanes))
     out: dict[str, dict[str, float]] = {}
-    for i, lane in enumerate(t.lanes):
-        if lane.process in cores and lane.thread != "BLOCK":
-            out.setdefault(lane.process, {})[lane.thread] = round(float(busy[i]) / duration, 4)
-    return dict(sorted(out.items(), key=lambda kv: (kv[0].split()[0], int(kv[0].split()[1]))))
+    for i in t.lanes_of(LaneKind.PIPE):
+        lane = t.lanes[i]
+        if lane.process in cores:
+            out.setdefault(lane.process, {})[LANE_NAMES[lane.pipe]] = round(float(busy[i]) / duration, 4)
+    return {core: out[core] for core in t.core_order(out)}

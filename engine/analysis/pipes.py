@@ -14,26 +14,21 @@ import numpy as np
 
 from ..aicore.pipes import AIC_RATIO_NAMES, AIV_RATIO_NAMES, LANE_NAMES, Pipe
 from ..profile import Profile
-from ..trace import Kind, TraceData
+from ..trace import Kind, LaneKind, TraceData
 
-KERNEL_LANE = ("Device 0 AI cores", "kernels")
 PIPE_KEYS = MappingProxyType({name: Pipe(i).name.lower() for i, name in enumerate(LANE_NAMES)})
 
 
 def kernel_rows(trace: TraceData) -> np.ndarray:
-    try:
-        lane = trace.lane_id(*KERNEL_LANE)
-    except KeyError:
-        return np.zeros(0, dtype=np.intp)
-    return np.flatnonzero((trace.lane == lane) & (trace.kind == Kind.KERNEL))
+    """The rows of the kernel-array lane: one per kernel that ran."""
+    return np.flatnonzero(trace.rows_on(LaneKind.KERNELS) & (trace.kind == Kind.KERNEL))
 
 
 def core_busy(trace: TraceData, start: int, end: int) -> dict[str, dict[str, int]]:
     """``{core label: {lane name: busy ps}}`` for the cores that ran blocks within ``[start, end]``."""
     c = trace.columns
     lanes = trace.lanes
-    core_lane = np.array([lane.process.startswith(("AIC ", "AIV ")) for lane in lanes], dtype=bool)
-    in_window = (c["end"] > start) & (c["start"] < end) & core_lane[c["lane"]]
+    in_window = (c["end"] > start) & (c["start"] < end) & trace.rows_on(LaneKind.PIPE, LaneKind.BLOCK)
     ran = {lanes[int(i)].process for i in np.unique(c["lane"][in_window & (c["kind"] == Kind.BLOCK)])}
     work = in_window & np.isin(c["kind"], (Kind.MOVE, Kind.COMPUTE))
     s = np.maximum(c["start"][work], start)
@@ -41,8 +36,8 @@ def core_busy(trace: TraceData, start: int, end: int) -> dict[str, dict[str, int
     busy = np.bincount(c["lane"][work], weights=(e - s).astype(np.float64), minlength=len(lanes))
     out: dict[str, dict[str, int]] = {core: {} for core in sorted(ran)}
     for i, lane in enumerate(lanes):
-        if lane.process in out and lane.thread in PIPE_KEYS:
-            out[lane.process][lane.thread] = int(busy[i])
+        if lane.process in out and lane.kind == LaneKind.PIPE:
+            out[lane.process][LANE_NAMES[lane.pipe]] = int(busy[i])
     return out
 
 
@@ -56,8 +51,9 @@ def kernel_metrics(trace: TraceData, profile: Profile, row: int | None = None) -
     duration = max(1, end - start)
     flops = int(trace.flops[i])
     busy = core_busy(trace, start, end)
-    aic = [b for core, b in busy.items() if core.startswith("AIC")]
-    aiv = [b for core, b in busy.items() if core.startswith("AIV")]
+    types = trace.core_types()
+    aic = [b for core, b in busy.items() if types[core] == "AIC"]
+    aiv = [b for core, b in busy.items() if types[core] == "AIV"]
     vector_cores = aiv or (aic if profile.chip.architecture == "coupled" else [])
 
     def mean_ratio(cores: list[dict], lane: str) -> float:
@@ -94,24 +90,23 @@ def kernel_metrics(trace: TraceData, profile: Profile, row: int | None = None) -
     }
 
 
-def group_leaders(profile: Profile, cores: set[str]) -> set[str]:
+def group_leaders(trace: TraceData, profile: Profile, cores: set[str]) -> set[str]:
     """The cores that count for parallelism: a mixed kernel's group (AIC + 2 AIV) counts once, as its AIC."""
-    if (
-        profile.chip.architecture == "split"
-        and any(core.startswith("AIC") for core in cores)
-        and any(core.startswith("AIV") for core in cores)
-    ):
-        return {core for core in cores if core.startswith("AIC")}
+    types = trace.core_types()
+    kinds = {types[core] for core in cores}
+    if profile.chip.architecture == "split" and kinds == {"AIC", "AIV"}:
+        return {core for core in cores if types[core] == "AIC"}
     return cores
 
 
 def kernel_core_type(trace: TraceData, profile: Profile, cores: set[str], start: int, end: int) -> tuple[bool, int]:
     """(is a Cube kernel, cores of that type on the chip) for a kernel that ran on ``cores``."""
     if profile.chip.architecture == "split":
-        cube = any(core.startswith("AIC") for core in cores)
+        types = trace.core_types()
+        cube = any(types[core] == "AIC" for core in cores)
     else:  # coupled cores run both kinds: a Cube kernel is one that used the Cube
         c = trace.columns
-        lanes = [i for i, lane in enumerate(trace.lanes) if lane.process in cores and lane.thread == "CUBE"]
+        lanes = [i for i, lane in enumerate(trace.lanes) if lane.process in cores and lane.pipe == Pipe.M]
         cube = bool(
             (np.isin(c["lane"], lanes) & (c["kind"] == Kind.COMPUTE) & (c["start"] < end) & (c["end"] > start)).any()
         )

@@ -10,8 +10,7 @@ vector units' for vector work), and each memory level's bandwidth times its inte
 
 from __future__ import annotations
 
-import numpy as np
-
+from ..detail import touches_gm
 from ..simulation import RunResult
 from ..trace import Kind
 from .pipes import kernel_core_type, kernel_rows
@@ -24,8 +23,7 @@ def roofline(result: RunResult) -> list[dict]:
     c = t.columns
     p = result.profile
     names = t.names
-    gm_ids = [i for i, n in enumerate(names) if ("GM->" in n or "->GM" in n)]
-    gm = np.isin(c["name"], gm_ids) & (c["kind"] == Kind.MOVE)
+    gm = t.rows_with(touches_gm) & (c["kind"] == Kind.MOVE)
     blocks = c["kind"] == Kind.BLOCK
     out = []
     for row in kernel_rows(t)[:MAX_KERNELS]:

@@ -30,9 +30,10 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from ..detail import HostWait, HostWork
 from ..intervals import intersection, merged
 from ..simulation import RunResult
-from ..trace import Kind
+from ..trace import Kind, LaneKind
 
 DOUBLE_BUFFER_OVERLAP = 0.20
 DOUBLE_BUFFER_MTE2 = 0.20
@@ -144,16 +145,17 @@ def _larger_base(result, metrics, gaps, context, params) -> Recommendation | Non
     )
 
 
-def _host_waits(result: RunResult, prefix: str) -> int:
+def _host_waits(result: RunResult, on: str) -> int:
+    """Picoseconds the host spent blocked waiting ``on`` something (a HostWait kind)."""
     t = result.trace
     c = t.columns
-    ids = [i for i, n in enumerate(t.names) if n.startswith(prefix)]
-    sel = (c["kind"] == Kind.WAIT) & (c["lane"] == t.lane_id("Host", "host thread")) & np.isin(c["name"], ids)
+    waiting = t.rows_with(lambda d: isinstance(d, HostWait) and d.on == on)
+    sel = (c["kind"] == Kind.WAIT) & t.rows_on(LaneKind.HOST) & waiting
     return int((c["end"][sel] - c["start"][sel]).sum())
 
 
 def _pinned(result, metrics, gaps, context, params) -> Recommendation | None:
-    blocked = _host_waits(result, "wait: a pageable copy")
+    blocked = _host_waits(result, "pageable")
     share = blocked / max(1, result.end_ps)
     if share <= PAGEABLE_SHARE:
         return None
@@ -248,14 +250,12 @@ def _tail(result, metrics, gaps, context, params) -> Recommendation | None:
 def _tilings(result, metrics, gaps, context, params) -> Recommendation | None:
     t = result.trace
     c = t.columns
-    ids = [i for i, n in enumerate(t.names) if "tiling" in n]
-    sel = (c["kind"] == Kind.HOST_WORK) & np.isin(c["name"], ids)
+    sel = (c["kind"] == Kind.HOST_WORK) & t.rows_with(lambda d: isinstance(d, HostWork) and d.what == "tiling")
     count = int(sel.sum())
     if not count:
         return None
     tiling = merged(c["start"][sel], c["end"][sel])
-    stream = np.array([lane.process == "Device 0 streams" for lane in t.lanes], dtype=bool)[c["lane"]]
-    working = stream & np.isin(c["kind"], (Kind.COPY, Kind.KERNEL))
+    working = t.rows_on(LaneKind.STREAM) & np.isin(c["kind"], (Kind.COPY, Kind.KERNEL))
     hidden = intersection(tiling, merged(c["start"][working], c["end"][working]))
     tiling_ps = int((tiling[1] - tiling[0]).sum())
     critical_us = (tiling_ps - hidden) / 1e6  # tiling while no stream had anything to run

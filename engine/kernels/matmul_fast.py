@@ -8,8 +8,9 @@ GM reads and writes sit at other addresses. So the fast path
 1. runs the real ``compute_base_block`` / ``write_base_block`` for the first base block of each
    (rows, cols, queue state) and keeps the instructions it recorded as a *template*;
 2. for every later base block with that signature, appends the template's instructions with the GM
-   tile keys (for L2) and the GM write rectangles moved to the block's position, and puts the
-   queues in the state the template left them in;
+   tile keys (for L2), the GM rectangles of its moves (their trace details) and the GM write
+   rectangles moved to the block's position, and puts the queues in the state the template left
+   them in;
 3. computes the numbers once per core region, ``C[region] = A[rows] @ B[:, cols]`` in fp32 (the same
    fp16 products and fp32 accumulation, in a different summation order).
 
@@ -25,7 +26,8 @@ import numpy as np
 from engine import asc
 from engine.aicore.context import current
 from engine.aicore.matmul_tiling import TCubeTiling
-from engine.aicore.program import KEY, Template
+from engine.aicore.program import DETAIL, KEY, Template
+from engine.detail import Instr
 from engine.kernels.matmul import (
     CubeQueues,
     base_blocks,
@@ -64,6 +66,12 @@ class _BlockTemplate:
         self.writes = []
         for alloc, start, rows, row_bytes, stride, src in ctx.gm_writes[first_write:]:
             self.writes.append((alloc, start, rows, row_bytes, stride, src, *shifts[alloc]))
+        details = ctx.sim.trace.details.items
+        self.moves = []  # per GM move (read or write), in order: (its Instr, row shift, col shift)
+        for pos in self.template.moves.tolist():
+            instr = details[self.template.instrs[pos][DETAIL]]
+            gm = instr.dst if instr.dst.buf == 0 else instr.srcs[0]
+            self.moves.append((instr, *shifts[("device", gm.owner)]))
 
     def stamp(self, ctx, m0: int, n0: int) -> None:
         dm, dn = m0 - self.m0, n0 - self.n0
@@ -72,10 +80,22 @@ class _BlockTemplate:
             tile_key(alloc, offset + dm * row_shift + dn * col_shift, rows, row_bytes, stride)
             for alloc, offset, rows, row_bytes, stride, row_shift, col_shift in self.reads
         ]
-        ctx.program.stamp(self.template, keys)
+        detail_id = ctx.launch.detail_id
+        moved = [
+            detail_id(_moved(instr, dm * row_shift + dn * col_shift)) for instr, row_shift, col_shift in self.moves
+        ]
+        ctx.program.stamp(self.template, keys, moved)
         ctx.accesses.extend([None] * len(self.template.instrs))
         for alloc, start, rows, row_bytes, stride, src, row_shift, col_shift in self.writes:
             ctx.gm_writes.append((alloc, start + dm * row_shift + dn * col_shift, rows, row_bytes, stride, src))
+
+
+def _moved(instr: Instr, delta: int) -> Instr:
+    """A GM move's detail with its GM rectangle ``delta`` bytes further on."""
+    if instr.dst.buf == 0:
+        return instr._replace(dst=instr.dst._replace(start=instr.dst.start + delta))
+    gm = instr.srcs[0]
+    return instr._replace(srcs=(gm._replace(start=gm.start + delta), *instr.srcs[1:]))
 
 
 def record_matmul_tiled(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, tiling: TCubeTiling):

@@ -137,7 +137,9 @@ def _matmul_program(
     tiling, scored = matmul_tiling(
         sim.profile, m, n, k, cores or sim.profile.chip.aic_cores, base, buffer_num, cube_out_dtype
     )
-    sim.host_compute(f"matmul tiling ({scored} candidates)", scored * sim.profile.host.tiling_us_per_candidate)
+    sim.host_compute(
+        f"matmul tiling ({scored} candidates)", scored * sim.profile.host.tiling_us_per_candidate, what="tiling"
+    )
     args = (asc.GlobalAddress(dev[0], asc.half), asc.GlobalAddress(dev[1], asc.half), asc.GlobalAddress(dev[2], out_t))
     dev += launch(acl, stream, args, tiling)
     check_ret(

@@ -460,4 +460,3 @@ class BulkHost:
 def _range(side: tuple, count: int) -> tuple[tuple[str, int], int, int]:
     alloc, off = side
     return (alloc.where, alloc.ident), off, off + count
-

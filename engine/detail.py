@@ -13,7 +13,7 @@ base block points at the same queue records as the first.
 * :class:`Flag` — a hand-written ``set_flag`` / ``wait_flag``; :class:`CrossFlag` — a cross-core flag.
 * :class:`TaskInfo` — a stream task: its submit time, stream, kind, event, bytes, flops.
 * :class:`HostWait` — what a blocked host call waits for; :class:`HostWork` — host computation.
-* :class:`Mark` — a user's mark (``sim.mark`` / ``asc.mark``).
+* :class:`Mark` — a user's mark (``sim.mark`` / ``asc.mark``); :class:`Block` — an SPMD block's index.
 """
 
 from __future__ import annotations
@@ -143,6 +143,12 @@ class Mark(NamedTuple):
     label: str
 
 
-Detail = Rect | Instr | QueueOp | Flag | CrossFlag | TaskInfo | HostWait | HostWork | Mark
+class Block(NamedTuple):
+    """One SPMD block on a core's BLOCK lane: its ``get_block_idx()``."""
+
+    index: int
+
+
+Detail = Rect | Instr | QueueOp | Flag | CrossFlag | TaskInfo | HostWait | HostWork | Mark | Block
 
 _ITEMSIZE = MappingProxyType({"float16": 2, "float32": 4, "int32": 4, "int16": 2, "int8": 1, "uint8": 1, "bfloat16": 2})

@@ -144,7 +144,7 @@ class KernelScheduler:
         block_dim: int,
         record_block: Callable[[int, int], list[Program]],
         cause: int,
-        block_name: Callable[[int], int],
+        block_name: Callable[[int], tuple[int, int]],  # block -> (trace name id, detail id)
     ) -> None:
         self.trace = trace
         self.memory = memory
@@ -355,9 +355,8 @@ class KernelScheduler:
     def _finish_block(self, run: _CoreRun) -> None:
         end = max(run.pipe_done)
         self._flush(run)
-        self.trace.add(
-            run.block_start, end, run.core.block_lane, Kind.BLOCK, self.block_name(run.block), cause=self.cause
-        )
+        name, detail = self.block_name(run.block)
+        self.trace.add(run.block_start, end, run.core.block_lane, Kind.BLOCK, name, cause=self.cause, detail=detail)
         self.block_spans.append((run.block, run.slot, run.block_start, end))
         group = run.group
         group.end = max(group.end, end) if group.remaining < len(group.runs) else end

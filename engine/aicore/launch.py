@@ -15,6 +15,7 @@ from enum import Enum
 from typing import TYPE_CHECKING
 
 from ..acl_codes import ACL_ERROR_RT_AICORE_EXCEPTION, ACL_ERROR_RT_AICORE_TIMEOUT
+from ..detail import Block
 from ..findings import Finding
 from ..trace import Kind
 from .context import BlockContext, KernelError
@@ -180,7 +181,7 @@ class KernelLaunch:
         self._gm_writes: list[tuple] = []
         self.scratch: dict = {}  # per-launch caches a fast path may keep (templates, fp32 copies)
         self.body = jit_kernel.fast_path if (sim.fast and jit_kernel.fast_path) else jit_kernel.fn
-        self._block_names: dict[int, int] = {}
+        self._block_names: dict[int, tuple[int, int]] = {}
         self._device: DeviceCores | None = None
         self._check_args()
         self.reads = self._gm_reads()
@@ -325,11 +326,12 @@ class KernelLaunch:
         )
         return end
 
-    def _block_name(self, block: int) -> int:
-        ident = self._block_names.get(block)
-        if ident is None:
-            ident = self._block_names[block] = self._device.name_id(f"block {block}")
-        return ident
+    def _block_name(self, block: int) -> tuple[int, int]:
+        """(trace name id, detail id) of a block's row."""
+        found = self._block_names.get(block)
+        if found is None:
+            found = self._block_names[block] = (self._device.name_id(f"block {block}"), self.detail_id(Block(block)))
+        return found
 
     def _record_block(self, block: int, group: int) -> list[Program]:
         """Run the kernel code of ``block`` on its core (or its AIC and two AIVs); return their programs."""

@@ -80,6 +80,9 @@ class Scenario:
     run: Callable[..., Outcome]
     check: Callable[[Profile, dict], None] = lambda profile, values: None
     report: Callable[[Any], dict] | None = None  # extra summary keys computed from the finished RunResult
+    # the named input arrays the run copies to the device (seeded: the same values every time), so a replay
+    # can show the numbers in any tile, also of timing-only runs and of runs rebuilt from storage
+    inputs: Callable[[dict], dict] | None = None
 
     def validate(self, profile: Profile, values: dict) -> dict:
         out = {}

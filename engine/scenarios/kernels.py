@@ -51,6 +51,23 @@ def _host_buffers(acl, sizes: list[int]) -> list[int]:
     return ptrs
 
 
+def matmul_inputs(values: dict) -> dict[str, np.ndarray]:
+    """A and B of the matmul scenarios: uniform in [-1, 1), fp16, from ``seed``."""
+    m, n, k = values["m"], values["n"], values["k"]
+    rng = np.random.default_rng(values["seed"])
+    a = rng.uniform(-1, 1, (m, k)).astype(np.float16)
+    b = rng.uniform(-1, 1, (k, n)).astype(np.float16)
+    return {"A": a, "B": b}
+
+
+def vector_add_inputs(values: dict) -> dict[str, np.ndarray]:
+    """x and y of the vector-add scenario: uniform in [-1, 1), fp16, from ``seed``."""
+    rng = np.random.default_rng(values["seed"])
+    x = rng.uniform(-1, 1, values["length"]).astype(np.float16)
+    y = rng.uniform(-1, 1, values["length"]).astype(np.float16)
+    return {"x": x, "y": y}
+
+
 def _teardown(acl, stream: int, dev: list[int], host: list[int]) -> None:
     for p in dev:
         check_ret(acl.rt.free(p), "acl.rt.free")
@@ -121,12 +138,14 @@ def _matmul_program(
     stream, ret = acl.rt.create_stream()
     check_ret(ret, "acl.rt.create_stream")
     dev = _device_buffers(acl, sizes)
+    shapes = ((m, k), (k, n), (m, n))
+    for ptr, name, shape, dtype in zip(dev, "ABC", shapes, ("float16", "float16", out_t.name), strict=True):
+        sim.name_tensor(ptr, name, shape, dtype)
     host = _host_buffers(acl, sizes)
     a = b = None
     if sim.numerics:
-        rng = np.random.default_rng(seed)
-        a = rng.uniform(-1, 1, (m, k)).astype(np.float16)
-        b = rng.uniform(-1, 1, (k, n)).astype(np.float16)
+        inputs = matmul_inputs({"m": m, "n": n, "k": k, "seed": seed})
+        a, b = inputs["A"], inputs["B"]
         acl.util.ptr_to_numpy(host[0], (m, k), np.float16)[:] = a
         acl.util.ptr_to_numpy(host[1], (k, n), np.float16)[:] = b
     for i in (0, 1):
@@ -213,12 +232,13 @@ def run_vector_add(sim: Simulation, length: int, buffer_num: int, tile_length: i
     stream, ret = acl.rt.create_stream()
     check_ret(ret, "acl.rt.create_stream")
     dev = _device_buffers(acl, [nbytes] * 3)
+    for ptr, name in zip(dev, "xyz", strict=True):
+        sim.name_tensor(ptr, name, (length,), "float16")
     host = _host_buffers(acl, [nbytes] * 3)
     x = y = None
     if sim.numerics:
-        rng = np.random.default_rng(seed)
-        x = rng.uniform(-1, 1, length).astype(np.float16)
-        y = rng.uniform(-1, 1, length).astype(np.float16)
+        inputs = vector_add_inputs({"length": length, "seed": seed})
+        x, y = inputs["x"], inputs["y"]
         acl.util.ptr_to_numpy(host[0], length, np.float16)[:] = x
         acl.util.ptr_to_numpy(host[1], length, np.float16)[:] = y
     for i in (0, 1):
@@ -271,6 +291,7 @@ SCENARIOS = (
         ),
         run=run_matmul,
         check=check_matmul,
+        inputs=matmul_inputs,
         report=lambda result: kernel_metrics(result.trace, result.profile),
     ),
     Scenario(
@@ -290,6 +311,7 @@ SCENARIOS = (
         ),
         run=run_matmul_leaky_relu,
         check=check_matmul_leaky_relu,
+        inputs=matmul_inputs,
         report=lambda result: kernel_metrics(result.trace, result.profile),
     ),
     Scenario(
@@ -304,6 +326,7 @@ SCENARIOS = (
         ),
         run=run_vector_add,
         check=check_vector_add,
+        inputs=vector_add_inputs,
         report=lambda result: kernel_metrics(result.trace, result.profile),
     ),
 )

@@ -100,6 +100,7 @@ class QueueOp(NamedTuple):
     flag_src: int = -1  # the implied hardware flag, if any: producer -> consumer pipes
     flag_dst: int = -1
     purpose: str = ""  # "data" (enque/deque) or "free" (free_tensor/alloc_tensor)
+    container: str = "TQue"  # "TQue" or "TBuf"
 
 
 class Flag(NamedTuple):

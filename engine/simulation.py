@@ -145,6 +145,9 @@ class Simulation:
         self._finished: RunResult | None = None
         self.acl = Acl(self)
         self.extra: dict[str, Any] = {}
+        # called with the BlockContext before each kernel instruction is recorded and once after the block's
+        # code returns (the previous instruction's numbers are then in place): for tests comparing state
+        self.instruction_probe: Callable | None = None
 
     # -- time and source ------------------------------------------------------------------------
     def us(self, microseconds: float) -> int:

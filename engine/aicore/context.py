@@ -178,6 +178,8 @@ class BlockContext:
                 ACL_ERROR_RT_AICORE_EXCEPTION,
                 f"{name}: pipe {LANE_NAMES[pipe]} does not exist on {self.core.label} ({self.core_type} core)",
             )
+        if self.sim.instruction_probe is not None:  # a test looks at the buffers after each instruction
+            self.sim.instruction_probe(self)
         src_id, src_text = self.src()
         name_id = self.launch.name_id(name)
         detail_id = -1 if detail is None else self.launch.detail_id(detail)

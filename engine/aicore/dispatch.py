@@ -354,9 +354,10 @@ class KernelScheduler:
 
     def _finish_block(self, run: _CoreRun) -> None:
         end = max(run.pipe_done)
-        self._flush(run)
+        # the block's row first: among rows starting at the same instant it then comes before its instructions
         name, detail = self.block_name(run.block)
         self.trace.add(run.block_start, end, run.core.block_lane, Kind.BLOCK, name, cause=self.cause, detail=detail)
+        self._flush(run)
         self.block_spans.append((run.block, run.slot, run.block_start, end))
         group = run.group
         group.end = max(group.end, end) if group.remaining < len(group.runs) else end

@@ -350,6 +350,9 @@ class KernelLaunch:
             raise KernelError(
                 ACL_ERROR_RT_AICORE_EXCEPTION, f"block {block}: {type(exc).__name__}: {exc}{where}"
             ) from exc
+        if self.sim.instruction_probe is not None:
+            for ctx in ctxs:
+                self.sim.instruction_probe(ctx)
         # execution order: program order, unless a wait comes before its set
         orders = [topological_order(c.program.instrs)[0] if c.program.forward_waits else None for c in ctxs]
         if len(ctxs) == 1:

@@ -108,9 +108,9 @@ class TPipe:
         target._bind(ctx, taken, slots, length)
         ctx.taken[buffer] = taken + need
         ctx.owners[buffer].append(f"{target.position.name} {type(target).__name__}: {slots} x {length} B")
-        init = QueueOp(
-            QueueOpKind.INIT, target.ident, target.position.name, buffer.value, NO_SLOT, taken, length, slots
-        )
+        name = target.position.name
+        init = QueueOp(QueueOpKind.INIT, target.ident, name, buffer.value, NO_SLOT, taken, length, slots)
+        init = init._replace(container=type(target).__name__)
         ctx.emit(Pipe.S, NOTE, 0, 0.0, -1, 0, f"init_buffer {target.position.name}", Kind.BUFFER, init)
 
     def init(self) -> None:
@@ -300,5 +300,6 @@ class TBuf:
         n = self._len // dtype.sizeof() if count is None else count
         buf = self.position.buffer.value
         detail = QueueOp(QueueOpKind.GET, self.ident, self.position.name, buf, NO_SLOT, self._base, self._len)
+        detail = detail._replace(container="TBuf")
         self._ctx.emit(Pipe.S, NOTE, 0, 0.0, -1, 0, f"get {self.position.name}", Kind.BUFFER, detail)
         return LocalTensor(self.position, self._base, dtype, n, NO_SLOT, self)

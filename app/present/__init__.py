@@ -1,0 +1,13 @@
+"""The presenter: a finished run, step by step, as plain data that both UIs draw (no UI imports here).
+
+* :class:`~app.present.replay.Replay` — steps, the state at any step, tile names and values,
+  navigation (next event of a kind, marks, breakpoints, the step nearest a time);
+* :mod:`~app.present.views` — view-models: small pure functions from ``(replay, step, options)`` to
+  JSON-serialisable dicts, one per view (system, core, timeline, matrices, pipeline, metrics, code);
+* :mod:`~app.present.messages` — every string a trainee sees, in English and Chinese;
+* :mod:`~app.present.store` — runs serialised compactly and cached by their parameters.
+"""
+
+from .replay import Breakpoint, Replay, StepFilter
+
+__all__ = ("Breakpoint", "Replay", "StepFilter")

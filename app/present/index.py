@@ -1,0 +1,213 @@
+"""Indexes over a finished trace, built once with numpy, that make any step a binary search away.
+
+A replay must answer "what was true at step s" for any s of a run with millions of rows without
+replaying from the start. Everything it shows is the *latest* row of some entity at or before s:
+the instruction a pipe runs, the call the host is in, the last operation on a queue slot, the last
+write into a buffer slot. So rows are grouped once per entity (a lane, a core's queue slot, a
+core's buffer slot, a GM allocation), each group sorted by row, and a step is answered with one
+``searchsorted`` per entity on the screen: O(log n), whatever the step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.detail import GM, Instr, QueueOp, QueueOpKind
+from engine.trace import Kind, LaneKind, TraceData
+
+INIT_SLOT = 1023  # the queue-index slot of init_buffer rows
+
+
+def groups(keys: np.ndarray, rows: np.ndarray) -> dict[int, np.ndarray]:
+    """``{key: rows with that key, ascending}`` (``rows`` ascending on input)."""
+    if not len(rows):
+        return {}
+    order = np.argsort(keys, kind="stable")
+    k = keys[order]
+    r = rows[order]
+    cut = np.flatnonzero(np.diff(k)) + 1
+    starts = np.concatenate([[0], cut])
+    ends = np.concatenate([cut, [len(k)]])
+    return {int(k[a]): r[a:b] for a, b in zip(starts, ends, strict=True)}
+
+
+def last_at_or_before(rows: np.ndarray, row: int) -> int:
+    """The last of ascending ``rows`` that is <= ``row``, or -1."""
+    i = int(np.searchsorted(rows, row, side="right")) - 1
+    return int(rows[i]) if i >= 0 else -1
+
+
+class Effects:
+    """Rows that change something when they *end* (a write lands, a wait is released), in that order.
+
+    Kept sorted by (end, row). At step ``row`` (time ``time``) a row has taken effect when
+    ``(end, row) <= (time, step row)``: it ended earlier, or it ends at this instant and is not later
+    in the step order. A wait still waiting, or a copy still streaming, has not.
+    """
+
+    __slots__ = ("ends", "rows")
+
+    def __init__(self, rows: np.ndarray, ends: np.ndarray) -> None:
+        order = np.lexsort((rows, ends))
+        self.rows = rows[order]
+        self.ends = ends[order]
+
+    def last(self, time: int, row: int) -> int:
+        """The row that took effect last by (``time``, ``row``), or -1."""
+        hi = int(np.searchsorted(self.ends, time, side="right"))
+        lo = int(np.searchsorted(self.ends, time, side="left"))
+        j = lo + int(np.searchsorted(self.rows[lo:hi], row, side="right"))
+        return int(self.rows[j - 1]) if j > 0 else -1
+
+
+def effect_groups(keys: np.ndarray, rows: np.ndarray, ends: np.ndarray) -> dict:
+    return {k: Effects(r, ends[r]) for k, r in groups(keys, rows).items()}
+
+
+@dataclass(frozen=True)
+class Core:
+    """A physical core of the run: its name ("AIC 3"), type, number, pipe lanes and block lane."""
+
+    name: str
+    core_type: str
+    ident: int
+    pipes: dict  # pipe value -> lane id
+    block_lane: int
+
+
+class DetailTables:
+    """Per detail record (indexed like ``TraceData.detail_index()``): the fields the replay queries."""
+
+    def __init__(self, t: TraceData) -> None:
+        n = len(t.details) + 1
+        self.q_op = np.full(n, -1, dtype=np.int16)  # QueueOpKind, -1: not a queue op
+        self.q_queue = np.full(n, -1, dtype=np.int32)
+        self.q_slot = np.full(n, -1, dtype=np.int32)
+        self.w_buf = np.full(n, -1, dtype=np.int16)  # an instruction's destination buffer, -1: none
+        self.w_owner = np.full(n, -1, dtype=np.int64)  # its queue / TBuf (on chip) or GM allocation
+        self.w_slot = np.full(n, -1, dtype=np.int32)
+        for i, d in enumerate(t.details, start=1):
+            if isinstance(d, QueueOp):
+                self.q_op[i] = d.op
+                self.q_queue[i] = d.queue
+                self.q_slot[i] = d.slot
+            elif isinstance(d, Instr) and d.dst is not None:
+                self.w_buf[i] = d.dst.buf
+                self.w_owner[i] = d.dst.owner
+                self.w_slot[i] = d.dst.slot
+
+
+class TraceIndex:
+    """Rows by lane, by core queue slot, by core buffer slot and by GM allocation written."""
+
+    def __init__(self, t: TraceData) -> None:
+        self.t = t
+        lanes = t.lane
+        self.lane_rows = [np.zeros(0, dtype=np.int64)] * len(t.lanes)
+        for lane, rows in groups(lanes.astype(np.int64), np.arange(len(t), dtype=np.int64)).items():
+            self.lane_rows[lane] = rows
+        self.dindex = t.detail_index()
+        self.tables = DetailTables(t)
+        self.cores = self._cores()
+        self.core_of_lane = np.full(max(1, len(t.lanes)), -1, dtype=np.int32)
+        for c, core in enumerate(self.cores):
+            for lane in (*core.pipes.values(), core.block_lane):
+                self.core_of_lane[lane] = c
+        self._core_rows: dict[int, np.ndarray] = {}
+        self._queue_index: dict[int, dict[int, Effects]] = {}
+        self._writer_index: dict[int, dict[tuple, Effects]] = {}
+        self._gm_writers: dict[int, Effects] | None = None
+        self._tasks: tuple | None = None
+
+    def _cores(self) -> list[Core]:
+        found: dict[str, dict] = {}
+        for i, lane in enumerate(self.t.lanes):
+            if lane.core < 0:
+                continue
+            entry = found.setdefault(
+                lane.process, {"type": lane.core_type, "ident": lane.core, "pipes": {}, "block": -1}
+            )
+            if lane.kind == LaneKind.PIPE:
+                entry["pipes"][lane.pipe] = i
+            elif lane.kind == LaneKind.BLOCK:
+                entry["block"] = i
+        ordered = self.t.core_order(found)
+        return [
+            Core(name, found[name]["type"], found[name]["ident"], found[name]["pipes"], found[name]["block"])
+            for name in ordered
+        ]
+
+    # -- per core ---------------------------------------------------------------------------------
+    def core_rows(self, c: int) -> np.ndarray:
+        """Every instruction row of core ``c`` (its pipe lanes), ascending."""
+        rows = self._core_rows.get(c)
+        if rows is None:
+            parts = [self.lane_rows[lane] for lane in self.cores[c].pipes.values()]
+            rows = self._core_rows[c] = np.sort(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.int64)
+        return rows
+
+    def queue_index(self, c: int) -> dict[int, Effects]:
+        """``{queue * 1024 + slot: rows}`` of core ``c``'s queue operations; ``slot`` is 1023 for a queue's
+        ``init_buffer`` rows and NO_SLOT (255) for a TBuf's ``get`` rows."""
+        found = self._queue_index.get(c)
+        if found is None:
+            rows = self.core_rows(c)
+            d = self.dindex[rows]
+            op = self.tables.q_op[d]
+            rows = rows[op >= 0]
+            d = self.dindex[rows]
+            slot = np.where(self.tables.q_op[d] == QueueOpKind.INIT, INIT_SLOT, self.tables.q_slot[d] & 1023)
+            keys = self.tables.q_queue[d].astype(np.int64) * 1024 + slot
+            found = self._queue_index[c] = effect_groups(keys, rows, self.t.end)
+        return found
+
+    def writer_index(self, c: int) -> dict[tuple, Effects]:
+        """``{(buffer, owner, slot): rows}`` of the instructions of core ``c`` that write on-chip memory."""
+        found = self._writer_index.get(c)
+        if found is None:
+            rows = self.core_rows(c)
+            d = self.dindex[rows]
+            buf = self.tables.w_buf[d]
+            rows = rows[buf > GM]
+            d = self.dindex[rows]
+            owner = self.tables.w_owner[d]
+            slot = self.tables.w_slot[d]
+            keys = (self.tables.w_buf[d].astype(np.int64) << 40) | ((owner & 0xFFFF) << 16) | (slot & 0xFFFF)
+            found = {}
+            for key, members in effect_groups(keys, rows, self.t.end).items():
+                found[(key >> 40, (key >> 16) & 0xFFFF, key & 0xFFFF)] = members
+            self._writer_index[c] = found
+        return found
+
+    def gm_writers(self) -> dict[int, Effects]:
+        """``{allocation ident: rows}`` of every instruction that writes GM (any core)."""
+        if self._gm_writers is None:
+            buf = self.tables.w_buf[self.dindex]
+            rows = np.flatnonzero(buf == GM)
+            self._gm_writers = effect_groups(self.tables.w_owner[self.dindex[rows]], rows, self.t.end)
+        return self._gm_writers
+
+    def block_at(self, c: int, row: int) -> int:
+        """The BLOCK row of core ``c`` that began last at or before ``row``, or -1."""
+        lane = self.cores[c].block_lane
+        return last_at_or_before(self.lane_rows[lane], row) if lane >= 0 else -1
+
+    # -- stream tasks -------------------------------------------------------------------------------
+    def tasks(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per task of the task table: the row of its stream-lane event (-1: it never ran), its start and end."""
+        if self._tasks is None:
+            t = self.t
+            n = len(t.tasks["seq"])
+            row = np.full(n, -1, dtype=np.int64)
+            on_stream = t.rows_on(LaneKind.STREAM)
+            task = t.task_rows()
+            sel = np.flatnonzero(on_stream & (task >= 0) & (t.kind != Kind.MARK))
+            row[task[sel]] = sel
+            marks = np.flatnonzero(on_stream & (task >= 0) & (t.kind == Kind.MARK))
+            row[task[marks]] = marks
+            start = np.where(row >= 0, t.start[np.maximum(row, 0)], -1)
+            end = np.where(row >= 0, t.end[np.maximum(row, 0)], -1)
+            self._tasks = (row, start, end)
+        return self._tasks

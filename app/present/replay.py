@@ -1,0 +1,416 @@
+"""A finished run, stepped event by event: the presenter both UIs draw from.
+
+``Replay(result)`` numbers the run's rows (start-time order) as steps — all of them, or those a
+:class:`StepFilter` keeps (a lesson may step only the host, the streams and core 0). The state at a
+step is everything the rows up to and including it say: the event at that step has happened (its
+buffer changes are visible) and whatever started before and has not ended is still running.
+Every question is answered from :class:`~app.present.index.TraceIndex` groups by binary search,
+so stepping back, forward or to the millionth event costs the same.
+
+Nothing here imports a UI; nothing here reads engine internals, only the run's ``RunResult``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.aicore.pipes import LANE_NAMES
+from engine.detail import NO_SLOT, HostWait, Mark, QueueOp, QueueOpKind
+from engine.simulation import RunResult
+from engine.stream import TaskKind
+from engine.trace import DIRECTIONS, Kind, LaneKind
+
+from . import state as S
+from .index import INIT_SLOT, TraceIndex, last_at_or_before
+from .tiles import TileResolver
+
+_BUFFERS = ("GM", "L1", "L0A", "L0B", "L0C", "UB", "BT", "FB")
+_SLOT_STATE = {
+    QueueOpKind.ALLOC: "allocated",
+    QueueOpKind.ENQUE: "enqueued",
+    QueueOpKind.DEQUE: "dequeued",
+    QueueOpKind.FREE: "free",
+    QueueOpKind.GET: "in use",
+}
+_PENDING_SHOWN = 8
+
+
+@dataclass(frozen=True)
+class StepFilter:
+    """Which rows are steps: event kinds, lane kinds and cores (by name); None keeps everything.
+
+    Rows on lanes of no core (host, streams, engines, the kernel lane) are kept whatever ``cores`` says.
+    """
+
+    kinds: frozenset | None = None
+    lane_kinds: frozenset | None = None
+    cores: frozenset | None = None
+
+    def rows(self, t) -> np.ndarray:
+        keep = np.ones(len(t), dtype=bool)
+        if self.kinds is not None:
+            keep &= np.isin(t.kind, [int(k) for k in self.kinds])
+        if self.lane_kinds is not None:
+            keep &= t.rows_on(*self.lane_kinds)
+        if self.cores is not None:
+            lane_ok = t.lane_mask(lambda lane: lane.core < 0 or lane.process in self.cores)
+            keep &= lane_ok[t.lane]
+        return np.flatnonzero(keep)
+
+
+@dataclass(frozen=True)
+class Breakpoint:
+    """Stop at rows of this event kind, on this core, at this source line, or at this user mark (any that is set)."""
+
+    kind: str | None = None  # a Kind name
+    core: str | None = None  # "AIC 0"
+    src: str | None = None  # "file:line"
+    mark: str | None = None  # a mark's label ("" = any mark)
+
+    def rows(self, replay: Replay) -> np.ndarray:
+        t = replay.trace
+        keep = np.ones(len(t), dtype=bool)
+        if self.kind is not None:
+            keep &= t.kind == Kind[self.kind]
+        if self.core is not None:
+            keep &= t.lane_mask(lambda lane: lane.process == self.core and lane.core >= 0)[t.lane]
+        if self.src is not None:
+            ids = [i for i, s in enumerate(t.srcs) if s == self.src]
+            keep &= np.isin(t.src, ids)
+        if self.mark is not None:
+            keep &= t.rows_with(lambda d: isinstance(d, Mark) and (not self.mark or d.label == self.mark))
+        return np.flatnonzero(keep)
+
+
+class Replay:
+    """Steps, state at any step, tile names and values, navigation and breakpoints of one run."""
+
+    def __init__(
+        self, result: RunResult, inputs: dict[str, np.ndarray] | None = None, step_filter: StepFilter | None = None
+    ) -> None:
+        self.result = result
+        self.trace = t = result.trace
+        self.index = TraceIndex(t)
+        self.filter = step_filter or StepFilter()
+        self.steps = self.filter.rows(t)
+        self.breakpoints: list[Breakpoint] = []
+        self._bp_rows: np.ndarray | None = None
+        self.tiles = TileResolver(t, self.index, result.gm, _gm_bytes(result, inputs))
+        self._task_names = None
+
+    # -- steps ------------------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def row(self, step: int) -> int:
+        if not 0 <= step < len(self.steps):
+            raise IndexError(f"step {step} is outside 0..{len(self.steps) - 1}")
+        return int(self.steps[step])
+
+    def step_of_row(self, row: int) -> int:
+        """The last step at or before trace row ``row`` (0 if none)."""
+        return max(0, int(np.searchsorted(self.steps, row, side="right")) - 1)
+
+    def step_at_time(self, ps: int) -> int:
+        """The last step that started at or before ``ps``."""
+        starts = self.trace.start[self.steps]
+        return max(0, int(np.searchsorted(starts, ps, side="right")) - 1)
+
+    def next_where(self, step: int, rows: np.ndarray, forward: bool = True) -> int | None:
+        """The next (or previous) step after ``step`` whose row is among ``rows`` (ascending), or None."""
+        here = self.row(step)
+        if forward:
+            i = int(np.searchsorted(rows, here, side="right"))
+            candidates = rows[i:]
+        else:
+            i = int(np.searchsorted(rows, here, side="left"))
+            candidates = rows[:i][::-1]
+        for r in candidates[:1024]:
+            s = int(np.searchsorted(self.steps, r))
+            if s < len(self.steps) and self.steps[s] == r:
+                return s
+        kept = np.intersect1d(candidates, self.steps, assume_unique=True)
+        if not len(kept):
+            return None
+        return int(np.searchsorted(self.steps, kept[0] if forward else kept[-1]))
+
+    def next_of_kind(self, step: int, kind: str, forward: bool = True) -> int | None:
+        return self.next_where(step, np.flatnonzero(self.trace.kind == Kind[kind]), forward)
+
+    def next_mark(self, step: int, forward: bool = True) -> int | None:
+        return self.next_where(step, Breakpoint(mark="").rows(self), forward)
+
+    # -- breakpoints --------------------------------------------------------------------------------
+    def toggle_breakpoint(self, bp: Breakpoint) -> bool:
+        """Set ``bp`` (True) or clear it if it was set (False)."""
+        self._bp_rows = None
+        if bp in self.breakpoints:
+            self.breakpoints.remove(bp)
+            return False
+        self.breakpoints.append(bp)
+        return True
+
+    def breakpoint_rows(self) -> np.ndarray:
+        if self._bp_rows is None:
+            parts = [bp.rows(self) for bp in self.breakpoints]
+            self._bp_rows = np.unique(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.int64)
+        return self._bp_rows
+
+    def next_breakpoint(self, step: int) -> int | None:
+        return self.next_where(step, self.breakpoint_rows())
+
+    # -- one event ----------------------------------------------------------------------------------
+    def event(self, step: int) -> S.Event:
+        return self.event_at_row(self.row(step))
+
+    def event_at_row(self, row: int) -> S.Event:
+        t = self.trace
+        lane = t.lanes[int(t.lane[row])]
+        src = int(t.src[row])
+        detail = t.detail_of(row)
+        return S.Event(
+            row,
+            Kind(int(t.kind[row])).name,
+            t.names[int(t.name[row])],
+            lane.label,
+            LaneKind(lane.kind).name,
+            int(t.start[row]),
+            int(t.end[row]),
+            int(t.columns["nbytes"][row]),
+            int(t.flops[row]),
+            t.srcs[src] if src >= 0 else "",
+            _detail_dict(detail),
+        )
+
+    def source_line(self, step: int) -> str:
+        return self.event(step).src
+
+    # -- the state ----------------------------------------------------------------------------------
+    def state_at(self, step: int) -> S.State:
+        row = self.row(step)
+        time = int(self.trace.start[row])
+        return S.State(
+            step,
+            row,
+            time,
+            self.event_at_row(row),
+            self._host(row, time),
+            self._streams(row, time),
+            self._engines(row, time),
+            [self.core_state(c, row, time) for c in range(len(self.index.cores))],
+        )
+
+    def _running(self, lane_rows: np.ndarray, row: int, time: int) -> int:
+        """The row on a lane that has started by ``row`` and not ended at ``time`` (-1: idle)."""
+        last = last_at_or_before(lane_rows, row)
+        if last < 0:
+            return -1
+        return last if last == row or self.trace.end[last] > time else -1
+
+    def _host(self, row: int, time: int) -> S.HostState:
+        t = self.trace
+        host_lanes = t.lanes_of(LaneKind.HOST)
+        rows = self.index.lane_rows[host_lanes[0]] if host_lanes else np.zeros(0, dtype=np.int64)
+        calls = rows[t.kind[rows] == Kind.CALL]
+        waits = rows[t.kind[rows] == Kind.WAIT]
+        call = self._running(calls, row, time)
+        wait = self._running(waits, row, time)
+        on = t.detail_of(wait) if wait >= 0 else None
+        src = int(t.src[call]) if call >= 0 else -1
+        return S.HostState(
+            t.names[int(t.name[call])] if call >= 0 else None,
+            call,
+            t.srcs[src] if src >= 0 else "",
+            wait >= 0,
+            on.on if isinstance(on, HostWait) else None,
+            on.target if isinstance(on, HostWait) else -1,
+            int(t.start[wait]) if wait >= 0 else -1,
+        )
+
+    def _task(self, i: int) -> S.Task:
+        t = self.trace
+        _rows, start, end = self.index.tasks()
+        names = self._names_of_tasks()
+        return S.Task(
+            int(t.tasks["seq"][i]),
+            names[i],
+            TaskKind(int(t.tasks["kind"][i])).name,
+            int(t.tasks["submit"][i]),
+            int(start[i]),
+            int(end[i]),
+        )
+
+    def _names_of_tasks(self) -> list[str]:
+        if self._task_names is None:
+            t = self.trace
+            task_row, _start, _end = self.index.tasks()
+            self._task_names = [t.names[int(t.name[r])] if r >= 0 else "" for r in task_row]
+        return self._task_names
+
+    def _streams(self, row: int, time: int) -> list[S.StreamState]:
+        t = self.trace
+        task_row, _start, end = self.index.tasks()
+        seen = (task_row >= 0) & (task_row <= row)
+        running = seen & ((end > time) | (task_row == row))
+        submitted = t.tasks["submit"] <= time
+        out = []
+        for lane_id in t.lanes_of(LaneKind.STREAM):
+            lane = t.lanes[lane_id]
+            mine = t.tasks["stream"] == lane.unit
+            pending = np.flatnonzero(mine & submitted & ~seen)
+            now = np.flatnonzero(mine & running)
+            out.append(
+                S.StreamState(
+                    lane.unit,
+                    lane.thread,
+                    [self._task(int(i)) for i in pending[:_PENDING_SHOWN]],
+                    len(pending),
+                    self._task(int(now[-1])) if len(now) else None,
+                    int((mine & seen & ~running).sum()),
+                )
+            )
+        return out
+
+    def _engines(self, row: int, time: int) -> list[S.EngineState]:
+        t = self.trace
+        out = []
+        task = t.task_rows()
+        for lane_id in t.lanes_of(LaneKind.COPY_ENGINE):
+            lane = t.lanes[lane_id]
+            r = self._running(self.index.lane_rows[lane_id], row, time)
+            copy = done = total = 0
+            if r >= 0:
+                copy = self._task(int(task[r])) if task[r] >= 0 else None
+                total = int(t.columns["nbytes"][r])
+                span = max(1, int(t.end[r] - t.start[r]))
+                done = total * min(span, max(0, time - int(t.start[r]))) // span
+            out.append(S.EngineState(lane.thread, lane.direction, lane.unit, copy or None, done, total))
+        return out
+
+    def core_state(self, c: int, row: int, time: int | None = None) -> S.CoreState:
+        t = self.trace
+        time = int(t.start[row]) if time is None else time
+        core = self.index.cores[c]
+        block_row = self.index.block_at(c, row)
+        block = t.detail_of(block_row).index if block_row >= 0 else None
+        active = block_row >= 0 and int(t.end[block_row]) > time
+        pipes = []
+        for pipe, lane in sorted(core.pipes.items()):
+            r = last_at_or_before(self.index.lane_rows[lane], row)
+            busy = r >= 0 and (r == row or int(t.end[r]) > time)
+            src = int(t.src[r]) if r >= 0 else -1
+            pipes.append(
+                S.PipeState(
+                    LANE_NAMES[pipe],
+                    busy,
+                    r,
+                    t.names[int(t.name[r])] if r >= 0 else "",
+                    t.srcs[src] if src >= 0 else "",
+                    int(t.start[r]) if r >= 0 else -1,
+                    int(t.end[r]) if r >= 0 else -1,
+                )
+            )
+        return S.CoreState(
+            core.name, core.core_type, core.ident, block, active, pipes, self._buffers(c, row, block_row)
+        )
+
+    def _buffers(self, c: int, row: int, block_row: int) -> list[S.BufferState]:
+        """Every queue and TBuf of the block running on core ``c`` (or that ran last), slot by slot."""
+        t = self.trace
+        if block_row < 0:
+            return []
+        queues = self.index.queue_index(c)
+        layout: dict[int, QueueOp] = {}
+        time = int(t.start[row])
+        for key, effects in queues.items():
+            if key % 1024 == INIT_SLOT:
+                init = effects.last(time, row)
+                if init >= block_row:
+                    layout[key // 1024] = t.detail_of(init)
+        by_buffer: dict[int, list[S.SlotState]] = {}
+        used: dict[int, int] = {}
+        for queue, init in sorted(layout.items()):
+            used[init.buf] = used.get(init.buf, 0) + init.num * init.length
+            slots = by_buffer.setdefault(init.buf, [])
+            tbuf = init.container == "TBuf"
+            for slot in range(init.num):
+                slot_id = -1 if tbuf else slot
+                effects = queues.get(queue * 1024 + (NO_SLOT if tbuf else slot))
+                last = effects.last(time, row) if effects is not None else -1
+                state = _SLOT_STATE.get(t.detail_of(last).op, "free") if last >= block_row else "free"
+                offset = init.offset + slot * init.length
+                writer = self._slot_writer(c, init.buf, queue, slot_id, time, row, block_row)
+                tile = self.tiles.tile_of(c, writer) if writer >= 0 else None
+                slots.append(
+                    S.SlotState(queue, init.position, slot_id, offset, init.length, state, _tile(tile), writer)
+                )
+        profile = self.result.profile.buffers
+        capacity = {"L1": profile.l1, "L0A": profile.l0a, "L0B": profile.l0b, "L0C": profile.l0c, "UB": profile.ub}
+        return [
+            S.BufferState(_BUFFERS[buf], capacity.get(_BUFFERS[buf], 0), used[buf], slots)
+            for buf, slots in sorted(by_buffer.items())
+        ]
+
+    def _slot_writer(self, c: int, buf: int, queue: int, slot: int, time: int, row: int, block_row: int) -> int:
+        """The write into a slot that had landed by (``time``, ``row``), within the block of ``block_row``."""
+        effects = self.index.writer_index(c).get((buf, queue & 0xFFFF, (NO_SLOT if slot < 0 else slot) & 0xFFFF))
+        if effects is None:
+            return -1
+        w = effects.last(time, row)
+        return w if w >= block_row else -1
+
+    # -- tiles --------------------------------------------------------------------------------------
+    def slot(self, step: int, core: str, buffer: str, queue: int, slot: int) -> S.SlotState:
+        """One slot of one core's buffer at ``step``."""
+        c = self._core_index(core)
+        state = self.core_state(c, self.row(step))
+        for b in state.buffers:
+            if b.name == buffer:
+                for s in b.slots:
+                    if s.queue == queue and s.slot == slot:
+                        return s
+        raise KeyError(f"{core} has no {buffer} queue {queue} slot {slot} at step {step}")
+
+    def tile_values(self, step: int, core: str, buffer: str, queue: int, slot: int) -> np.ndarray:
+        """The real numbers in a slot at ``step`` (rows x cols of the tile its last write put there)."""
+        s = self.slot(step, core, buffer, queue, slot)
+        if s.writer < 0:
+            raise LookupError(f"{core} {buffer} queue {queue} slot {slot} holds nothing yet at step {step}")
+        return self.tiles.values(self._core_index(core), s.writer)
+
+    def _core_index(self, name: str) -> int:
+        for i, core in enumerate(self.index.cores):
+            if core.name == name:
+                return i
+        raise KeyError(f"no core {name!r} in this run")
+
+
+def _tile(ref) -> dict | None:
+    return ref.to_dict() if ref is not None else None
+
+
+def _detail_dict(d) -> dict:
+    if d is None:
+        return {}
+    out = {"type": type(d).__name__}
+    for k, v in d._asdict().items():
+        out[k] = v._asdict() if hasattr(v, "_asdict") else ([x._asdict() for x in v] if k == "srcs" else v)
+    if out["type"] == "TaskInfo" and isinstance(out.get("direction"), int):
+        out["direction"] = DIRECTIONS[out["direction"]]
+    return out
+
+
+def _gm_bytes(result: RunResult, inputs: dict[str, np.ndarray] | None) -> dict[int, np.ndarray] | None:
+    """Initial GM bytes per allocation from the named input arrays (None: no inputs, no values)."""
+    if inputs is None:
+        return None
+    out = {}
+    for ident, info in result.gm.items():
+        array = inputs.get(info.name)
+        if array is None:
+            continue
+        data = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
+        out[ident] = np.concatenate([np.zeros(info.offset, dtype=np.uint8), data]) if info.offset else data.copy()
+    return out

@@ -1,0 +1,124 @@
+"""The state of a run at one step, as plain data: what the host, streams, engines and cores are doing.
+
+Produced by :meth:`app.present.replay.Replay.state_at`; every field is a plain value so view-models
+turn it into JSON without knowing the engine. Times are picoseconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+
+@dataclass(frozen=True)
+class Event:
+    """One trace row as a trainee reads it."""
+
+    row: int
+    kind: str  # engine.trace.Kind name: CALL, COPY, MOVE, COMPUTE, FLAG_WAIT, ...
+    name: str
+    lane: str
+    lane_kind: str
+    start: int
+    end: int
+    nbytes: int
+    flops: int
+    src: str  # "file:line" of the code that issued it, "" if none
+    detail: dict = field(default_factory=dict)  # the typed detail's fields (with its type as "type")
+
+
+@dataclass(frozen=True)
+class HostState:
+    call: str | None  # the API call in progress
+    call_row: int
+    src: str
+    blocked: bool
+    waiting_on: str | None  # HostWait.on: stream, event, copy, pageable, room, device
+    waiting_target: int
+    since: int
+
+
+@dataclass(frozen=True)
+class Task:
+    task: int  # submission number
+    name: str
+    kind: str  # COPY, KERNEL, RECORD, WAIT
+    submit: int
+    start: int  # -1: not started
+    end: int
+
+
+@dataclass(frozen=True)
+class StreamState:
+    ident: int
+    label: str
+    pending: list[Task]  # submitted, not started (the first few)
+    pending_count: int
+    running: Task | None
+    done: int
+
+
+@dataclass(frozen=True)
+class EngineState:
+    label: str
+    direction: str
+    unit: int
+    copy: Task | None
+    bytes_done: int
+    bytes_total: int
+
+
+@dataclass(frozen=True)
+class PipeState:
+    pipe: str  # SCALAR, VECTOR, CUBE, MTE1, MTE2, MTE3, FIXP
+    busy: bool
+    row: int  # the last instruction that started on it (-1: none yet)
+    name: str
+    src: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class SlotState:
+    queue: int
+    position: str
+    slot: int  # -1 for a TBuf
+    offset: int
+    length: int
+    state: str  # free, allocated, enqueued, dequeued, in use (TBuf)
+    tile: dict | None  # TileRef.to_dict() of what it holds, None if nothing yet
+    writer: int  # the row that last wrote it (-1: none)
+
+
+@dataclass(frozen=True)
+class BufferState:
+    name: str  # L1, L0A, L0B, L0C, UB
+    capacity: int
+    used: int  # bytes carved out by init_buffer in the running block
+    slots: list[SlotState]
+
+
+@dataclass(frozen=True)
+class CoreState:
+    name: str
+    core_type: str
+    ident: int
+    block: int | None  # get_block_idx() of the block it runs (or ran last)
+    active: bool  # a block is running
+    pipes: list[PipeState]
+    buffers: list[BufferState]
+
+
+@dataclass(frozen=True)
+class State:
+    step: int
+    row: int
+    time: int
+    event: Event
+    host: HostState
+    streams: list[StreamState]
+    engines: list[EngineState]
+    cores: list[CoreState]
+
+    def to_dict(self) -> dict:
+        return asdict(self)

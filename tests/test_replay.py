@@ -59,7 +59,7 @@ def test_slot_states_follow_the_engines_queues(name, params):
         for queue, slot, state in truth.slot_changes.get(core.name, []):
             expected[(queue, slot)].append(state)
         got = defaultdict(list)
-        for key, effects in replay.index.queue_index(c).items():
+        for effects in replay.index.queue_index(c).values():
             for row in effects.rows:
                 d = t.detail_of(int(row))
                 if isinstance(d, QueueOp) and d.op in names:

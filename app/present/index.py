@@ -47,12 +47,32 @@ class Effects:
     in the step order. A wait still waiting, or a copy still streaming, has not.
     """
 
-    __slots__ = ("ends", "rows")
+    __slots__ = ("_chains", "ends", "rows")
 
     def __init__(self, rows: np.ndarray, ends: np.ndarray) -> None:
         order = np.lexsort((rows, ends))
         self.rows = rows[order]
         self.ends = ends[order]
+        self._chains: tuple | None = None
+
+    def position(self, row: int) -> int:
+        """Where ``row`` is in this group (the writes into one slot land in the order they started)."""
+        i = int(np.searchsorted(self.rows, row))
+        if i < len(self.rows) and self.rows[i] == row:
+            return i
+        return int(np.flatnonzero(self.rows == row)[0])
+
+    def accumulations(self, tables: DetailTables, dindex: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For a slot the Cube accumulates into: per write, the position of the ``mmad`` that started its
+        sum and the K summed so far."""
+        if self._chains is None:
+            d = dindex[self.rows]
+            k, init = tables.mm_k[d], tables.mm_init[d]
+            n = len(self.rows)
+            first = np.maximum.accumulate(np.where(init, np.arange(n), 0))
+            total = np.cumsum(k)
+            self._chains = (first, total - total[first] + k[first])
+        return self._chains
 
     def last(self, time: int, row: int) -> int:
         """The row that took effect last by (``time``, ``row``), or -1."""
@@ -88,6 +108,8 @@ class DetailTables:
         self.w_buf = np.full(n, -1, dtype=np.int16)  # an instruction's destination buffer, -1: none
         self.w_owner = np.full(n, -1, dtype=np.int64)  # its queue / TBuf (on chip) or GM allocation
         self.w_slot = np.full(n, -1, dtype=np.int32)
+        self.mm_k = np.zeros(n, dtype=np.int64)  # mmad: its K
+        self.mm_init = np.zeros(n, dtype=bool)  # mmad: C = A @ B (True) or C += A @ B
         for i, d in enumerate(t.details, start=1):
             if isinstance(d, QueueOp):
                 self.q_op[i] = d.op
@@ -97,6 +119,9 @@ class DetailTables:
                 self.w_buf[i] = d.dst.buf
                 self.w_owner[i] = d.dst.owner
                 self.w_slot[i] = d.dst.slot
+                if d.op == "mmad":
+                    self.mm_k[i] = d.params[2]
+                    self.mm_init[i] = d.params[3]
 
 
 class TraceIndex:
@@ -120,6 +145,7 @@ class TraceIndex:
         self._writer_index: dict[int, dict[tuple, Effects]] = {}
         self._gm_writers: dict[int, Effects] | None = None
         self._tasks: tuple | None = None
+        self.task_of_row = t.task_rows()  # per row: its task-table index, or -1
 
     def _cores(self) -> list[Core]:
         found: dict[str, dict] = {}

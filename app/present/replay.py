@@ -276,7 +276,7 @@ class Replay:
     def _engines(self, row: int, time: int) -> list[S.EngineState]:
         t = self.trace
         out = []
-        task = t.task_rows()
+        task = self.index.task_of_row
         for lane_id in t.lanes_of(LaneKind.COPY_ENGINE):
             lane = t.lanes[lane_id]
             r = self._running(self.index.lane_rows[lane_id], row, time)

@@ -67,6 +67,7 @@ class TileResolver:
         self.gm = gm  # allocation ident -> GmTensor (names and shapes)
         self.inputs = inputs  # allocation ident -> initial bytes (uint8), or None: values unavailable
         self._values: OrderedDict[int, np.ndarray] = OrderedDict()
+        self._tiles: dict[tuple[int, int], TileRef | None] = {}
         self.k_total = self._k_total()
 
     # -- which tile -------------------------------------------------------------------------------
@@ -83,6 +84,15 @@ class TileResolver:
 
     def tile_of(self, core: int, row: int) -> TileRef | None:
         """The tile an instruction row wrote, named by its origin in a GM tensor."""
+        key = (core, row)
+        if key in self._tiles:
+            return self._tiles[key]
+        found = self._tiles[key] = self._tile_of(core, row)
+        if len(self._tiles) > _MEMO_ENTRIES:
+            self._tiles.pop(next(iter(self._tiles)))
+        return found
+
+    def _tile_of(self, core: int, row: int) -> TileRef | None:
         d = self.instr(row)
         if not isinstance(d, Instr) or d.dst is None:
             return None
@@ -136,24 +146,21 @@ class TileResolver:
         a = next((g for g in self.gm.values() if g.name == "A"), None)
         return a.shape[1] if a is not None and len(a.shape) == 2 else 0
 
+    def _accumulation(self, core: int, row: int) -> tuple:
+        """(the slot's writes, position of ``row``, position where its sum started, K summed) of an mmad row."""
+        d = self.instr(row)
+        effects = self.index.writer_index(core)[(d.dst.buf, d.dst.owner & 0xFFFF, d.dst.slot & 0xFFFF)]
+        first, k_done = effects.accumulations(self.index.tables, self.index.dindex)
+        at = effects.position(row)
+        return effects, at, int(first[at]), int(k_done[at])
+
     def _k_done(self, core: int, row: int) -> int:
-        chain = self._mmad_chain(core, row)
-        return sum(self.instr(r).params[2] for r in chain)
+        return self._accumulation(core, row)[3]
 
     def _mmad_chain(self, core: int, row: int) -> list[int]:
         """The mmads whose sum the L0C tile written at ``row`` holds, oldest first."""
-        chain = [row]
-        d = self.instr(row)
-        while not d.params[3]:
-            w = self.writer(core, d.dst, chain[-1])
-            if w < 0:
-                break
-            wd = self.instr(w)
-            if not isinstance(wd, Instr) or wd.op != "mmad" or wd.dst != d.dst:
-                break
-            chain.append(w)
-            d = wd
-        return chain[::-1]
+        effects, at, first, _k = self._accumulation(core, row)
+        return [int(r) for r in effects.rows[first : at + 1]]
 
     # -- the numbers --------------------------------------------------------------------------------
     def values(self, core: int, row: int) -> np.ndarray:

@@ -13,9 +13,11 @@ Nothing here imports a UI; nothing here reads engine internals, only the run's `
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
+import engine
 from engine.aicore.pipes import LANE_NAMES
 from engine.detail import NO_SLOT, HostWait, Mark, QueueOp, QueueOpKind
 from engine.simulation import RunResult
@@ -88,9 +90,20 @@ class Replay:
     """Steps, state at any step, tile names and values, navigation and breakpoints of one run."""
 
     def __init__(
-        self, result: RunResult, inputs: dict[str, np.ndarray] | None = None, step_filter: StepFilter | None = None
+        self,
+        result: RunResult,
+        inputs: dict[str, np.ndarray] | None = None,
+        step_filter: StepFilter | None = None,
+        context: dict | None = None,
+        sources: dict[str, str] | None = None,
     ) -> None:
+        """``inputs``: the named arrays the program copied to the device (for tile values); ``context``:
+        what the analysis should know (the scenario's parameters); ``sources``: file texts by the path
+        the trace names them with (default: read from the installed package)."""
         self.result = result
+        self.context = context or {}
+        self._sources = dict(sources or {})
+        self._report = None
         self.trace = t = result.trace
         self.index = TraceIndex(t)
         self.filter = step_filter or StepFilter()
@@ -307,6 +320,7 @@ class Replay:
                     busy,
                     r,
                     t.names[int(t.name[r])] if r >= 0 else "",
+                    Kind(int(t.kind[r])).name if r >= 0 else "",
                     t.srcs[src] if src >= 0 else "",
                     int(t.start[r]) if r >= 0 else -1,
                     int(t.end[r]) if r >= 0 else -1,
@@ -360,6 +374,24 @@ class Replay:
             return -1
         w = effects.last(time, row)
         return w if w >= block_row else -1
+
+    # -- analysis and sources --------------------------------------------------------------------------
+    def report(self):
+        """The profiler/debugger report of the run (computed once; no re-runs)."""
+        if self._report is None:
+            from engine.analysis import analyze
+
+            self._report = analyze(self.result, self.context, None)
+        return self._report
+
+    def source(self, path: str) -> str | None:
+        """The text of a source file named in the trace ("engine/kernels/matmul.py"), or None."""
+        if path not in self._sources:
+            base = Path(engine.__file__).resolve().parent.parent
+            file = (base / path).resolve()
+            ok = file.is_file() and base in file.parents
+            self._sources[path] = file.read_text(encoding="utf-8", errors="replace") if ok else None
+        return self._sources[path]
 
     # -- tiles --------------------------------------------------------------------------------------
     def slot(self, step: int, core: str, buffer: str, queue: int, slot: int) -> S.SlotState:

@@ -73,6 +73,7 @@ class PipeState:
     busy: bool
     row: int  # the last instruction that started on it (-1: none yet)
     name: str
+    kind: str  # its Kind name (MOVE, COMPUTE, FLAG_WAIT, ...)
     src: str
     start: int
     end: int

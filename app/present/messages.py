@@ -1,0 +1,121 @@
+"""Every string a trainee sees in a view, in English and Chinese: one catalogue for both UIs.
+
+``t(key, lang, **values)`` formats the entry for ``lang`` ("en" or "zh"); a key missing from the
+catalogue is an error (caught by a test that renders every view in both languages), never a
+silently English label in the Chinese UI.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+LANGS = ("en", "zh")
+
+_CATALOGUE = MappingProxyType(
+    {
+        # system view
+        "host": ("Host CPU", "主机 CPU"),
+        "host_memory": ("host memory", "主机内存"),
+        "device": ("Device (Ascend AI processor)", "设备（昇腾 AI 处理器）"),
+        "gm": ("GM (HBM)", "全局内存 GM（HBM）"),
+        "l2": ("L2 cache", "L2 缓存"),
+        "link": ("host link (PCIe)", "主机链路（PCIe）"),
+        "cores": ("AI cores", "AI Core"),
+        "idle": ("idle", "空闲"),
+        "in_call": ("in {call}", "正在执行 {call}"),
+        "blocked_on": ("blocked: waiting for {what}", "阻塞：等待{what}"),
+        "host_free": ("running host code", "执行主机代码"),
+        "wait.stream": ("a stream to drain", "流执行完毕"),
+        "wait.event": ("an event", "事件完成"),
+        "wait.copy": ("a copy", "拷贝完成"),
+        "wait.pageable": ("a pageable copy", "可分页内存拷贝完成"),
+        "wait.room": ("room in a full stream", "流队列腾出空间"),
+        "wait.device": ("the whole device", "整个设备执行完毕"),
+        # activity of a core
+        "activity.cube": ("Cube computing", "Cube 计算中"),
+        "activity.vector": ("Vector computing", "Vector 计算中"),
+        "activity.load": ("loading data", "搬入数据"),
+        "activity.store": ("storing results", "搬出结果"),
+        "activity.wait": ("waiting on a flag", "等待同步标志"),
+        "activity.busy": ("running block {block}", "运行块 {block}"),
+        "activity.idle": ("idle", "空闲"),
+        # streams and engines
+        "stream": ("stream", "流"),
+        "pending": ("queued", "排队"),
+        "running": ("running", "执行中"),
+        "done": ("done", "已完成"),
+        "copy_engine": ("copy engine", "拷贝引擎"),
+        "no_copy": ("no copy", "无拷贝"),
+        # core view
+        "buffer": ("buffer", "缓冲区"),
+        "capacity": ("capacity", "容量"),
+        "used": ("used", "已用"),
+        "slot": ("slot", "槽位"),
+        "state.free": ("free", "空闲"),
+        "state.allocated": ("allocated", "已分配"),
+        "state.enqueued": ("enqueued (data ready)", "已入队（数据就绪）"),
+        "state.dequeued": ("dequeued (in use)", "已出队（使用中）"),
+        "state.in use": ("in use", "使用中"),
+        "empty_slot": ("empty", "空"),
+        "pipe": ("pipe", "流水线"),
+        "pipe.SCALAR": ("Scalar unit", "标量单元"),
+        "pipe.VECTOR": ("Vector unit", "Vector 单元"),
+        "pipe.CUBE": ("Cube unit", "Cube 单元"),
+        "pipe.MTE1": ("MTE1: L1 -> L0A/L0B", "MTE1：L1 -> L0A/L0B"),
+        "pipe.MTE2": ("MTE2: GM -> L1/UB", "MTE2：GM -> L1/UB"),
+        "pipe.MTE3": ("MTE3: UB -> GM", "MTE3：UB -> GM"),
+        "pipe.FIXP": ("FixPipe: L0C -> GM", "FixPipe：L0C -> GM"),
+        "no_instruction": ("-", "-"),
+        "values_unavailable": ("values not available: {why}", "数值不可用：{why}"),
+        # timeline
+        "timeline": ("Timeline", "时间线"),
+        "lane.HOST": ("host thread", "主机线程"),
+        "lane.STREAM": ("stream", "流"),
+        "lane.COPY_ENGINE": ("copy engine", "拷贝引擎"),
+        "lane.KERNELS": ("kernels", "核函数"),
+        "lane.BLOCK": ("blocks", "块"),
+        "lane.PIPE": ("pipe", "流水线"),
+        "aggregated": ("{n} events, shown as busy share", "{n} 个事件，按忙碌占比显示"),
+        # matrices
+        "matrices": ("Matrices", "矩阵"),
+        "role.input": ("input", "输入"),
+        "role.output": ("output", "输出"),
+        "complete": ("{done} of {total} tiles complete", "已完成 {done}/{total} 个分块"),
+        # pipeline
+        "pipeline": ("Pipeline (per tile)", "流水线（按分块）"),
+        "stage.MTE2": ("CopyIn (MTE2)", "搬入 CopyIn（MTE2）"),
+        "stage.MTE1": ("Load L0 (MTE1)", "加载 L0（MTE1）"),
+        "stage.CUBE": ("Compute (Cube)", "计算 Compute（Cube）"),
+        "stage.VECTOR": ("Compute (Vector)", "计算 Compute（Vector）"),
+        "stage.FIXP": ("CopyOut (FixPipe)", "搬出 CopyOut（FixPipe）"),
+        "stage.MTE3": ("CopyOut (MTE3)", "搬出 CopyOut（MTE3）"),
+        # metrics
+        "metrics": ("Metrics", "指标"),
+        "percent_of_peak": ("% of Cube peak", "Cube 峰值占比 %"),
+        "tflops": ("achieved TFLOPS", "实际 TFLOPS"),
+        "kernel_us": ("kernel time (us)", "核函数时间（us）"),
+        "simulated_us": ("simulated time (us)", "模拟时间（us）"),
+        "findings": ("Findings", "发现的问题"),
+        "no_findings": ("no findings", "未发现问题"),
+        "recommendations": ("Recommendations", "优化建议"),
+        # code
+        "code": ("Code", "代码"),
+        "source_unavailable": ("source not available", "源码不可用"),
+        # events
+        "step": ("step {i} / {n}", "第 {i} / {n} 步"),
+        "event_at": ("{name} on {lane} at {time} us", "{time} us：{lane} 上的 {name}"),
+    }
+)
+
+
+def t(key: str, lang: str = "en", **values) -> str:
+    """The catalogue entry ``key`` in ``lang``, formatted with ``values``."""
+    if lang not in LANGS:
+        raise ValueError(f"lang must be one of {', '.join(LANGS)}, got {lang!r}")
+    entry = _CATALOGUE[key]
+    text = entry[LANGS.index(lang)]
+    return text.format(**values) if values else text
+
+
+def keys() -> tuple[str, ...]:
+    return tuple(_CATALOGUE)

@@ -1,0 +1,462 @@
+"""View-models: pure functions from ``(replay, step, options)`` to JSON-serialisable dicts.
+
+One function per view; the web dashboard and the TUI draw these and nothing else. Times are in
+microseconds, labels come from :mod:`app.present.messages` in the requested language, and large
+runs are bounded here (timeline bars aggregated per lane, matrices downsampled, tile values cut to
+a corner) so no view ever ships millions of numbers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.aicore.pipes import LANE_NAMES
+from engine.intervals import merged
+from engine.trace import Kind, LaneKind
+
+from .messages import t as msg
+from .replay import Replay
+from .stages import STAGE_ORDER, stage_table
+
+_ACTIVITY = (("CUBE", "cube"), ("VECTOR", "vector"), ("MTE2", "load"), ("MTE1", "load"), ("FIXP", "store"))
+_ACTIVITY += (("MTE3", "store"),)
+
+
+def _us(ps: int | float) -> float:
+    return round(float(ps) / 1e6, 6)
+
+
+def step_label(replay: Replay, step: int, lang: str = "en") -> str:
+    return msg("step", lang, i=step + 1, n=len(replay))
+
+
+# -- system ----------------------------------------------------------------------------------------
+def activity(core) -> str:
+    """What a core is doing, for colouring: cube, vector, load, store, wait, busy or idle."""
+    busy = {p.pipe: p for p in core.pipes if p.busy}
+    for pipe, what in _ACTIVITY:
+        p = busy.get(pipe)
+        if p is not None and p.kind in ("MOVE", "COMPUTE"):
+            return what
+    if any(p.kind == "FLAG_WAIT" for p in busy.values()):
+        return "wait"
+    return "busy" if core.active else "idle"
+
+
+def system_view(replay: Replay, step: int, lang: str = "en") -> dict:
+    s = replay.state_at(step)
+    chip = replay.result.profile.chip
+    host = s.host
+    if host.blocked:
+        doing = msg("blocked_on", lang, what=msg(f"wait.{host.waiting_on}", lang))
+    elif host.call:
+        doing = msg("in_call", lang, call=host.call)
+    else:
+        doing = msg("host_free", lang)
+    present = {c.name: c for c in s.cores}
+    grid = []
+    for kind, count in (("AIC", chip.aic_cores), ("AIV", chip.aiv_cores)):
+        for i in range(count):
+            core = present.get(f"{kind} {i}")
+            what = activity(core) if core is not None else "idle"
+            block = core.block if core is not None and core.active else None
+            label = msg("activity.busy", lang, block=block) if what == "busy" else msg(f"activity.{what}", lang)
+            grid.append({"name": f"{kind} {i}", "type": kind, "activity": what, "block": block, "label": label})
+    engines = [
+        {
+            "label": e.label,
+            "direction": e.direction,
+            "busy": e.copy is not None,
+            "task": e.copy.name if e.copy else None,
+            "bytes_done": e.bytes_done,
+            "bytes_total": e.bytes_total,
+            "progress": round(e.bytes_done / e.bytes_total, 4) if e.bytes_total else 0.0,
+        }
+        for e in s.engines
+    ]
+    streams = [
+        {
+            "label": st.label,
+            "pending": st.pending_count,
+            "running": st.running.name if st.running else None,
+            "done": st.done,
+        }
+        for st in s.streams
+    ]
+    return {
+        "step": step,
+        "step_label": step_label(replay, step, lang),
+        "time_us": _us(s.time),
+        "event": msg("event_at", lang, name=s.event.name, lane=s.event.lane, time=round(_us(s.time), 3)),
+        "host": {"title": msg("host", lang), "doing": doing, "call": host.call, "blocked": host.blocked},
+        "link": {"title": msg("link", lang), "engines": engines},
+        "device": {
+            "title": msg("device", lang),
+            "gm": f"{msg('gm', lang)} {chip.device_memory_bytes / 2**30:.0f} GiB, {chip.hbm_gbps / 1000:.2f} TB/s",
+            "l2": f"{msg('l2', lang)} {chip.l2_bytes / 2**20:.0f} MiB",
+            "cores": grid,
+        },
+        "streams": streams,
+    }
+
+
+# -- one core ---------------------------------------------------------------------------------------
+def core_view(replay: Replay, step: int, core: str, lang: str = "en") -> dict:
+    s = replay.state_at(step)
+    state = next((c for c in s.cores if c.name == core), None)
+    if state is None:
+        raise KeyError(f"no core {core!r} in this run")
+    buffers = []
+    for b in state.buffers:
+        slots = []
+        for sl in b.slots:
+            slots.append(
+                {
+                    "position": sl.position,
+                    "queue": sl.queue,
+                    "slot": sl.slot,
+                    "offset": sl.offset,
+                    "length": sl.length,
+                    "state": sl.state,
+                    "state_label": msg(f"state.{sl.state}", lang),
+                    "tile": sl.tile["label"] if sl.tile else None,
+                    "tile_ref": sl.tile,
+                    "writer": sl.writer,
+                }
+            )
+        buffers.append(
+            {
+                "name": b.name,
+                "capacity": b.capacity,
+                "used": b.used,
+                "fill": round(b.used / b.capacity, 4) if b.capacity else 0.0,
+                "slots": slots,
+            }
+        )
+    pipes = []
+    for p in state.pipes:
+        span = max(1, p.end - p.start)
+        progress = min(1.0, max(0.0, (s.time - p.start) / span)) if p.busy else (1.0 if p.row >= 0 else 0.0)
+        pipes.append(
+            {
+                "pipe": p.pipe,
+                "title": msg(f"pipe.{p.pipe}", lang),
+                "busy": p.busy,
+                "instruction": p.name if p.busy else None,
+                "last": p.name or None,
+                "kind": p.kind,
+                "src": p.src,
+                "start_us": _us(p.start),
+                "end_us": _us(p.end),
+                "progress": round(progress, 4),
+            }
+        )
+    return {
+        "core": state.name,
+        "type": state.core_type,
+        "block": state.block,
+        "active": state.active,
+        "activity": activity(state),
+        "buffers": buffers,
+        "pipes": pipes,
+    }
+
+
+def tile_view(
+    replay: Replay, step: int, core: str, buffer: str, queue: int, slot: int, max_cells: int = 16, lang: str = "en"
+) -> dict:
+    """The real numbers in one slot at ``step`` (the top-left ``max_cells`` x ``max_cells`` corner)."""
+    sl = replay.slot(step, core, buffer, queue, slot)
+    out = {"core": core, "buffer": buffer, "queue": queue, "slot": slot, "tile": sl.tile, "values": None}
+    if sl.writer < 0:
+        out["note"] = msg("empty_slot", lang)
+        return out
+    try:
+        values = replay.tile_values(step, core, buffer, queue, slot)
+    except LookupError as exc:
+        out["note"] = msg("values_unavailable", lang, why=str(exc))
+        return out
+    corner = values[:max_cells, :max_cells].astype(np.float64)
+    out.update(
+        shape=list(values.shape),
+        dtype=str(values.dtype),
+        values=[[round(float(v), 5) for v in row] for row in corner],
+        truncated=values.shape[0] > max_cells or values.shape[1] > max_cells,
+    )
+    return out
+
+
+# -- timeline ------------------------------------------------------------------------------------------
+def _lane_order(replay: Replay, expand: tuple[str, ...]) -> list[int]:
+    t = replay.trace
+    keep = []
+    for i, lane in enumerate(t.lanes):
+        if lane.kind == LaneKind.PIPE and lane.process not in expand:
+            continue
+        keep.append(i)
+    return sorted(keep, key=lambda i: (t.lanes[i].sort, i))
+
+
+def _coverage(starts: np.ndarray, ends: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """Busy picoseconds of the union of intervals inside each [edges[i], edges[i + 1])."""
+    s, e = merged(starts, ends)
+    if not len(s):
+        return np.zeros(len(edges) - 1)
+    cum = np.concatenate([[0], np.cumsum(e - s)])
+
+    def covered_before(x: np.ndarray) -> np.ndarray:
+        i = np.searchsorted(e, x, side="right")
+        partial = np.where(i < len(s), np.clip(x - s[np.minimum(i, len(s) - 1)], 0, None), 0)
+        return cum[i] + partial
+
+    c = covered_before(edges.astype(np.float64))
+    return np.diff(c)
+
+
+def timeline_view(
+    replay: Replay,
+    step: int,
+    window: tuple[float, float] | None = None,
+    max_bars: int = 300,
+    expand: tuple[str, ...] = (),
+    lang: str = "en",
+) -> dict:
+    """Lanes with their bars in ``window`` (microseconds; default the whole run), a cursor at ``step``.
+
+    Core pipe lanes appear for the cores in ``expand`` only (each core's BLOCK lane always). A lane
+    with more than ``max_bars`` events in the window is sent as ``max_bars`` buckets of busy share.
+    """
+    t = replay.trace
+    row = replay.row(step)
+    end_ps = max(int(replay.result.end_ps), 1)
+    t0, t1 = (0, end_ps) if window is None else (round(window[0] * 1e6), round(window[1] * 1e6))
+    t1 = max(t1, t0 + 1)
+    lanes = []
+    srcs, names = t.srcs, t.names
+    for lane_id in _lane_order(replay, expand):
+        lane = t.lanes[lane_id]
+        rows = replay.index.lane_rows[lane_id]
+        rows = rows[(t.end[rows] >= t0) & (t.start[rows] <= t1)]
+        entry = {
+            "id": lane_id,
+            "label": lane.label,
+            "group": lane.process,
+            "kind": LaneKind(lane.kind).name,
+            "kind_label": msg(f"lane.{LaneKind(lane.kind).name}", lang),
+            "core": lane.process if lane.core >= 0 else None,
+            "count": len(rows),
+        }
+        if len(rows) > max_bars:
+            edges = np.linspace(t0, t1, max_bars + 1)
+            busy = _coverage(t.start[rows], t.end[rows], edges)
+            width = np.diff(edges)
+            entry["aggregated"] = True
+            entry["note"] = msg("aggregated", lang, n=len(rows))
+            entry["buckets"] = [
+                {"start_us": _us(a), "end_us": _us(b), "busy": round(float(x / w), 4)}
+                for a, b, x, w in zip(edges[:-1], edges[1:], busy, width, strict=True)
+                if x > 0
+            ]
+        else:
+            entry["aggregated"] = False
+            entry["bars"] = [
+                {
+                    "row": int(r),
+                    "start_us": _us(t.start[r]),
+                    "end_us": _us(t.end[r]),
+                    "name": names[int(t.name[r])],
+                    "kind": Kind(int(t.kind[r])).name,
+                    "bytes": int(t.columns["nbytes"][r]),
+                    "flops": int(t.flops[r]),
+                    "src": srcs[int(t.src[r])] if t.src[r] >= 0 else "",
+                    "done": bool(r <= row),
+                }
+                for r in rows
+            ]
+        lanes.append(entry)
+    return {
+        "title": msg("timeline", lang),
+        "t0_us": _us(t0),
+        "t1_us": _us(t1),
+        "cursor_us": _us(t.start[row]),
+        "cursor_row": row,
+        "lanes": lanes,
+    }
+
+
+# -- matrices ----------------------------------------------------------------------------------------
+def _downsample(values: np.ndarray, cells: int) -> tuple[list, list[int]]:
+    rows, cols = values.shape
+    fr, fc = max(1, -(-rows // cells)), max(1, -(-cols // cells))
+    pr, pc = -(-rows // fr) * fr, -(-cols // fc) * fc
+    padded = np.full((pr, pc), np.nan, dtype=np.float64)
+    padded[:rows, :cols] = values
+    blocks = np.nanmean(padded.reshape(pr // fr, fr, pc // fc, fc), axis=(1, 3))
+    return [[round(float(v), 4) for v in row] for row in blocks], [fr, fc]
+
+
+def matrices_view(replay: Replay, step: int, cells: int = 48, lang: str = "en") -> dict:
+    """Every named GM tensor as a (downsampled) heatmap, each core's current tiles outlined on it,
+    and the output's tiles coloured as they complete."""
+    s = replay.state_at(step)
+    row = s.row
+    gm = replay.result.gm
+    inputs = replay.tiles.inputs
+    written = replay.index.gm_writers()
+    tensors = []
+    for ident, info in gm.items():
+        shape = info.shape if len(info.shape) == 2 else (1, int(np.prod(info.shape)))
+        effects = written.get(ident)
+        is_output = effects is not None
+        heat = cell = None
+        if inputs is not None and ident in inputs and not is_output:
+            data = inputs[ident][info.offset :].view(np.dtype(info.dtype))[: shape[0] * shape[1]]
+            heat, cell = _downsample(data.reshape(shape).astype(np.float64), cells)
+        tiles = []
+        for core in s.cores:
+            for b in core.buffers:
+                for sl in b.slots:
+                    ref = sl.tile
+                    if ref and ref["tensor"] == info.name:
+                        tiles.append(
+                            {
+                                "core": core.name,
+                                "buffer": b.name,
+                                "position": sl.position,
+                                "row": ref["row"],
+                                "col": ref["col"],
+                                "rows": ref["rows"],
+                                "cols": ref["cols"],
+                            }
+                        )
+        entry = {
+            "name": info.name,
+            "shape": list(shape),
+            "dtype": info.dtype,
+            "role": "output" if is_output else "input",
+            "role_label": msg("role.output" if is_output else "role.input", lang),
+            "heat": heat,
+            "cell": cell,
+            "tiles": tiles,
+        }
+        if is_output:
+            landed = effects.rows[: _count_landed(effects, s.time, row)]
+            done = []
+            for w in landed[-4096:]:
+                d = replay.trace.detail_of(int(w)).dst
+                ref = replay.tiles._gm_ref(d, "")
+                done.append({"row": ref.row, "col": ref.col, "rows": ref.rows, "cols": ref.cols})
+            total = len(effects.rows)
+            entry["done"] = done
+            entry["progress"] = msg("complete", lang, done=len(landed), total=total)
+            entry["done_count"] = len(landed)
+            entry["total"] = total
+        tensors.append(entry)
+    return {"title": msg("matrices", lang), "tensors": tensors}
+
+
+def _count_landed(effects, time: int, row: int) -> int:
+    last = effects.last(time, row)
+    return 0 if last < 0 else effects.position(last) + 1
+
+
+# -- pipeline ------------------------------------------------------------------------------------------
+def pipeline_view(replay: Replay, step: int, core: str, max_tiles: int = 24, lang: str = "en") -> dict:
+    c = replay._core_index(core)
+    rows = stage_table(replay, c, replay.row(step), max_tiles)
+    stages = [s for s in STAGE_ORDER if any(s in r.cells for r in rows)]
+    out_rows = []
+    for r in rows:
+        out_rows.append(
+            {
+                "tile": r.label,
+                "done": r.done,
+                "cells": {
+                    stage: {"start_us": _us(cell.start), "end_us": _us(cell.end), "count": cell.count}
+                    for stage, cell in r.cells.items()
+                },
+            }
+        )
+    starts = [c["start_us"] for r in out_rows for c in r["cells"].values()]
+    ends = [c["end_us"] for r in out_rows for c in r["cells"].values()]
+    return {
+        "title": msg("pipeline", lang),
+        "core": core,
+        "stages": [{"stage": s, "label": msg(f"stage.{s}", lang)} for s in stages],
+        "tiles": out_rows,
+        "t0_us": min(starts) if starts else 0.0,
+        "t1_us": max(ends) if ends else 0.0,
+        "cursor_us": _us(replay.trace.start[replay.row(step)]),
+    }
+
+
+# -- metrics -------------------------------------------------------------------------------------------
+def metrics_view(replay: Replay, lang: str = "en") -> dict:
+    report = replay.report()
+    m = report.metrics
+    pipes = {}
+    for k in m.get("kernels", []):
+        for name, ratio in k["pipe_ratios"].items():
+            pipes[name] = max(pipes.get(name, 0.0), ratio)
+    return {
+        "title": msg("metrics", lang),
+        "headline": [
+            {"key": key, "label": msg(key, lang), "value": m.get(key)}
+            for key in ("simulated_us", "kernel_us", "tflops", "percent_of_peak")
+            if key in m
+        ],
+        "pipe_ratios": pipes,
+        "roofline": report.roofline,
+        "gaps": report.gaps["totals_us"],
+        "findings": [{"kind": f.kind, "message": f.message, "src": f.src} for f in report.findings],
+        "findings_title": msg("findings", lang),
+        "no_findings": msg("no_findings", lang),
+        "recommendations": [
+            {
+                "rule": r.rule,
+                "title": r.title_zh if lang == "zh" else r.title,
+                "evidence": r.evidence,
+                "change": r.change,
+            }
+            for r in report.recommendations
+        ],
+        "recommendations_title": msg("recommendations", lang),
+    }
+
+
+# -- code ----------------------------------------------------------------------------------------------
+def code_view(replay: Replay, step: int, context: int = 0, lang: str = "en") -> dict:
+    """The file of the current event's source line, with that line marked (``context`` > 0: only
+    that many lines around it)."""
+    src = replay.source_line(step)
+    out = {"title": msg("code", lang), "file": None, "line": None, "lines": [], "first_line": 1}
+    if not src or ":" not in src:
+        out["note"] = msg("source_unavailable", lang)
+        return out
+    path, _, line = src.rpartition(":")
+    text = replay.source(path)
+    out["file"], out["line"] = path, int(line)
+    if text is None:
+        out["note"] = msg("source_unavailable", lang)
+        return out
+    lines = text.splitlines()
+    first = 1
+    if context > 0:
+        first = max(1, int(line) - context)
+        lines = lines[first - 1 : int(line) + context]
+    out["lines"] = lines
+    out["first_line"] = first
+    return out
+
+
+__all__ = (
+    "LANE_NAMES",
+    "code_view",
+    "core_view",
+    "matrices_view",
+    "metrics_view",
+    "pipeline_view",
+    "system_view",
+    "tile_view",
+    "timeline_view",
+)

@@ -1,0 +1,234 @@
+"""Runs a server can keep: a finished run serialised compactly, and a cache keyed by its parameters.
+
+A run of a built-in scenario is deterministic: the same scenario, profile, parameters and numerics
+give the same trace. So a run is stored under the hash of those (:class:`RunSpec`), as one ``.npz``
+file: the trace's numpy columns and task table, and a JSON document with the string tables, lanes,
+details, findings, task records and GM tensor names. Inputs are not stored: they are regenerated
+from the scenario's seed (``Scenario.inputs``) when a view asks for tile values.
+
+:class:`RunStore` keeps recent runs in memory (bounded by bytes) and all of them on disk in a
+directory every worker process can read, so any worker serves any request.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import tempfile
+import threading
+from collections import OrderedDict
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from engine import detail as D
+from engine.findings import Finding
+from engine.profile import load_profile
+from engine.runner import get_scenario, run_scenario
+from engine.simulation import GmTensor, RunResult
+from engine.stream import TaskKind, TaskRecord
+from engine.trace import TASK_COLUMNS, Lane, TraceData
+
+FORMAT = 1
+_DETAIL_TYPES = {cls.__name__: cls for cls in (D.Rect, D.Instr, D.QueueOp, D.Flag, D.CrossFlag, D.HostWait)}
+_DETAIL_TYPES.update({cls.__name__: cls for cls in (D.HostWork, D.Mark, D.Block, D.TaskInfo)})
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """What determines a run: scenario, profile, parameters (validated values) and numerics."""
+
+    scenario: str
+    profile: str
+    params: tuple  # sorted (name, value) pairs
+    numerics: bool = True
+
+    @classmethod
+    def of(cls, scenario: str, profile: str, params: dict, numerics: bool = True) -> RunSpec:
+        return cls(scenario, profile, tuple(sorted(params.items())), numerics)
+
+    @property
+    def key(self) -> str:
+        text = json.dumps([FORMAT, self.scenario, self.profile, self.params, self.numerics], default=str)
+        return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+    def inputs(self) -> dict | None:
+        """The scenario's named input arrays for these parameters (None if it has none)."""
+        scenario = get_scenario(self.scenario)
+        return scenario.inputs(dict(self.params)) if scenario.inputs else None
+
+
+# -- encoding ------------------------------------------------------------------------------------------
+def _encode_detail(d) -> list:
+    fields = []
+    for v in d:
+        if isinstance(v, tuple) and hasattr(v, "_fields"):
+            fields.append(_encode_detail(v))
+        elif isinstance(v, tuple) and v and hasattr(v[0], "_fields"):
+            fields.append({"tuple": [_encode_detail(x) for x in v]})
+        elif isinstance(v, tuple):
+            fields.append({"plain": list(v)})
+        else:
+            fields.append(v)
+    return [type(d).__name__, fields]
+
+
+def _decode_detail(item):
+    name, fields = item
+    values = []
+    for v in fields:
+        if isinstance(v, list) and len(v) == 2 and isinstance(v[0], str) and v[0] in _DETAIL_TYPES:
+            values.append(_decode_detail(v))
+        elif isinstance(v, dict) and "tuple" in v:
+            values.append(tuple(_decode_detail(x) for x in v["tuple"]))
+        elif isinstance(v, dict) and "plain" in v:
+            values.append(tuple(v["plain"]))
+        else:
+            values.append(v)
+    return _DETAIL_TYPES[name](*values)
+
+
+def _tuples(value):
+    """JSON lists back to the nested tuples task records hold."""
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
+
+
+def _jsonable(value):
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    raise TypeError(f"cannot store {type(value).__name__}")
+
+
+def encode(result: RunResult, spec: RunSpec) -> bytes:
+    """The run as bytes (an npz archive)."""
+    t = result.trace
+    meta = {
+        "format": FORMAT,
+        "spec": asdict(spec),
+        "profile": result.profile.name,
+        "names": list(t.names),
+        "srcs": list(t.srcs),
+        "lanes": [asdict(lane) for lane in t.lanes],
+        "details": [_encode_detail(d) for d in t.details],
+        "findings": [f.to_dict() for f in result.findings],
+        "end_ps": result.end_ps,
+        "host_end_ps": result.host_end_ps,
+        "device_events": result.device_events,
+        "extra": result.extra,
+        "tasks": [[getattr(r, f) for f in TaskRecord.__dataclass_fields__] for r in result.tasks],
+        "gm": {str(k): asdict(v) for k, v in result.gm.items()},
+    }
+    arrays = {f"col_{k}": v for k, v in t.columns.stored.items()}
+    arrays.update({f"task_{k}": v for k, v in t.tasks.items()})
+    buf = io.BytesIO()
+    np.savez_compressed(buf, meta=np.frombuffer(json.dumps(meta, default=_jsonable).encode(), dtype=np.uint8), **arrays)
+    return buf.getvalue()
+
+
+def decode(data: bytes) -> tuple[RunResult, RunSpec]:
+    with np.load(io.BytesIO(data)) as z:
+        meta = json.loads(bytes(z["meta"]).decode())
+        if meta["format"] != FORMAT:
+            raise ValueError(f"stored run has format {meta['format']}, this version reads {FORMAT}")
+        columns = {k[4:]: z[k] for k in z.files if k.startswith("col_")}
+        tasks = {name: z[f"task_{name}"] for name, _dtype in TASK_COLUMNS}
+    trace = TraceData(
+        columns=columns,
+        names=tuple(meta["names"]),
+        srcs=tuple(meta["srcs"]),
+        lanes=tuple(Lane(**lane) for lane in meta["lanes"]),
+        details=tuple(_decode_detail(d) for d in meta["details"]),
+        tasks=tasks,
+    )
+    records = []
+    for values in meta["tasks"]:
+        fields = dict(zip(TaskRecord.__dataclass_fields__, values, strict=True))
+        fields["kind"] = TaskKind(fields["kind"])
+        for key in ("reads", "writes", "vc"):
+            fields[key] = _tuples(fields[key])
+        records.append(TaskRecord(**fields))
+    gm = {int(k): GmTensor(**{**v, "shape": tuple(v["shape"])}) for k, v in meta["gm"].items()}
+    result = RunResult(
+        profile=load_profile(meta["profile"]),
+        trace=trace,
+        findings=[Finding(**f) for f in meta["findings"]],
+        end_ps=meta["end_ps"],
+        host_end_ps=meta["host_end_ps"],
+        device_events=meta["device_events"],
+        extra=meta["extra"],
+        tasks=records,
+        gm=gm,
+    )
+    spec = meta["spec"]
+    return result, RunSpec(spec["scenario"], spec["profile"], _tuples(spec["params"]), spec["numerics"])
+
+
+def result_bytes(result: RunResult) -> int:
+    """An estimate of a run's memory: its columns, task table and tables."""
+    t = result.trace
+    return t.nbytes + 200 * (len(t.details) + len(result.tasks)) + 100 * (len(t.names) + len(t.srcs))
+
+
+# -- the cache -----------------------------------------------------------------------------------------
+class RunStore:
+    """Runs by :class:`RunSpec`: recent ones in memory (at most ``max_bytes``), all on disk under ``directory``."""
+
+    def __init__(self, directory: str | Path | None = None, max_bytes: int = 512 * 2**20) -> None:
+        self.directory = Path(directory or Path(tempfile.gettempdir()) / "ascendsim-runs")
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.max_bytes = max_bytes
+        self._memory: OrderedDict[str, tuple[RunResult, int]] = OrderedDict()
+        self._used = 0
+        self._lock = threading.Lock()
+
+    def path(self, spec: RunSpec) -> Path:
+        return self.directory / f"{spec.key}.npz"
+
+    def get(self, spec: RunSpec) -> RunResult | None:
+        key = spec.key
+        with self._lock:
+            found = self._memory.get(key)
+            if found is not None:
+                self._memory.move_to_end(key)
+                return found[0]
+        path = self.path(spec)
+        if not path.is_file():
+            return None
+        result, _spec = decode(path.read_bytes())
+        self._remember(key, result)
+        return result
+
+    def put(self, spec: RunSpec, result: RunResult) -> None:
+        data = encode(result, spec)
+        fd, tmp = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, self.path(spec))  # atomic: a reader sees the whole file or none
+        self._remember(spec.key, result)
+
+    def run(self, spec: RunSpec, **options) -> RunResult:
+        """The run of ``spec``: from memory, from disk, or simulated now (and stored)."""
+        found = self.get(spec)
+        if found is not None:
+            return found
+        run = run_scenario(spec.scenario, spec.profile, numerics=spec.numerics, **dict(spec.params), **options)
+        self.put(spec, run.result)
+        return run.result
+
+    def _remember(self, key: str, result: RunResult) -> None:
+        size = result_bytes(result)
+        with self._lock:
+            if key in self._memory:
+                return
+            self._memory[key] = (result, size)
+            self._used += size
+            while self._used > self.max_bytes and len(self._memory) > 1:
+                _key, (_old, old_size) = self._memory.popitem(last=False)
+                self._used -= old_size

@@ -68,10 +68,10 @@ class Recorder:
         self.runs: dict[str, dict] = {}
         self.values: dict[str, object] = {}
 
-    def run(self, key: str, result, max_rows: int | None = 2_000_000) -> None:
+    def run(self, key: str, result, max_rows: int | None = 2_000_000, coarse: bool = False) -> None:
         from lessons.wire import pack_run
 
-        self.runs[key] = pack_run(result, max_rows)
+        self.runs[key] = pack_run(result, max_rows, coarse)
 
     def value(self, key: str, value) -> None:
         self.values[key] = value

@@ -108,12 +108,27 @@ def decode(frame: bytes) -> Any:
 
 
 # -- runs -----------------------------------------------------------------------------------------
-def pack_run(result, max_rows: int | None = None) -> dict:
-    """A finished ``RunResult`` as plain data (columns, tables, findings, tasks, totals)."""
+def pack_run(result, max_rows: int | None = None, coarse: bool = False) -> dict:
+    """A finished ``RunResult`` as plain data (columns, tables, findings, tasks, totals).
+
+    ``coarse`` leaves out the rows of the cores' pipe lanes (what each pipe did), keeping the host,
+    streams, copy engines, kernels and blocks: enough for timings and totals of a very long run.
+    """
     t = result.trace
     columns = {name: np.asarray(t.columns[name] if name in t.columns else getattr(t, name)) for name in TRACE_COLUMNS}
-    if max_rows is not None and len(t) > max_rows:
-        raise WireError(f"trace of {len(t)} rows exceeds the {max_rows} rows a lesson run may send")
+    if coarse:
+        from .selectors import trace_lane_facts
+
+        fine = np.array([f.kind == "pipe" for f in trace_lane_facts(t)] or [False], dtype=bool)
+        keep = ~fine[columns["lane"]] if len(t) else np.zeros(0, dtype=bool)
+        index = np.cumsum(keep) - 1
+        columns = {name: col[keep] for name, col in columns.items()}
+        cause = columns["cause"].copy()
+        linked = cause >= 0
+        cause[linked] = np.where(keep[cause[linked]], index[cause[linked]], -1)
+        columns["cause"] = cause
+    if max_rows is not None and len(columns["start"]) > max_rows:
+        raise WireError(f"trace of {len(columns['start'])} rows exceeds the {max_rows} rows a lesson run may send")
     tasks = []
     for task in result.tasks:
         tasks.append(

@@ -513,6 +513,16 @@ def adds(dst: LocalTensor, src: LocalTensor, scalar: float, count: int) -> None:
     _vector("adds", dst, (src,), count, (float(scalar),))
 
 
+def maxs(dst: LocalTensor, src: LocalTensor, scalar: float, count: int) -> None:
+    """``Maxs``: dst = max(src, scalar)."""
+    _vector("maxs", dst, (src,), count, False, lambda x: np.maximum(x, np.asarray(scalar, dtype=x.dtype)))
+
+
+def mins(dst: LocalTensor, src: LocalTensor, scalar: float, count: int) -> None:
+    """``Mins``: dst = min(src, scalar)."""
+    _vector("mins", dst, (src,), count, False, lambda x: np.minimum(x, np.asarray(scalar, dtype=x.dtype)))
+
+
 def duplicate(dst: LocalTensor, scalar: float, count: int) -> None:
     """``Duplicate``: fill ``count`` elements with ``scalar``."""
     _vector("duplicate", dst, (), count, (float(scalar),))

@@ -1,0 +1,210 @@
+"""The curriculum: one folder per lesson under ``lessons/``, described by its ``lesson.toml``.
+
+A lesson folder ``lNN_slug/`` holds:
+
+* ``lesson.toml`` — title, summary and exercise text in English and Chinese; the steps (each a
+  selector into the scenario's run and its text in both languages); the predict-then-run questions;
+  the criteria of the check with their titles and hints; optional limits and settings;
+* ``scenario.py`` — ``scenario(sim)``, the run the lesson plays, and ``truth_<question>()`` for each
+  question, answered by running the simulator;
+* ``exercise.py`` — the stub a trainee starts from (``# TODO`` where they write);
+* ``solution.py`` — the reference solution;
+* ``drive.py`` — ``collect(exercise, rec)``: runs the trainee's code on seeded inputs in the child
+  process and records plain data (it never judges);
+* ``check.py`` — ``judge(data, ctx)``: the criteria, computed in the grader's own process.
+
+Everything a trainee reads exists in English (``en``) and Chinese (``zh``); :func:`load` refuses a
+lesson that lacks either.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import tomllib
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from types import MappingProxyType
+
+from .selectors import SelectorError, validate
+
+LESSONS_DIR = Path(__file__).resolve().parent
+LANGS = ("en", "zh")
+_FOLDER = re.compile(r"^l(\d\d)_[a-z0-9_]+$")
+_FILES = ("lesson.toml", "scenario.py", "exercise.py", "solution.py", "drive.py", "check.py")
+
+
+class LessonError(ValueError):
+    """A lesson folder is incomplete or its lesson.toml is malformed (the message names the field)."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one graded run of a submission may use."""
+
+    wall_s: float = 30.0  # wall-clock seconds for the child process
+    cpu_s: int = 60  # CPU seconds (RLIMIT_CPU)
+    memory_mb: int = 1024  # address space (RLIMIT_AS)
+    output_kb: int = 256  # bytes the program may print (RLIMIT_FSIZE on its stdout/stderr files)
+
+    def replace(self, **changes) -> Limits:
+        return Limits(**{**self.__dict__, **{k: v for k, v in changes.items() if v is not None}})
+
+
+@dataclass(frozen=True)
+class Step:
+    selector: dict
+    text: dict  # lang -> text
+    view: str = "timeline"
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    text: dict
+    choices: tuple[str, ...]
+    explain: dict  # lang -> what the run shows, told after the answer
+
+
+@dataclass(frozen=True)
+class CriterionMeta:
+    id: str
+    title: dict
+    hint: dict
+    integrity: bool = False  # the work must have been done on the simulated device
+    correctness: bool = False  # the numbers
+
+
+@dataclass(frozen=True)
+class Lesson:
+    number: int
+    slug: str
+    path: Path
+    title: dict
+    summary: dict
+    exercise_text: dict
+    steps: tuple[Step, ...]
+    questions: tuple[Question, ...]
+    criteria: MappingProxyType
+    limits: Limits
+    settings: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
+
+    @property
+    def package(self) -> str:
+        return f"lessons.{self.path.name}"
+
+    @property
+    def exercise_file(self) -> Path:
+        return self.path / "exercise.py"
+
+    @property
+    def solution_file(self) -> Path:
+        return self.path / "solution.py"
+
+    def module(self, name: str):
+        """One of the lesson's modules: ``scenario``, ``drive`` or ``check``."""
+        return importlib.import_module(f"{self.package}.{name}")
+
+    def criterion(self, ident: str) -> CriterionMeta:
+        meta = self.criteria.get(ident)
+        if meta is None:
+            raise LessonError(f"lesson {self.number}: criterion {ident!r} has no entry in lesson.toml")
+        return meta
+
+
+def _bilingual(doc: dict, key: str, where: str) -> dict:
+    value = doc.get(key)
+    if not isinstance(value, dict):
+        raise LessonError(f"{where}: {key} must be a table with en and zh, got {value!r}")
+    return _langs(value, f"{where}.{key}")
+
+
+def _langs(value: dict, where: str, prefix: str = "") -> dict:
+    out = {}
+    for lang in LANGS:
+        text = value.get(prefix + lang)
+        if not isinstance(text, str) or not text.strip():
+            raise LessonError(f"{where}: {prefix + lang} is missing or empty")
+        out[lang] = text.strip()
+    return out
+
+
+def load(path: Path) -> Lesson:
+    """Read and validate one lesson folder."""
+    where = path.name
+    m = _FOLDER.match(path.name)
+    if not m:
+        raise LessonError(f"{where}: a lesson folder is named lNN_slug")
+    for name in _FILES:
+        if not (path / name).is_file():
+            raise LessonError(f"{where}: {name} is missing")
+    with open(path / "lesson.toml", "rb") as fh:
+        try:
+            doc = tomllib.load(fh)
+        except tomllib.TOMLDecodeError as exc:
+            raise LessonError(f"{where}/lesson.toml: {exc}") from None
+    number = doc.get("number")
+    if number != int(m.group(1)):
+        raise LessonError(f"{where}: number must be {int(m.group(1))} (the folder's), got {number!r}")
+    steps = []
+    for i, s in enumerate(doc.get("steps", [])):
+        sw = f"{where}.steps[{i}]"
+        try:
+            validate(s.get("selector"))
+        except SelectorError as exc:
+            raise LessonError(f"{sw}.selector: {exc}") from None
+        steps.append(Step(dict(s["selector"]), _langs(s, sw), s.get("view", "timeline")))
+    if not steps:
+        raise LessonError(f"{where}: a lesson needs at least one step")
+    questions = []
+    for i, q in enumerate(doc.get("questions", [])):
+        qw = f"{where}.questions[{i}]"
+        choices = tuple(q.get("choices", ()))
+        if not q.get("id") or len(choices) < 2:
+            raise LessonError(f"{qw}: a question needs an id and at least two choices")
+        questions.append(Question(q["id"], _langs(q, qw), choices, _langs(q, qw, "explain_")))
+    criteria = {}
+    for ident, c in doc.get("criteria", {}).items():
+        cw = f"{where}.criteria.{ident}"
+        criteria[ident] = CriterionMeta(
+            ident, _langs(c, cw), _langs(c, cw, "hint_"), bool(c.get("integrity")), bool(c.get("correctness"))
+        )
+    for q in questions:  # every question is also a criterion of the check: the prediction must match the run
+        criteria[f"predict_{q.id}"] = CriterionMeta(
+            f"predict_{q.id}",
+            {lang: f"Prediction: {q.text[lang]}" if lang == "en" else f"预测：{q.text[lang]}" for lang in LANGS},
+            q.explain,
+        )
+    limits = Limits().replace(**{k: v for k, v in doc.get("limits", {}).items() if k in Limits.__dataclass_fields__})
+    return Lesson(
+        number=number,
+        slug=path.name[4:],
+        path=path,
+        title=_bilingual(doc, "title", where),
+        summary=_bilingual(doc, "summary", where),
+        exercise_text=_bilingual(doc, "exercise", where),
+        steps=tuple(steps),
+        questions=tuple(questions),
+        criteria=MappingProxyType(criteria),
+        limits=limits,
+        settings=MappingProxyType(dict(doc.get("settings", {}))),
+    )
+
+
+@cache
+def lessons() -> tuple[Lesson, ...]:
+    """Every lesson, by number (read once per process)."""
+    found = [load(p) for p in sorted(LESSONS_DIR.iterdir()) if p.is_dir() and _FOLDER.match(p.name)]
+    return tuple(sorted(found, key=lambda lesson: lesson.number))
+
+
+def numbers() -> list[int]:
+    return [lesson.number for lesson in lessons()]
+
+
+def get(number: int) -> Lesson:
+    for lesson in lessons():
+        if lesson.number == number:
+            return lesson
+    raise LessonError(f"lesson must be one of {', '.join(map(str, numbers()))}, got {number!r}")

@@ -1,0 +1,196 @@
+"""What a lesson's ``check.judge`` returns, and the measurements most checks share.
+
+Every helper reads a run rebuilt in the grader (:class:`lessons.wire.RunData`): nothing here runs in
+the child. Tolerances are stated where they are used, in the criterion's ``expected`` text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.analysis.consistency import stream_races
+from engine.intervals import covered
+from engine.stream import TaskKind
+from engine.trace import Kind
+
+from .selectors import trace_lane_facts
+
+
+Text = str | dict  # plain text, or {"en": ..., "zh": ...} when it has words to translate
+
+
+def bi(en: str, zh: str) -> dict:
+    return {"en": en, "zh": zh}
+
+
+def pick(text: Text, lang: str) -> str:
+    return text.get(lang, text.get("en", "")) if isinstance(text, dict) else str(text)
+
+
+@dataclass
+class Criterion:
+    """One thing the check demands: passed or not, and what the trainee's run showed against the target."""
+
+    id: str
+    passed: bool
+    yours: Text = ""
+    expected: Text = ""
+    detail: Text = ""
+
+
+class Data:
+    """The document a child sent back: its runs (rebuilt on first use) and its plain values."""
+
+    def __init__(self, doc: dict) -> None:
+        from .wire import unpack_run
+
+        self._unpack = unpack_run
+        self._runs = doc.get("runs", {})
+        self.values = doc.get("values", {})
+        self._cache: dict = {}
+
+    def run(self, key: str):
+        if key not in self._cache:
+            if key not in self._runs:
+                raise KeyError(f"run {key!r} was not sent back")
+            self._cache[key] = self._unpack(self._runs[key])
+        return self._cache[key]
+
+    def has_run(self, key: str) -> bool:
+        return key in self._runs
+
+    def value(self, key: str, default=None):
+        return self.values.get(key, default)
+
+
+# -- numbers --------------------------------------------------------------------------------------
+def compare(ident: str, yours, expected: np.ndarray, atol: float = 0.0, rtol: float = 0.0) -> Criterion:
+    """``|yours - expected| <= atol + rtol * |expected|`` everywhere (the tolerance is stated in ``expected``)."""
+    n = expected.size
+    if atol == 0 and rtol == 0:
+        want = bi(f"{n} values, exactly", f"{n} 个值，完全相等")
+    else:
+        want = bi(
+            f"{n} values within {atol:g} + {rtol:g}*|expected|", f"{n} 个值，误差不超过 {atol:g} + {rtol:g}*|期望值|"
+        )
+    if yours is None:
+        return Criterion(ident, False, bi("no result", "没有结果"), want)
+    try:
+        got = np.asarray(yours, dtype=np.float64)
+    except (TypeError, ValueError):
+        return Criterion(ident, False, bi("not an array of numbers", "不是数值数组"), want)
+    if got.shape != expected.shape:
+        return Criterion(ident, False, bi(f"shape {got.shape}", f"形状 {got.shape}"), bi(
+            f"shape {expected.shape}", f"形状 {expected.shape}"))
+    e = expected.astype(np.float64)
+    bad = ~(np.abs(got - e) <= atol + rtol * np.abs(e))
+    bad |= np.isnan(got) != np.isnan(e)
+    if not bad.any():
+        err = float(np.max(np.abs(got - e))) if got.size else 0.0
+        return Criterion(ident, True, bi(f"max |error| {err:.3g}", f"最大误差 {err:.3g}"), want)
+    first = int(np.flatnonzero(bad.reshape(-1))[0])
+    where = ",".join(map(str, np.unravel_index(first, e.shape))) if e.ndim else ""
+    n_bad, g0, e0 = int(bad.sum()), got.reshape(-1)[first], e.reshape(-1)[first]
+    return Criterion(
+        ident,
+        False,
+        bi(
+            f"{n_bad} of {n} values wrong; the first at [{where}] is {g0:.6g}",
+            f"{n} 个值中有 {n_bad} 个错误；第一个在 [{where}]，值为 {g0:.6g}",
+        ),
+        bi(f"{e0:.6g} at [{where}]; " + want["en"], f"[{where}] 处应为 {e0:.6g}；" + want["zh"]),
+    )
+
+
+# -- what the device did --------------------------------------------------------------------------
+def kernel_rows(run) -> np.ndarray:
+    t = run.trace
+    facts = trace_lane_facts(t)
+    lanes = [i for i, f in enumerate(facts) if f.kind == "kernels"]
+    return np.flatnonzero(np.isin(t.lane, lanes) & (t.kind == Kind.KERNEL))
+
+
+def kernel_flops(run) -> int:
+    """Flops of every kernel the device ran (instruction level: counted per vector / Cube instruction)."""
+    return int(run.trace.flops[kernel_rows(run)].sum())
+
+
+def kernel_time_us(run) -> float:
+    rows = kernel_rows(run)
+    t = run.trace
+    return covered(t.start[rows], t.end[rows]) / 1e6 if len(rows) else 0.0
+
+
+def pipe_rows(run, pipe: str, kinds=(Kind.MOVE, Kind.COMPUTE)) -> np.ndarray:
+    t = run.trace
+    facts = trace_lane_facts(t)
+    lanes = [i for i, f in enumerate(facts) if f.kind == "pipe" and f.pipe == pipe]
+    return np.flatnonzero(np.isin(t.lane, lanes) & np.isin(t.kind, kinds))
+
+
+def pipe_bytes(run, pipe: str) -> int:
+    return int(run.trace.columns["nbytes"][pipe_rows(run, pipe, (Kind.MOVE,))].sum())
+
+
+def pipe_flops(run, pipe: str) -> int:
+    return int(run.trace.flops[pipe_rows(run, pipe, (Kind.COMPUTE,))].sum())
+
+
+def named_rows(run, name: str, kind: Kind | None = None) -> np.ndarray:
+    t = run.trace
+    ids = [i for i, n in enumerate(t.names) if n == name]
+    keep = np.isin(t.name, ids)
+    if kind is not None:
+        keep &= t.kind == kind
+    return np.flatnonzero(keep)
+
+
+def blocks_run(run) -> int:
+    t = run.trace
+    facts = trace_lane_facts(t)
+    lanes = [i for i, f in enumerate(facts) if f.kind == "block"]
+    return int((np.isin(t.lane, lanes) & (t.kind == Kind.BLOCK)).sum())
+
+
+def findings(run) -> list[str]:
+    """Every problem the run shows: what the simulation reported plus cross-stream races (one line each)."""
+    out = [f"{f.kind}: {f.message.splitlines()[0]}" for f in run.findings]
+    out += [f"{f.kind}: {f.message.splitlines()[0]}" for f in stream_races(run)]
+    return out
+
+
+def tasks_of(run, kind: TaskKind) -> list:
+    return [task for task in run.tasks if task.kind == kind]
+
+
+def d2h_from_kernel(run) -> tuple[int, int]:
+    """(bytes copied device -> host from memory a kernel wrote before the copy, kernels that wrote it).
+
+    A copy counts when a kernel task wrote an overlapping range of the same allocation and is ordered
+    before the copy (its stream's vector-clock entry is known to the copy).
+    """
+    kernels = [k for k in tasks_of(run, TaskKind.KERNEL) if k.end >= 0]
+    copied = 0
+    for copy in tasks_of(run, TaskKind.COPY):
+        if copy.end < 0 or not copy.reads or copy.reads[0][0][0] != "device":
+            continue
+        if not copy.writes or copy.writes[0][0][0] == "device":
+            continue  # device -> device
+        (alloc, lo, hi) = copy.reads[0]
+        for k in kernels:
+            before = k.vc.get(k.stream.ident, 0) <= copy.vc.get(k.stream.ident, 0)
+            if before and any(a == alloc and wlo < hi and lo < whi for a, wlo, whi in k.writes):
+                copied += hi - lo
+                break
+    return copied, len(kernels)
+
+
+def gm_writes_by_kernels(run) -> int:
+    """Bytes the kernels' vector / MTE3 / fixpipe moves wrote to GM."""
+    return pipe_bytes(run, "MTE3") + pipe_bytes(run, "FIXP")
+
+
+def fmt_us(us: float) -> str:
+    return f"{us:,.2f} us"

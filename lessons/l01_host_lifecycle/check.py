@@ -1,0 +1,106 @@
+"""Lesson 1 check (runs in the grader): result, return codes, no leaks, read after synchronising, failure handled."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.acl_codes import ACL_ERROR_RT_INVALID_DEVICEID, ACL_SUCCESS, error_name
+from engine.trace import Kind
+from lessons.checks import Criterion, bi, compare, d2h_from_kernel, kernel_flops
+from lessons.selectors import trace_lane_facts
+
+from .scenario import inputs
+
+MAIN_RUN = "main"
+SYNC_CALLS = ("acl.rt.synchronize_stream", "acl.rt.synchronize_device", "acl.rt.synchronize_event")
+TEARDOWN_CALLS = ("acl.rt.free", "acl.rt.free_host", "acl.rt.destroy_stream", "acl.rt.reset_device", "acl.finalize")
+
+
+def _leaks(state: dict) -> list[str]:
+    out = []
+    if state.get("device_live"):
+        out.append(f"{state['device_live']} device buffer(s) not freed")
+    if state.get("pinned_live"):
+        out.append(f"{state['pinned_live']} pinned host buffer(s) not freed")
+    if state.get("streams_open"):
+        out.append(f"{state['streams_open']} stream(s) not destroyed")
+    if state.get("device_set"):
+        out.append("the device was not reset")
+    if state.get("initialized"):
+        out.append("acl.finalize was not called")
+    return out
+
+
+def _host_rows(run, kind: Kind, names: tuple[str, ...] | None = None) -> np.ndarray:
+    t = run.trace
+    facts = trace_lane_facts(t)
+    host = [i for i, f in enumerate(facts) if f.kind == "host"]
+    keep = np.isin(t.lane, host) & (t.kind == kind)
+    if names is not None:
+        keep &= np.isin(t.name, [i for i, n in enumerate(t.names) if n in names])
+    return np.flatnonzero(keep)
+
+
+def synchronized(run) -> tuple[bool, str]:
+    """Did the host wait for the device-to-host copy of the result before it started tearing down?"""
+    copies = [k for k in run.tasks if k.kind == 0 and k.end >= 0 and k.reads and k.reads[0][0][0] == "device"]
+    copies = [k for k in copies if k.writes and k.writes[0][0][0] != "device"]
+    if not copies:
+        return False, "no device-to-host copy"
+    copy = max(copies, key=lambda k: k.submit)
+    t = run.trace
+    teardown = [int(t.start[i]) for i in _host_rows(run, Kind.CALL, TEARDOWN_CALLS) if t.start[i] >= copy.submit]
+    deadline = min(teardown) if teardown else run.host_end_ps
+    waits = [*_host_rows(run, Kind.CALL, SYNC_CALLS), *_host_rows(run, Kind.WAIT)]
+    for i in waits:
+        if t.start[i] >= copy.submit and t.end[i] >= copy.end and t.end[i] <= deadline:
+            return True, f"{t.names[int(t.name[i])]} at {t.start[i] / 1e6:.2f} us"
+    return False, f"copy back ends at {copy.end / 1e6:.2f} us; teardown starts at {deadline / 1e6:.2f} us, no wait between"
+
+
+def judge(data, ctx) -> list[Criterion]:
+    x, y = inputs()
+    out = [compare("result", data.value("z_main"), x + y)]
+    ret = data.value("ret_main")
+    out.append(
+        Criterion(
+            "return_codes",
+            ret == ACL_SUCCESS,
+            f"{ret}" if not isinstance(ret, int) else f"{error_name(ret)} ({ret})",
+            "ACL_SUCCESS (0)",
+        )
+    )
+    leaks = _leaks(data.value("state_main") or {})
+    out.append(Criterion("no_leaks", not leaks, "; ".join(leaks) or bi("nothing left", "无残留"), bi(
+        "every buffer freed, stream destroyed, device reset, acl finalized", "释放全部内存、销毁流、复位设备、调用 finalize")))
+    ok, how = synchronized(data.run("main"))
+    out.append(Criterion("synchronized", ok, how, bi("a synchronize (or blocking copy) that waits for the copy back, before teardown",
+        "在释放资源之前，有一次等待结果拷贝完成的同步（或阻塞拷贝）")))
+
+    bad = data.run("bad_device")
+    errors = int((bad.trace.kind == Kind.ERROR).sum())
+    ret_bad = data.value("ret_bad_device")
+    leaks_bad = _leaks(data.value("state_bad_device") or {})
+    handled = ret_bad == ACL_ERROR_RT_INVALID_DEVICEID and data.value("z_bad_device") is None and not leaks_bad and errors == 1
+    shown = f"{error_name(ret_bad)} ({ret_bad})" if isinstance(ret_bad, int) else str(ret_bad)
+    detail = [f"returned {shown}", f"{errors} failing call(s)", *leaks_bad]
+    out.append(
+        Criterion(
+            "failure_handled",
+            handled,
+            "; ".join(detail),
+            f"(None, ACL_ERROR_RT_INVALID_DEVICEID ({ACL_ERROR_RT_INVALID_DEVICEID})), 1 failing call, acl finalized",
+        )
+    )
+    main = data.run("main")
+    flops = kernel_flops(main)
+    back, _ = d2h_from_kernel(main)
+    out.append(
+        Criterion(
+            "on_device",
+            flops >= x.size and back >= x.nbytes,
+            f"{flops} kernel flops; {back} B copied back from kernel output",
+            f">= {x.size} flops (one add per element); >= {x.nbytes} B copied back from what the kernel wrote",
+        )
+    )
+    return out

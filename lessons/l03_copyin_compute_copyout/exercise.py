@@ -1,0 +1,60 @@
+"""Lesson 3 exercise: y = relu(a*x + b) on the vector cores, CopyIn -> Compute -> CopyOut through TQues.
+
+The kernel below is complete except for its three stages. Fill in copy_in, compute and copy_out:
+every tile of x goes GM -> UB (MTE2) into a VECIN queue, the vector unit computes y in a VECOUT
+queue, and y goes UB -> GM (MTE3). The queues' enque / deque / free_tensor calls are what make the
+hardware flags between the pipes: leave one out and the check reports a race or a deadlock.
+Check it with:  ascendsim lesson check 3
+
+第 3 课练习：在向量核上计算 y = relu(a*x + b)，通过 TQue 实现 CopyIn -> Compute -> CopyOut。
+下面的核函数只缺三个阶段：补全 copy_in、compute 和 copy_out。x 的每个分块经 MTE2 从 GM 搬入 UB 的
+VECIN 队列，向量单元在 VECOUT 队列中计算 y，再经 MTE3 从 UB 写回 GM。队列的 enque / deque /
+free_tensor 对应流水线之间的硬件同步标志：漏掉一个，检查就会报告数据竞争或死锁。
+检查：ascendsim lesson check 3
+"""
+
+from engine import asc
+from engine.aicore.tiling import balanced_tiling, get_block_range
+
+TILE = 4096  # elements per tile: 8 KiB of fp16 per queue slot
+
+
+@asc.jit(kernel_type=asc.KernelType.AIV_ONLY)
+def relu_axpb(x: asc.GlobalAddress, y: asc.GlobalAddress, total: int, a: float, b: float):
+    tiling = balanced_tiling(total, asc.get_block_num())
+    start, end = get_block_range(tiling, asc.get_block_idx())
+    length = end - start
+    x_gm, y_gm = asc.GlobalTensor(), asc.GlobalTensor()
+    x_gm.set_global_buffer(x + start, length)
+    y_gm.set_global_buffer(y + start, length)
+    pipe = asc.TPipe()
+    in_q = asc.TQue(asc.TPosition.VECIN, 1)
+    out_q = asc.TQue(asc.TPosition.VECOUT, 1)
+    pipe.init_buffer(que=in_q, num=1, len=TILE * asc.half.sizeof())
+    pipe.init_buffer(que=out_q, num=1, len=TILE * asc.half.sizeof())
+    for offset in range(0, length, TILE):
+        count = min(TILE, length - offset)
+        copy_in(x_gm[offset:], in_q, count)
+        compute(in_q, out_q, count, a, b)
+        copy_out(y_gm[offset:], out_q, count)
+
+
+def copy_in(x_gm, in_q, count):
+    # TODO (3 lines): allocate a tensor from in_q (asc.half), copy `count` elements of x_gm into it
+    # with asc.data_copy, and enqueue it.
+    pass
+
+
+def compute(in_q, out_q, count, a, b):
+    # TODO (7 lines): dequeue x from in_q, allocate y from out_q, compute y = relu(a*x + b) with
+    # asc.muls, asc.adds and asc.relu, enqueue y, free x.
+    pass
+
+
+def copy_out(y_gm, out_q, count):
+    # TODO (3 lines): dequeue y from out_q, copy `count` elements to y_gm with asc.data_copy, free it.
+    pass
+
+
+# Predict before you run: which pipe moves x from GM into UB? "MTE2", "MTE3" or "VECTOR".
+PREDICTIONS = {"load_pipe": None}  # TODO

@@ -1,0 +1,45 @@
+"""Lesson 3 scenario: y = relu(a*x + b) on 2 vector cores, two tiles each, CopyIn -> Compute -> CopyOut.
+
+Also the seeded cases the check grades on (shared by ``drive`` in the child and ``check`` in the
+grader, so the grader recomputes the expected numbers itself) and the truth of the question.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine import Simulation
+from lessons.hostkit import run_vector_kernel, uniform
+from lessons.selectors import lane_facts, resolve
+
+A, B = 0.5, -0.25  # exact in fp16
+CASES = (  # (name, total elements, blocks, seed): totals split evenly into multiples of 16 elements
+    ("main", 8 * 10240, 8, 3),
+    ("one_core", 3 * 4096, 1, 4),
+)
+
+
+def inputs(seed: int, total: int) -> np.ndarray:
+    return uniform(seed, total, -2.0, 2.0)
+
+
+def expected(x: np.ndarray) -> np.ndarray:
+    """The vector unit's arithmetic: fp16 multiply, fp16 add, then max with 0."""
+    return np.maximum(x * np.float16(A) + np.float16(B), np.float16(0))
+
+
+def scenario(sim: Simulation) -> dict:
+    from .solution import relu_axpb
+
+    x = inputs(0, 2 * 2 * 4096)
+    y = run_vector_kernel(sim, relu_axpb, [x], x.size, 2, x.size, A, B)
+    return {"correct": bool(np.array_equal(y, expected(x)))}
+
+
+def truth_load_pipe() -> str:
+    sim = Simulation()
+    scenario(sim)
+    trace = sim.finish().trace
+    row = resolve(trace, {"kind": "MOVE", "name": "data_copy GM->UB"})
+    lane = trace.lanes[int(trace.lane[row])]
+    return lane_facts(lane.process, lane.thread).pipe

@@ -1,0 +1,71 @@
+"""Lesson 4 check (runs in the grader): fits UB, 32-byte rule, tails, fewest iterations, the kernel with the plan."""
+
+from __future__ import annotations
+
+from lessons.checks import Criterion, bi, compare, d2h_from_kernel, findings, pipe_flops
+
+from .scenario import KERNEL_CASES, PLAN_CASES, expected, inputs, max_tile
+
+MAIN_RUN = "main"
+
+
+def _case(case) -> str:
+    length, ub, size, queues, bufs = case
+    return f"length {length}, UB {ub} B, {size}-byte elements, {queues} queues x {bufs} slots"
+
+
+def judge(data, ctx) -> list[Criterion]:
+    plans = data.value("plans") or []
+    first = {"fits_ub": None, "aligned_32b": None, "tails": None, "fewest_tiles": None}
+    for case, plan in zip(PLAN_CASES, plans, strict=False):
+        length, ub, size, queues, bufs = case
+        tile, count, tail = plan
+        need = queues * bufs * tile * size
+        best = max_tile(ub, size, queues, bufs)
+        fewest = -(-length // best)
+        problems = {
+            "fits_ub": need > ub or tile < 1,
+            "aligned_32b": (tile * size) % 32 != 0,
+            "tails": count < 1 or not 0 < tail <= tile or (count - 1) * tile + tail != length,
+            "fewest_tiles": count != fewest,
+        }
+        yours = {
+            "fits_ub": f"{_case(case)}: tile {tile} needs {need} B",
+            "aligned_32b": f"{_case(case)}: tile {tile} = {tile * size} B",
+            "tails": f"{_case(case)}: {count} tiles of {tile}, tail {tail}",
+            "fewest_tiles": f"{_case(case)}: {count} tiles",
+        }
+        for key, bad in problems.items():
+            if bad and first[key] is None:
+                first[key] = yours[key]
+    if len(plans) != len(PLAN_CASES):
+        first = {k: f"{len(plans)} plans for {len(PLAN_CASES)} cases" for k in first}
+    expected_text = {
+        "fits_ub": bi("queues x buffer_num x tile x element size <= UB", "队列数 x 缓冲数 x 分块长度 x 元素字节数 <= UB"),
+        "aligned_32b": bi("tile bytes a multiple of 32", "分块字节数是 32 的倍数"),
+        "tails": bi("(tile_count - 1) x tile_length + tail_length = length, 0 < tail <= tile", "(tile_count - 1) x tile_length + tail_length = length，且 0 < tail <= tile"),
+        "fewest_tiles": bi("tile_count = ceil(length / largest tile that fits)", "tile_count = ceil(length / 能放下的最大分块)"),
+    }
+    out = [
+        Criterion(key, first[key] is None, first[key] or bi(f"all {len(PLAN_CASES)} cases", f"全部 {len(PLAN_CASES)} 种情况"), expected_text[key])
+        for key in first
+    ]
+    result = None
+    for name, total, blocks in KERNEL_CASES:
+        c = compare("kernel", data.value(f"y_{name}"), expected(inputs(name, total)), 2.0**-10, 2.0**-9)
+        c.detail = f"{total} elements on {blocks} blocks"
+        if result is None or (result.passed and not c.passed):
+            result = c
+    out.append(result)
+    weak = []
+    for name, total, blocks in KERNEL_CASES:
+        run = data.run(name)
+        flops, (back, _) = pipe_flops(run, "VECTOR"), d2h_from_kernel(run)
+        if flops < 3 * total or back < 2 * total:
+            weak.append(f"{total} elements on {blocks} blocks: {flops} vector flops, {back} B back from the kernel")
+    out.append(Criterion("on_device", not weak, weak[0] if weak else bi("every run computed by the kernel", "每次运行都由核函数计算"),
+                         bi(">= 3 vector flops per element; y copied back from the kernel's output", "每个元素至少 3 次向量运算；y 取自核函数输出")))
+    problems = [p for name, *_ in KERNEL_CASES for p in findings(data.run(name))]
+    out.append(Criterion("no_findings", not problems, problems[0] if problems else bi("none", "无"),
+                         bi("no kernel error (a tile too large for UB is one)", "没有核函数错误（分块超出 UB 就是一种）")))
+    return out

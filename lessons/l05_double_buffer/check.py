@@ -1,0 +1,64 @@
+"""Lesson 5 check (runs in the grader): same numbers, MTE2 overlapping V, >= 1.5x over the single-buffered kernel."""
+
+from __future__ import annotations
+
+from engine.analysis.metrics import run_metrics
+from lessons.checks import Criterion, bi, compare, d2h_from_kernel, findings, kernel_time_us, pipe_flops
+
+from .scenario import CASES, expected, inputs
+
+MAIN_RUN = "main"
+ATOL, RTOL = 2.0**-9, 2.0**-8  # fp16, five rounded operations: other orders differ by a few ulps
+VECTOR_OPS = 5
+
+
+def judge(data, ctx) -> list[Criterion]:
+    out = []
+    result = None
+    for name, total, blocks in CASES:
+        c = compare("numerics", data.value(f"y_{name}"), expected(inputs(name, total)), ATOL, RTOL)
+        c.detail = f"{total} elements on {blocks} block(s)"
+        if result is None or (result.passed and not c.passed):
+            result = c
+    out.append(result)
+
+    main = data.run("main")
+    metrics = run_metrics(main)
+    overlap = float(metrics.get("mte2_compute_overlap", 0.0))
+    need_overlap = float(ctx.settings["min_overlap"])
+    out.append(
+        Criterion(
+            "overlap",
+            overlap >= need_overlap,
+            bi(f"MTE2 loading during {100 * overlap:.0f} % of V's busy time", f"V 忙碌时间中有 {100 * overlap:.0f} % 同时在 MTE2 搬入"),
+            bi(f">= {100 * need_overlap:.0f} %", f">= {100 * need_overlap:.0f} %"),
+        )
+    )
+    yours = kernel_time_us(main)
+    base = ctx.reference("baseline_us")
+    speedup = base / yours if yours else 0.0
+    need = float(ctx.settings["min_speedup"])
+    does_the_work = result.passed and pipe_flops(main, "VECTOR") >= VECTOR_OPS * CASES[0][1]
+    shown = bi(f"{yours:.2f} us: {speedup:.2f}x", f"{yours:.2f} us：{speedup:.2f} 倍")
+    if not does_the_work:
+        shown = bi(f"{yours:.2f} us, but the kernel does not compute Hard-Swish yet", f"{yours:.2f} us，但核函数还没有正确计算 Hard-Swish")
+    out.append(
+        Criterion(
+            "speedup",
+            does_the_work and speedup >= need,
+            shown,
+            bi(f">= {need:g}x the single-buffered kernel ({base:.2f} us)", f">= 单缓冲核函数（{base:.2f} us）的 {need:g} 倍"),
+        )
+    )
+    weak = []
+    for name, total, _blocks in CASES:
+        run = data.run(name)
+        flops, (back, _) = pipe_flops(run, "VECTOR"), d2h_from_kernel(run)
+        if flops < VECTOR_OPS * total or back < 2 * total:
+            weak.append(f"{name}: {flops} vector flops, {back} B back from the kernel")
+    out.append(Criterion("on_device", not weak, weak[0] if weak else bi("computed by the kernel", "由核函数计算"),
+                         bi(f">= {VECTOR_OPS} vector flops per element; y from the kernel's output", f"每个元素至少 {VECTOR_OPS} 次向量运算；y 取自核函数输出")))
+    problems = [p for name, *_ in CASES for p in findings(data.run(name))]
+    out.append(Criterion("no_findings", not problems, problems[0] if problems else bi("none", "无"),
+                         bi("no race, deadlock or kernel error", "没有数据竞争、死锁或核函数错误")))
+    return out

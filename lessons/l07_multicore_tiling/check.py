@@ -1,0 +1,63 @@
+"""Lesson 7 check (runs in the grader): a valid tiling, right at a small shape, >= 80 % of Cube peak at 4096^3."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.analysis.metrics import run_metrics
+from lessons.checks import Criterion, bi, compare, d2h_from_kernel, findings, kernel_flops, pipe_flops
+
+from .scenario import BIG, SMALL, expected, tolerance
+
+MAIN_RUN = "big"
+
+
+def judge(data, ctx) -> list[Criterion]:
+    invalid = [data.value(f"invalid_{name}") for name in ("small", "big") if data.value(f"invalid_{name}")]
+    out = [Criterion("valid", not invalid, invalid[0] if invalid else bi("both tilings satisfy every constraint", "两个 tiling 都满足全部约束"),
+                     bi("usedCoreNum <= 24, base sizes multiples of 16, L0A/L0B/L0C/L1 capacities respected", "usedCoreNum <= 24，基本块为 16 的倍数，满足 L0A/L0B/L0C/L1 容量"))]
+    m, n, k = SMALL
+    ref = expected(m, n, k)
+    c = data.value("c_small")
+    numerics = compare("numerics", None if c is None else np.asarray(c, dtype=np.float32), ref, tolerance(ref, k), 0.0)
+    numerics.detail = f"{m} x {n} x {k}"
+    out.append(numerics)
+
+    need = 100 * float(ctx.settings["peak_fraction"])
+    skipped = data.value("skipped_big")
+    if data.has_run("big"):
+        big = data.run("big")
+        percent = float(run_metrics(big)["percent_of_peak"])
+        shown = bi(f"{percent:.1f} % of the fp16 Cube peak", f"达到 fp16 Cube 峰值的 {percent:.1f} %")
+    else:
+        percent = 0.0
+        why = (
+            f"{skipped} mmads: base blocks this small cannot feed the Cube fast enough (64x64x64 reaches about "
+            "37 % in the simulator); use larger base blocks"
+            if skipped
+            else "no valid tiling"
+        )
+        why_zh = (
+            f"需要 {skipped} 条 mmad：这么小的基本块无法及时为 Cube 供数（64x64x64 在模拟器中约为 37 %）；请用更大的基本块"
+            if skipped
+            else "没有有效的 tiling"
+        )
+        shown = bi(f"not simulated: {why}", f"未模拟：{why_zh}")
+    out.append(Criterion("peak", percent >= need, shown, bi(f">= {need:g} % at {BIG[0]}^3 on ascend910b1", f"在 ascend910b1 上 {BIG[0]}^3 时 >= {need:g} %")))
+
+    weak = []
+    if data.has_run("small"):
+        small = data.run("small")
+        back, _ = d2h_from_kernel(small)
+        if pipe_flops(small, "CUBE") < 2 * m * n * k or back < m * n * 2:
+            weak.append(f"{m}x{n}x{k}: {pipe_flops(small, 'CUBE')} Cube flops, {back} B back from the kernel")
+    else:
+        weak.append("the small shape did not run")
+    if data.has_run("big") and kernel_flops(data.run("big")) < 2 * BIG[0] * BIG[1] * BIG[2]:
+        weak.append(f"{BIG[0]}^3: {kernel_flops(data.run('big'))} flops")
+    out.append(Criterion("on_device", not weak, weak[0] if weak else bi("the Cube did every flop", "所有运算都由 Cube 完成"),
+                         bi("2*M*N*K Cube flops; C from the kernel's output", "Cube 完成 2*M*N*K 次运算；C 取自核函数输出")))
+    problems = [p for name in ("small", "big") if data.has_run(name) for p in findings(data.run(name))]
+    out.append(Criterion("no_findings", not problems, problems[0] if problems else bi("none", "无"),
+                         bi("no race, deadlock or kernel error", "没有数据竞争、死锁或核函数错误")))
+    return out

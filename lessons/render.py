@@ -1,0 +1,133 @@
+"""What a trainee reads in a terminal: a lesson, and the result of a check, in English or Chinese."""
+
+from __future__ import annotations
+
+from .catalog import Lesson
+from .grader import VERDICTS, GradeResult
+from .selectors import describe
+
+_UI = {
+    "en": {
+        "lesson": "Lesson",
+        "steps": "Steps",
+        "questions": "Predict, then run",
+        "exercise": "Exercise",
+        "choices": "choices",
+        "verdict": "Verdict",
+        "score": "score",
+        "yours": "yours",
+        "expected": "expected",
+        "hint": "hint",
+        "costs": "Cost of your run",
+        "bytes": "bytes moved",
+        "pipes": "time per pipe (busy, summed over cores; share of kernel time)",
+        "util": "utilisation",
+        "printed": "your program printed",
+        "not_run": "not run",
+        "start": "Start with: ascendsim lesson start {n}; check with: ascendsim lesson check {n}",
+    },
+    "zh": {
+        "lesson": "第",
+        "steps": "步骤",
+        "questions": "先预测，再运行",
+        "exercise": "练习",
+        "choices": "选项",
+        "verdict": "结论",
+        "score": "得分",
+        "yours": "你的结果",
+        "expected": "期望",
+        "hint": "提示",
+        "costs": "本次运行的开销",
+        "bytes": "数据搬运量",
+        "pipes": "各流水线耗时（各核忙碌时间之和；占核函数时间的比例）",
+        "util": "利用率",
+        "printed": "你的程序输出",
+        "not_run": "未运行",
+        "start": "开始：ascendsim lesson start {n}；检查：ascendsim lesson check {n}",
+    },
+}
+
+
+def lesson_heading(lesson: Lesson, lang: str) -> str:
+    if lang == "zh":
+        return f"第 {lesson.number} 课：{lesson.title['zh']}"
+    return f"Lesson {lesson.number}: {lesson.title['en']}"
+
+
+def render_lesson(lesson: Lesson, lang: str) -> str:
+    ui = _UI[lang]
+    lines = [lesson_heading(lesson, lang), "", lesson.summary[lang], "", f"== {ui['steps']} =="]
+    for i, step in enumerate(lesson.steps, 1):
+        lines.append(f"[{i}] ({describe(step.selector)})")
+        lines.extend("    " + line for line in step.text[lang].splitlines())
+        lines.append("")
+    if lesson.questions:
+        lines.append(f"== {ui['questions']} ==")
+        for q in lesson.questions:
+            lines.append(f"- {q.id}: {q.text[lang]}  ({ui['choices']}: {' / '.join(q.choices)})")
+        lines.append("")
+    lines.append(f"== {ui['exercise']} ==")
+    lines.append(lesson.exercise_text[lang])
+    lines.append("")
+    lines.append(ui["start"].format(n=lesson.number))
+    return "\n".join(lines)
+
+
+def _fmt(v) -> str:
+    if isinstance(v, float):
+        return f"{v:,.4g}"
+    if isinstance(v, int):
+        return f"{v:,}"
+    return str(v)
+
+
+def render_costs(costs: dict, lang: str) -> list[str]:
+    ui = _UI[lang]
+    lines = [f"== {ui['costs']} ==", f"  {ui['bytes']}:"]
+    for level, n in costs["bytes"].items():
+        lines.append(f"    {level:<26} {n:>16,} B")
+    if costs["pipes"]:
+        lines.append(f"  {ui['pipes']}:")
+        for pipe, p in costs["pipes"].items():
+            lines.append(f"    {pipe:<8} {p['busy_us']:>12,.3f} us  {p['cores']:>3} cores  {100 * p['share']:>6.1f} %")
+    lines.append(f"  {ui['util']}:")
+    for key, value in costs["utilisation"].items():
+        if isinstance(value, dict):
+            shown = ", ".join(f"{k}={_fmt(v)}" for k, v in value.items() if v)
+            lines.append(f"    {key:<22} {shown or '-'}")
+        else:
+            lines.append(f"    {key:<22} {_fmt(value)}")
+    return lines
+
+
+def render_result(lesson: Lesson, result: GradeResult, lang: str) -> str:
+    ui = _UI[lang]
+    en, zh = VERDICTS.get(result.verdict, (result.verdict, result.verdict))
+    lines = [
+        lesson_heading(lesson, lang),
+        f"{ui['verdict']}: {result.verdict} ({zh if lang == 'zh' else en})   {ui['score']} {result.score}/100",
+        "",
+    ]
+    for c in result.criteria:
+        mark = "PASS" if c.passed else ("----" if c.passed is None else "FAIL")
+        lines.append(f"[{mark}] {c.title}")
+        if c.passed is None:
+            continue
+        if c.yours or c.expected:
+            lines.append(f"       {ui['yours']}: {c.yours}")
+            lines.append(f"       {ui['expected']}: {c.expected}")
+        if c.detail:
+            lines.extend("       " + line for line in c.detail.splitlines())
+        if not c.passed and c.hint:
+            lines.append(f"       {ui['hint']}: {c.hint}")
+    if result.verdict not in ("PASS", "FAIL", "NOT_ON_DEVICE"):
+        lines.append("")
+        lines.extend(result.messages)
+    if result.costs:
+        lines.append("")
+        lines.extend(render_costs(result.costs, lang))
+    if result.stdout.strip():
+        lines.append("")
+        lines.append(f"== {ui['printed']} ==")
+        lines.append(result.stdout.rstrip())
+    return "\n".join(lines)

@@ -400,6 +400,8 @@ class TraceData:
         return len(self.columns["start"])
 
     def __getattr__(self, item: str) -> np.ndarray:
+        if item.startswith("_") or item == "columns":  # not set yet (unpickling): no column lookup
+            raise AttributeError(item)
         try:
             return self.columns[item]
         except KeyError:

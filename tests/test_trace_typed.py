@@ -1,0 +1,108 @@
+"""The trace says what each event means in typed fields: queue identity, slots, GM rectangles, task
+submit times, lane kinds. Nothing here parses a name."""
+
+import pickle
+
+import numpy as np
+
+from engine import Simulation, asc
+from engine.acl_codes import ACL_MEMCPY_HOST_TO_DEVICE
+from engine.detail import GM, Instr, QueueOp, QueueOpKind, TaskInfo
+from engine.runner import run_scenario
+from engine.trace import Kind, LaneKind
+
+
+def test_two_vecin_queues_and_their_slots_are_told_apart():
+    t = run_scenario("vector-add", length=4096, tile_length=1024, cores=1, numerics=False).result.trace
+    ops = [t.detail_of(i) for i in range(len(t)) if isinstance(t.detail_of(i), QueueOp)]
+    inits = [d for d in ops if d.op == QueueOpKind.INIT]
+    vecin = [d for d in inits if d.position == "VECIN"]
+    assert len(vecin) == 2 and vecin[0].queue != vecin[1].queue
+    assert vecin[0].offset + vecin[0].num * vecin[0].length <= vecin[1].offset  # carved one after the other
+    kinds = {d.op for d in ops}
+    assert {QueueOpKind.ALLOC, QueueOpKind.ENQUE, QueueOpKind.DEQUE, QueueOpKind.FREE} <= kinds
+    enq = [d for d in ops if d.op == QueueOpKind.ENQUE and d.position == "VECIN"]
+    assert {(d.queue, d.slot) for d in enq} == {(q.queue, s) for q in vecin for s in range(q.num)}
+    # an enque implies the producer -> consumer flag; its row is that flag's row
+    rows = [i for i in range(len(t)) if t.detail_of(i) in enq]
+    assert all(t.kind[r] == Kind.FLAG_SET for r in rows)
+
+
+def test_gm_moves_carry_the_tensor_and_the_rectangle():
+    run = run_scenario("matmul", m=256, n=128, k=64, cores=2, base="64,64,64", numerics=False)
+    t, gm = run.result.trace, run.result.gm
+    names = {ident: info.name for ident, info in gm.items()}
+    reads, writes = set(), set()
+    for i in np.flatnonzero(t.kind == Kind.MOVE):
+        d = t.detail_of(int(i))
+        assert isinstance(d, Instr)
+        if d.srcs and d.srcs[0].buf == GM:
+            r = d.srcs[0]
+            reads.add((names[r.owner], *r.cell(), r.rows, r.cols))
+        if d.dst.buf == GM:
+            writes.add((names[d.dst.owner], *d.dst.cell(), d.dst.rows, d.dst.cols))
+    assert ("A", 0, 0, 64, 64) in reads and ("A", 192, 0, 64, 64) in reads
+    assert ("B", 0, 0, 64, 64) in reads and ("B", 0, 64, 64, 64) in reads
+    assert writes == {("C", r, c, 64, 64) for r in range(0, 256, 64) for c in range(0, 128, 64)}
+
+
+def test_task_submit_is_recorded_even_when_the_call_blocked():
+    """A pageable memcpy_async blocks the host until the copy is done: the task was submitted at the start
+    of that wait, not when the call returned (which is what inferring from the call's end would say)."""
+    sim = Simulation("ascend910b1", numerics=False)
+    acl = sim.acl
+    acl.init()
+    acl.rt.set_device(0)
+    stream, _ = acl.rt.create_stream()
+    host = np.zeros(1 << 20, dtype=np.uint8)
+    dev, _ = acl.rt.malloc(host.nbytes, 0)
+    acl.rt.memcpy_async(dev, host.nbytes, host, host.nbytes, ACL_MEMCPY_HOST_TO_DEVICE, stream)
+    acl.rt.synchronize_stream(stream)
+    t = sim.finish().trace
+    copy = int(np.flatnonzero((t.kind == Kind.COPY) & t.rows_on(LaneKind.STREAM))[0])
+    task = t.detail_of(copy)
+    assert isinstance(task, TaskInfo) and task.direction == "H2D"
+    call = int(t.cause[copy])
+    assert t.names[t.name[call]] == "acl.rt.memcpy_async"
+    assert task.submit < int(t.end[call])  # the call returned only after the copy
+    assert task.submit == int(t.start[call]) + round(sim.profile.host.memcpy_call_us * 1e6)
+
+
+def test_lanes_carry_kind_core_and_pipe():
+    t = run_scenario("matmul-leaky-relu", m=64, n=64, k=64, cores=1, numerics=False).result.trace
+    kinds = {lane.kind for lane in t.lanes}
+    assert {LaneKind.HOST, LaneKind.STREAM, LaneKind.KERNELS, LaneKind.PIPE, LaneKind.BLOCK} <= kinds
+    pipes = [lane for lane in t.lanes if lane.kind == LaneKind.PIPE]
+    assert {(lane.core_type, lane.core) for lane in pipes} == {("AIC", 0), ("AIV", 0), ("AIV", 1)}
+    assert all(lane.pipe >= 0 for lane in pipes)
+    engines = [lane for lane in t.lanes if lane.kind == LaneKind.COPY_ENGINE]
+    assert engines and all(lane.direction in ("H2D", "D2H", "D2D") and lane.unit >= 0 for lane in engines)
+
+
+def test_marks_from_host_and_kernel_code():
+    @asc.jit(kernel_type=asc.KernelType.AIV_ONLY)
+    def marked(x: asc.GlobalAddress):
+        asc.mark("kernel started")
+        asc.scalar_work(10)
+
+    sim = Simulation("ascend910b1")
+    acl = sim.acl
+    acl.init()
+    acl.rt.set_device(0)
+    stream, _ = acl.rt.create_stream()
+    dev, _ = acl.rt.malloc(64, 0)
+    sim.mark("before launch")
+    acl.rt.launch_kernel(marked, 1, stream, asc.GlobalAddress(dev))
+    acl.rt.synchronize_stream(stream)
+    t = sim.finish().trace
+    marks = [(t.lanes[t.lane[i]].kind, t.detail_of(int(i)).label) for i in np.flatnonzero(t.kind == Kind.MARK)]
+    assert (LaneKind.HOST, "before launch") in marks and (LaneKind.PIPE, "kernel started") in marks
+    src = t.srcs[t.src[np.flatnonzero(t.kind == Kind.MARK)[0]]]
+    assert src.startswith("tests/test_trace_typed.py:")
+
+
+def test_run_result_pickles_and_holds_no_simulation():
+    result = run_scenario("pipeline", n=64, batches=3, streams=2).result
+    again = pickle.loads(pickle.dumps(result))
+    assert len(again.trace) == len(result.trace) and again.tasks == result.tasks
+    assert not any(type(v).__name__ == "Simulation" for v in vars(result).values())

@@ -97,9 +97,14 @@ def _profile(name: str):
 @click.option("--quick", is_flag=True, help="small sizes: checks that every figure is produced, not the targets")
 def bench(as_json: bool, quick: bool) -> None:
     """Measure the simulator's speed on this machine against its targets."""
+    from app.present.bench import replay_figures
     from engine.bench import run_bench
 
     doc = run_bench(quick=quick)
+    for figure in replay_figures(quick):
+        doc["figures"][figure.name] = figure.to_dict()
+        if quick:
+            doc["figures"][figure.name]["ok"] = None
     if as_json:
         click.echo(json.dumps(doc))
         return

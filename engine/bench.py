@@ -178,8 +178,10 @@ def host_events(batches: int, rounds: int):
 
 
 def trace_bytes(trace) -> Figure:
-    """Per event: the columns plus the string tables (lane, name and source-line texts)."""
+    """Per event: the columns and the task table, plus the string tables (lane, name and source-line
+    texts) and the detail records."""
     tables = sum(sys.getsizeof(s) for s in trace.names + trace.srcs) + 64 * len(trace.lanes)
+    tables += sum(_deep_size(d) for d in trace.details)
     per = (trace.nbytes + tables) / len(trace)
     return Figure(
         "trace_bytes_per_event",
@@ -187,8 +189,16 @@ def trace_bytes(trace) -> Figure:
         48,
         "lower",
         "B/event",
-        f"{len(trace)} events: {trace.nbytes} B of columns + {tables} B of string tables",
+        f"{len(trace)} events: {trace.nbytes} B of columns and task table + {tables} B of string and detail tables",
     )
+
+
+def _deep_size(record) -> int:
+    """Bytes of a detail record and of the tuples and strings inside it."""
+    size = sys.getsizeof(record)
+    for v in record:
+        size += _deep_size(v) if isinstance(v, tuple) else (sys.getsizeof(v) if isinstance(v, str) else 0)
+    return size
 
 
 def run_bench(quick: bool = False) -> dict:

@@ -81,7 +81,7 @@ _MAX_NAMES = np.iinfo(np.int16).max
 # detail records but rows of a columnar task table; a row's ``detail`` of TASK_DETAIL + i names task i.
 TASK_DETAIL = 1 << 30
 TASK_COLUMNS = (
-    ("seq", np.int64),  # submission number, unique in the run
+    ("seq", np.int32),  # submission number, unique in the run
     ("stream", np.int16),
     ("kind", np.uint8),  # engine.stream.TaskKind
     ("submit", np.int64),  # when the host queued it (ps)

@@ -13,6 +13,8 @@ FIGURES = {
     "peak_rss_mb_1024",
     "host_events_per_s",
     "trace_bytes_per_event",
+    "replay_state_at_ms",
+    "replay_step_ms",
 }
 
 

@@ -22,7 +22,7 @@ def matmul():
 def test_every_message_exists_in_both_languages():
     for key in keys():
         en, zh = t(key, "en"), t(key, "zh")
-        assert en and zh and en != zh or key in ("no_instruction",), key
+        assert (en and zh and en != zh) or key in ("no_instruction",), key
     with pytest.raises(ValueError, match="lang must be one of en, zh"):
         t("host", "fr")
 

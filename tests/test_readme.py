@@ -16,7 +16,7 @@ def blocks(lang):
 
 def test_python_examples_run(capsys):
     examples = blocks("python")
-    assert len(examples) == 2
+    assert len(examples) == 3
     for code in examples:
         exec(compile(code, "README.md", "exec"), {})  # each ends with assertions of its own
     assert "us simulated" in capsys.readouterr().out

@@ -149,8 +149,13 @@ class Replay:
             return None
         return int(np.searchsorted(self.steps, kept[0] if forward else kept[-1]))
 
-    def next_of_kind(self, step: int, kind: str, forward: bool = True) -> int | None:
-        return self.next_where(step, np.flatnonzero(self.trace.kind == Kind[kind]), forward)
+    def next_of_kind(self, step: int, kind: str, forward: bool = True, core: str | None = None) -> int | None:
+        """The next (previous) step after ``step`` whose event is of ``kind`` (on ``core``, e.g. "AIC 0")."""
+        t = self.trace
+        keep = t.kind == Kind[kind]
+        if core is not None:
+            keep &= t.lane_mask(lambda lane: lane.core >= 0 and lane.process == core)[t.lane]
+        return self.next_where(step, np.flatnonzero(keep), forward)
 
     def next_mark(self, step: int, forward: bool = True) -> int | None:
         return self.next_where(step, Breakpoint(mark="").rows(self), forward)

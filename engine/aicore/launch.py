@@ -209,8 +209,8 @@ class KernelLaunch:
 
     def core_type_of(self, core: PhysicalCore) -> str:
         if self.coupled:
-            return "coupled" if core.label.startswith("AIC") else "aiv"
-        return "aic" if core.label.startswith("AIC") else "aiv"
+            return "coupled" if core.kind == "AIC" else "aiv"
+        return "aic" if core.kind == "AIC" else "aiv"
 
     def flag_key(self, src: Pipe, dst: Pipe, ident: tuple) -> int:
         spec = (int(src), int(dst), ident)

@@ -94,9 +94,9 @@ class Scenario:
 
 def registry() -> dict[str, Scenario]:
     """All scenarios by name (built on each call: no module-level state)."""
-    from . import debug_demo, host_lifecycle, pipeline
+    from . import debug_demo, dynamic_shapes, host_lifecycle, pipeline
 
-    scenarios = [host_lifecycle.SCENARIO, pipeline.SCENARIO, debug_demo.SCENARIO]
+    scenarios = [host_lifecycle.SCENARIO, pipeline.SCENARIO, debug_demo.SCENARIO, dynamic_shapes.SCENARIO]
     for extra in _optional():
         scenarios.append(extra)
     return {s.name: s for s in scenarios}

@@ -1,0 +1,167 @@
+"""A stream of matmuls whose shapes change (seed 3.2 and 5.2): tiling on the host before each launch.
+
+For each shape of the sequence the host asks the :class:`~engine.dynamic_shapes.DynamicShapeCoordinator`
+for a tiling (its cost goes on the host timeline as tiling work), then queues copy in, the tiled Cube
+matmul and copy out on one stream without waiting: the host tiles shape i+1 while the device still
+runs shape i, so what tiling costs shows as idle device time only when the host falls behind.
+The report lists every decision (strategy, cache hit or miss, candidates, host time, kernel time)
+and the totals against recomputing every tiling.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import asc
+from ..acl_codes import ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE
+from ..aicore.matmul_tiling import auto_tiling
+from ..dynamic_shapes import POLICIES, DynamicShapeCoordinator
+from ..simulation import Simulation
+from ..stream import TaskKind
+from ..trace import LaneKind
+from . import Outcome, Param, Scenario, ScenarioArgError
+from .host_lifecycle import check_ret
+from .kernels import matmul_tolerance
+
+SEQUENCES = ("stable", "drifting", "random")
+MAX_SIDE = 4096
+
+
+def parse_sequence(text: str):
+    """``stable``, ``drifting``, ``random`` or a list ``MxNxK,MxNxK,...`` of shapes."""
+    text = str(text).strip()
+    if text in SEQUENCES:
+        return text
+    shapes = []
+    for part in text.split(","):
+        sides = part.strip().lower().split("x")
+        if len(sides) != 3 or not all(s.isdigit() and int(s) > 0 for s in sides):
+            raise ValueError(f"must be {', '.join(SEQUENCES)} or shapes like 512x512x256,1024x512x256 ({part!r})")
+        if max(int(s) for s in sides) > MAX_SIDE:
+            raise ValueError(f"sides must be <= {MAX_SIDE} ({part!r})")
+        shapes.append(tuple(int(s) for s in sides))
+    return tuple(shapes)
+
+
+def shapes_of(sequence, count: int, seed: int) -> list[tuple[int, int, int]]:
+    """The shapes a sequence stands for: the same one, a slow drift, or random sizes (seeded)."""
+    if isinstance(sequence, tuple):
+        return [sequence[i % len(sequence)] for i in range(count)]
+    if sequence == "stable":
+        return [(512, 512, 256)] * count
+    if sequence == "drifting":
+        return [(512 + 16 * i, 512, 256) for i in range(count)]
+    rng = np.random.default_rng(seed)
+    return [tuple(int(x) for x in 16 * rng.integers(8, 48, 3)) for _ in range(count)]
+
+
+def run(sim: Simulation, sequence, count: int, policy: str, seed: int) -> Outcome:
+    from ..kernels.matmul import matmul_tiled
+
+    acl = sim.acl
+    shapes = shapes_of(sequence, count, seed)
+    check_ret(acl.init(), "acl.init")
+    check_ret(acl.rt.set_device(0), "acl.rt.set_device")
+    stream, ret = acl.rt.create_stream()
+    check_ret(ret, "acl.rt.create_stream")
+    biggest = [max(m * k for m, _n, k in shapes) * 2, max(k * n for _m, n, k in shapes) * 2]
+    biggest.append(max(m * n for m, n, _k in shapes) * 2)
+    dev = []
+    for size in biggest:
+        p, ret = acl.rt.malloc(size, 0)
+        check_ret(ret, "acl.rt.malloc")
+        dev.append(p)
+    coordinator = DynamicShapeCoordinator(sim.profile, policy)
+    rng = np.random.default_rng(seed)
+    host, expected, decisions = [], [], []
+    for m, n, k in shapes:  # host memory first, so the loop below is what a serving loop does per request
+        bufs = []
+        for size in (m * k * 2, k * n * 2, m * n * 2):
+            p, ret = acl.rt.malloc_host(size)
+            check_ret(ret, "acl.rt.malloc_host")
+            bufs.append(p)
+        host.append(bufs)
+    for (m, n, k), bufs in zip(shapes, host, strict=True):
+        sizes = (m * k * 2, k * n * 2, m * n * 2)
+        if sim.numerics:
+            a = rng.uniform(-1, 1, (m, k)).astype(np.float16)
+            b = rng.uniform(-1, 1, (k, n)).astype(np.float16)
+            acl.util.ptr_to_numpy(bufs[0], (m, k), np.float16)[:] = a
+            acl.util.ptr_to_numpy(bufs[1], (k, n), np.float16)[:] = b
+            expected.append(a.astype(np.float32) @ b.astype(np.float32))
+        for j in (0, 1):
+            ret = acl.rt.memcpy_async(dev[j], biggest[j], bufs[j], sizes[j], ACL_MEMCPY_HOST_TO_DEVICE, stream)
+            check_ret(ret, "acl.rt.memcpy_async")
+        d = coordinator.make_decision((m, n, k))
+        sim.host_compute(f"tiling {m}x{n}x{k}: {d.strategy}, cache {d.cache}", d.tiling_us, what="tiling")
+        args = [asc.GlobalAddress(p, asc.half) for p in dev]
+        check_ret(acl.rt.launch_kernel(matmul_tiled, d.tiling.usedCoreNum, stream, *args, d.tiling), "launch_kernel")
+        ret = acl.rt.memcpy_async(bufs[2], sizes[2], dev[2], sizes[2], ACL_MEMCPY_DEVICE_TO_HOST, stream)
+        check_ret(ret, "acl.rt.memcpy_async")
+        decisions.append(d)
+    check_ret(acl.rt.synchronize_stream(stream), "acl.rt.synchronize_stream")
+    correct = None
+    worst = 0.0
+    if sim.numerics:
+        correct = True
+        for (m, n, k), bufs, ref in zip(shapes, host, expected, strict=True):
+            c = acl.util.ptr_to_numpy(bufs[2], (m, n), np.float16).astype(np.float32)
+            err = float(np.max(np.abs(c - ref)))
+            worst = max(worst, err)
+            correct &= err <= matmul_tolerance(ref, k, "fp16")
+    for bufs in host:
+        for p in bufs:
+            check_ret(acl.rt.free_host(p), "acl.rt.free_host")
+    for p in dev:
+        check_ret(acl.rt.free(p), "acl.rt.free")
+    check_ret(acl.rt.destroy_stream(stream), "acl.rt.destroy_stream")
+    check_ret(acl.rt.reset_device(0), "acl.rt.reset_device")
+    check_ret(acl.finalize(), "acl.finalize")
+    recompute = [auto_tiling(sim.profile, *s, coordinator.cores, coordinator.buffer_num)[1] for s in shapes]
+    per_candidate = sim.profile.host.tiling_us_per_candidate
+    details = {
+        "policy": policy,
+        "shapes": [list(s) for s in shapes],
+        "decisions": [d.to_dict() for d in decisions],
+        "cache_hits": coordinator.cache.hits,
+        "cache_misses": coordinator.cache.misses,
+        "tiling_us_total": round(sum(d.tiling_us for d in decisions), 4),
+        "recompute_tiling_us_total": round(sum(recompute) * per_candidate, 4),
+    }
+    if sim.numerics:
+        details["max_abs_err"] = worst
+    return Outcome(correct, details)
+
+
+def kernel_times(result) -> list[float]:
+    """Each launch's kernel time (us), in launch order: for the report's per-shape table."""
+    t = result.trace
+    task = t.task_rows()
+    rows = [int(r) for r in np.flatnonzero(t.rows_on(LaneKind.STREAM) & (task >= 0))]
+    kernels = [r for r in rows if t.tasks["kind"][task[r]] == TaskKind.KERNEL]
+    kernels.sort(key=lambda r: t.tasks["seq"][task[r]])
+    return [round(float(t.end[r] - t.start[r]) / 1e6, 4) for r in kernels]
+
+
+def check(profile, values: dict) -> None:
+    if values["policy"] not in POLICIES:
+        raise ScenarioArgError(f"--policy must be one of {', '.join(POLICIES)}, got {values['policy']!r}")
+    shapes = shapes_of(values["sequence"], values["count"], values["seed"])
+    need = max(m * k + k * n + m * n for m, n, k in shapes) * 2 * 2
+    if need > profile.chip.device_memory_bytes:
+        raise ScenarioArgError(f"--sequence: the largest shape needs {need} B of device memory, more than there is")
+
+
+SCENARIO = Scenario(
+    name="dynamic-shapes",
+    summary="matmuls of changing shapes on one stream, tiled on the host by a recompute / cache / adaptive policy",
+    params=(
+        Param("sequence", str, "drifting", "stable, drifting, random, or shapes MxNxK,MxNxK,...", parse=parse_sequence),
+        Param("count", int, 8, "number of matmuls", minimum=1, maximum=256),
+        Param("policy", str, "adaptive", "how the host finds each tiling", choices=POLICIES),
+        Param("seed", int, 0, "random seed of the inputs (and of the random sequence)", minimum=0),
+    ),
+    run=run,
+    check=check,
+    report=lambda result: {"kernel_us_per_shape": kernel_times(result)},
+)

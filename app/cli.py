@@ -14,6 +14,8 @@ from collections.abc import Callable
 import click
 
 from engine.profile import DEFAULT_PROFILE, ProfileError, list_profiles, load_profile
+from app.cli_lessons import grade as grade_command
+from app.cli_lessons import lesson as lesson_group
 from engine.scenarios import Scenario, ScenarioArgError, ScenarioFailed, registry
 
 EXIT_USAGE = 2
@@ -274,6 +276,8 @@ def _build_groups() -> None:
 
 
 _build_groups()
+cli.add_command(lesson_group)
+cli.add_command(grade_command)
 
 
 def main(argv: list[str] | None = None) -> int:

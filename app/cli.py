@@ -13,9 +13,9 @@ from collections.abc import Callable
 
 import click
 
-from engine.profile import DEFAULT_PROFILE, ProfileError, list_profiles, load_profile
 from app.cli_lessons import grade as grade_command
 from app.cli_lessons import lesson as lesson_group
+from engine.profile import DEFAULT_PROFILE, ProfileError, list_profiles, load_profile
 from engine.scenarios import Scenario, ScenarioArgError, ScenarioFailed, registry
 
 EXIT_USAGE = 2

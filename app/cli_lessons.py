@@ -98,7 +98,9 @@ def lesson_start(number: int, folder: str | None) -> None:
     target_dir = Path(folder) if folder else _default_dir(number)
     target = target_dir / "exercise.py"
     if target.exists():
-        raise click.BadParameter(f"{target} already exists; not overwriting it (choose another --dir)", param_hint="'--dir'")
+        raise click.BadParameter(
+            f"{target} already exists; not overwriting it (choose another --dir)", param_hint="'--dir'"
+        )
     if target_dir.exists() and not target_dir.is_dir():
         raise click.BadParameter(f"{target_dir} is a file, not a folder", param_hint="'--dir'")
     target_dir.mkdir(parents=True, exist_ok=True)
@@ -122,7 +124,10 @@ def _junit_cases(result) -> list[tuple[str, bool, str, str]]:
 @click.option("--json", "as_json", is_flag=True, help="print the result as JSON")
 @click.option("--junit", "junit_path", default=None, help="also write a JUnit XML report (one case per criterion)")
 @click.option("--lang", type=LANG, default="en", show_default=True, help="language of the report")
-def lesson_check(number: int, path: str | None, as_json: bool, junit_path: str | None, lang: str) -> int:
+@click.option(
+    "--timeout", type=click.FloatRange(1, 3600), default=None, help="wall-time limit in seconds (default: the lesson's)"
+)
+def lesson_check(number: int, path: str | None, as_json: bool, junit_path: str | None, lang: str, timeout) -> int:
     """Check an exercise of lesson N; exit code 0 only when every criterion passes."""
     from lessons.grader import grade_file
     from lessons.render import render_result
@@ -133,7 +138,7 @@ def lesson_check(number: int, path: str | None, as_json: bool, junit_path: str |
     if not file.is_file():
         how = "" if path else f" (ascendsim lesson start {number} creates it)"
         raise click.BadParameter(f"{file} does not exist{how}", param_hint="'--file'")
-    result = grade_file(ls, file, file.stem, lang)
+    result = grade_file(ls, file, file.stem, lang, ls.limits.replace(wall_s=timeout))
     if junit_path:
         Path(junit_path).write_text(junit(f"lesson {number}", _junit_cases(result), result.time_s), encoding="utf-8")
     if as_json:
@@ -166,6 +171,7 @@ def _parse_shard(text: str | None) -> tuple[int, int] | None:
 @click.option("--out", default=None, help="write the report: .json or .csv")
 @click.option("--junit", "junit_path", default=None, help="also write a JUnit XML report (one case per submission)")
 @click.option("--lang", type=LANG, default="en", show_default=True, help="language of the messages")
+@click.option("--timeout", type=click.FloatRange(1, 3600), default=None, help="wall-time limit per submission (s)")
 @click.option("--merge", is_flag=True, help="merge shard reports (JSON) given as PATHS into --out")
 def grade(
     paths: tuple[str, ...],
@@ -175,6 +181,7 @@ def grade(
     out: str | None,
     junit_path: str | None,
     lang: str,
+    timeout: float | None,
     merge: bool,
 ) -> int:
     """Grade every submission in SUBMISSIONS_DIR (each sub-folder or .py file is one), or merge reports."""
@@ -212,7 +219,7 @@ def grade(
     entries = discover(folder)
     if picked:
         entries = take_shard(entries, *picked)
-    results = grade_many(ls, entries, jobs, lang)
+    results = grade_many(ls, entries, jobs, lang, ls.limits.replace(wall_s=timeout))
     doc = report.document(ls.number, [r.to_dict() for r in results], shard)
     if out:
         report.write(doc, Path(out))

@@ -45,6 +45,7 @@ own file operations only. For hostile code, run the grader itself inside a conta
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -218,10 +219,8 @@ def _read_all(fd: int, sink: list, cap: int) -> None:
 
 
 def _kill_group(pid: int) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def _tail(path: Path, limit: int) -> str:
@@ -233,9 +232,9 @@ def _tail(path: Path, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + f"\n... ({len(text) - limit} more characters)"
 
 
-def run_child(lesson: Lesson, exercise: Path, limits: Limits | None = None) -> ChildRun:
+def run_child(lesson: Lesson, exercise: Path, limits: Limits | None = None, harness: Path = HARNESS) -> ChildRun:
     """Run ``exercise`` (in a temporary copy of its folder) under the lesson's drive; never raises for
-    anything the submission does."""
+    anything the submission does. (``harness`` is replaceable for the grader's own tests.)"""
     limits = limits or lesson.limits
     shown = exercise.name
     with tempfile.TemporaryDirectory(prefix="ascendsim-grade-") as tmp:
@@ -270,7 +269,7 @@ def run_child(lesson: Lesson, exercise: Path, limits: Limits | None = None) -> C
         start = time.perf_counter()
         with open(out_path, "wb") as out, open(err_path, "wb") as err:
             proc = subprocess.Popen(
-                [sys.executable, "-I", "-B", str(HARNESS), str(write_fd)],
+                [sys.executable, "-I", "-B", str(harness), str(write_fd)],
                 stdin=subprocess.PIPE,
                 stdout=out,
                 stderr=err,
@@ -332,9 +331,7 @@ def run_child(lesson: Lesson, exercise: Path, limits: Limits | None = None) -> C
     if "MemoryError" in stderr:
         return result("MEMORY_LIMIT", f"ran out of its {limits.memory_mb} MiB of memory")
     if rc == 0:
-        return result(
-            "EARLY_EXIT", "the process ended with code 0 before the check collected any result (os._exit?)"
-        )
+        return result("EARLY_EXIT", "the process ended with code 0 before the check collected any result (os._exit?)")
     how = f"signal {-rc}" if rc and rc < 0 else f"exit code {rc}"
     return result("CRASH", f"the process died ({how}) without sending results")
 
@@ -376,9 +373,7 @@ def judge(lesson: Lesson, doc: dict) -> list[Criterion]:
     for q in lesson.questions:
         yours = predictions.get(q.id) if isinstance(predictions, dict) else None
         truth = ctx.truth(q.id)
-        criteria.append(
-            Criterion(f"predict_{q.id}", yours is not None and str(yours) == truth, str(yours), truth, "")
-        )
+        criteria.append(Criterion(f"predict_{q.id}", yours is not None and str(yours) == truth, str(yours), truth, ""))
     return criteria
 
 
@@ -439,7 +434,9 @@ def grade_file(lesson: Lesson, exercise: Path | None, ident: str = "", lang: str
     else:
         verdict, score = "FAIL", round(100 * (len(results) - len(failed)) / len(results))
     for c in failed:
-        messages.append(f"{c.title}: {c.yours} / {c.expected}" if lang == "en" else f"{c.title}：{c.yours} / {c.expected}")
+        messages.append(
+            f"{c.title}: {c.yours} / {c.expected}" if lang == "en" else f"{c.title}：{c.yours} / {c.expected}"
+        )
     return GradeResult(
         ident, lesson.number, verdict, score, results, messages, time.perf_counter() - t0, child.stdout, costs, lang
     )

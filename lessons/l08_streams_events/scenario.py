@@ -128,8 +128,12 @@ def scenario(sim: Simulation) -> dict:
 
     a, b = inputs(4)
     c = pipeline(sim.acl, a, b)
-    return {"correct": all(np.max(np.abs(ci.astype(np.float32) - expected(ai, bi))) <= tolerance(expected(ai, bi))
-                           for ai, bi, ci in zip(a, b, c, strict=True))}
+    return {
+        "correct": all(
+            np.max(np.abs(ci.astype(np.float32) - expected(ai, bi))) <= tolerance(expected(ai, bi))
+            for ai, bi, ci in zip(a, b, c, strict=True)
+        )
+    }
 
 
 def truth_third_stream() -> str:

@@ -61,13 +61,20 @@ def pipeline(acl, a_batches, b_batches):
         s = i % SLOTS
         if i >= SLOTS:  # the slot's previous batch must have been read before it is overwritten
             check(acl.rt.stream_wait_event(copy_stream, consumed[i - SLOTS]), "stream_wait_event")
-        check(acl.rt.memcpy_async(dev_a[s], nbytes, host_a[i], nbytes, ACL_MEMCPY_HOST_TO_DEVICE, copy_stream), "copy A")
-        check(acl.rt.memcpy_async(dev_b[s], nbytes, host_b[i], nbytes, ACL_MEMCPY_HOST_TO_DEVICE, copy_stream), "copy B")
+        check(
+            acl.rt.memcpy_async(dev_a[s], nbytes, host_a[i], nbytes, ACL_MEMCPY_HOST_TO_DEVICE, copy_stream), "copy A"
+        )
+        check(
+            acl.rt.memcpy_async(dev_b[s], nbytes, host_b[i], nbytes, ACL_MEMCPY_HOST_TO_DEVICE, copy_stream), "copy B"
+        )
         check(acl.rt.record_event(loaded[i], copy_stream), "record_event")
         check(acl.rt.stream_wait_event(compute_stream, loaded[i]), "stream_wait_event")
         check(acl.op.matmul(dev_a[s], dev_b[s], dev_c[s], n, n, n, compute_stream), "acl.op.matmul")
         check(acl.rt.record_event(consumed[i], compute_stream), "record_event")
-        check(acl.rt.memcpy_async(host_c[i], nbytes, dev_c[s], nbytes, ACL_MEMCPY_DEVICE_TO_HOST, compute_stream), "copy C")
+        check(
+            acl.rt.memcpy_async(host_c[i], nbytes, dev_c[s], nbytes, ACL_MEMCPY_DEVICE_TO_HOST, compute_stream),
+            "copy C",
+        )
     check(acl.rt.synchronize_stream(compute_stream), "synchronize_stream")
     results = [acl.util.ptr_to_numpy(host_c[i], (n, n), np.float16).copy() for i in range(count)]
 

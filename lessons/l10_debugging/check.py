@@ -33,13 +33,20 @@ def judge(data, ctx) -> list[Criterion]:
         Criterion(
             "performance",
             fast,
-            bi(f"kernel {yours:.2f} us", f"核函数 {yours:.2f} us") if yours else bi("the kernel did not finish", "核函数没有正常完成"),
+            bi(f"kernel {yours:.2f} us", f"核函数 {yours:.2f} us")
+            if yours
+            else bi("the kernel did not finish", "核函数没有正常完成"),
             bi(f"<= {target:.2f} us", f"<= {target:.2f} us"),
             "\n".join(advice),
         )
     )
-    flops, (back, _) = pipe_flops(run, "VECTOR"), d2h_from_kernel(run)
-    out.append(Criterion("on_device", flops >= 3 * N and back >= 2 * N,
-                         f"{flops} vector flops, {back} B back from the kernel",
-                         f">= {3 * N} vector flops, >= {2 * N} B back from what the kernel wrote"))
+    flops, back = pipe_flops(run, "VECTOR"), d2h_from_kernel(run)
+    out.append(
+        Criterion(
+            "on_device",
+            flops >= 3 * N and back >= 2 * N,
+            f"{flops} vector flops, {back} B back from the kernel",
+            f">= {3 * N} vector flops, >= {2 * N} B back from what the kernel wrote",
+        )
+    )
     return out

@@ -25,22 +25,27 @@ its folder), ``TAMPERED`` (patched the engine or the lesson's modules, or the re
 anything but one well-formed frame with the run's token), ``CRASH`` (died some other way) and
 ``NO_SUBMISSION``.
 
-What it defends against: early exits with code 0; fake "PASS" output and fake report files (never
-read); monkeypatching the checker (it does not run in the child; patching the engine or the drive
-there is noticed); computing the answer on the host (criteria demand the kernel's flops and a
-device-to-host copy of memory the kernel wrote); infinite loops and sleeps (wall and CPU limits);
-memory hogs (``RLIMIT_AS``); output floods (``RLIMIT_FSIZE``); forks, process spawns and signals
-(audit hook, and the process group is killed); exceptions and syntax errors (reported, trimmed).
-One submission's failure never stops the others.
+What it defends against: early exits with code 0 (``sys.exit`` is caught, ``os._exit`` leaves no
+frame); fake "PASS" output and fake report files (never read; the output is shown, not believed);
+monkeypatching the checker (it does not run in the child; patching what is loaded there, the engine
+or the lesson's drive and check, is noticed by a fingerprint taken before the submission ran);
+computing the answer on the host (the criteria demand the kernel's flops and a device-to-host copy of
+memory a kernel wrote); infinite loops and sleeps (wall and CPU limits); memory hogs (``RLIMIT_AS``);
+output floods (``RLIMIT_FSIZE`` on the output files); forks, process spawns and signals (refused by the
+audit hook, as are ``ctypes`` calls and importing ``subprocess``, ``multiprocessing`` or ``socket``;
+the whole process group is killed in any case); exceptions and syntax errors (reported, trimmed to
+the trainee's file). One submission's failure never stops the others.
 
 What it cannot defend against: the trainee's code *is* the host program, so it runs in the same
-process as the simulator it drives. A submission that deliberately reads the harness's memory (its
-token, the channel's descriptor) can forge a whole result frame; the grader then still recomputes
-the expected numbers itself and checks the run's trace for internal evidence, but a forgery that is
-consistent in every respect cannot be told from a real run. Python-level hooks are bypassed by
-native code (a C extension the submission builds; ``ctypes`` is refused). The limits are POSIX
-rlimits: a process running as root can raise them again, and the filesystem guard watches Python's
-own file operations only. For hostile code, run the grader itself inside a container or VM.
+process as the simulator it drives. A submission that deliberately digs the harness's token and
+channel out of memory can forge a whole result frame; the grader still recomputes the expected
+numbers itself and looks for the device's evidence in the trace, but a forgery consistent in every
+respect cannot be told from a real run, and a patch undone before the run ends leaves no fingerprint.
+The audit hook sees Python-level operations only: native code
+the submission manages to load could escape it, and a process that leaves the process group (a new
+session) would escape the final kill. The limits are POSIX rlimits, which a process running as root
+can raise again, and the filesystem guard covers writes, not reads. For hostile code, run the grader
+itself inside a container or VM.
 """
 
 from __future__ import annotations

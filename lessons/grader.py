@@ -41,9 +41,8 @@ process as the simulator it drives. A submission that deliberately digs the harn
 channel out of memory can forge a whole result frame; the grader still recomputes the expected
 numbers itself and looks for the device's evidence in the trace, but a forgery consistent in every
 respect cannot be told from a real run, and a patch undone before the run ends leaves no fingerprint.
-The audit hook sees Python-level operations only: native code
-the submission manages to load could escape it, and a process that leaves the process group (a new
-session) would escape the final kill. The limits are POSIX rlimits, which a process running as root
+The audit hook sees Python-level operations only: native code the submission manages to load could
+escape it, and a process that leaves the process group (a new session) would escape the final kill. The limits are POSIX rlimits, which a process running as root
 can raise again, and the filesystem guard covers writes, not reads. For hostile code, run the grader
 itself inside a container or VM.
 """

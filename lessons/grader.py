@@ -42,9 +42,9 @@ channel out of memory can forge a whole result frame; the grader still recompute
 numbers itself and looks for the device's evidence in the trace, but a forgery consistent in every
 respect cannot be told from a real run, and a patch undone before the run ends leaves no fingerprint.
 The audit hook sees Python-level operations only: native code the submission manages to load could
-escape it, and a process that leaves the process group (a new session) would escape the final kill. The limits are POSIX rlimits, which a process running as root
-can raise again, and the filesystem guard covers writes, not reads. For hostile code, run the grader
-itself inside a container or VM.
+escape it, and a process that leaves the process group (a new session) would escape the final kill.
+The limits are POSIX rlimits, which a process running as root can raise again, and the filesystem
+guard covers writes, not reads. For hostile code, run the grader itself inside a container or VM.
 """
 
 from __future__ import annotations

@@ -13,6 +13,8 @@ from collections.abc import Callable
 
 import click
 
+from app.cli_lessons import grade as grade_command
+from app.cli_lessons import lesson as lesson_group
 from engine.profile import DEFAULT_PROFILE, ProfileError, list_profiles, load_profile
 from engine.scenarios import Scenario, ScenarioArgError, ScenarioFailed, registry
 
@@ -279,6 +281,8 @@ def _build_groups() -> None:
 
 
 _build_groups()
+cli.add_command(lesson_group)
+cli.add_command(grade_command)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -17,7 +17,6 @@ from engine.trace import Kind
 
 from .selectors import trace_lane_facts
 
-
 Text = str | dict  # plain text, or {"en": ..., "zh": ...} when it has words to translate
 
 
@@ -82,8 +81,12 @@ def compare(ident: str, yours, expected: np.ndarray, atol: float = 0.0, rtol: fl
     except (TypeError, ValueError):
         return Criterion(ident, False, bi("not an array of numbers", "不是数值数组"), want)
     if got.shape != expected.shape:
-        return Criterion(ident, False, bi(f"shape {got.shape}", f"形状 {got.shape}"), bi(
-            f"shape {expected.shape}", f"形状 {expected.shape}"))
+        return Criterion(
+            ident,
+            False,
+            bi(f"shape {got.shape}", f"形状 {got.shape}"),
+            bi(f"shape {expected.shape}", f"形状 {expected.shape}"),
+        )
     e = expected.astype(np.float64)
     bad = ~(np.abs(got - e) <= atol + rtol * np.abs(e))
     bad |= np.isnan(got) != np.isnan(e)
@@ -165,8 +168,8 @@ def tasks_of(run, kind: TaskKind) -> list:
     return [task for task in run.tasks if task.kind == kind]
 
 
-def d2h_from_kernel(run) -> tuple[int, int]:
-    """(bytes copied device -> host from memory a kernel wrote before the copy, kernels that wrote it).
+def d2h_from_kernel(run) -> int:
+    """Bytes copied device -> host from memory a kernel wrote before the copy.
 
     A copy counts when a kernel task wrote an overlapping range of the same allocation and is ordered
     before the copy (its stream's vector-clock entry is known to the copy).
@@ -184,7 +187,7 @@ def d2h_from_kernel(run) -> tuple[int, int]:
             if before and any(a == alloc and wlo < hi and lo < whi for a, wlo, whi in k.writes):
                 copied += hi - lo
                 break
-    return copied, len(kernels)
+    return copied
 
 
 def gm_writes_by_kernels(run) -> int:

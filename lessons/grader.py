@@ -25,26 +25,31 @@ its folder), ``TAMPERED`` (patched the engine or the lesson's modules, or the re
 anything but one well-formed frame with the run's token), ``CRASH`` (died some other way) and
 ``NO_SUBMISSION``.
 
-What it defends against: early exits with code 0; fake "PASS" output and fake report files (never
-read); monkeypatching the checker (it does not run in the child; patching the engine or the drive
-there is noticed); computing the answer on the host (criteria demand the kernel's flops and a
-device-to-host copy of memory the kernel wrote); infinite loops and sleeps (wall and CPU limits);
-memory hogs (``RLIMIT_AS``); output floods (``RLIMIT_FSIZE``); forks, process spawns and signals
-(audit hook, and the process group is killed); exceptions and syntax errors (reported, trimmed).
-One submission's failure never stops the others.
+What it defends against: early exits with code 0 (``sys.exit`` is caught, ``os._exit`` leaves no
+frame); fake "PASS" output and fake report files (never read; the output is shown, not believed);
+monkeypatching the checker (it does not run in the child; patching what is loaded there, the engine
+or the lesson's drive and check, is noticed by a fingerprint taken before the submission ran);
+computing the answer on the host (the criteria demand the kernel's flops and a device-to-host copy of
+memory a kernel wrote); infinite loops and sleeps (wall and CPU limits); memory hogs (``RLIMIT_AS``);
+output floods (``RLIMIT_FSIZE`` on the output files); forks, process spawns and signals (refused by the
+audit hook, as are ``ctypes`` calls and importing ``subprocess``, ``multiprocessing`` or ``socket``;
+the whole process group is killed in any case); exceptions and syntax errors (reported, trimmed to
+the trainee's file). One submission's failure never stops the others.
 
 What it cannot defend against: the trainee's code *is* the host program, so it runs in the same
-process as the simulator it drives. A submission that deliberately reads the harness's memory (its
-token, the channel's descriptor) can forge a whole result frame; the grader then still recomputes
-the expected numbers itself and checks the run's trace for internal evidence, but a forgery that is
-consistent in every respect cannot be told from a real run. Python-level hooks are bypassed by
-native code (a C extension the submission builds; ``ctypes`` is refused). The limits are POSIX
-rlimits: a process running as root can raise them again, and the filesystem guard watches Python's
-own file operations only. For hostile code, run the grader itself inside a container or VM.
+process as the simulator it drives. A submission that deliberately digs the harness's token and
+channel out of memory can forge a whole result frame; the grader still recomputes the expected
+numbers itself and looks for the device's evidence in the trace, but a forgery consistent in every
+respect cannot be told from a real run, and a patch undone before the run ends leaves no fingerprint.
+The audit hook sees Python-level operations only: native code the submission manages to load could
+escape it, and a process that leaves the process group (a new session) would escape the final kill.
+The limits are POSIX rlimits, which a process running as root can raise again, and the filesystem
+guard covers writes, not reads. For hostile code, run the grader itself inside a container or VM.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -218,10 +223,8 @@ def _read_all(fd: int, sink: list, cap: int) -> None:
 
 
 def _kill_group(pid: int) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def _tail(path: Path, limit: int) -> str:
@@ -233,9 +236,9 @@ def _tail(path: Path, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + f"\n... ({len(text) - limit} more characters)"
 
 
-def run_child(lesson: Lesson, exercise: Path, limits: Limits | None = None) -> ChildRun:
+def run_child(lesson: Lesson, exercise: Path, limits: Limits | None = None, harness: Path = HARNESS) -> ChildRun:
     """Run ``exercise`` (in a temporary copy of its folder) under the lesson's drive; never raises for
-    anything the submission does."""
+    anything the submission does. (``harness`` is replaceable for the grader's own tests.)"""
     limits = limits or lesson.limits
     shown = exercise.name
     with tempfile.TemporaryDirectory(prefix="ascendsim-grade-") as tmp:
@@ -270,7 +273,7 @@ def run_child(lesson: Lesson, exercise: Path, limits: Limits | None = None) -> C
         start = time.perf_counter()
         with open(out_path, "wb") as out, open(err_path, "wb") as err:
             proc = subprocess.Popen(
-                [sys.executable, "-I", "-B", str(HARNESS), str(write_fd)],
+                [sys.executable, "-I", "-B", str(harness), str(write_fd)],
                 stdin=subprocess.PIPE,
                 stdout=out,
                 stderr=err,
@@ -332,9 +335,7 @@ def run_child(lesson: Lesson, exercise: Path, limits: Limits | None = None) -> C
     if "MemoryError" in stderr:
         return result("MEMORY_LIMIT", f"ran out of its {limits.memory_mb} MiB of memory")
     if rc == 0:
-        return result(
-            "EARLY_EXIT", "the process ended with code 0 before the check collected any result (os._exit?)"
-        )
+        return result("EARLY_EXIT", "the process ended with code 0 before the check collected any result (os._exit?)")
     how = f"signal {-rc}" if rc and rc < 0 else f"exit code {rc}"
     return result("CRASH", f"the process died ({how}) without sending results")
 
@@ -376,9 +377,7 @@ def judge(lesson: Lesson, doc: dict) -> list[Criterion]:
     for q in lesson.questions:
         yours = predictions.get(q.id) if isinstance(predictions, dict) else None
         truth = ctx.truth(q.id)
-        criteria.append(
-            Criterion(f"predict_{q.id}", yours is not None and str(yours) == truth, str(yours), truth, "")
-        )
+        criteria.append(Criterion(f"predict_{q.id}", yours is not None and str(yours) == truth, str(yours), truth, ""))
     return criteria
 
 
@@ -439,7 +438,9 @@ def grade_file(lesson: Lesson, exercise: Path | None, ident: str = "", lang: str
     else:
         verdict, score = "FAIL", round(100 * (len(results) - len(failed)) / len(results))
     for c in failed:
-        messages.append(f"{c.title}: {c.yours} / {c.expected}" if lang == "en" else f"{c.title}：{c.yours} / {c.expected}")
+        messages.append(
+            f"{c.title}: {c.yours} / {c.expected}" if lang == "en" else f"{c.title}：{c.yours} / {c.expected}"
+        )
     return GradeResult(
         ident, lesson.number, verdict, score, results, messages, time.perf_counter() - t0, child.stdout, costs, lang
     )

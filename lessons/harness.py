@@ -10,8 +10,9 @@ submission's folder, in its own process group. It reads one JSON line of instruc
 3. imports the engine and the lesson's modules, and fingerprints the functions and classes of
    ``engine.*`` and ``lessons.*`` (to notice monkeypatching later);
 4. installs an audit hook (which Python code cannot remove) that ends the process, after telling
-   the grader, when the submission starts a process, sends a signal, loads a C library, walks the
-   garbage collector's objects, or writes, deletes or renames a file outside its folder.
+   the grader, when the submission starts a process, sends a signal, loads or calls a C library
+   through ctypes, imports a module that spawns processes or opens sockets, walks the garbage
+   collector's objects, or writes, deletes or renames a file outside its folder.
 
 Then it compiles the submission (a syntax error is reported as such), executes it as the module
 ``exercise``, and calls the lesson's ``drive.collect(exercise, recorder)``. Whatever happens, it
@@ -24,6 +25,7 @@ The verdict is never decided here: the grader judges the data in its own process
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -52,10 +54,15 @@ _PROCESS_EVENTS = frozenset(
         "signal.pthread_kill",
         "ctypes.dlopen",
         "ctypes.dlsym",
+        "ctypes.call_function",
         "gc.get_objects",
         "gc.get_referrers",
         "gc.get_referents",
     )
+)
+# modules that start processes or talk to the network: refused when imported (none is loaded before the guard)
+_FORBIDDEN_MODULES = frozenset(
+    ("subprocess", "_posixsubprocess", "multiprocessing", "_multiprocessing", "pty", "socket", "_socket")
 )
 _PATH_EVENTS = frozenset(("os.remove", "os.rename", "os.rmdir", "os.mkdir", "shutil.rmtree", "os.truncate", "os.chmod"))
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
@@ -142,11 +149,14 @@ def _install_guard(channel: _Channel, work_dir: str) -> None:
         frames = [f for f in traceback.extract_stack() if f.filename == _SUBMISSION[0]]
         where = f" ({_SUBMISSION[1]}:{frames[-1].lineno})" if frames else ""
         channel.send({"status": "forbidden", "message": f"{what}{where}"})
+        _flush()
         os._exit(EXIT_FORBIDDEN)
 
     def hook(event: str, args: tuple) -> None:
         if event in _PROCESS_EVENTS:
             refuse(f"{event} is not allowed in an exercise")
+        elif event == "import" and args and str(args[0]).split(".")[0] in _FORBIDDEN_MODULES:
+            refuse(f"importing {args[0]} is not allowed in an exercise")
         elif event == "open" and len(args) >= 3:
             path, mode, flags = args[0], args[1], args[2]
             writes = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
@@ -158,6 +168,13 @@ def _install_guard(channel: _Channel, work_dir: str) -> None:
             refuse(f"{event} on {args[0]!r} (outside the exercise's folder) is not allowed")
 
     sys.addaudithook(hook)
+
+
+def _flush() -> None:
+    """What the submission printed is shown to the trainee; os._exit would drop what is still buffered."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
 
 
 _SUBMISSION = ["", ""]  # (real path, name shown to the trainee), set once before the submission runs
@@ -191,7 +208,6 @@ def main() -> None:
 
     import engine
     import engine.analysis
-    import lessons.grader  # noqa: F401  (present, so patching it is noticed)
 
     lesson = control["lesson"]
     drive = __import__(f"{lesson}.drive", fromlist=["collect"])
@@ -213,7 +229,7 @@ def main() -> None:
         module.__file__ = path
         sys.modules["exercise"] = module
         rec = Recorder()
-        exec(code, module.__dict__)  # noqa: S102  (the submission, in its child process)
+        exec(code, module.__dict__)
         drive.collect(module, rec)
         status = {"status": "result", "runs": rec.runs, "values": rec.values}
     except SystemExit as exc:
@@ -223,6 +239,7 @@ def main() -> None:
     except BaseException as exc:  # the trainee's error: report it, trimmed to their file
         status = {"status": "exception", "message": trimmed_traceback(exc, path, shown)}
     status["tampered"] = _changed(before, _fingerprint())
+    _flush()
     try:
         channel.send(status)
     except MemoryError:

@@ -58,7 +58,10 @@ def run_vector_kernel(
             acl.util.ptr_to_numpy(h, x.size, x.dtype)[:] = x
         if x.nbytes:
             check(acl.rt.memcpy_async(d, x.nbytes, h, x.nbytes, ACL_MEMCPY_HOST_TO_DEVICE, stream), "memcpy_async")
-    gm = [asc.GlobalAddress(d, asc.float32 if x.dtype == np.float32 else asc.half) for d, x in zip(dev, inputs)]
+    gm = [
+        asc.GlobalAddress(d, asc.float32 if x.dtype == np.float32 else asc.half)
+        for d, x in zip(dev, inputs, strict=False)
+    ]
     out_t = asc.float32 if np.dtype(out_dtype) == np.float32 else asc.half
     gm.append(asc.GlobalAddress(dev[-1], out_t))
     check(acl.rt.launch_kernel(kernel, block_dim, stream, *gm, *args), "acl.rt.launch_kernel")

@@ -114,8 +114,10 @@ def render_result(lesson: Lesson, result: GradeResult, lang: str) -> str:
         if c.passed is None:
             continue
         if c.yours or c.expected:
-            lines.append(f"       {ui['yours']}: {c.yours}")
-            lines.append(f"       {ui['expected']}: {c.expected}")
+            for label, text in ((ui["yours"], c.yours), (ui["expected"], c.expected)):
+                first, *rest = str(text).splitlines() or [""]
+                lines.append(f"       {label}: {first}")
+                lines.extend(f"         {line}" for line in rest)
         if c.detail:
             lines.extend("       " + line for line in c.detail.splitlines())
         if not c.passed and c.hint:

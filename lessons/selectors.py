@@ -28,9 +28,7 @@ import numpy as np
 
 from engine.trace import Kind, TraceData
 
-KEYS = frozenset(
-    ("kind", "name", "name_prefix", "lane", "core", "core_type", "pipe", "stream", "direction", "nth")
-)
+KEYS = frozenset(("kind", "name", "name_prefix", "lane", "core", "core_type", "pipe", "stream", "direction", "nth"))
 LANE_KINDS = ("host", "stream", "copy_engine", "kernels", "pipe", "block", "other")
 PIPES = ("SCALAR", "VECTOR", "CUBE", "MTE1", "MTE2", "MTE3", "FIXP")
 
@@ -112,14 +110,15 @@ def matches(trace: TraceData, selector: dict) -> np.ndarray:
     if lane_kind is None and selector.get("kind") == "COPY":
         lane_kind = "stream"  # count each copy once: the row on its stream, not the one on its engine
     wanted = []
-    for i, f in enumerate(facts):
+    for f in facts:
         ok = lane_kind is None or f.kind == lane_kind
         ok &= "core" not in selector or f.core == selector["core"]
         ok &= "core_type" not in selector or f.core_type == selector["core_type"]
         ok &= "pipe" not in selector or f.pipe == selector["pipe"]
         ok &= "stream" not in selector or f.stream == selector["stream"]
         wanted.append(ok)
-    keep &= np.array(wanted or [False], dtype=bool)[c["lane"]] if len(trace) else keep
+    if len(trace):
+        keep &= np.array(wanted, dtype=bool)[c["lane"]]
     if "direction" in selector:
         names = [i for i, n in enumerate(trace.names) if n.startswith(f"{selector['direction']} ")]
         keep &= np.isin(c["name"], names)
@@ -132,7 +131,9 @@ def resolve(trace: TraceData, selector: dict) -> int:
     nth = selector.get("nth", 0)
     if not -len(rows) <= nth < len(rows):
         shown = {k: v for k, v in selector.items() if k != "nth"}
-        raise SelectorError(f"selector {shown} matches {len(rows)} row(s); nth={nth} needs at least {abs(nth) + (nth >= 0)}")
+        raise SelectorError(
+            f"selector {shown} matches {len(rows)} row(s); nth={nth} needs at least {abs(nth) + (nth >= 0)}"
+        )
     return int(rows[nth])
 
 

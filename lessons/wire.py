@@ -208,7 +208,9 @@ def unpack_run(doc: dict) -> RunData:
         streams: dict[int, SimpleNamespace] = {}
         tasks = []
         for d in doc["tasks"]:
-            stream = streams.setdefault(int(d["stream"]), SimpleNamespace(ident=int(d["stream"]), label=d["stream_label"]))
+            stream = streams.setdefault(
+                int(d["stream"]), SimpleNamespace(ident=int(d["stream"]), label=d["stream_label"])
+            )
             tasks.append(
                 SimpleNamespace(
                     seq=int(d["seq"]),

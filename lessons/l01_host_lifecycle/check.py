@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.acl_codes import ACL_ERROR_RT_INVALID_DEVICEID, ACL_SUCCESS, error_name
+from engine.stream import TaskKind
 from engine.trace import Kind
 from lessons.checks import Criterion, bi, compare, d2h_from_kernel, kernel_flops
 from lessons.selectors import trace_lane_facts
@@ -41,21 +42,28 @@ def _host_rows(run, kind: Kind, names: tuple[str, ...] | None = None) -> np.ndar
     return np.flatnonzero(keep)
 
 
-def synchronized(run) -> tuple[bool, str]:
-    """Did the host wait for the device-to-host copy of the result before it started tearing down?"""
-    copies = [k for k in run.tasks if k.kind == 0 and k.end >= 0 and k.reads and k.reads[0][0][0] == "device"]
-    copies = [k for k in copies if k.writes and k.writes[0][0][0] != "device"]
+def synchronized(run, reads: list) -> tuple[bool, str]:
+    """Did the host wait for the device-to-host copy of the result before it read that memory
+    (acl.util.ptr_to_numpy of the copy's destination) or started tearing down?"""
+    copies = [k for k in run.tasks if k.kind == TaskKind.COPY and k.end >= 0 and k.reads and k.writes]
+    copies = [k for k in copies if k.reads[0][0][0] == "device" and k.writes[0][0][0] != "device"]
     if not copies:
         return False, "no device-to-host copy"
     copy = max(copies, key=lambda k: k.submit)
     t = run.trace
     teardown = [int(t.start[i]) for i in _host_rows(run, Kind.CALL, TEARDOWN_CALLS) if t.start[i] >= copy.submit]
-    deadline = min(teardown) if teardown else run.host_end_ps
+    dest = list(copy.writes[0][0])
+    looked = [int(r[0]) for r in reads if [r[1], r[2]] == dest and r[0] >= copy.submit]
+    deadline = min(teardown + looked) if teardown + looked else run.host_end_ps
+    what = "reads the result" if looked and min(looked) == deadline else "starts tearing down"
     waits = [*_host_rows(run, Kind.CALL, SYNC_CALLS), *_host_rows(run, Kind.WAIT)]
     for i in waits:
         if t.start[i] >= copy.submit and t.end[i] >= copy.end and t.end[i] <= deadline:
             return True, f"{t.names[int(t.name[i])]} at {t.start[i] / 1e6:.2f} us"
-    return False, f"copy back ends at {copy.end / 1e6:.2f} us; teardown starts at {deadline / 1e6:.2f} us, no wait between"
+    return False, (
+        f"the copy back ends at {copy.end / 1e6:.2f} us; the host {what} at {deadline / 1e6:.2f} us without "
+        "waiting for it"
+    )
 
 
 def judge(data, ctx) -> list[Criterion]:
@@ -71,17 +79,40 @@ def judge(data, ctx) -> list[Criterion]:
         )
     )
     leaks = _leaks(data.value("state_main") or {})
-    out.append(Criterion("no_leaks", not leaks, "; ".join(leaks) or bi("nothing left", "无残留"), bi(
-        "every buffer freed, stream destroyed, device reset, acl finalized", "释放全部内存、销毁流、复位设备、调用 finalize")))
-    ok, how = synchronized(data.run("main"))
-    out.append(Criterion("synchronized", ok, how, bi("a synchronize (or blocking copy) that waits for the copy back, before teardown",
-        "在释放资源之前，有一次等待结果拷贝完成的同步（或阻塞拷贝）")))
+    out.append(
+        Criterion(
+            "no_leaks",
+            not leaks,
+            "; ".join(leaks) or bi("nothing left", "无残留"),
+            bi(
+                "every buffer freed, stream destroyed, device reset, acl finalized",
+                "释放全部内存、销毁流、复位设备、调用 finalize",
+            ),
+        )
+    )
+    ok, how = synchronized(data.run("main"), data.value("reads_main") or [])
+    out.append(
+        Criterion(
+            "synchronized",
+            ok,
+            how,
+            bi(
+                "a synchronize (or blocking copy) that waits for the copy back, before teardown",
+                "在释放资源之前，有一次等待结果拷贝完成的同步（或阻塞拷贝）",
+            ),
+        )
+    )
 
     bad = data.run("bad_device")
     errors = int((bad.trace.kind == Kind.ERROR).sum())
     ret_bad = data.value("ret_bad_device")
     leaks_bad = _leaks(data.value("state_bad_device") or {})
-    handled = ret_bad == ACL_ERROR_RT_INVALID_DEVICEID and data.value("z_bad_device") is None and not leaks_bad and errors == 1
+    handled = (
+        ret_bad == ACL_ERROR_RT_INVALID_DEVICEID
+        and data.value("z_bad_device") is None
+        and not leaks_bad
+        and errors == 1
+    )
     shown = f"{error_name(ret_bad)} ({ret_bad})" if isinstance(ret_bad, int) else str(ret_bad)
     detail = [f"returned {shown}", f"{errors} failing call(s)", *leaks_bad]
     out.append(
@@ -94,7 +125,7 @@ def judge(data, ctx) -> list[Criterion]:
     )
     main = data.run("main")
     flops = kernel_flops(main)
-    back, _ = d2h_from_kernel(main)
+    back = d2h_from_kernel(main)
     out.append(
         Criterion(
             "on_device",

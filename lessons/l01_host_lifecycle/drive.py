@@ -23,14 +23,32 @@ def _array(z):
     return None if z is None else np.array(z, dtype=np.float16, copy=True).reshape(-1)
 
 
+def _watch_reads(sim) -> list:
+    """Log when the program looks at host memory through acl.util.ptr_to_numpy (host time, allocation)."""
+    reads = []
+    original = sim.acl.util.ptr_to_numpy
+
+    def ptr_to_numpy(ptr, shape, dtype):
+        space = sim.hostmem.find_space(ptr) if isinstance(ptr, int) else None
+        alloc = space.find(ptr) if space is not None else None
+        if alloc is not None:
+            reads.append([sim.host_now, alloc.where, alloc.ident])
+        return original(ptr, shape, dtype)
+
+    sim.acl.util.ptr_to_numpy = ptr_to_numpy
+    return reads
+
+
 def collect(exercise, rec) -> None:
     for name, device_id in (("main", 0), ("bad_device", 1)):
         sim = Simulation()
+        reads = _watch_reads(sim)
         x, y = inputs()
         out = exercise.vector_add(sim.acl, x.copy(), y.copy(), device_id=device_id)
         z, ret = out if isinstance(out, tuple) and len(out) == 2 else (out, None)
         rec.value(f"z_{name}", _array(z))
         rec.value(f"ret_{name}", ret if isinstance(ret, int) else None)
         rec.value(f"state_{name}", _state(sim))
+        rec.value(f"reads_{name}", reads)
         rec.run(name, sim.finish())
     rec.value("predictions", getattr(exercise, "PREDICTIONS", None))

@@ -42,12 +42,23 @@ def judge(data, ctx) -> list[Criterion]:
         if max(sizes) - min(sizes) > 1 and not balance_err:
             balance_err = f"N={total}, B={blocks}: sizes from {min(sizes)} to {max(sizes)}"
     out = [
-        Criterion("exact_cover", cover_err is None, cover_err or bi(f"{len(PURE_CASES)} cases covered", f"{len(PURE_CASES)} 种情况全部覆盖"),
-                  bi("every element of [0, N) in exactly one block", "[0, N) 中每个元素恰好属于一个块")),
-        Criterion("balanced", balance_err is None, balance_err or bi("sizes differ by <= 1", "块大小相差不超过 1"),
-                  bi("largest block - smallest block <= 1", "最大块与最小块相差不超过 1")),
+        Criterion(
+            "exact_cover",
+            cover_err is None,
+            cover_err or bi(f"{len(PURE_CASES)} cases covered", f"{len(PURE_CASES)} 种情况全部覆盖"),
+            bi("every element of [0, N) in exactly one block", "[0, N) 中每个元素恰好属于一个块"),
+        ),
+        Criterion(
+            "balanced",
+            balance_err is None,
+            balance_err or bi("sizes differ by <= 1", "块大小相差不超过 1"),
+            bi("largest block - smallest block <= 1", "最大块与最小块相差不超过 1"),
+        ),
     ]
-    for ident, names in (("kernel", [c for c in KERNEL_CASES if c[0] not in TINY]), ("tiny", [c for c in KERNEL_CASES if c[0] in TINY])):
+    for ident, names in (
+        ("kernel", [c for c in KERNEL_CASES if c[0] not in TINY]),
+        ("tiny", [c for c in KERNEL_CASES if c[0] in TINY]),
+    ):
         result = None
         for name, total, blocks in names:
             c = compare(ident, data.value(f"z_{name}"), inputs(name, total) * np.float16(2))
@@ -58,12 +69,27 @@ def judge(data, ctx) -> list[Criterion]:
     weak = []
     for name, total, blocks in KERNEL_CASES:
         run = data.run(name)
-        flops, (back, _) = pipe_flops(run, "VECTOR"), d2h_from_kernel(run)
+        flops, back = pipe_flops(run, "VECTOR"), d2h_from_kernel(run)
         if flops < total or back < 2 * total:
             weak.append(f"N={total}, B={blocks}: {flops} vector flops, {back} B back from the kernel")
-    out.append(Criterion("on_device", not weak, weak[0] if weak else bi("every run computed by the kernel", "每次运行都由核函数计算"),
-                         bi(">= N vector flops per run, z copied back from the kernel's output", "每次运行至少 N 次向量运算，z 取自核函数的输出")))
+    out.append(
+        Criterion(
+            "on_device",
+            not weak,
+            weak[0] if weak else bi("every run computed by the kernel", "每次运行都由核函数计算"),
+            bi(
+                ">= N vector flops per run, z copied back from the kernel's output",
+                "每次运行至少 N 次向量运算，z 取自核函数的输出",
+            ),
+        )
+    )
     problems = [p for name, *_ in KERNEL_CASES for p in findings(data.run(name))]
-    out.append(Criterion("no_findings", not problems, problems[0] if problems else bi("none", "无"),
-                         bi("no kernel error, race or deadlock", "没有核函数错误、数据竞争或死锁")))
+    out.append(
+        Criterion(
+            "no_findings",
+            not problems,
+            problems[0] if problems else bi("none", "无"),
+            bi("no kernel error, race or deadlock", "没有核函数错误、数据竞争或死锁"),
+        )
+    )
     return out

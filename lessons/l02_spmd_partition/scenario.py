@@ -10,7 +10,19 @@ import numpy as np
 from engine import Simulation
 from lessons.hostkit import kernel_us, run_vector_kernel, uniform
 
-PURE_CASES = ((10, 4), (12, 4), (1, 1), (3, 2), (5, 7), (7, 7), (17, 48), (48, 48), (1000, 7), (65536, 24), (100003, 48))
+PURE_CASES = (
+    (10, 4),
+    (12, 4),
+    (1, 1),
+    (3, 2),
+    (5, 7),
+    (7, 7),
+    (17, 48),
+    (48, 48),
+    (1000, 7),
+    (65536, 24),
+    (100003, 48),
+)
 KERNEL_CASES = (  # (name, N, blocks)
     ("b1", 5000, 1),
     ("b7", 50001, 7),

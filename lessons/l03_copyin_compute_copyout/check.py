@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from lessons.checks import Criterion, compare, d2h_from_kernel, findings, named_rows, pipe_bytes, pipe_flops
 
 from .scenario import CASES, expected, inputs
@@ -33,7 +31,7 @@ def judge(data, ctx) -> list[Criterion]:
             path_ok = False
             detail.append(f"{name}: MTE2 loaded {loaded} B, MTE3 stored {stored} B, queue flags {flags}")
         flops = pipe_flops(run, "VECTOR")
-        back, kernels = d2h_from_kernel(run)
+        back = d2h_from_kernel(run)
         if flops < VECTOR_OPS * total or back < 2 * total:
             on_device = False
             detail.append(f"{name}: {flops} vector flops, {back} B copied back from kernel output")
@@ -54,5 +52,7 @@ def judge(data, ctx) -> list[Criterion]:
         )
     )
     problems = [p for name, *_ in CASES for p in findings(data.run(name))]
-    out.append(Criterion("no_findings", not problems, problems[0] if problems else "none", "no race, deadlock or error"))
+    out.append(
+        Criterion("no_findings", not problems, problems[0] if problems else "none", "no race, deadlock or error")
+    )
     return out

@@ -3,7 +3,7 @@
 from engine import Simulation
 from lessons.hostkit import run_vector_kernel
 
-from .scenario import A, B, CASES, inputs
+from .scenario import CASES, A, B, inputs
 
 
 def collect(exercise, rec) -> None:

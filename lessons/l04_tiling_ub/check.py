@@ -41,13 +41,25 @@ def judge(data, ctx) -> list[Criterion]:
     if len(plans) != len(PLAN_CASES):
         first = {k: f"{len(plans)} plans for {len(PLAN_CASES)} cases" for k in first}
     expected_text = {
-        "fits_ub": bi("queues x buffer_num x tile x element size <= UB", "队列数 x 缓冲数 x 分块长度 x 元素字节数 <= UB"),
+        "fits_ub": bi(
+            "queues x buffer_num x tile x element size <= UB", "队列数 x 缓冲数 x 分块长度 x 元素字节数 <= UB"
+        ),
         "aligned_32b": bi("tile bytes a multiple of 32", "分块字节数是 32 的倍数"),
-        "tails": bi("(tile_count - 1) x tile_length + tail_length = length, 0 < tail <= tile", "(tile_count - 1) x tile_length + tail_length = length，且 0 < tail <= tile"),
-        "fewest_tiles": bi("tile_count = ceil(length / largest tile that fits)", "tile_count = ceil(length / 能放下的最大分块)"),
+        "tails": bi(
+            "(tile_count - 1) x tile_length + tail_length = length, 0 < tail <= tile",
+            "(tile_count - 1) x tile_length + tail_length = length，且 0 < tail <= tile",
+        ),
+        "fewest_tiles": bi(
+            "tile_count = ceil(length / largest tile that fits)", "tile_count = ceil(length / 能放下的最大分块)"
+        ),
     }
     out = [
-        Criterion(key, first[key] is None, first[key] or bi(f"all {len(PLAN_CASES)} cases", f"全部 {len(PLAN_CASES)} 种情况"), expected_text[key])
+        Criterion(
+            key,
+            first[key] is None,
+            first[key] or bi(f"all {len(PLAN_CASES)} cases", f"全部 {len(PLAN_CASES)} 种情况"),
+            expected_text[key],
+        )
         for key in first
     ]
     result = None
@@ -60,12 +72,27 @@ def judge(data, ctx) -> list[Criterion]:
     weak = []
     for name, total, blocks in KERNEL_CASES:
         run = data.run(name)
-        flops, (back, _) = pipe_flops(run, "VECTOR"), d2h_from_kernel(run)
+        flops, back = pipe_flops(run, "VECTOR"), d2h_from_kernel(run)
         if flops < 3 * total or back < 2 * total:
             weak.append(f"{total} elements on {blocks} blocks: {flops} vector flops, {back} B back from the kernel")
-    out.append(Criterion("on_device", not weak, weak[0] if weak else bi("every run computed by the kernel", "每次运行都由核函数计算"),
-                         bi(">= 3 vector flops per element; y copied back from the kernel's output", "每个元素至少 3 次向量运算；y 取自核函数输出")))
+    out.append(
+        Criterion(
+            "on_device",
+            not weak,
+            weak[0] if weak else bi("every run computed by the kernel", "每次运行都由核函数计算"),
+            bi(
+                ">= 3 vector flops per element; y copied back from the kernel's output",
+                "每个元素至少 3 次向量运算；y 取自核函数输出",
+            ),
+        )
+    )
     problems = [p for name, *_ in KERNEL_CASES for p in findings(data.run(name))]
-    out.append(Criterion("no_findings", not problems, problems[0] if problems else bi("none", "无"),
-                         bi("no kernel error (a tile too large for UB is one)", "没有核函数错误（分块超出 UB 就是一种）")))
+    out.append(
+        Criterion(
+            "no_findings",
+            not problems,
+            problems[0] if problems else bi("none", "无"),
+            bi("no kernel error (a tile too large for UB is one)", "没有核函数错误（分块超出 UB 就是一种）"),
+        )
+    )
     return out

@@ -38,7 +38,9 @@ def plan_tiles(length: int, ub_bytes: int, dtype_bytes: int, queues: int, buffer
 
 
 @asc.jit(kernel_type=asc.KernelType.AIV_ONLY)
-def relu_axpb(x: asc.GlobalAddress, y: asc.GlobalAddress, total: int, tile_length: int, buffer_num: int, a: float, b: float):
+def relu_axpb(
+    x: asc.GlobalAddress, y: asc.GlobalAddress, total: int, tile_length: int, buffer_num: int, a: float, b: float
+):
     """y = relu(a*x + b) in tiles of `tile_length` elements; a last, shorter tile goes through data_copy_pad."""
     tiling = balanced_tiling(total, asc.get_block_num())
     start, end = get_block_range(tiling, asc.get_block_idx())

@@ -30,7 +30,10 @@ def judge(data, ctx) -> list[Criterion]:
         Criterion(
             "overlap",
             overlap >= need_overlap,
-            bi(f"MTE2 loading during {100 * overlap:.0f} % of V's busy time", f"V 忙碌时间中有 {100 * overlap:.0f} % 同时在 MTE2 搬入"),
+            bi(
+                f"MTE2 loading during {100 * overlap:.0f} % of V's busy time",
+                f"V 忙碌时间中有 {100 * overlap:.0f} % 同时在 MTE2 搬入",
+            ),
             bi(f">= {100 * need_overlap:.0f} %", f">= {100 * need_overlap:.0f} %"),
         )
     )
@@ -41,24 +44,45 @@ def judge(data, ctx) -> list[Criterion]:
     does_the_work = result.passed and pipe_flops(main, "VECTOR") >= VECTOR_OPS * CASES[0][1]
     shown = bi(f"{yours:.2f} us: {speedup:.2f}x", f"{yours:.2f} us：{speedup:.2f} 倍")
     if not does_the_work:
-        shown = bi(f"{yours:.2f} us, but the kernel does not compute Hard-Swish yet", f"{yours:.2f} us，但核函数还没有正确计算 Hard-Swish")
+        shown = bi(
+            f"{yours:.2f} us, but the kernel does not compute Hard-Swish yet",
+            f"{yours:.2f} us，但核函数还没有正确计算 Hard-Swish",
+        )
     out.append(
         Criterion(
             "speedup",
             does_the_work and speedup >= need,
             shown,
-            bi(f">= {need:g}x the single-buffered kernel ({base:.2f} us)", f">= 单缓冲核函数（{base:.2f} us）的 {need:g} 倍"),
+            bi(
+                f">= {need:g}x the single-buffered kernel ({base:.2f} us)",
+                f">= 单缓冲核函数（{base:.2f} us）的 {need:g} 倍",
+            ),
         )
     )
     weak = []
     for name, total, _blocks in CASES:
         run = data.run(name)
-        flops, (back, _) = pipe_flops(run, "VECTOR"), d2h_from_kernel(run)
+        flops, back = pipe_flops(run, "VECTOR"), d2h_from_kernel(run)
         if flops < VECTOR_OPS * total or back < 2 * total:
             weak.append(f"{name}: {flops} vector flops, {back} B back from the kernel")
-    out.append(Criterion("on_device", not weak, weak[0] if weak else bi("computed by the kernel", "由核函数计算"),
-                         bi(f">= {VECTOR_OPS} vector flops per element; y from the kernel's output", f"每个元素至少 {VECTOR_OPS} 次向量运算；y 取自核函数输出")))
+    out.append(
+        Criterion(
+            "on_device",
+            not weak,
+            weak[0] if weak else bi("computed by the kernel", "由核函数计算"),
+            bi(
+                f">= {VECTOR_OPS} vector flops per element; y from the kernel's output",
+                f"每个元素至少 {VECTOR_OPS} 次向量运算；y 取自核函数输出",
+            ),
+        )
+    )
     problems = [p for name, *_ in CASES for p in findings(data.run(name))]
-    out.append(Criterion("no_findings", not problems, problems[0] if problems else bi("none", "无"),
-                         bi("no race, deadlock or kernel error", "没有数据竞争、死锁或核函数错误")))
+    out.append(
+        Criterion(
+            "no_findings",
+            not problems,
+            problems[0] if problems else bi("none", "无"),
+            bi("no race, deadlock or kernel error", "没有数据竞争、死锁或核函数错误"),
+        )
+    )
     return out

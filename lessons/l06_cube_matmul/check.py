@@ -26,7 +26,9 @@ def judge(data, ctx) -> list[Criterion]:
     for name, m, n, k in CASES:
         run = data.run(name)
         t = run.trace
-        loads = list(named_rows(run, "load_data L1->L0A", Kind.MOVE)) + list(named_rows(run, "load_data L1->L0B", Kind.MOVE))
+        loads = list(named_rows(run, "load_data L1->L0A", Kind.MOVE)) + list(
+            named_rows(run, "load_data L1->L0B", Kind.MOVE)
+        )
         mmads = named_rows(run, "mmad", Kind.COMPUTE)
         fix = named_rows(run, "fixpipe L0C->GM", Kind.MOVE)
         vector = pipe_flops(run, "VECTOR") + pipe_bytes(run, "MTE3")
@@ -39,18 +41,51 @@ def judge(data, ctx) -> list[Criterion]:
         if odd_loads or odd_mmads:
             fractal_problems.append(f"{m}x{n}x{k}: loads of {odd_loads[:3]} B, mmads of {odd_mmads[:3]} flops")
         cube, fixed = pipe_flops(run, "CUBE"), pipe_bytes(run, "FIXP")
-        back, _ = d2h_from_kernel(run)
+        back = d2h_from_kernel(run)
         if cube < 2 * m * n * k or fixed < m * n * 4 or back < m * n * 4:
             weak.append(f"{m}x{n}x{k}: {cube} Cube flops, {fixed} B out of L0C, {back} B back from the kernel")
-    out.append(Criterion("cube_path", not path_problems, path_problems[0] if path_problems else bi(
-        "load_data -> mmad -> fixpipe on every shape", "每种形状都经过 load_data -> mmad -> fixpipe"),
-        bi("L1 -> L0A/L0B (MTE1), mmad (Cube), L0C -> GM (FIX); no vector unit", "L1 -> L0A/L0B（MTE1）、mmad（Cube）、L0C -> GM（FIX）；不使用向量单元")))
-    out.append(Criterion("fractals", not fractal_problems, fractal_problems[0] if fractal_problems else bi(
-        "whole 16x16 fractals", "都是完整的 16x16 分形"),
-        bi("every load_data a multiple of 512 B, every mmad a multiple of 16x16x16", "每次 load_data 为 512 B 的倍数，每次 mmad 为 16x16x16 的倍数")))
-    out.append(Criterion("on_device", not weak, weak[0] if weak else bi("the Cube did 2*M*N*K flops", "Cube 完成了 2*M*N*K 次运算"),
-                         bi(">= 2*M*N*K Cube flops, C (fp32) out of L0C and back from the kernel's output", "Cube 运算至少 2*M*N*K 次，C（fp32）经 L0C 写出并从核函数输出拷回")))
+    out.append(
+        Criterion(
+            "cube_path",
+            not path_problems,
+            path_problems[0]
+            if path_problems
+            else bi("load_data -> mmad -> fixpipe on every shape", "每种形状都经过 load_data -> mmad -> fixpipe"),
+            bi(
+                "L1 -> L0A/L0B (MTE1), mmad (Cube), L0C -> GM (FIX); no vector unit",
+                "L1 -> L0A/L0B（MTE1）、mmad（Cube）、L0C -> GM（FIX）；不使用向量单元",
+            ),
+        )
+    )
+    out.append(
+        Criterion(
+            "fractals",
+            not fractal_problems,
+            fractal_problems[0] if fractal_problems else bi("whole 16x16 fractals", "都是完整的 16x16 分形"),
+            bi(
+                "every load_data a multiple of 512 B, every mmad a multiple of 16x16x16",
+                "每次 load_data 为 512 B 的倍数，每次 mmad 为 16x16x16 的倍数",
+            ),
+        )
+    )
+    out.append(
+        Criterion(
+            "on_device",
+            not weak,
+            weak[0] if weak else bi("the Cube did 2*M*N*K flops", "Cube 完成了 2*M*N*K 次运算"),
+            bi(
+                ">= 2*M*N*K Cube flops, C (fp32) out of L0C and back from the kernel's output",
+                "Cube 运算至少 2*M*N*K 次，C（fp32）经 L0C 写出并从核函数输出拷回",
+            ),
+        )
+    )
     problems = [p for name, *_ in CASES for p in findings(data.run(name))]
-    out.append(Criterion("no_findings", not problems, problems[0] if problems else bi("none", "无"),
-                         bi("no race, deadlock or kernel error", "没有数据竞争、死锁或核函数错误")))
+    out.append(
+        Criterion(
+            "no_findings",
+            not problems,
+            problems[0] if problems else bi("none", "无"),
+            bi("no race, deadlock or kernel error", "没有数据竞争、死锁或核函数错误"),
+        )
+    )
     return out

@@ -14,8 +14,17 @@ MAIN_RUN = "big"
 
 def judge(data, ctx) -> list[Criterion]:
     invalid = [data.value(f"invalid_{name}") for name in ("small", "big") if data.value(f"invalid_{name}")]
-    out = [Criterion("valid", not invalid, invalid[0] if invalid else bi("both tilings satisfy every constraint", "两个 tiling 都满足全部约束"),
-                     bi("usedCoreNum <= 24, base sizes multiples of 16, L0A/L0B/L0C/L1 capacities respected", "usedCoreNum <= 24，基本块为 16 的倍数，满足 L0A/L0B/L0C/L1 容量"))]
+    out = [
+        Criterion(
+            "valid",
+            not invalid,
+            invalid[0] if invalid else bi("both tilings satisfy every constraint", "两个 tiling 都满足全部约束"),
+            bi(
+                "usedCoreNum <= 24, base sizes multiples of 16, L0A/L0B/L0C/L1 capacities respected",
+                "usedCoreNum <= 24，基本块为 16 的倍数，满足 L0A/L0B/L0C/L1 容量",
+            ),
+        )
+    ]
     m, n, k = SMALL
     ref = expected(m, n, k)
     c = data.value("c_small")
@@ -38,26 +47,46 @@ def judge(data, ctx) -> list[Criterion]:
             else "no valid tiling"
         )
         why_zh = (
-            f"需要 {skipped} 条 mmad：这么小的基本块无法及时为 Cube 供数（64x64x64 在模拟器中约为 37 %）；请用更大的基本块"
+            f"需要 {skipped} 条 mmad：这么小的基本块无法及时为 Cube 供数"
+            "（64x64x64 在模拟器中约为 37 %）；请用更大的基本块"
             if skipped
             else "没有有效的 tiling"
         )
         shown = bi(f"not simulated: {why}", f"未模拟：{why_zh}")
-    out.append(Criterion("peak", percent >= need, shown, bi(f">= {need:g} % at {BIG[0]}^3 on ascend910b1", f"在 ascend910b1 上 {BIG[0]}^3 时 >= {need:g} %")))
+    out.append(
+        Criterion(
+            "peak",
+            percent >= need,
+            shown,
+            bi(f">= {need:g} % at {BIG[0]}^3 on ascend910b1", f"在 ascend910b1 上 {BIG[0]}^3 时 >= {need:g} %"),
+        )
+    )
 
     weak = []
     if data.has_run("small"):
         small = data.run("small")
-        back, _ = d2h_from_kernel(small)
+        back = d2h_from_kernel(small)
         if pipe_flops(small, "CUBE") < 2 * m * n * k or back < m * n * 2:
             weak.append(f"{m}x{n}x{k}: {pipe_flops(small, 'CUBE')} Cube flops, {back} B back from the kernel")
     else:
         weak.append("the small shape did not run")
     if data.has_run("big") and kernel_flops(data.run("big")) < 2 * BIG[0] * BIG[1] * BIG[2]:
         weak.append(f"{BIG[0]}^3: {kernel_flops(data.run('big'))} flops")
-    out.append(Criterion("on_device", not weak, weak[0] if weak else bi("the Cube did every flop", "所有运算都由 Cube 完成"),
-                         bi("2*M*N*K Cube flops; C from the kernel's output", "Cube 完成 2*M*N*K 次运算；C 取自核函数输出")))
+    out.append(
+        Criterion(
+            "on_device",
+            not weak,
+            weak[0] if weak else bi("the Cube did every flop", "所有运算都由 Cube 完成"),
+            bi("2*M*N*K Cube flops; C from the kernel's output", "Cube 完成 2*M*N*K 次运算；C 取自核函数输出"),
+        )
+    )
     problems = [p for name in ("small", "big") if data.has_run(name) for p in findings(data.run(name))]
-    out.append(Criterion("no_findings", not problems, problems[0] if problems else bi("none", "无"),
-                         bi("no race, deadlock or kernel error", "没有数据竞争、死锁或核函数错误")))
+    out.append(
+        Criterion(
+            "no_findings",
+            not problems,
+            problems[0] if problems else bi("none", "无"),
+            bi("no race, deadlock or kernel error", "没有数据竞争、死锁或核函数错误"),
+        )
+    )
     return out

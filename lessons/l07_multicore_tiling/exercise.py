@@ -18,6 +18,7 @@ make_tiling(m, n, k, cores) 返回自带核函数（engine.kernels.matmul.matmul
 
 from engine.aicore.matmul_tiling import TCubeTiling
 
+
 def make_tiling(m: int, n: int, k: int, cores: int) -> TCubeTiling:
     """The tiling of C[m, n] = A[m, k] @ B[k, n] (fp16 in, fp32 accumulation, fp16 C) on up to `cores` cores."""
     # TODO (about 25 lines): split C over the cores, pick the base block and the K step, double-buffer.

@@ -40,9 +40,7 @@ def run(sim: Simulation, tiling: TCubeTiling) -> np.ndarray:
         a, b = inputs(m, n, k)
     else:
         a, b = np.zeros((m, k), np.float16), np.zeros((k, n), np.float16)
-    c = run_vector_kernel(
-        sim, matmul_tiled, [a.reshape(-1), b.reshape(-1)], m * n, tiling.usedCoreNum, tiling
-    )
+    c = run_vector_kernel(sim, matmul_tiled, [a.reshape(-1), b.reshape(-1)], m * n, tiling.usedCoreNum, tiling)
     return c.reshape(m, n)
 
 
@@ -64,6 +62,3 @@ def truth_half_cores() -> str:
         times.append(kernel_us(sim.finish()))
     ratio = times[1] / times[0]
     return "about 2x" if ratio >= 1.75 else ("about 1.5x" if ratio >= 1.25 else "about the same")
-
-
-

@@ -1,0 +1,233 @@
+"""``ascendsim lesson ...`` and ``ascendsim grade``: the curriculum from the command line.
+
+* ``lesson list [--json]``, ``lesson show N [--lang en|zh] [--json]``;
+* ``lesson start N [--dir DIR]`` copies the exercise stub to a work folder (never over an existing file);
+* ``lesson check N [--file PATH] [--json] [--junit FILE] [--lang]`` grades one file; exit code 0 only
+  when every criterion passes;
+* ``grade SUBMISSIONS_DIR --lesson N [--jobs J] [--shard K/M] [--out report.csv|report.json]
+  [--junit FILE]`` grades a class, one row per submission; ``grade --merge A.json B.json --out
+  all.json`` merges shard reports. Exit code 0 only when every submission passes.
+
+Bad arguments raise click usage errors: ``app.cli.main`` prints them as one line and exits with 2.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import click
+
+LANG = click.Choice(["en", "zh"])
+
+
+def _lesson(number: int):
+    from lessons.catalog import LessonError, get
+
+    try:
+        return get(number)
+    except LessonError as exc:
+        raise click.BadParameter(str(exc), param_hint="'N'") from None
+
+
+def _default_dir(number: int) -> Path:
+    return Path(f"ascendsim-lesson-{number:02d}")
+
+
+@click.group("lesson")
+def lesson() -> None:
+    """The lessons: list, show, start an exercise, check it."""
+
+
+@lesson.command("list")
+@click.option("--json", "as_json", is_flag=True, help="print JSON")
+def lesson_list(as_json: bool) -> None:
+    """List the lessons."""
+    from lessons.catalog import lessons
+
+    rows = [
+        {
+            "number": ls.number,
+            "slug": ls.slug,
+            "title": ls.title,
+            "steps": len(ls.steps),
+            "questions": [q.id for q in ls.questions],
+            "criteria": list(ls.criteria),
+        }
+        for ls in lessons()
+    ]
+    if as_json:
+        click.echo(json.dumps(rows, ensure_ascii=False, indent=1))
+        return
+    for r in rows:
+        click.echo(f"{r['number']:>2}  {r['title']['en']:<46} {r['title']['zh']}")
+
+
+@lesson.command("show")
+@click.argument("number", metavar="N", type=int)
+@click.option("--lang", type=LANG, default="en", show_default=True, help="language of the text")
+@click.option("--json", "as_json", is_flag=True, help="print the lesson as JSON (both languages)")
+def lesson_show(number: int, lang: str, as_json: bool) -> None:
+    """Print lesson N: its steps, questions and exercise."""
+    from lessons.render import render_lesson
+
+    ls = _lesson(number)
+    if as_json:
+        doc = {
+            "number": ls.number,
+            "slug": ls.slug,
+            "title": ls.title,
+            "summary": ls.summary,
+            "exercise": ls.exercise_text,
+            "steps": [{"selector": s.selector, "view": s.view, "text": s.text} for s in ls.steps],
+            "questions": [{"id": q.id, "text": q.text, "choices": list(q.choices)} for q in ls.questions],
+            "criteria": {k: {"title": c.title, "hint": c.hint} for k, c in ls.criteria.items()},
+        }
+        click.echo(json.dumps(doc, ensure_ascii=False, indent=1))
+        return
+    click.echo(render_lesson(ls, lang))
+
+
+@lesson.command("start")
+@click.argument("number", metavar="N", type=int)
+@click.option("--dir", "folder", default=None, help="work folder (default: ./ascendsim-lesson-NN)")
+def lesson_start(number: int, folder: str | None) -> None:
+    """Copy lesson N's exercise stub into a work folder (an existing file is never overwritten)."""
+    ls = _lesson(number)
+    target_dir = Path(folder) if folder else _default_dir(number)
+    target = target_dir / "exercise.py"
+    if target.exists():
+        raise click.BadParameter(
+            f"{target} already exists; not overwriting it (choose another --dir)", param_hint="'--dir'"
+        )
+    if target_dir.exists() and not target_dir.is_dir():
+        raise click.BadParameter(f"{target_dir} is a file, not a folder", param_hint="'--dir'")
+    target_dir.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(ls.exercise_file, target)
+    click.echo(f"wrote {target}: edit the # TODO parts, then run: ascendsim lesson check {number} --file {target}")
+
+
+def _junit_cases(result) -> list[tuple[str, bool, str, str]]:
+    if not result.criteria or all(c.passed is None for c in result.criteria):
+        return [("submission", result.passed, result.verdict, "\n".join(result.messages))]
+    cases = []
+    for c in result.criteria:
+        details = f"yours: {c.yours}\nexpected: {c.expected}\n{c.hint}".strip()
+        cases.append((c.id, bool(c.passed), c.title, details))
+    return cases
+
+
+@lesson.command("check")
+@click.argument("number", metavar="N", type=int)
+@click.option("--file", "path", default=None, help="the exercise to check (default: ./ascendsim-lesson-NN/exercise.py)")
+@click.option("--json", "as_json", is_flag=True, help="print the result as JSON")
+@click.option("--junit", "junit_path", default=None, help="also write a JUnit XML report (one case per criterion)")
+@click.option("--lang", type=LANG, default="en", show_default=True, help="language of the report")
+@click.option(
+    "--timeout", type=click.FloatRange(1, 3600), default=None, help="wall-time limit in seconds (default: the lesson's)"
+)
+def lesson_check(number: int, path: str | None, as_json: bool, junit_path: str | None, lang: str, timeout) -> int:
+    """Check an exercise of lesson N; exit code 0 only when every criterion passes."""
+    from lessons.grader import grade_file
+    from lessons.render import render_result
+    from lessons.report import junit
+
+    ls = _lesson(number)
+    file = Path(path) if path else _default_dir(number) / "exercise.py"
+    if not file.is_file():
+        how = "" if path else f" (ascendsim lesson start {number} creates it)"
+        raise click.BadParameter(f"{file} does not exist{how}", param_hint="'--file'")
+    result = grade_file(ls, file, file.stem, lang, ls.limits.replace(wall_s=timeout))
+    if junit_path:
+        Path(junit_path).write_text(junit(f"lesson {number}", _junit_cases(result), result.time_s), encoding="utf-8")
+    if as_json:
+        doc = result.to_dict()
+        doc["criteria"] = [c.to_dict() for c in result.criteria]
+        doc["costs"] = result.costs
+        doc["stdout"] = result.stdout
+        click.echo(json.dumps(doc, ensure_ascii=False))
+    else:
+        click.echo(render_result(ls, result, lang))
+    return 0 if result.passed else 1
+
+
+def _parse_shard(text: str | None) -> tuple[int, int] | None:
+    if text is None:
+        return None
+    parts = text.split("/")
+    if len(parts) == 2 and all(p.isdigit() for p in parts):
+        k, m = int(parts[0]), int(parts[1])
+        if 1 <= k <= m:
+            return k, m
+    raise click.BadParameter(f"must be K/M with 1 <= K <= M, got {text!r}", param_hint="'--shard'")
+
+
+@click.command("grade")
+@click.argument("paths", nargs=-1, metavar="SUBMISSIONS_DIR | --merge REPORT.json...")
+@click.option("--lesson", "number", type=int, default=None, help="the lesson the submissions answer")
+@click.option("--jobs", type=click.IntRange(1, 64), default=1, show_default=True, help="submissions graded at once")
+@click.option("--shard", default=None, help="grade only shard K of M (K/M, 1-based), e.g. for a CI matrix")
+@click.option("--out", default=None, help="write the report: .json or .csv")
+@click.option("--junit", "junit_path", default=None, help="also write a JUnit XML report (one case per submission)")
+@click.option("--lang", type=LANG, default="en", show_default=True, help="language of the messages")
+@click.option("--timeout", type=click.FloatRange(1, 3600), default=None, help="wall-time limit per submission (s)")
+@click.option("--merge", is_flag=True, help="merge shard reports (JSON) given as PATHS into --out")
+def grade(
+    paths: tuple[str, ...],
+    number: int | None,
+    jobs: int,
+    shard: str | None,
+    out: str | None,
+    junit_path: str | None,
+    lang: str,
+    timeout: float | None,
+    merge: bool,
+) -> int:
+    """Grade every submission in SUBMISSIONS_DIR (each sub-folder or .py file is one), or merge reports."""
+    from lessons import report
+
+    if merge:
+        if not paths:
+            raise click.BadParameter("give the shard reports to merge", param_hint="'--merge'")
+        if not out:
+            raise click.BadParameter("--merge needs --out FILE (.json or .csv)", param_hint="'--out'")
+        try:
+            doc = report.merge([Path(p) for p in paths])
+            report.write(doc, Path(out))
+        except report.ReportError as exc:
+            raise click.BadParameter(str(exc), param_hint="'--out'" if "--out" in str(exc) else "'--merge'") from None
+        click.echo(f"merged {len(paths)} report(s): {doc['count']} submissions -> {out}")
+        return 0 if all(r["verdict"] == "PASS" for r in doc["rows"]) else 1
+    from lessons.grader import discover, grade_many
+    from lessons.grader import shard as take_shard
+
+    if len(paths) != 1:
+        raise click.BadParameter(f"give exactly one SUBMISSIONS_DIR, got {len(paths)}", param_hint="'SUBMISSIONS_DIR'")
+    folder = Path(paths[0])
+    if not folder.is_dir():
+        raise click.BadParameter(f"{folder} is not a folder", param_hint="'SUBMISSIONS_DIR'")
+    if number is None:
+        raise click.BadParameter("the lesson is required (--lesson N)", param_hint="'--lesson'")
+    try:
+        ls = _lesson(number)
+    except click.BadParameter as exc:
+        raise click.BadParameter(exc.message, param_hint="'--lesson'") from None
+    if out and Path(out).suffix.lower() not in report.FORMATS:
+        raise click.BadParameter(f"must end in .json or .csv, got {out!r}", param_hint="'--out'")
+    picked = _parse_shard(shard)
+    entries = discover(folder)
+    if picked:
+        entries = take_shard(entries, *picked)
+    results = grade_many(ls, entries, jobs, lang, ls.limits.replace(wall_s=timeout))
+    doc = report.document(ls.number, [r.to_dict() for r in results], shard)
+    if out:
+        report.write(doc, Path(out))
+    if junit_path:
+        cases = [(r.id, r.passed, r.verdict, "\n".join(r.messages)) for r in results]
+        Path(junit_path).write_text(report.junit(f"lesson {ls.number}", cases, sum(r.time_s for r in results)), "utf-8")
+    for r in results:
+        click.echo(f"{r.id:<24} {r.verdict:<14} {r.score:>3}  {r.time_s:6.2f} s")
+    passed = sum(r.passed for r in results)
+    click.echo(f"{len(results)} submissions, {passed} passed" + (f" -> {out}" if out else ""))
+    return 0 if passed == len(results) else 1

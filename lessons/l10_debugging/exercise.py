@@ -1,0 +1,120 @@
+"""Lesson 10 exercise: a program with a race, a deadlock and a bottleneck. Find them and fix them.
+
+run() uploads x on one stream and computes y = relu(0.5 * x - 0.25) with relu_axpb on another, then
+copies y back. It is wrong in three ways that the simulator's debugger and profiler can show you:
+run `ascendsim lesson show 10` and `ascendsim lesson check 10`, read the findings, fix the code.
+The check demands no findings at all, the right y, and a kernel time within 1.25x of the fixed
+reference program's.
+Check it with:  ascendsim lesson check 10
+
+第 10 课练习：一个包含数据竞争、死锁和性能瓶颈的程序。找到并修复它们。
+run() 在一个流上上传 x，在另一个流上用 relu_axpb 计算 y = relu(0.5 * x - 0.25)，然后拷回 y。它有三处错误，
+模拟器的调试器和性能分析器都能指出：运行 `ascendsim lesson show 10` 和 `ascendsim lesson check 10`，阅读报告，
+修改代码。检查要求没有任何问题报告、y 正确，并且核函数耗时不超过修复后参考程序的 1.25 倍。
+检查：ascendsim lesson check 10
+"""
+
+import numpy as np
+
+from engine import asc
+from engine.acl_codes import (
+    ACL_MEM_MALLOC_HUGE_FIRST,
+    ACL_MEMCPY_DEVICE_TO_HOST,
+    ACL_MEMCPY_HOST_TO_DEVICE,
+    ACL_SUCCESS,
+    error_name,
+)
+from engine.aicore.tiling import balanced_tiling, get_block_range
+
+BLOCKS = 1
+TILE = 8192
+A, B = 0.5, -0.25
+
+
+@asc.jit(kernel_type=asc.KernelType.AIV_ONLY)
+def relu_axpb(x: asc.GlobalAddress, y: asc.GlobalAddress, total: int, a: float, b: float):
+    tiling = balanced_tiling(total, asc.get_block_num())
+    start, end = get_block_range(tiling, asc.get_block_idx())
+    length = end - start
+    x_gm, y_gm = asc.GlobalTensor(), asc.GlobalTensor()
+    x_gm.set_global_buffer(x + start, length)
+    y_gm.set_global_buffer(y + start, length)
+    pipe = asc.TPipe()
+    in_q, out_q = asc.TQue(asc.TPosition.VECIN, 2), asc.TQue(asc.TPosition.VECOUT, 2)
+    pipe.init_buffer(que=in_q, num=2, len=TILE * 2)
+    pipe.init_buffer(que=out_q, num=2, len=TILE * 2)
+    for offset in range(0, length, TILE):
+        count = min(TILE, length - offset)
+        copy_in(x_gm[offset:], in_q, count)
+        compute(in_q, out_q, count, a, b)
+        copy_out(y_gm[offset:], out_q, count)
+
+
+def copy_in(x_gm, in_q, count):
+    x_local = in_q.alloc_tensor(asc.half)
+    asc.data_copy(x_local, x_gm, count)
+    in_q.enque(x_local)
+
+
+def compute(in_q, out_q, count, a, b):
+    x_local = in_q.deque()
+    y_local = out_q.alloc_tensor(asc.half)
+    asc.muls(y_local, x_local, a, count)
+    asc.adds(y_local, y_local, b, count)
+    asc.relu(y_local, y_local, count)
+    in_q.free_tensor(x_local)
+
+
+def copy_out(y_gm, out_q, count):
+    y_local = out_q.deque()
+    asc.data_copy(y_gm, y_local, count)
+    out_q.free_tensor(y_local)
+
+
+def check(ret, what):
+    if ret != ACL_SUCCESS:
+        raise RuntimeError(f"{what} failed: {error_name(ret)} ({ret})")
+
+
+def run(acl, x, blocks=BLOCKS):
+    """y = relu(A * x + B) on the device: x is uploaded on one stream, the kernel runs on another."""
+    n, nbytes = x.size, x.nbytes
+    check(acl.init(), "acl.init")
+    check(acl.rt.set_device(0), "set_device")
+    upload, ret = acl.rt.create_stream()
+    check(ret, "create_stream")
+    work, ret = acl.rt.create_stream()
+    check(ret, "create_stream")
+    host_x, ret = acl.rt.malloc_host(nbytes)
+    check(ret, "malloc_host")
+    host_y, ret = acl.rt.malloc_host(nbytes)
+    check(ret, "malloc_host")
+    dev_x, ret = acl.rt.malloc(nbytes, ACL_MEM_MALLOC_HUGE_FIRST)
+    check(ret, "malloc")
+    dev_y, ret = acl.rt.malloc(nbytes, ACL_MEM_MALLOC_HUGE_FIRST)
+    check(ret, "malloc")
+    uploaded, ret = acl.rt.create_event()
+    check(ret, "create_event")
+    acl.util.ptr_to_numpy(host_x, n, np.float16)[:] = x
+    check(acl.rt.memcpy_async(dev_x, nbytes, host_x, nbytes, ACL_MEMCPY_HOST_TO_DEVICE, upload), "upload")
+    args = (asc.GlobalAddress(dev_x), asc.GlobalAddress(dev_y), n, A, B)
+    check(acl.rt.launch_kernel(relu_axpb, blocks, work, *args), "launch_kernel")
+    check(acl.rt.memcpy_async(host_y, nbytes, dev_y, nbytes, ACL_MEMCPY_DEVICE_TO_HOST, work), "download")
+    ret = acl.rt.synchronize_stream(work)
+    y = acl.util.ptr_to_numpy(host_y, n, np.float16).copy() if ret == ACL_SUCCESS else None
+    check(acl.rt.synchronize_stream(upload), "synchronize_stream")
+    check(acl.rt.destroy_event(uploaded), "destroy_event")
+    for ptr in (dev_x, dev_y):
+        check(acl.rt.free(ptr), "free")
+    for ptr in (host_x, host_y):
+        check(acl.rt.free_host(ptr), "free_host")
+    for stream in (upload, work):
+        check(acl.rt.destroy_stream(stream), "destroy_stream")
+    check(acl.rt.reset_device(0), "reset_device")
+    check(acl.finalize(), "finalize")
+    return y
+
+
+# Predict before you run: once the program is correct, is its kernel on 48 blocks "about 48x" faster than on
+# 1 block, or "well under 48x"?
+PREDICTIONS = {"blocks_speedup": None}  # TODO

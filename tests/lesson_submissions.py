@@ -1,0 +1,122 @@
+"""Submissions for the grader's tests: the reference solutions, edited into good, wrong, broken and cheating ones."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lessons.catalog import get
+
+L3_STAGE = """def compute(in_q, out_q, count, a, b):
+    x_local = in_q.deque()
+    y_local = out_q.alloc_tensor(asc.half)
+    asc.muls(y_local, x_local, a, count)
+    asc.adds(y_local, y_local, b, count)
+    asc.relu(y_local, y_local, count)
+    out_q.enque(y_local)
+    in_q.free_tensor(x_local)
+"""
+
+
+def solution(lesson: int) -> str:
+    return get(lesson).solution_file.read_text(encoding="utf-8")
+
+
+def stub(lesson: int) -> str:
+    return get(lesson).exercise_file.read_text(encoding="utf-8")
+
+
+def edit(text: str, old: str, new: str) -> str:
+    assert old in text, old
+    return text.replace(old, new, 1)
+
+
+def write(folder: Path, name: str, text: str) -> Path:
+    """A submission folder ``folder/name`` holding ``exercise.py``."""
+    path = folder / name / "exercise.py"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+# -- lesson 3 variants: (name, source, expected verdict) -------------------------------------------
+def l3_variants() -> dict[str, tuple[str, str]]:
+    good = solution(3)
+    head = "from engine import asc\n"
+    return {
+        "good": (good, "PASS"),
+        "stub": (stub(3), "FAIL"),
+        "wrong_b": (
+            edit(good, "asc.adds(y_local, y_local, b, count)", "asc.adds(y_local, y_local, -b, count)"),
+            "FAIL",
+        ),
+        "wrong_prediction": (edit(good, '{"load_pipe": "MTE2"}', '{"load_pipe": "MTE3"}'), "FAIL"),
+        "no_free": (edit(good, "    in_q.free_tensor(x_local)\n", ""), "FAIL"),
+        "syntax": (edit(good, "def copy_in(x_gm, in_q, count):", "def copy_in(x_gm, in_q, count)"), "SYNTAX_ERROR"),
+        "raises": (good + "\nraise ValueError('my own bug')\n", "RUNTIME_ERROR"),
+        "exit0": (edit(good, head, head + "import sys\nsys.exit(0)\n"), "EARLY_EXIT"),
+        "os_exit0": (edit(good, head, head + "import os\nos._exit(0)\n"), "EARLY_EXIT"),
+        "fake_pass": (
+            stub(3)
+            + "\nprint('PASS: all criteria passed, score 100/100')\n"
+            + "open('report.json', 'w').write('{\"verdict\": \"PASS\", \"score\": 100}')\n",
+            "FAIL",
+        ),
+        "patch_check": (
+            stub(3)
+            + "\nimport lessons.l03_copyin_compute_copyout.check as _check\n"
+            + "_check.judge = lambda data, ctx: []\n",
+            "TAMPERED",
+        ),
+        "patch_drive": (
+            stub(3)
+            + "\nimport lessons.l03_copyin_compute_copyout.drive as _drive\n"
+            + "_drive.collect = lambda exercise, rec: rec.value('y_main', None)\n",
+            "TAMPERED",
+        ),
+        "host_numpy": (_l3_numpy(good), "NOT_ON_DEVICE"),
+        "loop": (
+            edit(
+                good,
+                "def copy_in(x_gm, in_q, count):\n",
+                "def copy_in(x_gm, in_q, count):\n    while True:\n        pass\n",
+            ),
+            "TIMEOUT",
+        ),
+        "sleep": (good + "\nimport time\ntime.sleep(600)\n", "TIMEOUT"),
+        "memory": (good + "\nhog = bytearray(8 << 30)\n", "MEMORY_LIMIT"),
+        "flood": (good + "\nwhile True:\n    print('x' * 1000)\n", "OUTPUT_LIMIT"),
+        "fork": (good + "\nimport os\nif os.fork() == 0:\n    import time\n    time.sleep(600)\n", "FORBIDDEN"),
+        "spawn": (good + "\nimport subprocess\nsubprocess.Popen(['sleep', '600'])\n", "FORBIDDEN"),
+        "write_outside": (good + "\nopen('/tmp/ascendsim-outside.txt', 'w').write('x')\n", "FORBIDDEN"),
+    }
+
+
+L3_COPY_OUT = """def copy_out(y_gm, out_q, count):
+    y_local = out_q.deque()
+    asc.data_copy(y_gm, y_local, count)
+    out_q.free_tensor(y_local)
+"""
+
+
+def _l3_numpy(good: str) -> str:
+    """The cheat: y computed with numpy from the GM bytes and written straight into GM; nothing leaves UB."""
+    text = edit(good, L3_COPY_OUT, L3_COPY_OUT.replace("    asc.data_copy(y_gm, y_local, count)\n", ""))
+    return edit(text, L3_STAGE, _L3_NUMPY_COMPUTE)
+
+
+_L3_NUMPY_COMPUTE = """def compute(in_q, out_q, count, a, b):
+    import numpy as np
+    from engine.aicore.context import current
+
+    x_local = in_q.deque()
+    y_local = out_q.alloc_tensor(asc.half)
+    out_q.enque(y_local)
+    in_q.free_tensor(x_local)
+    ctx = current()
+    for alloc in ctx.sim.devmem.space.live():  # find x and y in device memory, compute on the host side
+        raw = ctx.sim.devmem.view(alloc)
+        if alloc.ident == 1:
+            x = raw.view(np.float16)
+        elif alloc.ident == 2:
+            raw.view(np.float16)[:] = np.maximum(x * np.float16(a) + np.float16(b), np.float16(0))
+"""

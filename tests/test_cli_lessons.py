@@ -1,0 +1,90 @@
+"""``ascendsim lesson`` and ``ascendsim grade`` from the command line: output, exit codes, one-line errors."""
+
+import json
+
+import pytest
+from lesson_submissions import solution, write
+
+from app.cli import main
+
+
+def test_list_shows_nine_lessons_in_both_languages(capsys):
+    assert main(["lesson", "list", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["number"] for r in rows] == [1, 2, 3, 4, 5, 6, 7, 8, 10]
+    assert rows[7]["title"]["zh"] == "流、事件与预取" and rows[7]["questions"] == ["third_stream"]
+    assert main(["lesson", "list"]) == 0
+    assert "Double buffering" in capsys.readouterr().out
+
+
+def test_show_in_chinese_and_as_json(capsys):
+    assert main(["lesson", "show", "5", "--lang", "zh"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("第 5 课：双缓冲") and "先预测，再运行" in out and "ascendsim lesson start 5" in out
+    assert main(["lesson", "show", "1", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["steps"][1]["selector"] == {"kind": "ERROR"} and doc["steps"][1]["text"]["zh"]
+
+
+def test_start_copies_the_stub_and_never_overwrites(tmp_path, capsys):
+    folder = tmp_path / "work"
+    assert main(["lesson", "start", "3", "--dir", str(folder)]) == 0
+    stub = (folder / "exercise.py").read_text(encoding="utf-8")
+    assert "# TODO" in stub
+    (folder / "exercise.py").write_text("my work", encoding="utf-8")
+    assert main(["lesson", "start", "3", "--dir", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "'--dir'" in err and "already exists" in err
+    assert (folder / "exercise.py").read_text(encoding="utf-8") == "my work"
+
+
+def test_check_exit_codes_json_and_junit(tmp_path, capsys):
+    good = write(tmp_path, "good", solution(3))
+    assert main(["lesson", "check", "3", "--file", str(good), "--json", "--junit", str(tmp_path / "j.xml")]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["verdict"] == "PASS" and doc["costs"]["bytes"]["GM -> UB"] == 2 * 8 * 10240  # the main run: 8 cores
+    assert {c["id"] for c in doc["criteria"]} >= {"numerics", "through_queues", "on_device", "no_findings"}
+    assert 'failures="0"' in (tmp_path / "j.xml").read_text()
+    bad = write(tmp_path, "bad", solution(3).replace('"MTE2"}', '"VECTOR"}'))
+    assert main(["lesson", "check", "3", "--file", str(bad), "--lang", "zh"]) == 1
+    out = capsys.readouterr().out
+    assert "结论: FAIL" in out and "[FAIL] 预测：哪条流水线把 x 从 GM 搬到 UB？" in out and "提示:" in out
+    assert "== 本次运行的开销 ==" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "flag", "words"),
+    [
+        (["lesson", "show", "9"], "'N'", "must be one of 1, 2, 3, 4, 5, 6, 7, 8, 10, got 9"),
+        (["lesson", "show", "3", "--lang", "fr"], "'--lang'", "'fr'"),
+        (["lesson", "check", "3", "--file", "nowhere/exercise.py"], "'--file'", "does not exist"),
+        (["grade", ".", "--lesson", "3", "--jobs", "0"], "'--jobs'", "0 is not in the range 1<=x<=64"),
+        (["grade", ".", "--lesson", "3", "--shard", "3/2"], "'--shard'", "1 <= K <= M, got '3/2'"),
+        (["grade", ".", "--lesson", "9"], "'--lesson'", "got 9"),
+        (["grade", ".", "--lesson", "3", "--out", "r.txt"], "'--out'", "must end in .json or .csv, got 'r.txt'"),
+        (["grade", "nowhere", "--lesson", "3"], "'SUBMISSIONS_DIR'", "is not a folder"),
+        (["grade", "."], "'--lesson'", "required"),
+        (["grade", "--merge", "a.json"], "'--out'", "--merge needs --out"),
+        (["grade", ".", "--lesson", "3", "--timeout", "0"], "'--timeout'", "0"),
+    ],
+)
+def test_bad_arguments_exit_2_with_one_line(argv, flag, words, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("error: ") and flag in err and words in err
+
+
+def test_merging_refuses_duplicates_and_mixed_lessons(tmp_path, capsys):
+    a = tmp_path / "a.json"
+    b = tmp_path / "b.json"
+    row = {"id": "x", "lesson": 3, "verdict": "PASS", "score": 100, "criteria": {}, "messages": [], "time_s": 1.0}
+    a.write_text(json.dumps({"lesson": 3, "rows": [row]}))
+    b.write_text(json.dumps({"lesson": 3, "rows": [row]}))
+    assert main(["grade", "--merge", str(a), str(b), "--out", str(tmp_path / "m.json")]) == 2
+    assert "submission 'x' appears twice" in capsys.readouterr().err
+    b.write_text(json.dumps({"lesson": 4, "rows": [{**row, "id": "y"}]}))
+    assert main(["grade", "--merge", str(a), str(b), "--out", str(tmp_path / "m.json")]) == 2
+    assert "grades lesson 4" in capsys.readouterr().err
+    b.write_text(json.dumps({"lesson": 3, "rows": [{**row, "id": "y"}]}))
+    assert main(["grade", "--merge", str(a), str(b), "--out", str(tmp_path / "m.json")]) == 0
+    assert json.loads((tmp_path / "m.json").read_text())["count"] == 2

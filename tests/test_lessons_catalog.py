@@ -1,0 +1,81 @@
+"""The curriculum: every lesson is complete in both languages and every step points into its own run."""
+
+import ast
+import shutil
+
+import pytest
+
+from engine import Simulation
+from lessons import catalog
+from lessons.catalog import LANGS, LessonError, load
+from lessons.selectors import resolve
+
+LESSONS = catalog.lessons()
+
+
+def test_nine_lessons_and_no_stub_for_lesson_9():
+    assert [ls.number for ls in LESSONS] == [1, 2, 3, 4, 5, 6, 7, 8, 10]
+    with pytest.raises(LessonError, match=r"lesson must be one of 1, 2, 3, 4, 5, 6, 7, 8, 10, got 9"):
+        catalog.get(9)
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda ls: ls.slug)
+def test_text_exists_in_both_languages(lesson):
+    for text in (lesson.title, lesson.summary, lesson.exercise_text):
+        assert all(text[lang] for lang in LANGS)
+    assert lesson.steps and all(step.text["en"] and step.text["zh"] for step in lesson.steps)
+    assert all(q.text["zh"] and q.explain["zh"] for q in lesson.questions)
+    assert all(c.title["zh"] and c.hint["zh"] for c in lesson.criteria.values())
+    assert any(c.correctness for c in lesson.criteria.values())
+    assert any(c.integrity for c in lesson.criteria.values())  # every check demands device evidence
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda ls: ls.slug)
+def test_every_selector_resolves_in_the_scenario_run(lesson):
+    sim = Simulation()
+    outcome = lesson.module("scenario").scenario(sim)
+    assert outcome["correct"] is (lesson.number != 10)  # lesson 10 shows a broken program on purpose
+    trace = sim.finish().trace
+    rows = [resolve(trace, step.selector) for step in lesson.steps]
+    assert len(set(rows)) == len(rows), "two steps point at the same event"
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda ls: ls.slug)
+def test_questions_are_answered_by_the_simulator(lesson):
+    scenario = lesson.module("scenario")
+    for q in lesson.questions:
+        assert getattr(scenario, f"truth_{q.id}")() in q.choices
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda ls: ls.slug)
+def test_stub_marks_the_work_and_solution_answers_the_questions(lesson):
+    stub = lesson.exercise_file.read_text(encoding="utf-8")
+    solution = lesson.solution_file.read_text(encoding="utf-8")
+    assert "# TODO" in stub and "# TODO" not in solution
+    ast.parse(stub)
+    tree = ast.parse(solution)
+    predictions = next(
+        node.value
+        for node in tree.body
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "PREDICTIONS"
+    )
+    answered = ast.literal_eval(predictions)
+    assert set(answered) == {q.id for q in lesson.questions}
+    assert all(answered[q.id] in q.choices for q in lesson.questions)
+
+
+def test_a_broken_lesson_is_refused_naming_the_field(tmp_path):
+    source = LESSONS[2].path
+    broken = tmp_path / source.name
+    shutil.copytree(source, broken)
+    toml = broken / "lesson.toml"
+    text = toml.read_text(encoding="utf-8")
+    toml.write_text(text.replace('zh = "存储层次与 CopyIn / Compute / CopyOut 范式"', ""), encoding="utf-8")
+    with pytest.raises(LessonError, match=r"l03_copyin_compute_copyout\.title: zh is missing or empty"):
+        load(broken)
+    toml.write_text(text.replace('kind = "MOVE", name = "data_copy GM->UB"', 'kind = "MOVES"'), encoding="utf-8")
+    with pytest.raises(LessonError, match=r"steps\[2\]\.selector: selector kind must be one of"):
+        load(broken)
+    (broken / "check.py").unlink()
+    with pytest.raises(LessonError, match=r"check\.py is missing"):
+        load(broken)

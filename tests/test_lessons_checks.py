@@ -1,0 +1,143 @@
+"""Every reference solution passes its check, every stub fails it, and partial answers fail the right criteria."""
+
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from lesson_submissions import edit, solution, stub, write
+
+from lessons import catalog
+from lessons.grader import Entry, grade_file, grade_many
+
+LESSONS = catalog.lessons()
+
+
+def grade(number: int, text: str, folder, name: str = "sub"):
+    lesson = catalog.get(number)
+    return grade_file(lesson, write(folder, name, text), name, "en", lesson.limits.replace(wall_s=60))
+
+
+def failed(result) -> set[str]:
+    return {c.id for c in result.criteria if c.passed is False}
+
+
+@pytest.mark.slow
+def test_every_solution_passes_and_every_stub_fails(tmp_path):
+    def both(lesson):
+        entries = [
+            Entry("solution", lesson.solution_file, write(tmp_path / lesson.slug, "solution", solution(lesson.number))),
+            Entry("stub", lesson.exercise_file, write(tmp_path / lesson.slug, "stub", stub(lesson.number))),
+        ]
+        return lesson, grade_many(lesson, entries, jobs=2)
+
+    with ThreadPoolExecutor(2) as pool:
+        for lesson, (sol, stb) in pool.map(both, LESSONS):
+            assert sol.verdict == "PASS", (lesson.slug, sol.messages)
+            assert sol.score == 100 and all(c.passed for c in sol.criteria)
+            assert {c.id for c in sol.criteria} == set(lesson.criteria)  # every criterion has its title and hint
+            assert stb.verdict == "FAIL", (lesson.slug, stb.verdict, stb.messages)
+            assert f"predict_{lesson.questions[0].id}" in failed(stb)
+
+
+def test_host_numpy_instead_of_the_device_is_not_on_device(tmp_path):
+    cheat = edit(
+        stub(1),
+        "    return None, ACL_SUCCESS\n",
+        "    acl.finalize()\n    return (x + y), ACL_SUCCESS  # numpy on the host\n",
+    )
+    cheat = edit(
+        cheat,
+        "        # TODO (1 line): release what already exists before returning the code\n",
+        "        acl.finalize()\n",
+    )
+    result = grade(1, cheat, tmp_path)
+    assert result.verdict == "NOT_ON_DEVICE"
+    assert "on_device" in failed(result) and "result" not in failed(result)
+
+
+def test_reading_before_synchronizing_fails_with_its_own_criterion(tmp_path):
+    early = edit(
+        solution(1),
+        "    ret = acl.rt.synchronize_stream(stream)  # the copy back is complete only after this returns\n",
+        "",
+    )
+    early = edit(
+        early,
+        "    z = acl.util.ptr_to_numpy(host[2], n, np.float16).copy()\n",
+        "    z = acl.util.ptr_to_numpy(host[2], n, np.float16).copy()\n    acl.rt.synchronize_stream(stream)\n",
+    )
+    result = grade(1, early, tmp_path)
+    assert result.verdict == "FAIL"
+    assert {"synchronized", "result"} <= failed(result)
+
+
+def test_an_exception_shows_only_the_trainees_frames(tmp_path):
+    boom = edit(solution(1), "    n, nbytes = x.size, x.nbytes\n", "    n, nbytes = helper(x)\n")
+    boom += "\n\ndef helper(x):\n    return x.size / 0, x.nbytes\n"
+    result = grade(1, boom, tmp_path)
+    assert result.verdict == "RUNTIME_ERROR"
+    text = result.messages[0]
+    assert 'File "exercise.py"' in text and "in vector_add" in text and "in helper" in text
+    assert "ZeroDivisionError: division by zero" in text
+    assert "lessons/" not in text and "engine/" not in text and "harness" not in text
+
+
+def test_seed_partition_is_not_balanced(tmp_path):
+    seed = edit(
+        solution(2),
+        "    return Tiling(total, num_blocks, total // num_blocks, total % num_blocks)",
+        "    return Tiling(total, num_blocks, -(-total // num_blocks), 0)",
+    )
+    seed = edit(
+        seed,
+        """    base, rem = tiling.base_chunk, tiling.remainder
+    if block_idx < rem:
+        start = block_idx * (base + 1)
+        return start, start + base + 1
+    start = rem * (base + 1) + (block_idx - rem) * base
+    return start, start + base""",
+        """    start = block_idx * tiling.base_chunk  # the seed's version: chunk = ceil(N / B)
+    return start, min(start + tiling.base_chunk, tiling.total)""",
+    )
+    result = grade(2, seed, tmp_path)
+    assert result.verdict == "FAIL"
+    assert {"balanced", "exact_cover"} <= failed(result)
+
+
+def test_single_buffered_is_right_but_not_fast(tmp_path):
+    single = edit(
+        solution(5),
+        "BUFFER_NUM = 2  # two slots per queue: MTE2 fills one while V works on the other",
+        "BUFFER_NUM = 1",
+    )
+    result = grade(5, single, tmp_path)
+    assert failed(result) == {"overlap", "speedup"}
+    speed = next(c for c in result.criteria if c.id == "speedup")
+    assert "1.00x" in speed.yours
+
+
+def test_an_invalid_tiling_names_the_field(tmp_path):
+    bad = edit(solution(7), "BASE_M, BASE_N, BASE_K = 128, 256, 64", "BASE_M, BASE_N, BASE_K = 100, 256, 64")
+    result = grade(7, bad, tmp_path)
+    valid = next(c for c in result.criteria if c.id == "valid")
+    assert not valid.passed and "baseM must be a multiple of 16, got 100" in valid.yours
+
+
+def test_a_missing_event_is_a_cross_stream_race(tmp_path):
+    racy = edit(
+        solution(8),
+        """        if i >= SLOTS:  # the slot's previous batch must have been read before it is overwritten
+            check(acl.rt.stream_wait_event(copy_stream, consumed[i - SLOTS]), "stream_wait_event")
+""",
+        "",
+    )
+    result = grade(8, racy, tmp_path)
+    race = next(c for c in result.criteria if c.id == "no_race")
+    assert not race.passed and "cross-stream write-after-read race" in race.yours
+
+
+def test_fixing_two_bugs_of_three_leaves_the_bottleneck(tmp_path):
+    one_block = edit(solution(10), "BLOCKS = 48  # fixed: every vector core of ascend910b1 (was 1)", "BLOCKS = 1")
+    result = grade(10, one_block, tmp_path)
+    assert failed(result) == {"performance"}
+    perf = next(c for c in result.criteria if c.id == "performance")
+    assert "too_few_blocks" in perf.detail

@@ -70,6 +70,7 @@ _COLUMNS = (
     ("kind", "B", np.uint8),
 )
 COLUMN_NAMES = tuple(c[0] for c in _COLUMNS)
+COLUMN_DTYPES = MappingProxyType({c[0]: np.dtype(c[2]) for c in _COLUMNS})
 DERIVED_COLUMNS = ("flops", "buf", "slot")
 BYTES_PER_ROW = sum(np.dtype(c[2]).itemsize for c in _COLUMNS)
 

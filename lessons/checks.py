@@ -183,7 +183,7 @@ def d2h_from_kernel(run) -> int:
             continue  # device -> device
         (alloc, lo, hi) = copy.reads[0]
         for k in kernels:
-            before = k.vc.get(k.stream.ident, 0) <= copy.vc.get(k.stream.ident, 0)
+            before = k.clock(k.stream) <= copy.clock(k.stream)
             if before and any(a == alloc and wlo < hi and lo < whi for a, wlo, whi in k.writes):
                 copied += hi - lo
                 break

@@ -16,8 +16,7 @@ Keys: ``kind`` (a :class:`engine.trace.Kind` name), ``name`` (the event's exact 
 
 A copy appears twice in a trace (on its stream and on its copy engine); unless ``lane`` says
 otherwise a ``COPY`` selector counts the stream rows, so "the second H2D copy" is the second copy
-the program issued. Everything that interprets a lane lives in :func:`lane_facts`, the one function
-to switch when lanes carry their kind, core and pipe as typed fields.
+the program issued. :func:`lane_facts` reads what a lane is from its typed fields.
 """
 
 from __future__ import annotations
@@ -26,7 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.trace import Kind, TraceData
+from engine.aicore.pipes import LANE_NAMES
+from engine.trace import Kind, Lane, LaneKind, TraceData
 
 KEYS = frozenset(("kind", "name", "name_prefix", "lane", "core", "core_type", "pipe", "stream", "direction", "nth"))
 LANE_KINDS = ("host", "stream", "copy_engine", "kernels", "pipe", "block", "other")
@@ -47,27 +47,26 @@ class LaneFacts:
     direction: str = ""  # H2D, D2H or D2D for a copy engine
 
 
-def lane_facts(process: str, thread: str) -> LaneFacts:
-    """What a lane is, from its (process, thread) names: the one place that reads lane names."""
-    if process == "Host":
-        return LaneFacts("host")
-    if process.endswith(" streams"):
-        number = 0 if thread == "default stream" else int(thread.rsplit(" ", 1)[1])
-        return LaneFacts("stream", stream=number)
-    if process.endswith(" copy engines"):
-        return LaneFacts("copy_engine", direction=thread.split(" ", 1)[0])
-    if process.endswith(" AI cores"):
-        return LaneFacts("kernels")
-    core_type, _, number = process.partition(" ")
-    if core_type in ("AIC", "AIV") and number.isdigit():
-        if thread == "BLOCK":
-            return LaneFacts("block", core=int(number), core_type=core_type)
-        return LaneFacts("pipe", core=int(number), core_type=core_type, pipe=thread)
-    return LaneFacts("other")
+_LANE_KIND_NAMES = {
+    LaneKind.HOST: "host",
+    LaneKind.STREAM: "stream",
+    LaneKind.COPY_ENGINE: "copy_engine",
+    LaneKind.KERNELS: "kernels",
+    LaneKind.PIPE: "pipe",
+    LaneKind.BLOCK: "block",
+}
+
+
+def lane_facts(lane: Lane) -> LaneFacts:
+    """What a lane is, from its typed fields."""
+    kind = _LANE_KIND_NAMES.get(LaneKind(lane.kind), "other")
+    pipe = LANE_NAMES[lane.pipe] if lane.pipe >= 0 else ""
+    stream = lane.unit if kind == "stream" else -1
+    return LaneFacts(kind, lane.core, lane.core_type, pipe, stream, lane.direction)
 
 
 def trace_lane_facts(trace: TraceData) -> list[LaneFacts]:
-    return [lane_facts(lane.process, lane.thread) for lane in trace.lanes]
+    return [lane_facts(lane) for lane in trace.lanes]
 
 
 def validate(selector: dict) -> None:

@@ -4,34 +4,29 @@ A frame is ``MAGIC``, a 4-byte header length, a JSON header and raw array bytes.
 (dtype, shape, byte range) entries of the header, so the grader rebuilds them with ``np.frombuffer``
 from a whitelist of plain numeric dtypes: nothing the child sends is unpickled or executed.
 
-A finished simulation travels as a *run*: the trace's columns and string tables, the findings, the
-device tasks with their vector clocks (for the cross-stream check) and a few totals. On the grader's
-side :class:`RunData` offers what :mod:`engine.analysis` reads from a ``RunResult`` (``trace``,
-``profile``, ``findings``, ``tasks``, ``end_ps``, ...). :func:`pack_run` and :func:`unpack_run` are
-the only functions that know the trace's in-memory form.
+A finished simulation travels as a *run*: :mod:`engine.run_codec`'s document and arrays (the trace's
+columns, tables, typed details and task table, the findings, the task records with their vector
+clocks, totals), checked and rebuilt into a ``RunResult`` on the grader's side.
 """
 
 from __future__ import annotations
 
 import json
 import struct
-from dataclasses import dataclass, field
-from functools import cached_property
-from types import SimpleNamespace
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
-from engine.findings import Finding
-from engine.profile import load_profile
-from engine.trace import Lane, TraceData
+from engine.run_codec import run_from_doc, run_to_doc
+from engine.simulation import RunResult
+from engine.trace import LaneKind
 
 MAGIC = b"ASIMLSN1"
 MAX_FRAME_BYTES = 512 << 20
 _DTYPES = frozenset(
     ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32", "float64")
 )
-TRACE_COLUMNS = ("start", "end", "nbytes", "flops", "cause", "src", "name", "lane", "kind", "buf", "slot")
 
 
 class WireError(ValueError):
@@ -109,126 +104,26 @@ def decode(frame: bytes) -> Any:
 
 # -- runs -----------------------------------------------------------------------------------------
 def pack_run(result, max_rows: int | None = None, coarse: bool = False) -> dict:
-    """A finished ``RunResult`` as plain data (columns, tables, findings, tasks, totals).
+    """A finished ``RunResult`` as plain data (:func:`engine.run_codec.run_to_doc`).
 
     ``coarse`` leaves out the rows of the cores' pipe lanes (what each pipe did), keeping the host,
     streams, copy engines, kernels and blocks: enough for timings and totals of a very long run.
     """
-    t = result.trace
-    columns = {name: np.asarray(t.columns[name] if name in t.columns else getattr(t, name)) for name in TRACE_COLUMNS}
     if coarse:
-        from .selectors import trace_lane_facts
-
-        fine = np.array([f.kind == "pipe" for f in trace_lane_facts(t)] or [False], dtype=bool)
-        keep = ~fine[columns["lane"]] if len(t) else np.zeros(0, dtype=bool)
-        index = np.cumsum(keep) - 1
-        columns = {name: col[keep] for name, col in columns.items()}
-        cause = columns["cause"].copy()
-        linked = cause >= 0
-        cause[linked] = np.where(keep[cause[linked]], index[cause[linked]], -1)
-        columns["cause"] = cause
-    if max_rows is not None and len(columns["start"]) > max_rows:
-        raise WireError(f"trace of {len(columns['start'])} rows exceeds the {max_rows} rows a lesson run may send")
-    tasks = []
-    for task in result.tasks:
-        tasks.append(
-            {
-                "seq": task.seq,
-                "kind": int(task.kind),
-                "stream": task.stream.ident,
-                "stream_label": task.stream.label,
-                "name": task.name,
-                "src": task.src,
-                "submit": task.submit,
-                "start": task.start,
-                "end": task.end,
-                "nbytes": task.nbytes,
-                "reads": [[list(a), lo, hi] for a, lo, hi in task.reads],
-                "writes": [[list(a), lo, hi] for a, lo, hi in task.writes],
-                "vc": {str(k): v for k, v in task.vc.items()},
-            }
-        )
-    return {
-        "profile": result.profile.name,
-        "columns": columns,
-        "names": list(t.names),
-        "srcs": list(t.srcs),
-        "lanes": [[lane.process, lane.thread, lane.sort] for lane in t.lanes],
-        "findings": [_finding_doc(f) for f in result.findings],
-        "tasks": tasks,
-        "end_ps": result.end_ps,
-        "host_end_ps": result.host_end_ps,
-    }
+        t = result.trace
+        keep = ~t.rows_on(LaneKind.PIPE)
+        if not keep.all():
+            result = replace(result, trace=t.select(np.flatnonzero(keep)))
+    rows = len(result.trace)
+    if max_rows is not None and rows > max_rows:
+        raise WireError(f"trace of {rows} rows exceeds the {max_rows} rows a lesson run may send")
+    doc, arrays = run_to_doc(result)
+    return {"doc": doc, "arrays": arrays}
 
 
-def _finding_doc(f: Finding) -> dict:
-    return {"kind": f.kind, "message": f.message, "code": f.code, "time_ps": f.time_ps, "src": f.src}
-
-
-@dataclass
-class RunData:
-    """A run rebuilt in the grader: what ``engine.analysis`` reads from a ``RunResult``."""
-
-    profile_name: str
-    trace: TraceData
-    findings: list[Finding]
-    tasks: list
-    end_ps: int
-    host_end_ps: int
-    extra: dict = field(default_factory=dict)
-
-    @cached_property
-    def profile(self):
-        return load_profile(self.profile_name)
-
-    @property
-    def simulated_us(self) -> float:
-        return self.end_ps / 1e6
-
-
-def unpack_run(doc: dict) -> RunData:
-    """Rebuild a run; :class:`WireError` when a column or table is missing or inconsistent."""
+def unpack_run(packed: dict) -> RunResult:
+    """Rebuild a run; :class:`WireError` when anything in it is missing or inconsistent."""
     try:
-        cols = {name: np.asarray(doc["columns"][name]) for name in TRACE_COLUMNS}
-        n = len(cols["start"])
-        if any(len(v) != n for v in cols.values()):
-            raise WireError("trace columns differ in length")
-        lanes = tuple(Lane(str(p), str(t), int(s)) for p, t, s in doc["lanes"])
-        names, srcs = tuple(map(str, doc["names"])), tuple(map(str, doc["srcs"]))
-        for key, table in (("lane", lanes), ("name", names)):
-            if n and (cols[key].min() < 0 or cols[key].max() >= len(table)):
-                raise WireError(f"trace column {key} points outside its table")
-        for v in cols.values():
-            v.setflags(write=False)
-        trace = TraceData(columns=cols, names=names, srcs=srcs, lanes=lanes)
-        findings = [
-            Finding(str(f["kind"]), str(f["message"]), f.get("code"), int(f.get("time_ps", 0)), str(f.get("src", "")))
-            for f in doc["findings"]
-        ]
-        streams: dict[int, SimpleNamespace] = {}
-        tasks = []
-        for d in doc["tasks"]:
-            stream = streams.setdefault(
-                int(d["stream"]), SimpleNamespace(ident=int(d["stream"]), label=d["stream_label"])
-            )
-            tasks.append(
-                SimpleNamespace(
-                    seq=int(d["seq"]),
-                    kind=int(d["kind"]),
-                    stream=stream,
-                    name=int(d["name"]),
-                    src=int(d["src"]),
-                    submit=int(d["submit"]),
-                    start=int(d["start"]),
-                    end=int(d["end"]),
-                    nbytes=int(d["nbytes"]),
-                    reads=tuple(((str(a[0]), int(a[1])), int(lo), int(hi)) for a, lo, hi in d["reads"]),
-                    writes=tuple(((str(a[0]), int(a[1])), int(lo), int(hi)) for a, lo, hi in d["writes"]),
-                    vc={int(k): int(v) for k, v in d["vc"].items()},
-                )
-            )
-        return RunData(str(doc["profile"]), trace, findings, tasks, int(doc["end_ps"]), int(doc["host_end_ps"]))
+        return run_from_doc(packed["doc"], packed["arrays"])
     except (KeyError, TypeError, ValueError, IndexError) as exc:
-        if isinstance(exc, WireError):
-            raise
         raise WireError(f"malformed run: {type(exc).__name__}: {exc}") from None

@@ -2,20 +2,21 @@
 
 import pytest
 
-from engine.trace import Kind, Trace
+from engine.aicore.pipes import Pipe
+from engine.trace import Kind, Lane, LaneKind, Trace
 from lessons.selectors import SelectorError, describe, lane_facts, resolve
 
 
 @pytest.fixture
 def trace():
     t = Trace()
-    host = t.lane("Host", "host thread")
-    s1 = t.lane("Device 0 streams", "stream 1")
-    s2 = t.lane("Device 0 streams", "stream 2")
-    h2d = t.lane("Device 0 copy engines", "H2D engine 0")
-    cube0 = t.lane("AIC 0", "CUBE")
-    cube1 = t.lane("AIC 1", "CUBE")
-    mte2 = t.lane("AIV 3", "MTE2")
+    host = t.lane("Host", "host thread", 0, LaneKind.HOST)
+    s1 = t.lane("Device 0 streams", "stream 1", 1, LaneKind.STREAM, unit=1)
+    s2 = t.lane("Device 0 streams", "stream 2", 1, LaneKind.STREAM, unit=2)
+    h2d = t.lane("Device 0 copy engines", "H2D engine 0", 2, LaneKind.COPY_ENGINE, unit=0, direction="H2D")
+    cube0 = t.lane("AIC 0", "CUBE", 10, LaneKind.PIPE, core=0, core_type="AIC", pipe=int(Pipe.M))
+    cube1 = t.lane("AIC 1", "CUBE", 11, LaneKind.PIPE, core=1, core_type="AIC", pipe=int(Pipe.M))
+    mte2 = t.lane("AIV 3", "MTE2", 103, LaneKind.PIPE, core=3, core_type="AIV", pipe=int(Pipe.MTE2))
     copy, mmad, call = t.name("H2D copy"), t.name("mmad"), t.name("acl.init")
     t.add(0, 10, host, Kind.CALL, call)  # row 0
     t.add(20, 30, s1, Kind.COPY, copy)  # 1 (and its engine row, 2)
@@ -61,12 +62,14 @@ def test_too_few_matches_and_bad_keys_name_the_problem(trace):
         resolve(trace, {"core": "0"})
 
 
-def test_lane_facts_read_the_lane_names():
-    assert lane_facts("AIC 12", "CUBE").core == 12
-    assert lane_facts("AIV 3", "BLOCK").kind == "block"
-    assert lane_facts("Device 0 streams", "default stream").stream == 0
-    assert lane_facts("Device 0 copy engines", "D2H engine 0").direction == "D2H"
-    assert lane_facts("Something", "else").kind == "other"
+def test_lane_facts_read_the_typed_lane_fields():
+    pipe = Lane("AIC 12", "CUBE", 22, LaneKind.PIPE, core=12, core_type="AIC", pipe=int(Pipe.M))
+    assert (lane_facts(pipe).kind, lane_facts(pipe).core, lane_facts(pipe).pipe) == ("pipe", 12, "CUBE")
+    assert lane_facts(Lane("AIV 3", "BLOCK", 103, LaneKind.BLOCK, core=3, core_type="AIV")).kind == "block"
+    assert lane_facts(Lane("Device 0 streams", "default stream", 1, LaneKind.STREAM, unit=0)).stream == 0
+    engine = Lane("Device 0 copy engines", "D2H engine 0", 2, LaneKind.COPY_ENGINE, unit=0, direction="D2H")
+    assert lane_facts(engine).direction == "D2H"
+    assert lane_facts(Lane("Something", "else", 9)).kind == "other"
 
 
 def test_describe_reads_like_the_lesson_says():

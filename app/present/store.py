@@ -24,17 +24,9 @@ from pathlib import Path
 
 import numpy as np
 
-from engine import detail as D
-from engine.findings import Finding
-from engine.profile import load_profile
+from engine.run_codec import FORMAT, run_from_doc, run_to_doc
 from engine.runner import get_scenario, run_scenario
-from engine.simulation import GmTensor, RunResult
-from engine.stream import TaskKind, TaskRecord
-from engine.trace import TASK_COLUMNS, Lane, TraceData
-
-FORMAT = 1
-_DETAIL_TYPES = {cls.__name__: cls for cls in (D.Rect, D.Instr, D.QueueOp, D.Flag, D.CrossFlag, D.HostWait)}
-_DETAIL_TYPES.update({cls.__name__: cls for cls in (D.HostWork, D.Mark, D.Block, D.TaskInfo)})
+from engine.simulation import RunResult
 
 
 @dataclass(frozen=True)
@@ -62,112 +54,27 @@ class RunSpec:
 
 
 # -- encoding ------------------------------------------------------------------------------------------
-def _encode_detail(d) -> list:
-    fields = []
-    for v in d:
-        if isinstance(v, tuple) and hasattr(v, "_fields"):
-            fields.append(_encode_detail(v))
-        elif isinstance(v, tuple) and v and hasattr(v[0], "_fields"):
-            fields.append({"tuple": [_encode_detail(x) for x in v]})
-        elif isinstance(v, tuple):
-            fields.append({"plain": list(v)})
-        else:
-            fields.append(v)
-    return [type(d).__name__, fields]
-
-
-def _decode_detail(item):
-    name, fields = item
-    values = []
-    for v in fields:
-        if isinstance(v, list) and len(v) == 2 and isinstance(v[0], str) and v[0] in _DETAIL_TYPES:
-            values.append(_decode_detail(v))
-        elif isinstance(v, dict) and "tuple" in v:
-            values.append(tuple(_decode_detail(x) for x in v["tuple"]))
-        elif isinstance(v, dict) and "plain" in v:
-            values.append(tuple(v["plain"]))
-        else:
-            values.append(v)
-    return _DETAIL_TYPES[name](*values)
-
-
-def _tuples(value):
-    """JSON lists back to the nested tuples task records hold."""
-    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
-
-
-def _jsonable(value):
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, np.floating):
-        return float(value)
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    raise TypeError(f"cannot store {type(value).__name__}")
-
-
 def encode(result: RunResult, spec: RunSpec) -> bytes:
-    """The run as bytes (an npz archive)."""
-    t = result.trace
-    meta = {
-        "format": FORMAT,
-        "spec": asdict(spec),
-        "profile": result.profile.name,
-        "names": list(t.names),
-        "srcs": list(t.srcs),
-        "lanes": [asdict(lane) for lane in t.lanes],
-        "details": [_encode_detail(d) for d in t.details],
-        "findings": [f.to_dict() for f in result.findings],
-        "end_ps": result.end_ps,
-        "host_end_ps": result.host_end_ps,
-        "device_events": result.device_events,
-        "extra": result.extra,
-        "tasks": [[getattr(r, f) for f in TaskRecord.__dataclass_fields__] for r in result.tasks],
-        "gm": {str(k): asdict(v) for k, v in result.gm.items()},
-    }
-    arrays = {f"col_{k}": v for k, v in t.columns.stored.items()}
-    arrays.update({f"task_{k}": v for k, v in t.tasks.items()})
+    """The run as bytes: an npz archive of its arrays and its JSON document (with the spec)."""
+    doc, arrays = run_to_doc(result)
+    doc["spec"] = asdict(spec)
     buf = io.BytesIO()
-    np.savez_compressed(buf, meta=np.frombuffer(json.dumps(meta, default=_jsonable).encode(), dtype=np.uint8), **arrays)
+    np.savez_compressed(buf, meta=np.frombuffer(json.dumps(doc).encode(), dtype=np.uint8), **arrays)
     return buf.getvalue()
 
 
 def decode(data: bytes) -> tuple[RunResult, RunSpec]:
-    with np.load(io.BytesIO(data)) as z:
-        meta = json.loads(bytes(z["meta"]).decode())
-        if meta["format"] != FORMAT:
-            raise ValueError(f"stored run has format {meta['format']}, this version reads {FORMAT}")
-        columns = {k[4:]: z[k] for k in z.files if k.startswith("col_")}
-        tasks = {name: z[f"task_{name}"] for name, _dtype in TASK_COLUMNS}
-    trace = TraceData(
-        columns=columns,
-        names=tuple(meta["names"]),
-        srcs=tuple(meta["srcs"]),
-        lanes=tuple(Lane(**lane) for lane in meta["lanes"]),
-        details=tuple(_decode_detail(d) for d in meta["details"]),
-        tasks=tasks,
+    with np.load(io.BytesIO(data)) as z:  # allow_pickle stays False: nothing in the file is executed
+        doc = json.loads(bytes(z["meta"]).decode())
+        arrays = {k: z[k] for k in z.files if k != "meta"}
+    spec = doc.pop("spec")
+    return run_from_doc(doc, arrays), RunSpec(
+        spec["scenario"], spec["profile"], _tuples(spec["params"]), spec["numerics"]
     )
-    records = []
-    for values in meta["tasks"]:
-        fields = dict(zip(TaskRecord.__dataclass_fields__, values, strict=True))
-        fields["kind"] = TaskKind(fields["kind"])
-        for key in ("reads", "writes", "vc"):
-            fields[key] = _tuples(fields[key])
-        records.append(TaskRecord(**fields))
-    gm = {int(k): GmTensor(**{**v, "shape": tuple(v["shape"])}) for k, v in meta["gm"].items()}
-    result = RunResult(
-        profile=load_profile(meta["profile"]),
-        trace=trace,
-        findings=[Finding(**f) for f in meta["findings"]],
-        end_ps=meta["end_ps"],
-        host_end_ps=meta["host_end_ps"],
-        device_events=meta["device_events"],
-        extra=meta["extra"],
-        tasks=records,
-        gm=gm,
-    )
-    spec = meta["spec"]
-    return result, RunSpec(spec["scenario"], spec["profile"], _tuples(spec["params"]), spec["numerics"])
+
+
+def _tuples(value):
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
 
 
 def result_bytes(result: RunResult) -> int:

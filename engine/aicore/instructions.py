@@ -515,12 +515,12 @@ def adds(dst: LocalTensor, src: LocalTensor, scalar: float, count: int) -> None:
 
 def maxs(dst: LocalTensor, src: LocalTensor, scalar: float, count: int) -> None:
     """``Maxs``: dst = max(src, scalar)."""
-    _vector("maxs", dst, (src,), count, False, lambda x: np.maximum(x, np.asarray(scalar, dtype=x.dtype)))
+    _vector("maxs", dst, (src,), count, (float(scalar),))
 
 
 def mins(dst: LocalTensor, src: LocalTensor, scalar: float, count: int) -> None:
     """``Mins``: dst = min(src, scalar)."""
-    _vector("mins", dst, (src,), count, False, lambda x: np.minimum(x, np.asarray(scalar, dtype=x.dtype)))
+    _vector("mins", dst, (src,), count, (float(scalar),))
 
 
 def duplicate(dst: LocalTensor, scalar: float, count: int) -> None:

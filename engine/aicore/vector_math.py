@@ -17,7 +17,7 @@ _BINARY = MappingProxyType(
 )
 _UNARY = MappingProxyType({"exp": np.exp, "ln": np.log, "sqrt": np.sqrt, "abs": np.abs})
 SLOW = frozenset(("div", "exp", "ln", "sqrt"))
-OPS = frozenset((*_BINARY, *_UNARY, "relu", "muls", "adds", "duplicate", "cast", "reduce_sum"))
+OPS = frozenset((*_BINARY, *_UNARY, "relu", "muls", "adds", "maxs", "mins", "duplicate", "cast", "reduce_sum"))
 
 
 def evaluate(op: str, srcs: list[np.ndarray], params: tuple, out_dtype, count: int) -> np.ndarray:
@@ -33,6 +33,10 @@ def evaluate(op: str, srcs: list[np.ndarray], params: tuple, out_dtype, count: i
             out = srcs[0] * np.asarray(params[0], dtype=srcs[0].dtype)
         elif op == "adds":
             out = srcs[0] + np.asarray(params[0], dtype=srcs[0].dtype)
+        elif op == "maxs":
+            out = np.maximum(srcs[0], np.asarray(params[0], dtype=srcs[0].dtype))
+        elif op == "mins":
+            out = np.minimum(srcs[0], np.asarray(params[0], dtype=srcs[0].dtype))
         elif op == "duplicate":
             out = np.full(count, params[0], dtype=out_dtype)
         elif op == "cast":

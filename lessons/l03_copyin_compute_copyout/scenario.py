@@ -42,4 +42,4 @@ def truth_load_pipe() -> str:
     trace = sim.finish().trace
     row = resolve(trace, {"kind": "MOVE", "name": "data_copy GM->UB"})
     lane = trace.lanes[int(trace.lane[row])]
-    return lane_facts(lane.process, lane.thread).pipe
+    return lane_facts(lane).pipe

@@ -27,7 +27,7 @@ def judge(data, ctx) -> list[Criterion]:
     out.append(result)
 
     run = data.run("main")
-    working = {t.stream.ident for t in run.tasks if t.kind in (TaskKind.COPY, TaskKind.KERNEL)}
+    working = {t.stream for t in run.tasks if t.kind in (TaskKind.COPY, TaskKind.KERNEL)}
     records = sum(1 for t in run.tasks if t.kind == TaskKind.RECORD)
     waits = sum(1 for t in run.tasks if t.kind == TaskKind.WAIT)
     ok = len(working) >= 2 and records > 0 and waits > 0

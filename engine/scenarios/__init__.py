@@ -91,17 +91,7 @@ class Scenario:
 
 def registry() -> dict[str, Scenario]:
     """All scenarios by name (built on each call: no module-level state)."""
-    from . import debug_demo, host_lifecycle, pipeline
+    from . import debug_demo, host_lifecycle, kernels, pipeline
 
-    scenarios = [host_lifecycle.SCENARIO, pipeline.SCENARIO, debug_demo.SCENARIO]
-    for extra in _optional():
-        scenarios.append(extra)
+    scenarios = [host_lifecycle.SCENARIO, pipeline.SCENARIO, *kernels.SCENARIOS, debug_demo.SCENARIO]
     return {s.name: s for s in scenarios}
-
-
-def _optional() -> list[Scenario]:
-    try:
-        from . import kernels
-    except ImportError:  # the AI-core scenarios arrive with the kernel model
-        return []
-    return list(kernels.SCENARIOS)

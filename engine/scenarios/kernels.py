@@ -23,8 +23,9 @@ from .host_lifecycle import check_ret
 OUT_TYPES = MappingProxyType({"fp16": asc.half, "fp32": asc.float32})
 
 
-def parse_base(text: str) -> tuple[int, int, int]:
-    parts = str(text).split(",")
+def parse_base(text: str | tuple[int, int, int]) -> tuple[int, int, int]:
+    """``"128,256,64"`` (or an already parsed triple: validating twice is harmless) -> (128, 256, 64)."""
+    parts = [str(p) for p in text] if isinstance(text, tuple | list) else str(text).split(",")
     if len(parts) != 3 or not all(p.strip().isdigit() for p in parts):
         raise ValueError("must be three integers BM,BN,BK (multiples of 16) like 128,256,64")
     base = tuple(int(p) for p in parts)

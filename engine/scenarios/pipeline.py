@@ -125,16 +125,15 @@ def run(
 
 def check(profile, values: dict) -> None:
     n, streams = values["n"], values["streams"]
+    if streams > profile.limits.max_streams:
+        raise ScenarioArgError(f"--streams must be <= {profile.limits.max_streams} ({profile.name}), got {streams}")
     per_buffer = n * n * 2 + profile.limits.malloc_pad + profile.limits.malloc_round
     need = 3 * streams * per_buffer
     if need > profile.chip.device_memory_bytes:
+        flags = "--n" if streams == 1 else "--n/--streams"
         raise ScenarioArgError(
-            f"--n: {streams} stream(s) x 3 device buffers of {n}x{n} fp16 need {need} B, more than "
-            f"{profile.name}'s {profile.chip.device_memory_bytes} B of device memory (got --n {n})"
-        )
-    if values["streams"] > profile.limits.max_streams:
-        raise ScenarioArgError(
-            f"--streams must be <= {profile.limits.max_streams} ({profile.name}), got {values['streams']}"
+            f"{flags}: {streams} stream(s) x 3 device buffers of {n}x{n} fp16 need {need} B, more than "
+            f"{profile.name}'s {profile.chip.device_memory_bytes} B of device memory (got --n {n} --streams {streams})"
         )
 
 

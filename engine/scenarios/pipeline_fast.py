@@ -172,6 +172,8 @@ def run_bulk(sim: Simulation, n: int, batches: int, streams: int, pageable: bool
     task_call: list[int] = []
     for i in range(batches):
         s = i % streams
+        if not i % 4096:  # progress: the host rows so far and two rows per task submitted
+            sim.trace.progress(len(rows.start) + 2 * len(task_call))
         for cost, res, name in plan:
             call = rows.call(name, cost)
             if lean.pending(s) >= depth:

@@ -146,6 +146,15 @@ def _click_type(p) -> click.ParamType:
     return {int: click.INT, float: click.FLOAT}.get(p.type, click.STRING)
 
 
+def _help(p) -> str:
+    """The parameter's help with its limits (choices show in the metavar)."""
+    if p.minimum is not None and p.maximum is not None:
+        return f"{p.help} ({p.minimum}..{p.maximum})"
+    if p.minimum is not None:
+        return f"{p.help} (>= {p.minimum})"
+    return p.help
+
+
 def _scenario_command(scenario: Scenario, action: Callable[..., None], trace_out: bool) -> click.Command:
     def callback(**kwargs):
         action(scenario, **kwargs)
@@ -156,7 +165,7 @@ def _scenario_command(scenario: Scenario, action: Callable[..., None], trace_out
             params.append(click.Option([p.flag, p.name], is_flag=True, default=p.default, help=p.help))
         else:
             params.append(
-                click.Option([p.flag, p.name], type=_click_type(p), default=p.default, show_default=True, help=p.help)
+                click.Option([p.flag, p.name], type=_click_type(p), default=p.default, show_default=True, help=_help(p))
             )
     params.append(
         click.Option(["--profile"], type=ProfileName(), default=DEFAULT_PROFILE, show_default=True, help=profile_help())
@@ -334,6 +343,11 @@ def compare(as_json: bool, runs: tuple[str, ...]) -> None:
     from engine.runner import analyze_run
 
     args = list(runs)
+    if args and args[0].startswith("-"):
+        fail(
+            f"compare: no such option {args[0]}; a run's options follow its scenario name "
+            "(compare matmul --m 128 -- matmul)"
+        )
     if "vs" not in args:
         fail("compare: give two runs separated by -- (e.g. compare matmul --buffer-num 1 -- matmul)")
     cut = args.index("vs")

@@ -23,6 +23,12 @@ DERIVED = {
 }
 
 
+DEFAULTS = {
+    "op_matmul.peak_tflops": "not set: the op-level matmul runs on this chip's Cube cores, at their peak",
+    "op_matmul.hbm_gbps": "not set: the op-level matmul reads and writes this chip's HBM (chip.hbm_gbps)",
+}
+
+
 def _plain(value):
     if isinstance(value, tuple):
         return [_plain(v) for v in value]
@@ -48,7 +54,8 @@ def profile_document(name: str) -> dict:
             values[f.name] = _plain(getattr(part, f.name))
             src = sources.get(f"{section}.{f.name}")
             if src is None:
-                origin[f.name] = {"kind": "default", "source": "not set in the profile: the default applies"}
+                text = DEFAULTS.get(f"{section}.{f.name}", "not set in the profile: the default applies")
+                origin[f.name] = {"kind": "default", "source": text}
                 continue
             origin[f.name] = {"kind": src.kind, "source": src.text, "file": src.file}
             cited.update(src.tags)
@@ -71,7 +78,7 @@ def render_profile(doc: dict) -> str:
             if key in ("name", "title"):
                 continue
             lines.append(f"  {key} = {doc[section][key]}")
-            label = {"source": "source", "assumption": "assumption", "derived": "", "default": ""}[row["kind"]]
+            label = {"source": "source", "assumption": "assumption", "derived": "", "default": "default"}[row["kind"]]
             text = row["source"]
             if row["kind"] == "assumption":
                 text = text.replace("ASSUMPTION: ", "", 1) if text.startswith("ASSUMPTION: ") else text

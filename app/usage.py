@@ -155,7 +155,7 @@ class ProfileName(click.ParamType):
     name = "PROFILE"
 
     def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
-        return "[" + "|".join(list_profiles()) + "|FILE.toml]"
+        return "NAME|FILE.toml"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
         text = str(value)

@@ -14,6 +14,8 @@ from typing import Any
 
 from ..profile import Profile
 
+SEED_MAX = 2**32 - 1  # seeds of the inputs' random generator: 0 .. 2^32 - 1 (one 32-bit word)
+
 
 class ScenarioArgError(ValueError):
     """A scenario argument is out of range; the message names the argument, its limit and the value."""

@@ -16,7 +16,7 @@ from ..acl_codes import (
     ACL_MEMCPY_HOST_TO_DEVICE,
 )
 from ..simulation import Simulation
-from . import Outcome, Param, Scenario, ScenarioArgError
+from . import SEED_MAX, Outcome, Param, Scenario, ScenarioArgError
 from .host_lifecycle import check_ret
 
 
@@ -145,7 +145,7 @@ SCENARIO = Scenario(
         Param("batches", int, 8, "number of batches", minimum=1),
         Param("streams", int, 2, "number of streams", minimum=1),
         Param("pageable", bool, False, "use pageable (plain numpy) host memory instead of pinned"),
-        Param("seed", int, 0, "random seed of the inputs", minimum=0),
+        Param("seed", int, 0, "random seed of the inputs", minimum=0, maximum=SEED_MAX),
         Param(
             "sync_each",
             bool,

@@ -175,7 +175,9 @@ def _scenario_command(scenario: Scenario, action: Callable[..., None], trace_out
     )
     if trace_out:
         params.append(
-            click.Option(["--out", "-o"], type=OutputFile(), required=True, help="Chrome trace JSON to write")
+            click.Option(
+                ["--out", "-o"], type=OutputFile("trace.json"), required=True, help="Chrome trace JSON to write"
+            )
         )
         params.append(
             click.Option(
@@ -197,7 +199,10 @@ def _scenario_command(scenario: Scenario, action: Callable[..., None], trace_out
         )
         params.append(
             click.Option(
-                ["--csv", "csv_path"], type=OutputFile(), default=None, help="write per-core pipe ratios to this CSV"
+                ["--csv", "csv_path"],
+                type=OutputFile("pipes.csv"),
+                default=None,
+                help="write per-core pipe ratios to this CSV",
             )
         )
     return click.Command(scenario.name, callback=callback, params=params, help=scenario.summary)
@@ -390,7 +395,7 @@ def _usage_message(exc: click.UsageError, args: list[str] | None = None) -> str:
     if isinstance(exc, click.BadParameter) and exc.param is not None:
         sep = " " if exc.message.startswith("must ") else ": "
         return f"{param_label(exc.param, ctx)}{sep}{' '.join(exc.message.split())}"
-    if isinstance(exc, click.NoSuchOption) and ctx is not None and isinstance(ctx.command, click.Group):
+    if isinstance(exc, click.NoSuchOption) and ctx is not None and ctx.command.name in ("run", "trace"):
         name = ctx.command_path.split(" ", 1)[-1]
         sub = next((a for a in (args or []) if a in ctx.command.commands), None)
         example = f"ascendsim {name} {sub or 'SCENARIO'} {exc.option_name} ..."

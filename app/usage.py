@@ -65,7 +65,7 @@ def param_label(param: click.Parameter | None, ctx: click.Context | None = None)
 
 
 # -- output files ---------------------------------------------------------------------------------------
-def check_output_file(value: str) -> str:
+def check_output_file(value: str, example: str = "out.json") -> str:
     """The problem with writing a file at ``value``, or an empty string when it can be written.
 
     Checks the folder exists and is a folder, the path is not a directory, and the folder accepts a
@@ -73,7 +73,7 @@ def check_output_file(value: str) -> str:
     """
     path = Path(value).expanduser()
     if not value or value.endswith(("/", os.sep)) or path.is_dir():
-        return f"{value} is a directory; give a file name inside it, such as {path / 'out.json'}"
+        return f"{value} is a directory; give a file name inside it, such as {path / example}"
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.exists():
         return f"folder {folder} does not exist (got {value})"
@@ -95,8 +95,11 @@ class OutputFile(click.ParamType):
 
     name = "FILE"
 
+    def __init__(self, example: str = "out.json") -> None:
+        self.example = example  # a file name the message suggests when given a directory
+
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
-        problem = check_output_file(str(value))
+        problem = check_output_file(str(value), self.example)
         if problem:
             self.fail(problem, param, ctx)
         return str(value)

@@ -17,6 +17,7 @@ from pathlib import Path
 import click
 import pytest
 
+import app.budget
 import engine.runner
 from app.cli import cli, main
 from app.usage import OutputFile, ProfileName, ValueChoice
@@ -207,6 +208,13 @@ def test_refusals_give_the_limit_and_the_value(capsys, no_work, tmp_path):
     assert "GB of host memory, more than the" in line and "(got --m 10000000 --n 1024 --k 1024)" in line
     line = _check(["run", "pipeline", "--batches", str(10**12), "--no-numerics"], "--batches", capsys, tmp_path)
     assert "trace events, more than the 2,147,483,647 a trace can hold" in line
+
+
+def test_refuses_a_run_longer_than_the_limit(capsys, no_work, tmp_path, monkeypatch):
+    monkeypatch.setattr(app.budget, "available_memory", lambda: 10**15)  # a machine with memory to spare
+    line = _check(["run", "host-lifecycle", "--n", "40000"], "--n", capsys, tmp_path)
+    assert "the run would take about 1.4 hours, more than the limit of 1.0 hours" in line
+    assert "--no-numerics skips the arithmetic (got --n 40000)" in line
 
 
 def test_real_process_exit_code_and_stderr(tmp_path):

@@ -46,7 +46,7 @@ def test_event_estimate_is_within_30_percent(name, params):
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "args", [["pipeline", "--n", "512", "--batches", "300"], ["vector-add", "--length", "8000000"]]
+    "args", [["pipeline", "--n", "512", "--batches", "80"], ["vector-add", "--length", "8000000"]]
 )
 def test_memory_estimate_covers_the_real_peak(args):
     """The child's peak resident memory, less the interpreter, stays under the estimate (and near it)."""

@@ -180,6 +180,8 @@ class Progress:
             left = max(0.0, self.estimate_s - elapsed)
             eta = f", about {_duration(left)} left by the estimate" if left else ""
             return f"{self.label}: running for {elapsed:.0f} s{eta}"
+        if done >= self.total:  # the estimate is reached: the trace is being sorted and summarised
+            return f"{self.label}: {done:,} events simulated, finishing, {elapsed:.0f} s"
         rate = done / elapsed
         share = min(99, math.floor(100 * done / self.total))
         if done < self.total / 20:  # too early for the rate to mean much (blocks are still being recorded)

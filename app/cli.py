@@ -262,6 +262,8 @@ def _run_action(
     events, _memory, seconds = plan(run.cost, report=report)
     with Progress(events, f"{scenario.name}", seconds) as progress:
         done = _execute(run, progress)
+        progress.stage = "summarising"
+        summary = done.summary()
         analysis = None
         if report or csv_path:
             progress.stage = "analysing" + (" and re-running to measure the recommendations' gains" if report else "")
@@ -270,7 +272,6 @@ def _run_action(
             progress.stage = f"writing {csv_path}"
             with atomic_path(csv_path) as tmp:
                 write_pipe_csv(tmp, analysis.metrics)
-    summary = done.summary()
     if as_json:
         if report:
             doc = analysis.to_dict()

@@ -82,9 +82,11 @@ def _bad_values(path: tuple[str, ...], option: click.Option, tmp: Path) -> list[
             ("huge", f"{HUGE},16,16"),
         ]
     if isinstance(t, click.types.IntParamType) or t is click.INT:
-        out = [("non-numeric", "abc"), ("NaN", "nan"), ("fraction", "1.5"), ("negative", "-1")]
+        out = [("non-numeric", "abc"), ("NaN", "nan"), ("fraction", "1.5")]
         minimum = param.minimum if param is not None else getattr(t, "min", None)
         maximum = param.maximum if param is not None else getattr(t, "max", None)
+        if minimum is not None and minimum >= 0:  # a declared range: below it is bad
+            out.append(("negative", "-1"))
         if minimum is not None and minimum > 0:
             out.append(("zero", "0"))
         if param is not None or maximum is not None:  # a scenario size: too big for the machine or the limit

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import fields
 from pathlib import Path
 
-from engine.profile import load_profile
+from engine.profile import PROFILE_DIR, load_profile
 from engine.profile_sources import profile_sources, source_legend
 
 DERIVED = {
@@ -39,12 +39,18 @@ def _plain(value):
 
 def profile_document(name: str) -> dict:
     """The profile's values by section (as ``Profile.describe``), plus ``sources`` (section -> key ->
-    ``{kind, source, file}``, kind being "source", "assumption", "default" or "derived") and the
+    ``{kind, source, file}``, kind being "source", "assumption", "unsourced", "default" or "derived") and the
     ``legend`` of the sources cited."""
     profile = load_profile(name)
     sources = profile_sources(name)
     legend = source_legend()
-    doc: dict = {"name": profile.name, "title": profile.chip.title, "file": Path(profile.source_file).name}
+    path = Path(profile.source_file)
+    doc: dict = {
+        "name": profile.name,
+        "title": profile.chip.title,
+        "file": path.name,
+        "shipped": path.resolve().parent == PROFILE_DIR.resolve(),
+    }
     provenance: dict[str, dict] = {}
     cited: set[str] = set()
     for section in ("chip", "buffers", "paths", "compute", "host", "limits", "op_matmul"):
@@ -71,17 +77,18 @@ def profile_document(name: str) -> dict:
 
 
 def render_profile(doc: dict) -> str:
-    lines = [f"{doc['name']}: {doc['title']}   (profile file {doc['file']}, shipped with AscendSim)"]
+    shipped = ", shipped with AscendSim" if doc["shipped"] else ""
+    lines = [f"{doc['name']}: {doc['title']}   (profile file {doc['file']}{shipped})"]
     for section, origin in doc["sources"].items():
         lines.append(f"[{section}]")
         for key, row in origin.items():
             if key in ("name", "title"):
                 continue
             lines.append(f"  {key} = {doc[section][key]}")
-            label = {"source": "source", "assumption": "assumption", "derived": "", "default": "default"}[row["kind"]]
+            label = "" if row["kind"] == "derived" else row["kind"]  # derived lines say so themselves
             text = row["source"]
             if row["kind"] == "assumption":
-                text = text.replace("ASSUMPTION: ", "", 1) if text.startswith("ASSUMPTION: ") else text
+                text = text.removeprefix("ASSUMPTION: ")
             origin_file = f" ({row['file']})" if row.get("file") and row["file"] != doc["file"] else ""
             lines.append(f"      {label + origin_file + ': ' if label else ''}{text}")
     lines.append("Sources cited:")

@@ -24,7 +24,7 @@ _TAG = re.compile(r"\b([A-Za-z]+)\b")
 
 @dataclass(frozen=True)
 class Source:
-    """A number's provenance: ``kind`` is "source" or "assumption"; ``text`` is the comment."""
+    """A number's provenance: ``kind`` is "source", "assumption" or "unsourced"; ``text`` is the comment."""
 
     kind: str
     text: str
@@ -89,6 +89,8 @@ def file_comments(path: Path) -> tuple[dict[str, str], str | None]:
 
 
 def classify(text: str, file: str) -> Source:
+    if not text:
+        return Source("unsourced", "no comment in the profile file says where this number comes from", file)
     return Source("assumption" if "ASSUMPTION" in text else "source", text, file)
 
 

@@ -36,6 +36,7 @@ def test_every_number_has_a_source_or_a_reasoned_assumption(name):
             assert section == "op_matmul" and field in ("peak_tflops", "hbm_gbps"), key
             continue
         src = sources[key]
+        assert src.kind != "unsourced", f"{name} {key} has no source comment"
         if src.kind == "assumption":
             reasoning = src.text.split("ASSUMPTION", 1)[1].strip(" :")
             assert len(reasoning.split()) >= 4, f"{name} {key}: an assumption needs its reasoning: {src.text!r}"

@@ -17,10 +17,13 @@ How errors work (every command module registered here follows it; see :mod:`app.
 * Before a scenario runs, :func:`app.budget.check_budget` refuses runs that need more memory, trace
   events or time than this machine has; a run that takes longer than two seconds shows progress on
   stderr (:class:`app.budget.Progress`) and Ctrl-C ends it with a one-line partial summary (exit 130).
+  Any other long command can use it too: ``with Progress(total, "grading", estimate_s) as p: ... p(done)``.
 * Help text is plain text: no reStructuredText markup (a test checks every command's ``--help``).
 
 To add commands from another module, define them with click in ``app/cli_<name>.py`` and register
-them in :func:`_register` below.
+them in :func:`_register` below. ``tests/test_bad_input.py`` then feeds every option of the new
+command bad values by its type (declare ranges with ``click.IntRange`` so it knows what is bad), and
+``tests/test_wheel.py`` asks for one line in its ``COMMANDS`` table saying how to run it from the wheel.
 """
 
 from __future__ import annotations

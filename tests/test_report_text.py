@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from app.cli import main
 
 
@@ -36,6 +38,7 @@ def test_roofline_prints_one_line_per_kernel_shape(capsys):
     assert "roofs compute 989.5, hbm" in roofline[0]  # the measured device's roofs, not the 910B1's
 
 
+@pytest.mark.slow
 def test_bench_says_its_figures_describe_this_machine():
     out = subprocess.run(
         [sys.executable, "-m", "app.cli", "bench", "--quick"], capture_output=True, text=True, check=True

@@ -43,6 +43,7 @@ from .budget import Interrupted, Progress, check_budget, chrome_events, plan
 from .usage import (
     EXIT_INTERRUPTED,
     EXIT_USAGE,
+    IntAtLeast,
     OutputFile,
     ProfileName,
     UsageFailure,
@@ -185,7 +186,7 @@ def _scenario_command(scenario: Scenario, action: Callable[..., None], trace_out
         params.append(
             click.Option(
                 ["--detail-cores"],
-                type=click.IntRange(min=0),
+                type=IntAtLeast(0),
                 default=None,
                 help=f"keep the pipe lanes of only the first N cores (default: all; 2 above {CHROME_DETAIL:,} events)",
             )

@@ -130,7 +130,26 @@ def write_atomically(path: str | Path, mode: str = "w", newline: str | None = No
         yield fh
 
 
-# -- choices --------------------------------------------------------------------------------------------
+# -- numbers and choices --------------------------------------------------------------------------------
+class IntAtLeast(click.IntRange):
+    """A whole number not below ``min``; the message says so (``--detail-cores must be >= 0, got -1``)."""
+
+    name = "integer"
+
+    def __init__(self, minimum: int) -> None:
+        super().__init__(min=minimum)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        try:
+            number = int(str(value))
+        except ValueError:
+            self.fail(f"must be a whole number, got {value!r}", param, ctx)
+        if number < self.min:
+            self.fail(f"must be >= {self.min}, got {number}", param, ctx)
+        return number
+
+
+
 class ValueChoice(click.ParamType):
     """One of a fixed set of values (ints or strings), shown as ``[1|2]`` in ``--help``."""
 

@@ -1,8 +1,29 @@
-"""The ``ascendsim`` command.
+"""The ``ascendsim`` command: run, trace, compare, profiles, bench.
 
-Every command has ``--help``; machine-readable output with ``--json`` (one JSON object on stdout and
-nothing else). Bad arguments exit with code 2 and one line on stderr naming the argument, its limit
-and the value, never a traceback.
+Every command has ``--help``; ``--json`` prints one JSON object on stdout and nothing else.
+
+How errors work (every command module registered here follows it; see :mod:`app.usage`):
+
+* Bad input is refused before any work, in one line on stderr (``error: ...``) with exit code 2,
+  never a traceback. The line names the flag as the user typed it (``--streams``, ``profiles show
+  NAME``), its limit and the value given.
+* Raise :class:`app.usage.UsageFailure` (or call :func:`app.usage.fail`) for a bad input you detect;
+  wrap calls that validate in the engine with ``with flag_errors(): ...`` so their ``ValueError``
+  becomes a usage failure.
+* Declare output files with ``type=OutputFile()`` (checked at parse time: the folder exists and is
+  writable, the name is not a directory) and write them with ``write_atomically(path)`` (no
+  half-written file on an error or Ctrl-C). ``--profile`` is ``type=ProfileName()``; a fixed set of
+  values is ``type=ValueChoice(values)``: both list their choices in ``--help``.
+* Before a scenario runs, :func:`app.budget.check_budget` refuses runs that need more memory, trace
+  events or time than this machine has; a run that takes longer than two seconds shows progress on
+  stderr (:class:`app.budget.Progress`) and Ctrl-C ends it with a one-line partial summary (exit 130).
+  Any other long command can use it too: ``with Progress(total, "grading", estimate_s) as p: ... p(done)``.
+* Help text is plain text: no reStructuredText markup (a test checks every command's ``--help``).
+
+To add commands from another module, define them with click in ``app/cli_<name>.py`` and register
+them in :func:`_register` below. ``tests/test_bad_input.py`` then feeds every option of the new
+command bad values by its type (declare ranges with ``click.IntRange`` so it knows what is bad), and
+``tests/test_wheel.py`` asks for one line in its ``COMMANDS`` table saying how to run it from the wheel.
 """
 
 from __future__ import annotations
@@ -15,18 +36,29 @@ import click
 
 from app.cli_lessons import grade as grade_command
 from app.cli_lessons import lesson as lesson_group
-from engine.profile import DEFAULT_PROFILE, ProfileError, list_profiles, load_profile
-from engine.scenarios import Scenario, ScenarioArgError, ScenarioFailed, registry
+from engine.analysis.export import CHROME_DETAIL
+from engine.profile import DEFAULT_PROFILE, list_profiles, load_profile
+from engine.scenarios import Scenario, ScenarioFailed, registry
+from engine.scenarios.cost import estimate
 
-EXIT_USAGE = 2
+from .budget import Interrupted, Progress, check_budget, chrome_events, plan
+from .usage import (
+    EXIT_INTERRUPTED,
+    EXIT_USAGE,
+    IntAtLeast,
+    OutputFile,
+    ProfileName,
+    UsageFailure,
+    ValueChoice,
+    atomic_path,
+    fail,
+    flag_errors,
+    param_label,
+    profile_help,
+    write_atomically,
+)
 
-
-class UsageFailure(Exception):
-    """A one-line usage error (exit code 2)."""
-
-
-def _fail(message: str) -> None:
-    raise UsageFailure(message)
+__all__ = ("EXIT_USAGE", "UsageFailure", "cli", "main")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -39,7 +71,7 @@ def cli() -> None:
 @click.option("--json", "as_json", is_flag=True, help="print JSON")
 @click.pass_context
 def profiles(ctx: click.Context, as_json: bool) -> None:
-    """List the hardware profiles (``profiles show NAME`` prints one)."""
+    """List the hardware profiles ('profiles show NAME' prints one with the source of every number)."""
     if ctx.invoked_subcommand is not None:
         return
     rows = []
@@ -68,29 +100,17 @@ def profiles(ctx: click.Context, as_json: bool) -> None:
 
 
 @profiles.command("show")
-@click.argument("name")
-@click.option("--json", "as_json", is_flag=True, help="print JSON")
+@click.argument("name", type=ProfileName())
+@click.option("--json", "as_json", is_flag=True, help="print JSON: values, sources and the sources' legend")
 def profiles_show(name: str, as_json: bool) -> None:
-    """Print one profile with every number."""
-    p = _profile(name)
-    doc = p.describe()
+    """Print one profile: every number with its source, or 'assumption' and the reasoning."""
+    from .profile_view import profile_document, render_profile
+
+    doc = profile_document(name)
     if as_json:
-        click.echo(json.dumps(doc, indent=2))
+        click.echo(json.dumps(doc, indent=2, ensure_ascii=False))
         return
-    click.echo(f"{p.name}: {p.chip.title}   (source: {p.source_file})")
-    for section, values in doc.items():
-        if not isinstance(values, dict):
-            continue
-        click.echo(f"[{section}]")
-        for key, value in values.items():
-            click.echo(f"  {key} = {value}")
-
-
-def _profile(name: str):
-    try:
-        return load_profile(name)
-    except ProfileError as exc:
-        _fail(f"--profile: {exc}")
+    click.echo(render_profile(doc))
 
 
 # -- bench -----------------------------------------------------------------------------------------
@@ -98,11 +118,20 @@ def _profile(name: str):
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
 @click.option("--quick", is_flag=True, help="small sizes: checks that every figure is produced, not the targets")
 def bench(as_json: bool, quick: bool) -> None:
-    """Measure the simulator's speed on this machine against its targets."""
+    """Measure the simulator's own speed on this machine against its targets (about 30 s; --quick: 10 s)."""
     from app.present.bench import replay_figures
     from engine.bench import run_bench
 
-    doc = run_bench(quick=quick)
+    def phase(index: int, total: int, what: str) -> None:
+        click.echo(f"bench [{index}/{total}] {what} ...", err=True)
+
+    click.echo(
+        "Measuring how fast the simulator runs on this computer. The figures describe this machine "
+        "(its CPU and load), not an Ascend chip, and a target this machine misses is not a fault of the install.",
+        err=True,
+    )
+    doc = run_bench(quick=quick, progress=phase)
+    phase(len(doc["figures"]) + 1, len(doc["figures"]) + 1, "replay: seeking in a huge run, stepping a small one")
     for figure in replay_figures(quick):
         doc["figures"][figure.name] = figure.to_dict()
         if quick:
@@ -112,39 +141,62 @@ def bench(as_json: bool, quick: bool) -> None:
         return
     m = doc["machine"]
     click.echo(
-        f"{m['cores']} cores, Python {m['python']}, numpy {m['numpy']}{'  (quick: sizes reduced)' if quick else ''}"
+        f"This machine: {m['cores']} cores, Python {m['python']}, numpy {m['numpy']}"
+        f"{'  (quick: sizes reduced, targets not judged)' if quick else ''}"
     )
     for name, f in doc["figures"].items():
         sign = "<=" if f["better"] == "lower" else ">="
-        status = {True: "ok", False: "MISSED", None: "(quick: not judged)"}[f["ok"]]
+        status = {True: "meets the target", False: "below the target on this machine", None: ""}[f["ok"]]
         click.echo(f"{name:<24} {f['value']:>14,} {f['unit']:<9} target {sign} {f['target']:>12,}  {status}")
         click.echo(f"{'':<24} {f['detail']}")
 
 
 # -- run / trace -----------------------------------------------------------------------------------
+def _click_type(p) -> click.ParamType:
+    if p.choices is not None:
+        return ValueChoice(p.choices)
+    return {int: click.INT, float: click.FLOAT}.get(p.type, click.STRING)
+
+
+def _help(p) -> str:
+    """The parameter's help with its limits (choices show in the metavar)."""
+    if p.minimum is not None and p.maximum is not None:
+        return f"{p.help} ({p.minimum}..{p.maximum})"
+    if p.minimum is not None:
+        return f"{p.help} (>= {p.minimum})"
+    return p.help
+
+
 def _scenario_command(scenario: Scenario, action: Callable[..., None], trace_out: bool) -> click.Command:
     def callback(**kwargs):
         action(scenario, **kwargs)
 
     params: list[click.Parameter] = []
     for p in scenario.params:
-        flag = "--" + p.name.replace("_", "-")
         if p.type is bool:
-            params.append(click.Option([flag, p.name], is_flag=True, default=p.default, help=p.help))
+            params.append(click.Option([p.flag, p.name], is_flag=True, default=p.default, help=p.help))
         else:
-            params.append(click.Option([flag, p.name], type=p.type, default=p.default, show_default=True, help=p.help))
-    params.append(click.Option(["--profile"], default=DEFAULT_PROFILE, show_default=True, help="hardware profile"))
+            params.append(
+                click.Option([p.flag, p.name], type=_click_type(p), default=p.default, show_default=True, help=_help(p))
+            )
+    params.append(
+        click.Option(["--profile"], type=ProfileName(), default=DEFAULT_PROFILE, show_default=True, help=profile_help())
+    )
     params.append(
         click.Option(["--no-numerics"], is_flag=True, help="skip the numpy arithmetic; keep every event and its timing")
     )
     if trace_out:
-        params.append(click.Option(["--out", "-o"], required=True, help="Chrome trace JSON file to write"))
+        params.append(
+            click.Option(
+                ["--out", "-o"], type=OutputFile("trace.json"), required=True, help="Chrome trace JSON to write"
+            )
+        )
         params.append(
             click.Option(
                 ["--detail-cores"],
-                type=int,
+                type=IntAtLeast(0),
                 default=None,
-                help="keep the pipe lanes of only the first N cores (default: all; 2 above 300,000 events)",
+                help=f"keep the pipe lanes of only the first N cores (default: all; 2 above {CHROME_DETAIL:,} events)",
             )
         )
     else:
@@ -158,19 +210,55 @@ def _scenario_command(scenario: Scenario, action: Callable[..., None], trace_out
             )
         )
         params.append(
-            click.Option(["--csv", "csv_path"], default=None, help="write per-core pipe ratios to this CSV file")
+            click.Option(
+                ["--csv", "csv_path"],
+                type=OutputFile("pipes.csv"),
+                default=None,
+                help="write per-core pipe ratios to this CSV",
+            )
         )
     return click.Command(scenario.name, callback=callback, params=params, help=scenario.summary)
 
 
-def _execute(scenario: Scenario, profile: str, no_numerics: bool, **values):
+class Prepared:
+    """A scenario run that passed every check: its validated values and estimated cost."""
+
+    def __init__(self, scenario: Scenario, profile: str, numerics: bool, values: dict, cost) -> None:
+        self.scenario = scenario
+        self.profile = profile
+        self.numerics = numerics
+        self.values = values
+        self.cost = cost
+
+
+def _prepare(
+    scenario: Scenario,
+    profile: str,
+    no_numerics: bool,
+    values: dict,
+    *,
+    report: bool = False,
+    detail_cores: int | bool | None = False,
+    label: str = "",
+) -> Prepared:
+    """Validate the values and the run's needs against the profile and this machine; nothing runs.
+
+    ``detail_cores`` is the trace command's option (False: no trace file is written)."""
+    prefix = f"{label}: " if label else ""
+    with flag_errors(prefix):
+        prof = load_profile(profile)
+        checked = scenario.validate(prof, values)
+        cost = estimate(scenario.name, prof, checked, not no_numerics)
+    trace_events = 0 if detail_cores is False else chrome_events(cost.events, detail_cores, CHROME_DETAIL)
+    check_budget(cost, checked, report=report, trace_events=trace_events, label=label)
+    return Prepared(scenario, profile, not no_numerics, checked, cost)
+
+
+def _execute(run: Prepared, progress: Progress):
     from engine.runner import run_scenario
 
-    prof = _profile(profile)
     try:
-        return run_scenario(scenario.name, prof, numerics=not no_numerics, **values)
-    except ScenarioArgError as exc:
-        _fail(str(exc))
+        return run_scenario(run.scenario.name, run.profile, numerics=run.numerics, progress=progress, **run.values)
     except ScenarioFailed as exc:  # the simulated device failed: a run failure, not bad input
         raise click.ClickException(str(exc)) from None
 
@@ -182,11 +270,20 @@ def _run_action(
     from engine.analysis.render import render_report
     from engine.runner import analyze_run
 
-    run = _execute(scenario, profile, no_numerics, **values)
-    summary = run.summary()
-    analysis = analyze_run(run, measure_gains=report) if (report or csv_path) else None
-    if csv_path:
-        write_pipe_csv(csv_path, analysis.metrics)
+    run = _prepare(scenario, profile, no_numerics, values, report=report)
+    events, _memory, seconds = plan(run.cost, report=report)
+    with Progress(events, f"{scenario.name}", seconds) as progress:
+        done = _execute(run, progress)
+        progress.stage = "summarising"
+        summary = done.summary()
+        analysis = None
+        if report or csv_path:
+            progress.stage = "analysing" + (" and re-running to measure the recommendations' gains" if report else "")
+            analysis = analyze_run(done, measure_gains=report, progress=progress)
+        if csv_path:
+            progress.stage = f"writing {csv_path}"
+            with atomic_path(csv_path) as tmp:
+                write_pipe_csv(tmp, analysis.metrics)
     if as_json:
         if report:
             doc = analysis.to_dict()
@@ -194,9 +291,11 @@ def _run_action(
             summary["findings"] = doc["findings"]
         click.echo(json.dumps(summary))
         return
-    click.echo(_human(summary))
+    click.echo(_human(summary, numerics=run.numerics))
     if report:
         click.echo(render_report(analysis))
+    if csv_path:
+        click.echo(f"wrote per-core pipe ratios to {csv_path}")
 
 
 def _trace_action(
@@ -204,18 +303,26 @@ def _trace_action(
 ) -> None:
     from engine.analysis.export import chrome_document
 
-    run = _execute(scenario, profile, no_numerics, **values)
-    doc = chrome_document(run.result, detail_cores, metadata={"scenario": scenario.name, "profile": profile})
-    with open(out, "w") as fh:
-        json.dump(doc, fh)
+    run = _prepare(scenario, profile, no_numerics, values, detail_cores=detail_cores)
+    events, _memory, seconds = plan(run.cost, trace_events=chrome_events(run.cost.events, detail_cores, CHROME_DETAIL))
+    with Progress(events, f"{scenario.name}", seconds) as progress:
+        done = _execute(run, progress)
+        progress.stage = f"writing {out}"
+        doc = chrome_document(done.result, detail_cores, metadata={"scenario": scenario.name, "profile": profile})
+        with write_atomically(out) as fh:
+            fh.write(json.dumps(doc))  # one C-encoded string: several times faster than json.dump's chunks
     click.echo(f"wrote {len(doc['traceEvents'])} trace events to {out} (open it in https://ui.perfetto.dev)")
 
 
-def _human(s: dict) -> str:
+def _human(s: dict, numerics: bool = True) -> str:
+    if s["correct"] is None:
+        correct = "not checked" + (" (--no-numerics skips the arithmetic)" if not numerics else "")
+    else:
+        correct = "True (matches numpy)" if s["correct"] else "False (differs from numpy)"
     lines = [
         f"scenario {s['scenario']} on {s['profile']}  {s['params']}",
         f"simulated time {s['simulated_us']:.3f} us  (host finished at {s['host_us']:.3f} us)",
-        f"correct: {s['correct']}" + (f"  max_abs_err {s['max_abs_err']:.4g}" if "max_abs_err" in s else ""),
+        f"correct: {correct}" + (f"  max_abs_err {s['max_abs_err']:.4g}" if "max_abs_err" in s else ""),
         f"{s['events']} trace events, {s['device_events']} device events, {s['wall_s']:.3f} s wall",
         "busy time per lane:",
     ]
@@ -226,20 +333,22 @@ def _human(s: dict) -> str:
     return "\n".join(lines)
 
 
-def _compare_side(args: list[str], label: str):
+# -- compare ---------------------------------------------------------------------------------------
+def _compare_side(args: list[str], label: str) -> Prepared:
     name, *options = args or [""]
     scenario = registry().get(name)
     if scenario is None:
-        _fail(f"compare: run {label} must start with a scenario ({', '.join(registry())}), got {name!r}")
+        fail(f"compare: run {label} must start with a scenario ({', '.join(registry())}), got {name!r}")
     command = _scenario_command(scenario, _run_action, trace_out=False)
     try:
         ctx = command.make_context(name, list(options))
     except click.UsageError as exc:
-        _fail(f"compare: run {label}: {exc.format_message()}")
+        fail(f"compare: run {label}: {_usage_message(exc)}")
     values = dict(ctx.params)
     for key in ("as_json", "report", "csv_path"):
         values.pop(key, None)
-    return scenario, values
+    profile, no_numerics = values.pop("profile"), values.pop("no_numerics")
+    return _prepare(scenario, profile, no_numerics, values, label=f"compare: run {label}")
 
 
 @cli.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
@@ -252,25 +361,34 @@ def compare(as_json: bool, runs: tuple[str, ...]) -> None:
     from engine.runner import analyze_run
 
     args = list(runs)
+    if args and args[0].startswith("-"):
+        fail(
+            f"compare: no such option {args[0]}; a run's options follow its scenario name "
+            "(compare matmul --m 128 -- matmul)"
+        )
     if "vs" not in args:
-        _fail("compare: give two runs separated by -- (e.g. compare matmul --buffer-num 1 -- matmul)")
+        fail("compare: give two runs separated by -- (e.g. compare matmul --buffer-num 1 -- matmul)")
     cut = args.index("vs")
-    sides = [_compare_side(args[:cut], "A"), _compare_side(args[cut + 1 :], "B")]
+    sides = [_compare_side(args[:cut], "A"), _compare_side(args[cut + 1 :], "B")]  # both checked before either runs
     reports, labels = [], []
-    for scenario, values in sides:
-        profile, no_numerics = values.pop("profile"), values.pop("no_numerics")
-        run = _execute(scenario, profile, no_numerics, **values)
-        reports.append(analyze_run(run, measure_gains=False))
-        labels.append(" ".join([scenario.name] + [f"{k}={v}" for k, v in values.items() if v is not None]))
+    total = sum(side.cost.events for side in sides)
+    seconds = sum(plan(side.cost)[2] for side in sides)
+    with Progress(total, "compare", seconds) as progress:
+        for side in sides:
+            done = _execute(side, progress)
+            reports.append(analyze_run(done, measure_gains=False))
+            shown = " ".join(f"{k}={v}" for k, v in side.values.items() if v is not None)
+            labels.append(f"{side.scenario.name} {shown} on {side.profile}")
     diff = diff_reports(*reports)
     if as_json:
         click.echo(json.dumps({"a": labels[0], "b": labels[1], **diff}, default=list))
         return
     click.echo(f"A: {labels[0]}\nB: {labels[1]}")
-    click.echo(render_comparison(diff, labels[0], labels[1]))
+    click.echo(render_comparison(diff))
 
 
-def _build_groups() -> None:
+# -- registration ----------------------------------------------------------------------------------
+def _register() -> None:
     run_group = click.Group("run", help="Run a scenario and print its summary (--json for machines).")
     trace_group = click.Group("trace", help="Run a scenario and write its Chrome trace (--out FILE.json).")
     for scenario in registry().values():
@@ -280,9 +398,25 @@ def _build_groups() -> None:
     cli.add_command(trace_group)
 
 
-_build_groups()
+_register()
 cli.add_command(lesson_group)
 cli.add_command(grade_command)
+
+
+# -- errors ----------------------------------------------------------------------------------------
+def _usage_message(exc: click.UsageError, args: list[str] | None = None) -> str:
+    """One line for a click usage error, naming the flag as the user typed it."""
+    ctx = exc.ctx
+    if isinstance(exc, click.BadParameter) and exc.param is not None:
+        sep = " " if exc.message.startswith("must ") else ": "
+        return f"{param_label(exc.param, ctx)}{sep}{' '.join(exc.message.split())}"
+    if isinstance(exc, click.NoSuchOption) and ctx is not None and ctx.command.name in ("run", "trace"):
+        name = ctx.command_path.split(" ", 1)[-1]
+        sub = next((a for a in (args or []) if a in ctx.command.commands), None)
+        example = f"ascendsim {name} {sub or 'SCENARIO'} {exc.option_name} ..."
+        return f"no such option {exc.option_name} for '{name}': options follow the scenario name ({example})"
+    message = exc.format_message()
+    return " ".join(message.split())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -293,20 +427,23 @@ def main(argv: list[str] | None = None) -> int:
     try:
         rv = cli.main(args=args, prog_name="ascendsim", standalone_mode=False)
     except UsageFailure as exc:
-        click.echo(f"error: {exc}", err=True)
+        click.echo(f"error: {' '.join(str(exc).split())}", err=True)
         return EXIT_USAGE
     except click.exceptions.NoArgsIsHelpError as exc:
         click.echo(exc.ctx.get_help() if exc.ctx else str(exc))
         return 0
     except click.UsageError as exc:
-        message = exc.format_message().replace("\n", " ")
-        click.echo(f"error: {message}", err=True)
+        click.echo(f"error: {_usage_message(exc, args)}", err=True)
         return EXIT_USAGE
     except click.ClickException as exc:
-        click.echo(f"error: {exc.format_message()}", err=True)
+        click.echo(f"error: {' '.join(exc.format_message().split())}", err=True)
         return exc.exit_code
-    except click.exceptions.Abort:
-        return 1
+    except Interrupted as exc:
+        click.echo(f"interrupted: {exc}", err=True)
+        return EXIT_INTERRUPTED
+    except (click.exceptions.Abort, KeyboardInterrupt):
+        click.echo("interrupted: stopped before the run started; nothing was written", err=True)
+        return EXIT_INTERRUPTED
     return rv if isinstance(rv, int) else 0
 
 

@@ -19,16 +19,18 @@ from pathlib import Path
 
 import click
 
-LANG = click.Choice(["en", "zh"])
+from app.usage import OutputFile, SecondsIn, ValueChoice, fail
+
+LANG = ValueChoice(("en", "zh"))
 
 
-def _lesson(number: int):
+def _lesson(number: int, flag: str = "N"):
     from lessons.catalog import LessonError, get
 
     try:
         return get(number)
     except LessonError as exc:
-        raise click.BadParameter(str(exc), param_hint="'N'") from None
+        fail(f"{flag}: {exc!s}")
 
 
 def _default_dir(number: int) -> Path:
@@ -98,11 +100,9 @@ def lesson_start(number: int, folder: str | None) -> None:
     target_dir = Path(folder) if folder else _default_dir(number)
     target = target_dir / "exercise.py"
     if target.exists():
-        raise click.BadParameter(
-            f"{target} already exists; not overwriting it (choose another --dir)", param_hint="'--dir'"
-        )
+        fail(f"--dir: {target} already exists; not overwriting it (choose another --dir)")
     if target_dir.exists() and not target_dir.is_dir():
-        raise click.BadParameter(f"{target_dir} is a file, not a folder", param_hint="'--dir'")
+        fail(f"--dir: {target_dir} is a file, not a folder")
     target_dir.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(ls.exercise_file, target)
     click.echo(f"wrote {target}: edit the # TODO parts, then run: ascendsim lesson check {number} --file {target}")
@@ -122,10 +122,12 @@ def _junit_cases(result) -> list[tuple[str, bool, str, str]]:
 @click.argument("number", metavar="N", type=int)
 @click.option("--file", "path", default=None, help="the exercise to check (default: ./ascendsim-lesson-NN/exercise.py)")
 @click.option("--json", "as_json", is_flag=True, help="print the result as JSON")
-@click.option("--junit", "junit_path", default=None, help="also write a JUnit XML report (one case per criterion)")
+@click.option(
+    "--junit", "junit_path", type=OutputFile("report.xml"), default=None, help="also write a JUnit XML report"
+)
 @click.option("--lang", type=LANG, default="en", show_default=True, help="language of the report")
 @click.option(
-    "--timeout", type=click.FloatRange(1, 3600), default=None, help="wall-time limit in seconds (default: the lesson's)"
+    "--timeout", type=SecondsIn(1, 3600), default=None, help="wall-time limit in seconds (default: the lesson's)"
 )
 def lesson_check(number: int, path: str | None, as_json: bool, junit_path: str | None, lang: str, timeout) -> int:
     """Check an exercise of lesson N; exit code 0 only when every criterion passes."""
@@ -137,7 +139,7 @@ def lesson_check(number: int, path: str | None, as_json: bool, junit_path: str |
     file = Path(path) if path else _default_dir(number) / "exercise.py"
     if not file.is_file():
         how = "" if path else f" (ascendsim lesson start {number} creates it)"
-        raise click.BadParameter(f"{file} does not exist{how}", param_hint="'--file'")
+        fail(f"--file: {file} does not exist{how}")
     result = grade_file(ls, file, file.stem, lang, ls.limits.replace(wall_s=timeout))
     if junit_path:
         Path(junit_path).write_text(junit(f"lesson {number}", _junit_cases(result), result.time_s), encoding="utf-8")
@@ -160,7 +162,7 @@ def _parse_shard(text: str | None) -> tuple[int, int] | None:
         k, m = int(parts[0]), int(parts[1])
         if 1 <= k <= m:
             return k, m
-    raise click.BadParameter(f"must be K/M with 1 <= K <= M, got {text!r}", param_hint="'--shard'")
+    fail(f"--shard: must be K/M with 1 <= K <= M, got {text!r}")
 
 
 @click.command("grade")
@@ -168,10 +170,12 @@ def _parse_shard(text: str | None) -> tuple[int, int] | None:
 @click.option("--lesson", "number", type=int, default=None, help="the lesson the submissions answer")
 @click.option("--jobs", type=click.IntRange(1, 64), default=1, show_default=True, help="submissions graded at once")
 @click.option("--shard", default=None, help="grade only shard K of M (K/M, 1-based), e.g. for a CI matrix")
-@click.option("--out", default=None, help="write the report: .json or .csv")
-@click.option("--junit", "junit_path", default=None, help="also write a JUnit XML report (one case per submission)")
+@click.option("--out", type=OutputFile("report.json"), default=None, help="write the report: .json or .csv")
+@click.option(
+    "--junit", "junit_path", type=OutputFile("report.xml"), default=None, help="also write a JUnit XML report"
+)
 @click.option("--lang", type=LANG, default="en", show_default=True, help="language of the messages")
-@click.option("--timeout", type=click.FloatRange(1, 3600), default=None, help="wall-time limit per submission (s)")
+@click.option("--timeout", type=SecondsIn(1, 3600), default=None, help="wall-time limit per submission (s)")
 @click.option("--merge", is_flag=True, help="merge shard reports (JSON) given as PATHS into --out")
 def grade(
     paths: tuple[str, ...],
@@ -189,32 +193,29 @@ def grade(
 
     if merge:
         if not paths:
-            raise click.BadParameter("give the shard reports to merge", param_hint="'--merge'")
+            fail("--merge: give the shard reports to merge")
         if not out:
-            raise click.BadParameter("--merge needs --out FILE (.json or .csv)", param_hint="'--out'")
+            fail("--out: --merge needs --out FILE (.json or .csv)")
         try:
             doc = report.merge([Path(p) for p in paths])
             report.write(doc, Path(out))
         except report.ReportError as exc:
-            raise click.BadParameter(str(exc), param_hint="'--out'" if "--out" in str(exc) else "'--merge'") from None
+            fail(f"{'--out' if '--out' in str(exc) else '--merge'}: {exc}")
         click.echo(f"merged {len(paths)} report(s): {doc['count']} submissions -> {out}")
         return 0 if all(r["verdict"] == "PASS" for r in doc["rows"]) else 1
     from lessons.grader import discover, grade_many
     from lessons.grader import shard as take_shard
 
     if len(paths) != 1:
-        raise click.BadParameter(f"give exactly one SUBMISSIONS_DIR, got {len(paths)}", param_hint="'SUBMISSIONS_DIR'")
+        fail(f"SUBMISSIONS_DIR: give exactly one SUBMISSIONS_DIR, got {len(paths)}")
     folder = Path(paths[0])
     if not folder.is_dir():
-        raise click.BadParameter(f"{folder} is not a folder", param_hint="'SUBMISSIONS_DIR'")
+        fail(f"SUBMISSIONS_DIR: {folder} is not a folder")
     if number is None:
-        raise click.BadParameter("the lesson is required (--lesson N)", param_hint="'--lesson'")
-    try:
-        ls = _lesson(number)
-    except click.BadParameter as exc:
-        raise click.BadParameter(exc.message, param_hint="'--lesson'") from None
+        fail("--lesson: the lesson is required (--lesson N)")
+    ls = _lesson(number, "--lesson")
     if out and Path(out).suffix.lower() not in report.FORMATS:
-        raise click.BadParameter(f"must end in .json or .csv, got {out!r}", param_hint="'--out'")
+        fail(f"--out: must end in .json or .csv, got {out!r}")
     picked = _parse_shard(shard)
     entries = discover(folder)
     if picked:

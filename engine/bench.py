@@ -24,6 +24,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -201,15 +202,24 @@ def _deep_size(record) -> int:
     return size
 
 
-def run_bench(quick: bool = False) -> dict:
+def run_bench(quick: bool = False, progress: Callable[[int, int, str], None] | None = None) -> dict:
+    """Every figure; ``progress(i, n, what)`` is called before each of the ``n`` measurements."""
     size = 8192 if not quick else 1024
-    host, trace = host_events(500 if quick else 10_000, 1 if quick else 3)
-    figures = [
-        numerics_ratio(512 if quick else 2048, 1 if quick else 3),
-        *timing_run(size, 1 if quick else 3),
-        host,
-        trace_bytes(trace),
-    ]
+    rounds = 1 if quick else 3
+    batches = 500 if quick else 10_000
+    n = 512 if quick else 2048
+    steps = (
+        f"host event rate: the pipeline scenario, {batches:,} batches on 4 streams, {rounds} round(s)",
+        f"numerics: a {n}^3 matmul simulated with its arithmetic vs numpy, {rounds} round(s)",
+        f"timing only: a {size}^3 matmul in a child process, {rounds} round(s)",
+    )
+    report = progress or (lambda i, total, what: None)
+    report(1, len(steps), steps[0])
+    host, trace = host_events(batches, rounds)
+    report(2, len(steps), steps[1])
+    numerics = numerics_ratio(n, rounds)
+    report(3, len(steps), steps[2])
+    figures = [numerics, *timing_run(size, rounds), host, trace_bytes(trace)]
     doc = {f.name: f.to_dict() for f in figures}
     if quick:  # small sizes check that every figure is produced; they say nothing about the targets
         for f in doc.values():

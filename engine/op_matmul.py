@@ -6,7 +6,8 @@ instruction but costed:
 
 * with a measured table (``op_matmul.measured``: seconds per call of n×n×n), by log-log
   interpolation at the equivalent size ``(m·n·k)^(1/3)``, minus the profile's kernel start
-  (the table's calls include it; the runtime adds it separately);
+  (the table's calls include it; the runtime adds it separately), and never faster than the peak of
+  the device the table was measured on (``op_matmul.peak_tflops``);
 * otherwise by a roofline: compute time at ``peak_efficiency`` of the Cube peak, quantised to the
   library's output tiles (``base_m × base_n`` per core, in waves over the cores, K padded to 16),
   against the HBM time of reading A and B and writing C; the slower one wins.
@@ -48,7 +49,8 @@ def op_matmul_seconds(profile: Profile, m: int, n: int, k: int, out_bytes: int =
             i = bisect_left(sizes, x)
             f = (x - sizes[i - 1]) / (sizes[i] - sizes[i - 1])
             seconds = math.exp(times[i - 1] + f * (times[i] - times[i - 1]))
-        return max(seconds - profile.host.kernel_start_us * 1e-6, 1e-6)
+        # never faster than the peak of the unit that ran it (the table's device, see Profile.op_peak_flops)
+        return max(seconds - profile.host.kernel_start_us * 1e-6, 1e-6, 2 * m * n * k / profile.op_peak_flops)
     cores = profile.chip.aic_cores
     tiles = math.ceil(m / om.base_m) * math.ceil(n / om.base_n)
     waves = math.ceil(tiles / cores)

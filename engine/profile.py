@@ -1,7 +1,8 @@
 """Hardware profiles: one TOML file per chip under ``engine/profiles``, loaded into frozen dataclasses.
 
-Every number in a profile file carries its source in a comment (see ``reference/hardware.md``);
-numbers with no public source are marked ``ASSUMPTION`` with the reasoning. A profile may name
+Every number in a profile file carries its source in a comment, opening with the tag of a source
+listed in ``profiles/sources.toml`` (read by :mod:`engine.profile_sources`); numbers with no public
+source are marked ``ASSUMPTION`` with the reasoning. A profile may name
 ``based_on = "other"`` to take every section it does not define from another profile (used by
 ``measured-accelerator``, whose host side is measured and whose AI cores are the 910B1's).
 
@@ -21,6 +22,7 @@ from types import MappingProxyType
 from typing import Any
 
 PROFILE_DIR = Path(__file__).parent / "profiles"
+SOURCES_NAME = "sources.toml"  # beside the profiles: the sources their comments cite (not a profile)
 DEFAULT_PROFILE = "ascend910b1"
 
 
@@ -139,6 +141,9 @@ class OpMatmul:
     base_m: int  # output tile the library kernel gives one core (sets wave and tail quantisation)
     base_n: int
     measured: tuple[tuple[float, float], ...]  # (n of an n*n*n fp16 matmul, seconds per call)
+    # the device the measured table comes from (0: no other device, the op runs on this chip's Cube cores)
+    peak_tflops: float = 0.0  # its fp16 peak
+    hbm_gbps: float = 0.0  # its memory bandwidth
 
 
 @dataclass(frozen=True)
@@ -173,13 +178,35 @@ class Profile:
 
     @property
     def peak_fp16_flops(self) -> float:
+        """The Cube cores' fp16 peak (flop/s): cores x one m*n*k fractal per cycle x 2 x clock."""
         c = self.compute
         return self.chip.aic_cores * c.cube_m * c.cube_n * c.cube_k * 2 * self.chip.clock_mhz * 1e6
+
+    @property
+    def vector_peak_fp16_flops(self) -> float:
+        """The vector units' fp16 peak (flop/s): one repeat of fp16 lanes per cycle on every vector core."""
+        return self.vector_cores * self.compute.vector_repeat_bytes / 2 * self.chip.clock_mhz * 1e6
+
+    @property
+    def op_measured_elsewhere(self) -> bool:
+        """True when op-level matmul times come from another device's measured table."""
+        return bool(self.op_matmul.measured) and self.op_matmul.peak_tflops > 0
+
+    @property
+    def op_peak_flops(self) -> float:
+        """The fp16 peak of the unit that runs an op-level matmul: the measured device, or the Cube cores."""
+        return self.op_matmul.peak_tflops * 1e12 if self.op_measured_elsewhere else self.peak_fp16_flops
+
+    @property
+    def op_hbm_gbps(self) -> float:
+        return self.op_matmul.hbm_gbps if self.op_measured_elsewhere and self.op_matmul.hbm_gbps else self.chip.hbm_gbps
 
     def describe(self) -> dict[str, Any]:
         out = dataclasses.asdict(self)
         out["derived"] = {
             "peak_fp16_tflops": round(self.peak_fp16_flops / 1e12, 1),
+            "vector_peak_fp16_tflops": round(self.vector_peak_fp16_flops / 1e12, 1),
+            "op_matmul_peak_tflops": round(self.op_peak_flops / 1e12, 1),
             "ps_per_cycle": round(self.ps_per_cycle, 3),
             "vector_cores": self.vector_cores,
         }
@@ -200,12 +227,12 @@ _SECTIONS = MappingProxyType(
 
 
 def list_profiles() -> list[str]:
-    return sorted(p.stem for p in PROFILE_DIR.glob("*.toml"))
+    return sorted(p.stem for p in PROFILE_DIR.glob("*.toml") if p.name != SOURCES_NAME)
 
 
 def profile_path(name: str) -> Path:
     path = PROFILE_DIR / f"{name}.toml"
-    if not path.is_file():
+    if not path.is_file() or path.name == SOURCES_NAME:
         raise ProfileError(f"unknown profile {name!r}; known profiles: {', '.join(list_profiles())}")
     return path
 
@@ -264,6 +291,9 @@ def _build_section(path: Path, section: str, cls: type, table: dict[str, Any]) -
     for f in fields(cls):
         key = f"{section}.{f.name}"
         if f.name not in table:
+            if f.default is not dataclasses.MISSING:  # an optional key
+                values[f.name] = f.default
+                continue
             raise ProfileError(f"{path.name}: missing key {key} (expected {_expected(f.type)})")
         values[f.name] = _convert(path, key, f.type, table[f.name])
     return cls(**values)

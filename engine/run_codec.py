@@ -10,6 +10,7 @@ process over a pipe. Both trust nothing in it: every array is checked against th
 from __future__ import annotations
 
 from dataclasses import asdict
+from types import MappingProxyType
 
 import numpy as np
 
@@ -21,10 +22,23 @@ from .stream import TaskKind, TaskRecord
 from .trace import COLUMN_DTYPES, TASK_COLUMNS, TASK_DETAIL, Lane, TraceData
 
 FORMAT = 1
-_DETAIL_TYPES = {
-    cls.__name__: cls
-    for cls in (D.Rect, D.Instr, D.QueueOp, D.Flag, D.CrossFlag, D.HostWait, D.HostWork, D.Mark, D.Block, D.TaskInfo)
-}
+_DETAIL_TYPES = MappingProxyType(
+    {
+        cls.__name__: cls
+        for cls in (
+            D.Rect,
+            D.Instr,
+            D.QueueOp,
+            D.Flag,
+            D.CrossFlag,
+            D.HostWait,
+            D.HostWork,
+            D.Mark,
+            D.Block,
+            D.TaskInfo,
+        )
+    }
+)
 _TASK_FIELDS = tuple(TaskRecord.__dataclass_fields__)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .profile import Profile, load_profile
@@ -30,13 +31,23 @@ def get_scenario(name: str) -> Scenario:
     return scenarios[name]
 
 
-def run_scenario(name: str, profile: str | Profile = "ascend910b1", *, numerics: bool = True, **params) -> ScenarioRun:
-    """Validate the parameters, run the scenario on a fresh simulation, finish it."""
+def run_scenario(
+    name: str,
+    profile: str | Profile = "ascend910b1",
+    *,
+    numerics: bool = True,
+    progress: Callable[[int], None] | None = None,
+    **params,
+) -> ScenarioRun:
+    """Validate the parameters, run the scenario on a fresh simulation, finish it.
+
+    ``progress`` is called now and then with the trace events recorded so far (see :mod:`.scenarios.cost`
+    for the estimate of the total)."""
     scenario = get_scenario(name)
     prof = load_profile(profile) if isinstance(profile, str) else profile
     values = scenario.validate(prof, params)
     t0 = time.perf_counter()
-    sim = Simulation(prof, numerics=numerics)
+    sim = Simulation(prof, numerics=numerics, progress=progress)
     try:
         outcome = scenario.run(sim, **values)
     except ScenarioFailed as exc:  # say what the device reported, in one line
@@ -47,14 +58,16 @@ def run_scenario(name: str, profile: str | Profile = "ascend910b1", *, numerics:
     return ScenarioRun(scenario, values, result, outcome, wall)
 
 
-def analyze_run(run: ScenarioRun, measure_gains: bool = True):
+def analyze_run(run: ScenarioRun, measure_gains: bool = True, progress: Callable[[int], None] | None = None):
     """The profiler/debugger report of a run; recommendations re-run the scenario (timing only) to
-    measure their gain when ``measure_gains``."""
+    measure their gain when ``measure_gains`` (``progress`` counts the re-runs' events)."""
     from .analysis import analyze
 
     def rerun(changes: dict) -> dict | None:
         try:
-            again = run_scenario(run.scenario.name, run.result.profile, numerics=False, **{**run.params, **changes})
+            again = run_scenario(
+                run.scenario.name, run.result.profile, numerics=False, progress=progress, **{**run.params, **changes}
+            )
         except ScenarioArgError:
             return None
         from .analysis.metrics import run_metrics

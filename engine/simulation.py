@@ -120,7 +120,13 @@ class Simulation:
     """One host thread driving one simulated Ascend device."""
 
     def __init__(
-        self, profile: str | Profile = "ascend910b1", *, numerics: bool = True, strict: bool = False, fast: bool = True
+        self,
+        profile: str | Profile = "ascend910b1",
+        *,
+        numerics: bool = True,
+        strict: bool = False,
+        fast: bool = True,
+        progress: Callable[[int], None] | None = None,
     ):
         self.profile = load_profile(profile) if isinstance(profile, str | Path) else profile
         self.numerics = numerics
@@ -128,6 +134,7 @@ class Simulation:
         self.fast = fast  # let kernels with a fast path use it (identical programs, tested)
         self.clock = EventCore()
         self.trace = Trace()
+        self.trace.on_progress = progress  # called with the trace rows so far, now and then (never prints)
         self.link = LinkModel(self.profile)
         self.host_now = 0
         self.host_lane = self.trace.lane("Host", "host thread", 0, LaneKind.HOST)

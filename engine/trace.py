@@ -140,6 +140,9 @@ class Interner:
 class Trace:
     """The growing trace a simulation appends to. Owned by exactly one simulation."""
 
+    on_progress = None  # a front end's callback, given the rows recorded (or being recorded) so far
+    _reported = 0  # the largest count reported (reports never go back)
+
     def __init__(self) -> None:
         self._chunks: list[dict[str, np.ndarray]] = []  # packed rows, in append order
         self._chunk_starts: list[int] = []
@@ -277,7 +280,14 @@ class Trace:
             self._chunks.append(chunk)
             self._chunk_starts.append(first)
             self._packed += n
+        self.progress()
         return first
+
+    def progress(self, pending: int = 0) -> None:
+        """Report the rows so far to ``on_progress`` (``pending``: rows computed, not appended yet)."""
+        if self.on_progress is not None:
+            self._reported = max(self._reported, self._packed + len(self._rows) + pending)
+            self.on_progress(self._reported)
 
     def _pack(self) -> None:
         rows = self._rows

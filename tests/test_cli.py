@@ -69,7 +69,10 @@ def test_trace_writes_a_chrome_file(tmp_path, capsys):
         (["run", "pipeline", "--n", "-5"], "--n must be >= 1, got -5"),
         (["run", "pipeline", "--batches", "0"], "--batches must be >= 1, got 0"),
         (["run", "pipeline", "--streams", "0"], "--streams must be >= 1, got 0"),
-        (["run", "pipeline", "--n", "200000"], "ascend910b1's 68719476736 B of device memory (got --n 200000)"),
+        (
+            ["run", "pipeline", "--n", "200000"],
+            "ascend910b1's 68719476736 B of device memory (got --n 200000 --streams 2)",
+        ),
         (["run", "host-lifecycle", "--profile", "nope"], "--profile: unknown profile 'nope'"),
         (["run", "pipeline", "--n", "abc"], "'abc' is not a valid integer"),
         (["run", "nosuch"], "No such command 'nosuch'"),

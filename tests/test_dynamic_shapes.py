@@ -44,7 +44,7 @@ def test_each_policy_against_recompute(sequence):
         decisions = [c.make_decision(s) for s in shapes]
         results[policy] = decisions
         for d, s in zip(decisions, shapes, strict=True):
-            assert d.tiling.M == s[0] and d.tiling.N == s[1] and d.tiling.Ka == s[2]  # a tiling for this shape
+            assert s[0] == d.tiling.M and s[1] == d.tiling.N and d.tiling.Ka == s[2]  # a tiling for this shape
     recompute = results["recompute"]
     assert [d.candidates for d in recompute] == full and all(d.cache == "none" for d in recompute)
     cache = results["cache"]

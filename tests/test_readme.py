@@ -14,12 +14,15 @@ def blocks(lang):
     return re.findall(rf"```{lang}\n(.*?)```", README, flags=re.S)
 
 
-def test_python_examples_run(capsys):
+def test_python_examples_run_and_say_what_they_did(capsys):
     examples = blocks("python")
     assert len(examples) == 3
     for code in examples:
         exec(compile(code, "README.md", "exec"), {})  # each ends with assertions of its own
-    assert "us simulated" in capsys.readouterr().out
+        out = capsys.readouterr().out
+        assert "us simulated" in out, "a README example must print something that shows it worked"
+        if "doubled" in out:  # the kernel example: the README quotes its output
+            assert f"It prints `{out.strip()}`" in README
 
 
 def test_main_job_command_runs(capsys):

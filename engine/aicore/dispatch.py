@@ -52,6 +52,7 @@ from .program import (
 )
 
 _NEXT_BLOCK, _SHARED = 0, 1
+_PROGRESS_EVERY = 4096  # scheduler steps between progress reports (Trace.progress)
 
 AIC_PIPES = (Pipe.S, Pipe.M, Pipe.MTE1, Pipe.MTE2, Pipe.FIX)
 AIV_PIPES = (Pipe.S, Pipe.V, Pipe.MTE2, Pipe.MTE3)
@@ -177,7 +178,12 @@ class KernelScheduler:
             self._push(start, _NEXT_BLOCK, group.index)
         end = start
         heap = self._heap
+        countdown = _PROGRESS_EVERY
         while heap:
+            countdown -= 1
+            if not countdown:
+                countdown = _PROGRESS_EVERY
+                self.trace.progress(self._timed())
             time, _seq, what, slot = heappop(heap)
             if what == _NEXT_BLOCK:
                 end = max(end, time)
@@ -190,6 +196,10 @@ class KernelScheduler:
             raise KernelFault(0, "deadlock", _cross_message(stuck), {"block": stuck[0].block})
         return end
 
+    def _timed(self) -> int:
+        """Instructions timed and not yet appended to the trace (for progress reports)."""
+        return sum(run.base + run.cursor for run in self.runs if run.program is not None and run.starts is not None)
+
     def _push(self, time: int, what: int, slot: int) -> None:
         heappush(self._heap, (time, self._seq, what, slot))
         self._seq += 1
@@ -198,6 +208,7 @@ class KernelScheduler:
         block = self._next_block
         self._next_block += 1
         programs = self.record_block(block, group.index)
+        self.trace.progress(self._timed())
         group.remaining = len(group.runs)
         group.queues.clear()
         for run, program in zip(group.runs, programs, strict=True):

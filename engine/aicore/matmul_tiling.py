@@ -4,8 +4,8 @@
 ``GetTiling``). Each core (block) computes a ``singleCoreM x singleCoreN`` region of C over the whole
 K; inside it, ``baseM x baseN`` blocks of C, one ``baseK`` slice of K per ``mmad``. A and B move
 GM -> L1 in chunks of ``stepKa`` / ``stepKb`` K-slices (``depthA1`` / ``depthB1`` L1 slots, 2 = double
-buffered), then L1 -> L0A/L0B per K-slice (``dbL0A`` / ``dbL0B`` slots). Every constraint of
-``reference/hardware.md`` is checked; a violation names the field, the limit and the value.
+buffered), then L1 -> L0A/L0B per K-slice (``dbL0A`` / ``dbL0B`` slots). Every constraint the ADK
+documents for TCubeTiling is checked; a violation names the field, the limit and the value.
 
 The automatic tiler scores candidates with a small analytic model of the same pipes (the slowest of
 Cube, MTE1 and MTE2 per K-slice when double buffered, their sum when not) and keeps the fastest;

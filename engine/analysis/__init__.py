@@ -6,7 +6,8 @@
   host/device balance, memory-bound index, parallelism utilisation, copy-engine utilisation and
   copy/compute overlap (:mod:`.metrics`);
 * ``gaps`` — idle time on streams, copy engines, cores and pipes labelled with its cause (:mod:`.gaps`);
-* ``roofline`` — each kernel's arithmetic intensity and throughput against the roofs (:mod:`.roofline`);
+* ``roofline`` — each kernel shape's arithmetic intensity and throughput against the roofs of the unit
+  that did the work (:mod:`.roofline`);
 * ``findings`` — what the run itself detected (failed ACL calls, deadlocks, kernel races and errors)
   plus cross-stream memory races (:mod:`.consistency`);
 * ``recommendations`` — rules with documented thresholds, each with its evidence and, when the

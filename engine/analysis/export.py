@@ -24,6 +24,7 @@ from ..simulation import RunResult
 from ..trace import Kind, LaneKind, TraceData
 
 MAX_FLOWS = 20_000
+CHROME_DETAIL = 300_000  # a trace of more events keeps the instruction lanes of 2 cores unless told otherwise
 
 
 def _core_processes(t: TraceData) -> list[str]:
@@ -118,7 +119,7 @@ def buffer_counters(t: TraceData, max_cores: int = 2) -> list[tuple[str, str, np
 def chrome_document(result: RunResult, detail_cores: int | None = None, metadata: dict | None = None) -> dict:
     t = result.trace
     if detail_cores is None:
-        detail_cores = len(_core_processes(t)) if len(t) <= 300_000 else 2
+        detail_cores = len(_core_processes(t)) if len(t) <= CHROME_DETAIL else 2
     t = subset(t, detail_cores)
     return to_chrome(t, flows=flag_flows(t), counters=buffer_counters(t), metadata=metadata)
 

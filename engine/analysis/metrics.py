@@ -2,8 +2,9 @@
 
 Definitions (all times in microseconds, ratios in [0, 1]):
 
-* ``tflops`` / ``percent_of_peak`` — flops of every kernel over the time any kernel ran, against the
-  profile's fp16 Cube peak;
+* ``tflops`` — flops of every kernel over the time any kernel ran; ``percent_of_peak`` — the time the
+  kernels' work needs at the peak of the unit that did it (the Cube, the vector units, or the device
+  an op-level matmul was measured on: :func:`.pipes.kernel_units`) over the time any kernel ran;
 * ``kernels`` — per instruction-level kernel (up to 16): its pipe ratios (msprof names, averaged over
   the cores that ran blocks, and per core), plus
   - ``memory_bound_index``: on the compute pipe (CUBE for Cube kernels, VECTOR for vector kernels),
@@ -29,7 +30,7 @@ from ..detail import Flag, QueueOp
 from ..intervals import covered, intersection, merged
 from ..simulation import RunResult
 from ..trace import Kind, LaneKind, TraceData
-from .pipes import group_leaders, kernel_core_type, kernel_metrics, kernel_rows
+from .pipes import group_leaders, kernel_core_type, kernel_metrics, kernel_rows, kernel_units
 
 MAX_DETAILED_KERNELS = 16
 SEED_IDEAL_HOST_RATIO = 0.1  # seed 6.1: the host should take at most 10 % of host + device time
@@ -67,9 +68,10 @@ def run_metrics(result: RunResult) -> dict:
     out["kernel_count"] = len(krows)
     out["kernel_us"] = _us(kernel_time)
     out["tflops"] = round(flops / kernel_time, 3) if kernel_time else 0.0  # flops per ps = TFLOPS
-    out["percent_of_peak"] = (
-        round(100 * flops / kernel_time * 1e12 / profile.peak_fp16_flops, 2) if kernel_time else 0.0
-    )
+    # % of peak: the time each kernel's work needs at the peak of the unit that did it, over kernel time
+    _units, work, peaks = kernel_units(t, profile, krows)
+    at_peak_ps = float((work / peaks).sum()) * 1e12 if len(krows) else 0.0
+    out["percent_of_peak"] = round(100 * at_peak_ps / kernel_time, 2) if kernel_time else 0.0
     detailed = []
     block_rows = np.flatnonzero((c["kind"] == Kind.BLOCK) & t.rows_on(LaneKind.BLOCK))
     for row in krows:

@@ -75,19 +75,70 @@ def kernel_metrics(trace: TraceData, profile: Profile, row: int | None = None) -
     in_kernel = (trace.start >= start) & (trace.start <= end) & np.isin(trace.kind, kinds)
     seconds = duration / 1e12
     tflops = flops / seconds / 1e12 if flops else 0.0
+    work = kernel_work(trace, profile, i)
     return {
         "kernel": trace.names[int(trace.name[i])],
         "kernel_us": round(duration / 1e6, 4),
         "flops": flops,
         "tflops": round(tflops, 3),
-        "peak_tflops": round(profile.peak_fp16_flops / 1e12, 3),
-        "percent_of_peak": round(100 * tflops * 1e12 / profile.peak_fp16_flops, 2) if flops else 0.0,
+        "peak_unit": work["unit"],
+        "peak_tflops": round(work["peak_flops"] / 1e12, 3),
+        "percent_of_peak": round(100 * work["flops"] / seconds / work["peak_flops"], 2) if work["flops"] else 0.0,
         "cube_utilization": ratios["aic_mac_ratio"],
         "pipe_ratios": ratios,
         "pipe_time_us": pipe_time,
         "cores_used": len(busy),
         "instructions": int(in_kernel.sum()),
     }
+
+
+def kernel_units(trace: TraceData, profile: Profile, rows: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """For kernel rows: the unit that did each one's arithmetic, its flops and that unit's peak (flop/s).
+
+    What "% of peak" divides by, so it can never pass 100:
+
+    * an op-level kernel (no core ran a block of it): the unit that runs op-level work, which is the
+      measured device when the profile's op times come from one (``Profile.op_peak_flops``);
+    * an instruction-level kernel that used the Cube: the Cube cores' fp16 peak, with the flops of its
+      ``mmad``s (a mixed kernel's vector epilogue runs beside them, on other units);
+    * otherwise the vector units' fp16 peak, with the vector flops.
+
+    A kernel's instructions and blocks carry the host call that launched it (``cause``), as its row does.
+    """
+    rows = np.asarray(rows, dtype=np.intp)
+    size = len(trace) + 1
+    cause = trace.cause
+    lanes = trace.lanes
+    cube_lanes = [i for i, lane in enumerate(lanes) if lane.kind == LaneKind.PIPE and lane.pipe == Pipe.M]
+    vector_lanes = [i for i, lane in enumerate(lanes) if lane.kind == LaneKind.PIPE and lane.pipe == Pipe.V]
+    compute = (trace.kind == Kind.COMPUTE) & (cause >= 0)
+
+    def by_cause(mask: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+        return np.bincount(cause[mask], weights=None if weights is None else weights[mask], minlength=size)
+
+    flops = trace.flops.astype(np.float64)
+    blocks = by_cause((trace.kind == Kind.BLOCK) & (cause >= 0))
+    cube = by_cause(compute & np.isin(trace.lane, cube_lanes), flops)
+    vector = by_cause(compute & np.isin(trace.lane, vector_lanes), flops)
+    own = cause[rows]
+    units, work, peaks = [], np.zeros(len(rows)), np.zeros(len(rows))
+    for j, (row, c) in enumerate(zip(rows, own, strict=True)):
+        if c < 0 or not blocks[c]:
+            units.append("op")
+            work[j], peaks[j] = float(trace.flops[row]), profile.op_peak_flops
+        elif cube[c]:
+            units.append("cube")
+            work[j], peaks[j] = cube[c], profile.peak_fp16_flops
+        else:
+            units.append("vector")
+            work[j], peaks[j] = vector[c], profile.vector_peak_fp16_flops
+    return units, work, peaks
+
+
+def kernel_work(trace: TraceData, profile: Profile, row: int) -> dict:
+    """:func:`kernel_units` of one kernel row: ``{"unit", "flops", "peak_flops"}``."""
+    units, work, peaks = kernel_units(trace, profile, np.array([row]))
+    return {"unit": units[0], "flops": int(work[0]), "peak_flops": float(peaks[0])}
 
 
 def group_leaders(trace: TraceData, profile: Profile, cores: set[str]) -> set[str]:

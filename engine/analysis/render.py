@@ -8,7 +8,7 @@ METRIC_LABELS = (
     ("simulated_us", "simulated time (us)"),
     ("kernel_us", "kernel time (us)"),
     ("tflops", "achieved TFLOPS"),
-    ("percent_of_peak", "% of fp16 peak"),
+    ("percent_of_peak", "% of peak (unit that did it)"),
     ("cube_utilization", "Cube utilisation"),
     ("memory_bound_index", "memory-bound index"),
     ("parallelism_utilization", "parallelism utilisation"),
@@ -58,8 +58,9 @@ def render_report(report: Report) -> str:
     lines.append("== Roofline ==")
     for r in report.roofline:
         roofs = ", ".join(f"{k.removesuffix('_tflops')} {_fmt(v)}" for k, v in r["roofs"].items())
+        times = f" (x{r['count']})" if r["count"] > 1 else ""
         lines.append(
-            f"  {r['kernel']}: {r['intensity_flops_per_byte']} flop/B (HBM {r['hbm_intensity_flops_per_byte']}),"
+            f"  {r['kernel']}{times}: {r['intensity_flops_per_byte']} flop/B (HBM {r['hbm_intensity_flops_per_byte']}),"
             f" {r['achieved_tflops']} TFLOPS; roofs {roofs} TFLOPS; bound by {r['bound_by']} "
             f"({r['percent_of_roof']} % of it)"
         )
@@ -88,13 +89,17 @@ def render_report(report: Report) -> str:
     return "\n".join(lines)
 
 
-def render_comparison(diff: dict, label_a: str, label_b: str) -> str:
-    lines = [f"{'':<30} {'A':>16} {'B':>16} {'B/A':>8}", f"{'':<30} {label_a[:16]:>16} {label_b[:16]:>16}"]
+def render_comparison(diff: dict) -> str:
+    """Columns A, B and B/A (the runs' labels are printed above); all-zero rows are left out by compare."""
+    keys = [key for section in ("metrics", "pipe_ratios", "gaps_us") for key in diff[section]]
+    width = max([30, *(len(k) + 2 for k in keys)])
+    lines = [f"{'':<{width}} {'A':>16} {'B':>16} {'B/A':>8}"]
     for section in ("metrics", "pipe_ratios", "gaps_us"):
         lines.append(f"== {section} ==")
         for key, row in diff[section].items():
             ratio = row.get("ratio")
-            lines.append(f"  {key:<28} {_fmt(row['a']):>16} {_fmt(row['b']):>16} {_fmt(ratio) if ratio else '':>8}")
+            shown = _fmt(ratio) if ratio else ""
+            lines.append(f"  {key:<{width - 2}} {_fmt(row['a']):>16} {_fmt(row['b']):>16} {shown:>8}")
     f = diff["findings"]
     lines.append(f"== findings == both: {f['both']}")
     for side in ("only_a", "only_b"):

@@ -4,23 +4,29 @@
 rule                   fires when                                                                 re-run with
 =====================  =========================================================================  =====================
 double_buffering       a kernel's compute pipe overlaps MTE2 less than 20 % of its busy time      ``buffer_num=2``
-                       while MTE2 is busy at least 20 % of the kernel (single-buffered queues)
+                       while MTE2 is busy at least 20 % of the kernel, and its queues are single-
+                       buffered (no load went to a second slot, no ``buffer_num=2``)
 larger_base_blocks     a Cube kernel keeps the Cube busy less than 60 % while MTE1 or MTE2 is     automatic tiling
-                       busy more than 70 %, with base blocks under 128 x 256
+                       busy more than 70 %, with fixed base blocks under 128 x 256                (``base=None``)
 pinned_memory          the host spends more than 5 % of the run blocked in pageable copies         ``pageable=False``
 second_stream          several kernels and their copies share one stream, copies take more than   ``streams=2``
                        20 % of device busy time, and less than 10 % of copy time overlaps a kernel
-too_few_blocks         a kernel's blocks reach less than half of the cores of its type            one block per core
+too_few_blocks         a kernel's blocks reach less than half of the cores of its type, with the  one block per core
+                       core count fixed by the caller                                              (``cores=None``)
 unbalanced_tail        cores sit idle in a kernel's tail for more than 15 % of its core time      (advice only)
 cache_tilings          the host tiles while no stream has work for more than 10 % of the kernel   (saved host time)
                        time, or tiling was done more than once
-host_between_launches  streams wait for the host more than 20 % of the device-active time         (advice only)
+host_between_launches  streams wait for the host more than 20 % of the device-active time         ``sync_each=False``
                        (not reported with pinned_memory, which is then the cause)
 =====================  =========================================================================  =====================
 
-A rule's *evidence* names the metric and its value. When the caller can re-run the scenario with a
-parameter changed (``rerun``), the *predicted gain* is measured, not guessed: the re-run's simulated
-time against this run's.
+A rule never recommends the configuration already in use: when the run's parameters already hold a
+rule's change, the rule stays quiet (and the advice of ``unbalanced_tail`` and
+``host_between_launches`` names what is not yet done: a block count that is not a multiple of the
+cores, or blocks whose work differs; synchronising after every batch, or launches too small for
+their host cost). A rule's *evidence* names the metric and its value. When the caller can re-run
+the scenario with a parameter changed (``rerun``), the *predicted gain* is measured, not guessed:
+the re-run's simulated time against this run's.
 """
 
 from __future__ import annotations
@@ -30,10 +36,12 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from ..aicore.pipes import Pipe
 from ..detail import HostWait, HostWork
 from ..intervals import intersection, merged
 from ..simulation import RunResult
-from ..trace import Kind, LaneKind
+from ..trace import NO_SLOT, Kind, LaneKind
+from .pipes import kernel_rows
 
 DOUBLE_BUFFER_OVERLAP = 0.20
 DOUBLE_BUFFER_MTE2 = 0.20
@@ -76,7 +84,12 @@ def recommend(
             continue
         if rec.rule == "host_between_launches" and any(r.rule == "pinned_memory" for r in out):
             continue  # the host was blocked in pageable copies: that is the cause to fix first
-        if rec.change is not None and rerun is not None and all(k in params for k in rec.change):
+        if rec.change is not None and all(k in params for k in rec.change):
+            if all(params[k] == v for k, v in rec.change.items()):
+                continue  # already the configuration in use: never recommend it
+        elif rec.change is not None:
+            rec.change = None  # the caller has no such parameters: advice only
+        if rec.change is not None and rerun is not None:
             again = rerun(rec.change)
             if again is not None:
                 before, after = metrics[rec.target], again[rec.target]
@@ -99,6 +112,8 @@ def _double_buffering(result, metrics, gaps, context, params) -> Recommendation 
     mte2 = k["pipe_ratios"]["aic_mte2_ratio" if k["core_type"] == "cube" else "aiv_mte2_ratio"]
     if k["mte2_compute_overlap"] >= DOUBLE_BUFFER_OVERLAP or mte2 < DOUBLE_BUFFER_MTE2:
         return None
+    if _second_slot_loaded(result, k) or _tiling_double_buffered(context):
+        return None  # double buffering is in use (a block with one tile has nothing to overlap)
     return Recommendation(
         "double_buffering",
         "Enable double buffering",
@@ -112,9 +127,28 @@ def _double_buffering(result, metrics, gaps, context, params) -> Recommendation 
             "kernel": k["kernel"],
             "threshold": f"overlap < {DOUBLE_BUFFER_OVERLAP} and MTE2 ratio >= {DOUBLE_BUFFER_MTE2}",
         },
-        {"buffer_num": 2} if params.get("buffer_num") == 1 else None,
+        {"buffer_num": 2},
         target="kernel_us",
     )
+
+
+def _second_slot_loaded(result: RunResult, kernel: dict) -> bool:
+    """Whether any MTE2 load of the kernel went into a queue's second slot (double buffering at work)."""
+    t = result.trace
+    c = t.columns
+    row = next((int(r) for r in kernel_rows(t) if t.names[int(c["name"][r])] == kernel["kernel"]), None)
+    if row is None:
+        return False
+    s, e = int(c["start"][row]), int(c["end"][row])
+    mte2 = [i for i, lane in enumerate(t.lanes) if lane.kind == LaneKind.PIPE and lane.pipe == Pipe.MTE2]
+    sel = (c["kind"] == Kind.MOVE) & np.isin(c["lane"], mte2) & (c["start"] >= s) & (c["start"] < e)
+    slots = c["slot"][sel]
+    return bool(((slots >= 1) & (slots != NO_SLOT)).any())
+
+
+def _tiling_double_buffered(context: dict) -> bool:
+    tiling = context.get("details", {}).get("tiling") or {}
+    return all(tiling.get(k, 1) >= 2 for k in ("dbL0A", "dbL0B", "depthA1", "depthB1")) and bool(tiling)
 
 
 def _larger_base(result, metrics, gaps, context, params) -> Recommendation | None:
@@ -140,7 +174,7 @@ def _larger_base(result, metrics, gaps, context, params) -> Recommendation | Non
             "base": [tiling["baseM"], tiling["baseN"], tiling["baseK"]],
             "threshold": f"cube < {LARGE_BASE_CUBE} and MTE1/MTE2 > {LARGE_BASE_MTE} and baseM*baseN < 128*256",
         },
-        {"base": None} if params.get("base") else None,
+        {"base": None},
         target="kernel_us",
     )
 
@@ -170,7 +204,7 @@ def _pinned(result, metrics, gaps, context, params) -> Recommendation | None:
             "share_of_run": round(share, 4),
             "threshold": f"share > {PAGEABLE_SHARE}",
         },
-        {"pageable": False} if params.get("pageable") else None,
+        {"pageable": False},
     )
 
 
@@ -193,7 +227,7 @@ def _second_stream(result, metrics, gaps, context, params) -> Recommendation | N
             "streams_used": 1,
             "threshold": f"copy share > {SECOND_STREAM_COPY_SHARE} and overlap < {SECOND_STREAM_OVERLAP}",
         },
-        {"streams": 2} if params.get("streams") == 1 else None,
+        {"streams": 2},
     )
 
 
@@ -217,7 +251,7 @@ def _few_blocks(result, metrics, gaps, context, params) -> Recommendation | None
             "parallelism_utilization": k["parallelism_utilization"],
             "threshold": f"cores used < {FEW_BLOCKS_SHARE} of cores",
         },
-        {"cores": None} if params.get("cores") else None,
+        {"cores": None},
         target="kernel_us",
     )
 
@@ -231,12 +265,21 @@ def _tail(result, metrics, gaps, context, params) -> Recommendation | None:
     share = tail / core_time if core_time else 0.0
     if share <= TAIL_SHARE:
         return None
+    if k["blocks"] % max(1, k["cores_used"]):
+        advice = (
+            f"{k['blocks']} blocks on {k['cores_used']} cores leave the last wave part-empty: make the block count a "
+            "multiple of the cores (or one block per core), so no core waits in the tail."
+        )
+    else:  # whole waves already: the blocks themselves differ in work
+        advice = (
+            "The blocks fill whole waves but their work differs (a block one tile or one base block larger takes a "
+            "whole extra step): split the work in whole tiles so every block gets the same number of them."
+        )
     return Recommendation(
         "unbalanced_tail",
         "Balance the tail blocks",
         "平衡尾块",
-        "Some cores finish long before the last one: make the block count a multiple of the cores, or split the "
-        "work so blocks differ by at most one unit (the balanced partition), so no core waits in the tail.",
+        advice,
         {
             "tail_idle_us": tail,
             "share_of_core_time": round(share, 4),
@@ -288,16 +331,28 @@ def _host_gaps(result, metrics, gaps, context, params) -> Recommendation | None:
     share = waiting / active if active else 0.0
     if share <= HOST_WAIT_SHARE or metrics["kernel_count"] < 2:
         return None
+    evidence = {
+        "streams_waiting_for_host_us": waiting,
+        "device_busy_us": busy,
+        "share": round(share, 4),
+        "threshold": f"share > {HOST_WAIT_SHARE}",
+    }
+    if params.get("sync_each") is False:  # already submitted ahead: the launches are too small for their cost
+        return Recommendation(
+            "host_between_launches",
+            "Each launch does too little work for its host cost",
+            "每次下发的工作量太小，抵不上主机开销",
+            "Work is already queued ahead, yet the device still waits for the host: each batch's copies and "
+            "kernel take less device time than the host spends on their API calls. Give each launch more work "
+            "(larger batches, or several batches fused into one kernel).",
+            evidence,
+        )
     return Recommendation(
         "host_between_launches",
         "The host spends too long between launches",
         "主机在两次下发之间耗时过长",
         "The device idles while the host prepares the next work: submit work asynchronously and ahead (several "
         "batches queued), avoid synchronizing after every step, and move host preparation out of the loop.",
-        {
-            "streams_waiting_for_host_us": waiting,
-            "device_busy_us": busy,
-            "share": round(share, 4),
-            "threshold": f"share > {HOST_WAIT_SHARE}",
-        },
+        evidence,
+        {"sync_each": False},
     )

@@ -14,6 +14,8 @@ from typing import Any
 
 from ..profile import Profile
 
+SEED_MAX = 2**32 - 1  # seeds of the inputs' random generator: 0 .. 2^32 - 1 (one 32-bit word)
+
 
 class ScenarioArgError(ValueError):
     """A scenario argument is out of range; the message names the argument, its limit and the value."""
@@ -94,17 +96,8 @@ class Scenario:
 
 def registry() -> dict[str, Scenario]:
     """All scenarios by name (built on each call: no module-level state)."""
-    from . import debug_demo, dynamic_shapes, host_lifecycle, pipeline
+    from . import debug_demo, dynamic_shapes, host_lifecycle, kernels, pipeline
 
-    scenarios = [host_lifecycle.SCENARIO, pipeline.SCENARIO, debug_demo.SCENARIO, dynamic_shapes.SCENARIO]
-    for extra in _optional():
-        scenarios.append(extra)
+    scenarios = [host_lifecycle.SCENARIO, pipeline.SCENARIO, *kernels.SCENARIOS, debug_demo.SCENARIO]
+    scenarios.append(dynamic_shapes.SCENARIO)
     return {s.name: s for s in scenarios}
-
-
-def _optional() -> list[Scenario]:
-    try:
-        from . import kernels
-    except ImportError:  # the AI-core scenarios arrive with the kernel model
-        return []
-    return list(kernels.SCENARIOS)

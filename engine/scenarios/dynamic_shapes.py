@@ -159,7 +159,7 @@ SCENARIO = Scenario(
         Param("sequence", str, "drifting", "stable, drifting, random, or shapes MxNxK,MxNxK,...", parse=parse_sequence),
         Param("count", int, 8, "number of matmuls", minimum=1, maximum=256),
         Param("policy", str, "adaptive", "how the host finds each tiling", choices=POLICIES),
-        Param("seed", int, 0, "random seed of the inputs (and of the random sequence)", minimum=0),
+        Param("seed", int, 0, "random seed of the inputs (and of the random sequence)", minimum=0, maximum=2**32 - 1),
     ),
     run=run,
     check=check,

@@ -17,7 +17,7 @@ from ..acl_codes import (
     error_name,
 )
 from ..simulation import Simulation
-from . import Outcome, Param, Scenario, ScenarioArgError, ScenarioFailed
+from . import SEED_MAX, Outcome, Param, Scenario, ScenarioArgError, ScenarioFailed
 
 
 def check_ret(ret: int, what: str) -> None:
@@ -91,7 +91,7 @@ SCENARIO = Scenario(
     summary="init, copy in, matmul, synchronize, copy back, check, tear down",
     params=(
         Param("n", int, 512, "matrix size (n x n x n fp16 matmul)", minimum=1),
-        Param("seed", int, 0, "random seed of the inputs", minimum=0),
+        Param("seed", int, 0, "random seed of the inputs", minimum=0, maximum=SEED_MAX),
     ),
     run=run,
     check=check,

@@ -17,14 +17,15 @@ from ..acl_codes import ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE
 from ..aicore.matmul_tiling import MultiCoreMatmulTiling, TilingError
 from ..analysis.pipes import kernel_metrics
 from ..simulation import Simulation
-from . import Outcome, Param, Scenario, ScenarioArgError
+from . import SEED_MAX, Outcome, Param, Scenario, ScenarioArgError
 from .host_lifecycle import check_ret
 
 OUT_TYPES = MappingProxyType({"fp16": asc.half, "fp32": asc.float32})
 
 
-def parse_base(text: str) -> tuple[int, int, int]:
-    parts = str(text).split(",")
+def parse_base(text: str | tuple[int, int, int]) -> tuple[int, int, int]:
+    """``"128,256,64"`` (or an already parsed triple: validating twice is harmless) -> (128, 256, 64)."""
+    parts = [str(p) for p in text] if isinstance(text, tuple | list) else str(text).split(",")
     if len(parts) != 3 or not all(p.strip().isdigit() for p in parts):
         raise ValueError("must be three integers BM,BN,BK (multiples of 16) like 128,256,64")
     base = tuple(int(p) for p in parts)
@@ -287,7 +288,7 @@ SCENARIOS = (
             ),
             Param("buffer_num", int, 2, "1: no double buffering; 2: double-buffered L1 and L0", choices=(1, 2)),
             Param("out_dtype", str, "fp16", "dtype of C", choices=("fp16", "fp32")),
-            Param("seed", int, 0, "random seed of the inputs", minimum=0),
+            Param("seed", int, 0, "random seed of the inputs", minimum=0, maximum=SEED_MAX),
         ),
         run=run_matmul,
         check=check_matmul,
@@ -307,7 +308,7 @@ SCENARIOS = (
                 "base", str, None, "fixed base block BM,BN,BK (default: the automatic tiler decides)", parse=parse_base
             ),
             Param("buffer_num", int, 2, "1: no double buffering; 2: double-buffered L1 and L0", choices=(1, 2)),
-            Param("seed", int, 0, "random seed of the inputs", minimum=0),
+            Param("seed", int, 0, "random seed of the inputs", minimum=0, maximum=SEED_MAX),
         ),
         run=run_matmul_leaky_relu,
         check=check_matmul_leaky_relu,
@@ -322,7 +323,7 @@ SCENARIOS = (
             Param("buffer_num", int, 2, "queue slots: 1 (no overlap) or 2 (double buffering)", choices=(1, 2)),
             Param("tile_length", int, 2048, "elements per tile", minimum=16),
             Param("cores", int, None, "blocks to launch (default: enough tiles for every vector core)", minimum=1),
-            Param("seed", int, 0, "random seed of the inputs", minimum=0),
+            Param("seed", int, 0, "random seed of the inputs", minimum=0, maximum=SEED_MAX),
         ),
         run=run_vector_add,
         check=check_vector_add,

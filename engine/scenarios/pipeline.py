@@ -16,7 +16,7 @@ from ..acl_codes import (
     ACL_MEMCPY_HOST_TO_DEVICE,
 )
 from ..simulation import Simulation
-from . import Outcome, Param, Scenario, ScenarioArgError
+from . import SEED_MAX, Outcome, Param, Scenario, ScenarioArgError
 from .host_lifecycle import check_ret
 from .pipeline_fast import BulkHost
 
@@ -138,16 +138,15 @@ def run(
 
 def check(profile, values: dict) -> None:
     n, streams = values["n"], values["streams"]
+    if streams > profile.limits.max_streams:
+        raise ScenarioArgError(f"--streams must be <= {profile.limits.max_streams} ({profile.name}), got {streams}")
     per_buffer = n * n * 2 + profile.limits.malloc_pad + profile.limits.malloc_round
     need = 3 * streams * per_buffer
     if need > profile.chip.device_memory_bytes:
+        flags = "--n" if streams == 1 else "--n/--streams"
         raise ScenarioArgError(
-            f"--n: {streams} stream(s) x 3 device buffers of {n}x{n} fp16 need {need} B, more than "
-            f"{profile.name}'s {profile.chip.device_memory_bytes} B of device memory (got --n {n})"
-        )
-    if values["streams"] > profile.limits.max_streams:
-        raise ScenarioArgError(
-            f"--streams must be <= {profile.limits.max_streams} ({profile.name}), got {values['streams']}"
+            f"{flags}: {streams} stream(s) x 3 device buffers of {n}x{n} fp16 need {need} B, more than "
+            f"{profile.name}'s {profile.chip.device_memory_bytes} B of device memory (got --n {n} --streams {streams})"
         )
 
 
@@ -159,7 +158,7 @@ SCENARIO = Scenario(
         Param("batches", int, 8, "number of batches", minimum=1),
         Param("streams", int, 2, "number of streams", minimum=1),
         Param("pageable", bool, False, "use pageable (plain numpy) host memory instead of pinned"),
-        Param("seed", int, 0, "random seed of the inputs", minimum=0),
+        Param("seed", int, 0, "random seed of the inputs", minimum=0, maximum=SEED_MAX),
         Param(
             "sync_each",
             bool,

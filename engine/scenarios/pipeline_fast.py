@@ -208,7 +208,10 @@ class BulkHost:
         self.cause.append(-1)
         self.src.append(sim.caller_src(1))  # this module is the simulator's own: the program's line
         self.detail.append(-1)
-        return len(self.start) - 1
+        row = len(self.start) - 1
+        if not row % 4096:  # progress: the host rows so far and two rows per task submitted
+            sim.trace.progress(row + 2 * len(self.t_call))
+        return row
 
     def _wait(self, call: int, what: str, on: HostWait, done) -> None:
         """The host blocks until ``done()``; the call's row stretches over the wait (as ApiCall does)."""

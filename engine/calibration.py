@@ -188,7 +188,7 @@ def _run_matmul(case: CalibrationCase, profile):
     args = [asc.GlobalAddress(p, asc.half) for p in ptrs]
     _check(sim.acl.rt.launch_kernel(matmul_tiled, s["cores"], stream, *args, tiling, bool(s["b_trans"])), case)
     _check(sim.acl.rt.synchronize_stream(stream), case)
-    return sim.finish()
+    return sim
 
 
 def _run_vector_add(case: CalibrationCase, profile):
@@ -204,7 +204,7 @@ def _run_vector_add(case: CalibrationCase, profile):
     )
     _check(launch, case)
     _check(sim.acl.rt.synchronize_stream(stream), case)
-    return sim.finish()
+    return sim
 
 
 def _open(sim) -> int:
@@ -235,7 +235,9 @@ def simulate(case: CalibrationCase) -> dict:
     from .profile import load_profile
 
     profile = load_profile(case.profile)
-    result = _RUNNERS[case.kind](case, profile)
+    sim = _RUNNERS[case.kind](case, profile)
+    result = sim.finish()
+    memory = sim.runtime.ai_cores().memory.stats()
     metrics = kernel_metrics(result.trace, profile)
     prefix = RATIO_PREFIX[case.kind]
     ratios = {k: v for k, v in metrics["pipe_ratios"].items() if k.startswith(prefix)}
@@ -243,7 +245,8 @@ def simulate(case: CalibrationCase) -> dict:
         "task_us": round(metrics["kernel_us"] + profile.host.kernel_start_us, 3),
         "kernel_us": metrics["kernel_us"],
         "ratios": ratios,
-        "l2_hit_rate": result.extra.get("l2_hit_rate"),
+        "l2_hit_rate": memory["l2_hit_rate"],
+        "hbm_read_bytes": memory["hbm_read_bytes"],
     }
 
 
@@ -285,7 +288,13 @@ def compare(case: CalibrationCase, sim: dict) -> dict:
 
 def calibrate(ids: list[str] | tuple[str, ...] = ()) -> dict:
     """Run every case (or those named) and compare; the document ``ascendsim calibrate --json`` prints."""
-    rows = [compare(case, simulate(case)) for case in load_cases(ids)]
+    runs: dict[str, dict] = {}  # cases that publish one setup twice (two implementations) run it once
+    rows = []
+    for case in load_cases(ids):
+        key = repr((case.profile, case.kind, sorted(case.setup.items())))
+        if key not in runs:
+            runs[key] = simulate(case)
+        rows.append(compare(case, runs[key]))
     errors = [abs(r["task_error"]) for r in rows]
     return {
         "tolerance": {"task_us": TASK_TOLERANCE, "busiest_pipe": "must match"},

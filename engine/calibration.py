@@ -10,9 +10,9 @@ check them). A case names
 * ``[published]``: the published ``Task Duration`` (``task_us``) and pipe ratios, with msprof's names.
 
 The simulated task time is the kernel's span on the cores plus the profile's kernel start-up
-(``host.kernel_start_us``), as msprof's ``Task Duration`` includes the launch; ratios are the
-simulator's msprof-named pipe ratios (:func:`engine.analysis.pipes.kernel_metrics`). The busiest
-pipe on each side is the pipe with the highest ratio.
+(``host.kernel_start_us``), as msprof's ``Task Duration`` includes the launch; ratios are computed
+as the published tables compute them (:func:`msprof_ratios`: mean pipe time over mean per-core
+execution time). The busiest pipe on each side is the pipe with the highest ratio.
 """
 
 from __future__ import annotations
@@ -230,7 +230,8 @@ _RUNNERS = MappingProxyType({"matmul": _run_matmul, "vector-add": _run_vector_ad
 
 
 def simulate(case: CalibrationCase) -> dict:
-    """The simulator's figures for a case: ``task_us``, ``kernel_us`` and the msprof-named ratios."""
+    """The simulator's figures for a case: ``task_us``, ``kernel_us``, the msprof-named ratios as msprof
+    computes them (``ratios``) and as ``ascendsim run`` reports them, over the kernel's span (``span_ratios``)."""
     from .analysis.pipes import kernel_metrics
     from .profile import load_profile
 
@@ -239,14 +240,43 @@ def simulate(case: CalibrationCase) -> dict:
     result = sim.finish()
     memory = sim.runtime.ai_cores().memory.stats()
     metrics = kernel_metrics(result.trace, profile)
-    prefix = RATIO_PREFIX[case.kind]
-    ratios = {k: v for k, v in metrics["pipe_ratios"].items() if k.startswith(prefix)}
     return {
         "task_us": round(metrics["kernel_us"] + profile.host.kernel_start_us, 3),
         "kernel_us": metrics["kernel_us"],
-        "ratios": ratios,
+        "ratios": msprof_ratios(result.trace, RATIO_PREFIX[case.kind]),
+        "span_ratios": {k: v for k, v in metrics["pipe_ratios"].items() if k.startswith(RATIO_PREFIX[case.kind])},
         "l2_hit_rate": memory["l2_hit_rate"],
         "hbm_read_bytes": memory["hbm_read_bytes"],
+    }
+
+
+def msprof_ratios(trace, prefix: str) -> dict[str, float]:
+    """Pipe ratios of the last kernel as the published tables compute them: each core's pipe time over
+    that core's own execution time (``aic_time`` / ``aiv_time``: its first block's start to its last
+    block's end), averaged over the cores (mean pipe time / mean core time). A core that finishes early
+    (a tail block) is not diluted by the kernel's span, as :func:`~engine.analysis.pipes.kernel_metrics`'
+    ratios (busy / kernel time) are."""
+    import numpy as np
+
+    from .aicore.pipes import AIC_RATIO_NAMES, AIV_RATIO_NAMES, LANE_NAMES
+    from .analysis.pipes import core_busy, kernel_rows
+    from .trace import Kind
+
+    row = int(kernel_rows(trace)[-1])
+    start, end = int(trace.start[row]), int(trace.end[row])
+    kind = "AIC" if prefix == "aic_" else "AIV"
+    busy = {core: b for core, b in core_busy(trace, start, end).items() if core.startswith(kind)}
+    c = trace.columns
+    blocks = (c["kind"] == Kind.BLOCK) & (c["end"] > start) & (c["start"] < end)
+    spans: dict[str, list[int]] = {}
+    for lane, s, e in zip(c["lane"][blocks], c["start"][blocks], c["end"][blocks], strict=True):
+        span = spans.setdefault(trace.lanes[int(lane)].process, [int(s), int(e)])
+        span[0], span[1] = min(span[0], int(s)), max(span[1], int(e))
+    core_time = float(np.mean([spans[core][1] - spans[core][0] for core in busy]))
+    names = AIC_RATIO_NAMES if kind == "AIC" else AIV_RATIO_NAMES
+    return {
+        name: round(float(np.mean([b.get(LANE_NAMES[pipe], 0) for b in busy.values()])) / core_time, 4)
+        for pipe, name in names
     }
 
 

@@ -129,3 +129,15 @@ def test_case_files_ship_with_the_package():
     patterns = data["tool"]["setuptools"]["package-data"]["engine"]
     assert "calibration_cases/*.toml" in patterns
     assert CASE_DIR.parent.name == "engine" and len(list(CASE_DIR.glob("*.toml"))) == len(CASES)
+
+
+def test_ratios_are_computed_like_the_published_tables():
+    """msprof divides each core's pipe time by that core's own time, so a core that finished early (a
+    tail block) is not diluted by the kernel's span; on balanced cores both ways agree."""
+    case = next(c for c in CASES if c.id == "matmul-24core-step1")
+    shape = {"m": 256, "n": 512, "k": 256, "cores": 2, "single_m": 256}
+    tail = simulate(replace(case, setup={**case.setup, **shape, "single_n": 384}))  # 384 + 128 columns
+    even = simulate(replace(case, setup={**case.setup, **shape, "single_n": 256}))
+    assert tail["ratios"]["aic_mac_ratio"] > 1.2 * tail["span_ratios"]["aic_mac_ratio"]
+    for name, value in even["ratios"].items():
+        assert value == pytest.approx(even["span_ratios"][name], abs=0.02), name

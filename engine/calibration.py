@@ -24,6 +24,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+import numpy as np
+
 CASE_DIR = Path(__file__).parent / "calibration_cases"
 SOURCE_KEYS = ("repository", "path", "commit", "section", "hardware", "kernel")
 KINDS = MappingProxyType(
@@ -152,7 +154,7 @@ def _l1_slots(depth: int, step: int, field: str, case: CalibrationCase) -> int:
 
 def _run_matmul(case: CalibrationCase, profile):
     from . import Simulation, asc
-    from .aicore.matmul_tiling import TCubeTiling, validate
+    from .aicore.matmul_tiling import TCubeTiling, TilingError, validate
     from .kernels.matmul import matmul_tiled
 
     s = case.setup
@@ -181,7 +183,10 @@ def _run_matmul(case: CalibrationCase, profile):
         dbL0B=s["db_l0"],
         dbL0C=1,
     )
-    validate(tiling, profile)
+    try:
+        validate(tiling, profile)
+    except TilingError as exc:
+        raise CalibrationError(f"{case.file}: [setup] is not a valid tiling on {profile.name}: {exc}") from None
     sim = Simulation(profile, numerics=False)
     stream = _open(sim)
     ptrs = [_malloc(sim, size) for size in (s["m"] * s["k"] * 2, s["k"] * s["n"] * 2, s["m"] * s["n"] * 2)]
@@ -256,8 +261,6 @@ def msprof_ratios(trace, prefix: str) -> dict[str, float]:
     block's end), averaged over the cores (mean pipe time / mean core time). A core that finishes early
     (a tail block) is not diluted by the kernel's span, as :func:`~engine.analysis.pipes.kernel_metrics`'
     ratios (busy / kernel time) are."""
-    import numpy as np
-
     from .aicore.pipes import AIC_RATIO_NAMES, AIV_RATIO_NAMES, LANE_NAMES
     from .analysis.pipes import core_busy, kernel_rows
     from .trace import Kind
@@ -290,7 +293,7 @@ def compare(case: CalibrationCase, sim: dict) -> dict:
     """One row of the calibration table: every published figure beside the simulated one, with its error.
 
     The task time's error is relative ((simulated - published) / published); a ratio's error is the
-    difference in points of the kernel time (simulated - published).
+    difference in points of the core time (simulated - published).
     """
     pub_task = case.published["task_us"]
     task_error = (sim["task_us"] - pub_task) / pub_task
@@ -312,6 +315,7 @@ def compare(case: CalibrationCase, sim: dict) -> dict:
         "task_error": round(task_error, 4),
         "busiest": {"published": pub_busiest, "simulated": sim_busiest},
         "l2_hit_rate": sim["l2_hit_rate"],
+        "hbm_read_bytes": sim["hbm_read_bytes"],
         "within_tolerance": ok_task and pub_busiest == sim_busiest,
     }
 

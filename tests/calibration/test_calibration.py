@@ -141,3 +141,10 @@ def test_ratios_are_computed_like_the_published_tables():
     assert tail["ratios"]["aic_mac_ratio"] > 1.2 * tail["span_ratios"]["aic_mac_ratio"]
     for name, value in even["ratios"].items():
         assert value == pytest.approx(even["span_ratios"][name], abs=0.02), name
+
+
+def test_an_invalid_setup_names_the_file(tmp_path):
+    case = next(c for c in CASES if c.id == "matmul-24core-mdl")
+    bad = replace(case, setup={**case.setup, "base": [256, 256, 64]}, file="big.toml")
+    with pytest.raises(CalibrationError, match=r"big\.toml: \[setup\] is not a valid tiling on ascend910b1: .*L0C"):
+        simulate(bad)

@@ -34,6 +34,7 @@ from collections.abc import Callable
 
 import click
 
+from app.cli_calibrate import calibrate
 from app.cli_lessons import grade as grade_command
 from app.cli_lessons import lesson as lesson_group
 from engine.analysis.export import CHROME_DETAIL
@@ -401,6 +402,7 @@ def _register() -> None:
 _register()
 cli.add_command(lesson_group)
 cli.add_command(grade_command)
+cli.add_command(calibrate)
 
 
 # -- errors ----------------------------------------------------------------------------------------

@@ -91,8 +91,9 @@ class Compute:
     vector_startup_cycles: int
     flag_cycles: int  # set_flag / wait_flag / barrier execution
     cross_flag_cycles: int  # a cross-core flag from an AIC to its AIVs (or back) arriving
-    gm_l2_latency_cycles: int  # first-byte latency of a GM access that hits L2
-    gm_hbm_latency_cycles: int  # first-byte latency of a GM access that goes to HBM
+    gm_l2_latency_cycles: int  # what a GM read that hits L2 adds to its MTE instruction after its requests streamed
+    gm_hbm_latency_cycles: int  # the same for a GM read that goes to HBM
+    gm_request_bytes: int  # largest GM read request of an MTE (requests never cross a row or this alignment)
 
 
 @dataclass(frozen=True)
@@ -356,6 +357,7 @@ def _check_consistency(path: Path, p: Profile) -> None:
         ("limits.malloc_align", p.limits.malloc_align >= 1, "at least 1"),
         ("limits.malloc_round", p.limits.malloc_round >= 1, "at least 1"),
         ("limits.flag_event_ids", p.limits.flag_event_ids >= 1, "at least 1"),
+        ("compute.gm_request_bytes", p.compute.gm_request_bytes >= 32, "at least 32"),
         ("op_matmul.peak_efficiency", 0 < p.op_matmul.peak_efficiency <= 1, "in (0, 1]"),
     ]
     for key, ok, expected in checks:

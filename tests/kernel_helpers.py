@@ -36,14 +36,18 @@ def from_device(sim, ptr, shape, dtype):
     return out
 
 
-def run_matmul(kernel, a, b, tiling, out_dtype=np.float16, profile="ascend910b1", block_dim=None):
-    """C = A @ B on the simulator; returns (C, sync return code, finished RunResult)."""
+def run_matmul(kernel, a, b, tiling, out_dtype=np.float16, profile="ascend910b1", block_dim=None, b_trans=None):
+    """C = A @ B on the simulator; returns (C, sync return code, finished RunResult).
+
+    ``b_trans`` (True/False) is passed to the kernel, which then finds B stored as [N, K] when True."""
     sim, stream = device(profile)
     m, n = a.shape[0], b.shape[1]
-    da, db = to_device(sim, a), to_device(sim, b)
+    da, db = to_device(sim, a), to_device(sim, np.ascontiguousarray(b.T) if b_trans else b)
     dc = empty_device(sim, m * n * np.dtype(out_dtype).itemsize)
     out_t = asc.half if out_dtype == np.float16 else asc.float32
     args = (asc.GlobalAddress(da, asc.half), asc.GlobalAddress(db, asc.half), asc.GlobalAddress(dc, out_t), tiling)
+    if b_trans is not None:
+        args = (*args, b_trans)
     assert sim.acl.rt.launch_kernel(kernel, block_dim or tiling.usedCoreNum, stream, *args) == 0
     ret = sim.acl.rt.synchronize_stream(stream)
     c = from_device(sim, dc, (m, n), out_dtype)

@@ -128,12 +128,15 @@ def test_gains_are_measured_by_re_running():
 
 # -- metrics, gaps, roofline --------------------------------------------------------------------------
 def test_metrics_of_a_double_buffered_matmul():
+    """24 cores loading through the shared L2 make a big fp16 matmul MTE2-bound on the 910B1, as published
+    msprof data shows (engine/calibration_cases: MTE2 ~0.96, Cube ~0.85, at best ~76 % of peak)."""
     rep, _ = report("matmul", m=2048, n=2048, k=2048)
     m = rep.metrics
-    assert 0.85 < m["cube_utilization"] <= 1 and m["mte2_compute_overlap"] > 0.5
-    assert m["percent_of_peak"] > 80 and m["parallelism_utilization"] > 0.9
+    assert 0.65 < m["cube_utilization"] < 0.85 and m["mte2_compute_overlap"] > 0.5
+    assert 65 < m["percent_of_peak"] < 80 and m["parallelism_utilization"] > 0.9
     k = m["kernels"][0]
-    assert len(k["pipe_ratios_per_core"]) == 24 and k["pipe_ratios_per_core"]["AIC 0"]["CUBE"] > 0.85
+    assert len(k["pipe_ratios_per_core"]) == 24 and k["pipe_ratios_per_core"]["AIC 0"]["CUBE"] > 0.65
+    assert k["pipe_ratios_per_core"]["AIC 0"]["MTE2"] > k["pipe_ratios_per_core"]["AIC 0"]["CUBE"]
     roof = rep.roofline[0]
     assert roof["achieved_tflops"] <= min(roof["roofs"].values()) * 1.001
     assert roof["hbm_bytes"] < roof["gm_bytes"]  # L2 serves the re-reads

@@ -1,5 +1,7 @@
 """The fast path produces exactly the straightforward path's program and trace, event for event."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -12,15 +14,15 @@ PROFILE = load_profile("ascend910b1")
 TIMING_COLUMNS = ("start", "end", "lane", "kind", "name", "nbytes", "flops", "buf", "slot", "src", "cause")
 
 
-def run(fast, m, n, k, tiling, numerics=True):
+def run(fast, m, n, k, tiling, numerics=True, b_trans=False):
     sim = Simulation("ascend910b1", numerics=numerics, fast=fast)
     sim.acl.init()
     sim.acl.rt.set_device(0)
     stream, _ = sim.acl.rt.create_stream()
     a, b = inputs(m, n, k, seed=11)
-    da, db = to_device(sim, a), to_device(sim, b)
+    da, db = to_device(sim, a), to_device(sim, np.ascontiguousarray(b.T) if b_trans else b)
     dc, _ = sim.acl.rt.malloc(m * n * 2, 0)
-    args = (asc.GlobalAddress(da), asc.GlobalAddress(db), asc.GlobalAddress(dc), tiling)
+    args = (asc.GlobalAddress(da), asc.GlobalAddress(db), asc.GlobalAddress(dc), tiling, b_trans)
     sim.acl.rt.launch_kernel(matmul_tiled, tiling.usedCoreNum, stream, *args)
     assert sim.acl.rt.synchronize_stream(stream) == 0
     c = from_device(sim, dc, (m, n), np.float16)
@@ -28,20 +30,21 @@ def run(fast, m, n, k, tiling, numerics=True):
 
 
 CASES = [
-    ((300, 200, 100), None),
-    ((257, 129, 300), None),
-    ((150, 170, 190), make_tiling(150, 170, 190, 24, (32, 48, 16), 2, 3, 2, 3, 1)),
-    ((512, 512, 512), make_tiling(512, 512, 512, 24, (64, 64, 64), 1, 2, 4, 6, 0)),
-    ((96, 640, 128), make_tiling(96, 640, 128, 24, (32, 64, 32), 2, 4, 1, 5, 1)),
+    ((300, 200, 100), None, False),
+    ((257, 129, 300), None, False),
+    ((150, 170, 190), make_tiling(150, 170, 190, 24, (32, 48, 16), 2, 3, 2, 3, 1), False),
+    ((512, 512, 512), make_tiling(512, 512, 512, 24, (64, 64, 64), 1, 2, 4, 6, 0), False),
+    ((96, 640, 128), make_tiling(96, 640, 128, 24, (32, 64, 32), 2, 4, 1, 5, 1), False),
+    ((160, 224, 200), replace(make_tiling(160, 224, 200, 24, (32, 32, 16), 2, 4, 2, 2, 0), stepKb=3), True),
 ]
 
 
-@pytest.mark.parametrize(("shape", "tiling"), CASES)
-def test_fast_path_trace_equals_straightforward(shape, tiling):
+@pytest.mark.parametrize(("shape", "tiling", "b_trans"), CASES)
+def test_fast_path_trace_equals_straightforward(shape, tiling, b_trans):
     m, n, k = shape
     tiling = tiling or auto_tiling(PROFILE, m, n, k)[0]
-    c_slow, slow = run(False, m, n, k, tiling)
-    c_fast, fast = run(True, m, n, k, tiling)
+    c_slow, slow = run(False, m, n, k, tiling, b_trans=b_trans)
+    c_fast, fast = run(True, m, n, k, tiling, b_trans=b_trans)
     assert len(slow.trace) == len(fast.trace) > 100
     for name in TIMING_COLUMNS:
         np.testing.assert_array_equal(slow.trace.columns[name], fast.trace.columns[name], err_msg=name)

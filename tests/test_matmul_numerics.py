@@ -5,15 +5,17 @@ and B in [-1, 1], plus half an ulp of the output type at the largest |C| (2^-11 
 2^-24 for fp32).
 """
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
-from engine import load_profile
+from engine import asc, load_profile
 from engine.aicore.matmul_tiling import auto_tiling, make_tiling
-from engine.kernels.matmul import matmul_single_core, matmul_tiled, single_core_tiling
-from engine.kernels.matmul_api import matmul_api_kernel
+from engine.kernels.matmul import gm_tensors, matmul_single_core, matmul_tiled, single_core_tiling
+from engine.kernels.matmul_api import Matmul, matmul_api_kernel
 from engine.scenarios.kernels import matmul_tolerance
-from tests.kernel_helpers import inputs, run_matmul
+from tests.kernel_helpers import device, empty_device, from_device, inputs, run_matmul, to_device
 
 PROFILE = load_profile("ascend910b1")
 SHAPES = [(1, 1, 1), (16, 16, 16), (17, 33, 65), (300, 200, 100), (129, 257, 65), (48, 80, 112)]
@@ -64,6 +66,39 @@ def test_tiled_fixed_splits_with_tails(base, step, split, order, out):
     c, ret, result = run_matmul(matmul_tiled, a, b, tiling, out)
     assert ret == 0 and result.findings == []
     check(c, a, b, out)
+
+
+@pytest.mark.parametrize(("step_ka", "step_kb"), [(1, 1), (3, 2), (2, 5)])
+@pytest.mark.parametrize("b_trans", [False, True])
+def test_tiled_k_steps_and_transposed_b(step_ka, step_kb, b_trans):
+    """A and B move to L1 in K chunks of different depths (stepKa != stepKb), B stored [K, N] or [N, K]."""
+    m, n, k = 70, 90, 330  # K is not a multiple of either chunk
+    a, b = inputs(m, n, k, seed=5)
+    tiling = replace(make_tiling(m, n, k, 24, (32, 48, 16), 2, 1, 2, 2, 0), stepKa=step_ka, stepKb=step_kb)
+    c, ret, result = run_matmul(matmul_tiled, a, b, tiling, np.float16, b_trans=b_trans)
+    assert ret == 0 and result.findings == []
+    check(c, a, b, np.float16)
+
+
+def test_matmul_api_with_transposed_b():
+    a, b = inputs(48, 80, 112, seed=6)
+    tiling, _ = auto_tiling(PROFILE, 48, 80, 112)
+
+    @asc.jit(kernel_type=asc.KernelType.AIC_ONLY)
+    def kernel(a_ptr, b_ptr, c_ptr, t):
+        a_gm, b_gm, c_gm = gm_tensors(a_ptr, b_ptr, c_ptr, t)
+        mm = Matmul(asc.TPipe(), t)
+        mm.set_tensor_a(a_gm)
+        mm.set_tensor_b(b_gm, is_transpose_b=True)
+        mm.iterate_all(c_gm)
+
+    sim, stream = device()
+    da, db = to_device(sim, a), to_device(sim, np.ascontiguousarray(b.T))
+    dc = empty_device(sim, 48 * 80 * 2)
+    args = [asc.GlobalAddress(p, asc.half) for p in (da, db, dc)]
+    assert sim.acl.rt.launch_kernel(kernel, tiling.usedCoreNum, stream, *args, tiling) == 0
+    assert sim.acl.rt.synchronize_stream(stream) == 0
+    check(from_device(sim, dc, (48, 80), np.float16), a, b, np.float16)
 
 
 @pytest.mark.slow

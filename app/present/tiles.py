@@ -200,6 +200,8 @@ class TileResolver:
             srcs = [self.read(core, s, row).reshape(-1)[:count] for s in d.srcs]
             return vector_math.evaluate(d.op, srcs, d.params, dtype, count).reshape(1, -1)
         src = self.read(core, d.srcs[0], row)
+        if d.op == "load_data" and d.params and d.params[0]:  # LoadData with ifTranspose
+            src = src.T
         out = np.zeros(shape, dtype=dtype)
         rows = min(shape[0], src.shape[0])
         cols = min(shape[1], src.shape[1])

@@ -272,13 +272,13 @@ class KernelScheduler:
                 p = pipes[i]
                 if ops[i] == GM_READ:
                     key = keys[i] if read_keys is None else read_keys[i]
-                    duration, latency = self.memory.read(key, sizes[i], s, rates[i])
+                    duration = self.memory.read(key, sizes[i], s, rates[i])
                 else:
-                    duration, latency = self.memory.write(sizes[i], s, rates[i]), 0
+                    duration = self.memory.write(sizes[i], s, rates[i])
                 e = s + costs[i] + duration
                 pipe_free[p] = e
-                if e + latency > pipe_done[p]:
-                    pipe_done[p] = e + latency
+                if e > pipe_done[p]:
+                    pipe_done[p] = e
                 starts[i] = s
                 ends[i] = e
                 i += 1

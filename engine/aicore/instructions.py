@@ -324,8 +324,12 @@ def data_copy_pad(dst, src, count: int) -> None:
         _fail("data_copy_pad copies GM -> UB or UB -> GM")
 
 
-def load_data(dst, src) -> None:
-    """``LoadData``: a tile of L1 (A1/B1) into L0A (A2) or L0B (B2), on MTE1."""
+def load_data(dst, src, transpose: bool = False) -> None:
+    """``LoadData``: a tile of L1 (A1/B1) into L0A (A2) or L0B (B2), on MTE1.
+
+    ``transpose`` (``LoadData2DParams.ifTranspose``): a ``rows x cols`` L1 tile lands as ``cols x rows``
+    (how a B stored as [N, K] reaches L0B as [K, N]); same bytes, same cost.
+    """
     ctx = current()
     launch = ctx.launch
     st = _as_tile(src)
@@ -334,9 +338,10 @@ def load_data(dst, src) -> None:
         _fail("load_data needs an L1 tile source: l1_tensor.tile(row, col, rows, cols)")
     if not isinstance(dst_base, LocalTensor) or dst_base.buffer not in (Buffer.L0A, Buffer.L0B):
         _fail("load_data writes L0A (A2) or L0B (B2)")
-    dt = _as_tile(dst) or Tile(dst_base, 0, st.rows, st.cols, st.cols)
-    if dt.rows < st.rows or dt.cols < st.cols:
-        _fail(f"load_data: a {st.rows}x{st.cols} tile does not fit a {dt.rows}x{dt.cols} {dst_base.buffer.name} tensor")
+    rows, cols = (st.cols, st.rows) if transpose else (st.rows, st.cols)
+    dt = _as_tile(dst) or Tile(dst_base, 0, rows, cols, cols)
+    if dt.rows < rows or dt.cols < cols:
+        _fail(f"load_data: a {rows}x{cols} tile does not fit a {dt.rows}x{dt.cols} {dst_base.buffer.name} tensor")
     if dst_base.offset % launch.granularity(dst_base.buffer):
         _fail(
             f"load_data: {dst_base.buffer.name} address +{dst_base.offset} B is not "
@@ -355,10 +360,11 @@ def load_data(dst, src) -> None:
         nbytes,
         f"load_data L1->{dst_base.buffer.name}",
         Kind.MOVE,
-        Instr("load_data", _tile_rect(dt, st.rows, st.cols), (_tile_rect(st),)),
+        Instr("load_data", _tile_rect(dt, rows, cols), (_tile_rect(st),), 0, (bool(transpose),)),
     )
     if ctx.numerics:
-        _tile_array(ctx, Tile(dst_base, dt.start, st.rows, st.cols, dt.stride))[:] = _tile_array(ctx, st)
+        values = _tile_array(ctx, st)
+        _tile_array(ctx, Tile(dst_base, dt.start, rows, cols, dt.stride))[:] = values.T if transpose else values
 
 
 def mmad(dst: LocalTensor, a: LocalTensor, b: LocalTensor, params: MmadParams) -> None:

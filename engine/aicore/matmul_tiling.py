@@ -8,7 +8,9 @@ buffered), then L1 -> L0A/L0B per K-slice (``dbL0A`` / ``dbL0B`` slots). Every c
 documents for TCubeTiling is checked; a violation names the field, the limit and the value.
 
 The automatic tiler scores candidates with a small analytic model of the same pipes (the slowest of
-Cube, MTE1 and MTE2 per K-slice when double buffered, their sum when not) and keeps the fastest;
+Cube, MTE1 and MTE2 per K-slice when double buffered, their sum when not; MTE2 in whole GM requests as
+the memory system counts them), bounded below by the time the shared L2 needs to carry every core's
+loads, and keeps the fastest;
 the number of candidates it scored is what the host pays for tiling (``host.tiling_us_per_candidate``).
 """
 
@@ -178,19 +180,30 @@ def _round_up(x: int, a: int) -> int:
 
 
 def estimate_us(t: TCubeTiling, profile: Profile, out_bytes: int = FP16) -> float:
-    """Analytic kernel time of a tiling: the busiest core's base blocks times the per-K-slice bottleneck."""
+    """Analytic kernel time of a tiling: the busiest core's base blocks times the per-K-slice bottleneck,
+    or the time the shared L2 needs to carry every core's loads, whichever is longer."""
     double = t.dbL0A == 2 and t.dbL0B == 2 and t.depthA1 == 2 and t.depthB1 == 2
-    model = _SliceModel(profile, (t.baseM, t.baseN, t.baseK), min(t.stepKa, t.stepKb), double, t.usedCoreNum, out_bytes)
+    model = _SliceModel(profile, (t.baseM, t.baseN, t.baseK), min(t.stepKa, t.stepKb), double, out_bytes)
     blocks = math.ceil(min(t.singleCoreM, t.M) / t.baseM) * math.ceil(min(t.singleCoreN, t.N) / t.baseN)
-    return model.us(blocks, math.ceil(t.Ka / t.baseK))
+    loads = _l2_bytes(t.M, t.N, t.Ka, t.singleCoreM, t.singleCoreN, t.baseM, t.baseN)
+    return model.us(blocks, math.ceil(t.Ka / t.baseK), loads)
+
+
+def _l2_bytes(m: int, n: int, k: int, single_m: int, single_n: int, bm: int, bn: int) -> int:
+    """Bytes all cores load from GM: every base block reads its rows of A and its columns of B over all of K,
+    so A is read once per column of base blocks and B once per row of them."""
+
+    def count(size: int, single: int, base: int) -> int:  # base blocks along one side, over every core region
+        full, tail = divmod(size, single)
+        return full * math.ceil(single / base) + math.ceil(tail / base)
+
+    return FP16 * k * (m * count(n, single_n, bn) + n * count(m, single_m, bm))
 
 
 class _SliceModel:
     """Cycles of one K slice of one base block (the slowest pipe when double buffered, their sum when not)."""
 
-    def __init__(
-        self, profile: Profile, base: tuple[int, int, int], step: int, double: bool, active: int, out_bytes: int
-    ) -> None:
+    def __init__(self, profile: Profile, base: tuple[int, int, int], step: int, double: bool, out_bytes: int) -> None:
         c = profile.compute
         p = profile.paths
         self.clock = profile.chip.clock_mhz * 1e6
@@ -198,17 +211,21 @@ class _SliceModel:
         cube = (bm // 16) * (bn // 16) * (bk // 16) + c.cube_startup_cycles
         mte1 = (bm * bk * FP16 / (p.l1_to_l0a * 1e9) + bk * bn * FP16 / (p.l1_to_l0b * 1e9)) * self.clock
         mte1 += 2 * c.mte_startup_cycles
-        per_core_l2 = profile.chip.l2_gbps / max(1, min(active, profile.chip.aic_cores))
-        gm_rate = min(p.gm_to_l1, per_core_l2) * 1e9
-        mte2 = (bm * bk + bk * bn) * FP16 / gm_rate * self.clock + 2 * c.mte_startup_cycles / step
+        # MTE2 per K slice, as the memory system times it: the core streams whole GM requests (one per
+        # row piece: A rows of bk*step, B rows of bn elements) at its path rate
+        req = c.gm_request_bytes
+        streamed = (bm * -(-bk * step * FP16 // req) + bk * step * -(-bn * FP16 // req)) * req / step
+        mte2 = streamed / (p.gm_to_l1 * 1e9) * self.clock + 2 * (c.mte_startup_cycles + c.gm_l2_latency_cycles) / step
+        self.link = self.clock / (profile.chip.l2_gbps * 1e9)  # cycles per byte the shared L2 carries
         self.double = double
         self.per_slice = max(cube, mte1, mte2) if double else cube + mte1 + mte2
         self.fix = bm * bn * out_bytes / (p.l0c_to_gm * 1e9) * self.clock + c.mte_startup_cycles
         self.startup = mte2 + mte1 + c.gm_hbm_latency_cycles
 
-    def us(self, blocks: int, slices: int) -> float:
-        cycles = blocks * (slices * self.per_slice + self.fix + (0 if self.double else self.startup)) + self.startup
-        return cycles / self.clock * 1e6
+    def us(self, blocks: int, slices: int, l2_bytes: int) -> float:
+        """``blocks``: the busiest core's base blocks; ``l2_bytes``: what all cores load through the shared L2."""
+        core = blocks * (slices * self.per_slice + self.fix + (0 if self.double else self.startup)) + self.startup
+        return max(core, l2_bytes * self.link) / self.clock * 1e6
 
 
 _BASE_M = (16, 32, 64, 128, 256)
@@ -275,8 +292,7 @@ def auto_tiling(
     for mc, nc in splits:
         single_m = _round_up(math.ceil(m / mc), 16) if mc > 1 else m
         single_n = _round_up(math.ceil(n / nc), 16) if nc > 1 else n
-        used = min(cores, max(1, math.ceil(m / single_m) * math.ceil(n / single_n)))
-        shapes.append((mc, nc, min(single_m, m), min(single_n, n), used))
+        shapes.append((mc, nc, min(single_m, m), min(single_n, n), single_m, single_n))
     double = buffer_num == 2
     for b in bases:
         # the deepest K step whose L1 buffers fit: deeper steps only amortise more MTE2 set-up
@@ -287,12 +303,12 @@ def auto_tiling(
             continue
         step = steps[-1]
         slices = math.ceil(k / b[2])
-        models: dict[int, _SliceModel] = {}
-        for mc, nc, rows, cols, used in shapes:
-            model = models.get(used) or models.setdefault(used, _SliceModel(profile, b, step, double, used, out_bytes))
+        model = _SliceModel(profile, b, step, double, out_bytes)
+        for mc, nc, rows, cols, single_m, single_n in shapes:
             blocks = math.ceil(rows / b[0]) * math.ceil(cols / b[1])
+            loads = _l2_bytes(m, n, k, single_m, single_n, b[0], b[1])
             scored += 1
-            key = (round(model.us(blocks, slices), 3), -(b[0] * b[1] * b[2]), mc)
+            key = (round(model.us(blocks, slices, loads), 3), -(b[0] * b[1] * b[2]), mc)
             if best is None or key < best[0]:
                 best = (key, (b, step, mc, nc))
     if best is None:

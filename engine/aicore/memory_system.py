@@ -1,25 +1,36 @@
-"""What all cores share: the L2 cache and the bandwidth of L2 and HBM.
+"""What all cores share: the L2 cache and the bandwidth of L2 and HBM; and how one core's MTE reads GM.
 
 **L2.** GM tiles that cores read (``GM_READ`` instructions) are remembered in an LRU of the
 profile's L2 capacity, keyed by the exact tile (allocation, first byte, rows, row bytes, stride).
 A read of a tile that is resident is an L2 hit: L2 bandwidth and L2 latency. Any other read is a
-miss: HBM bandwidth and HBM latency, and the tile is inserted (evicting the least recently used).
-Latency delays when the data has arrived (what a later ``set_flag`` waits for), not the pipe:
-the DMA engine streams the next request meanwhile, as real MTEs keep several reads in flight.
+miss: HBM bandwidth (and L2's, which every GM byte crosses) and HBM latency, and the tile is
+inserted (evicting the least recently used).
 Partial overlaps between differently shaped tiles count as misses (conservative). Writing an
 allocation from the host, a device copy or a kernel drops its tiles (no stale data).
 
-**Bandwidth.** Each link (L2, HBM) has the profile's bandwidth, shared by the transfers using it.
-A transfer's rate is fixed when it starts: the per-core rate of its path, or the link's bandwidth
-divided by the number of transfers on the link at that moment (itself included), whichever is
-lower. Writes to GM are written through to HBM. This is what makes many cores loading at once
+**Requests.** An MTE reads GM in requests of at most ``compute.gm_request_bytes`` (512 B) that
+never cross a row of the tile nor a 512-byte boundary of GM, and issues them one after the other:
+its per-core path rate (MSOP's GM->L1 / GM->UB maximum) is reached with whole requests only. A tile
+of 128-byte rows (an ND matrix read 64 fp16 columns at a time, as a Cube kernel's A or transposed B
+with ``stepK = 1``) costs a whole request per row and moves at a quarter of the path rate; this is
+why the Matmul API's "big packages" (``stepKa``/``stepKb`` > 1) speed MTE2 up on real hardware.
+
+**Latency.** An MTE instruction holds its pipe until its last byte has landed (msprof counts that
+time as the pipe's busy time): a read takes its streaming time plus the first-byte latency of L2
+or HBM. Writes are posted: done when streamed out.
+
+**Bandwidth.** Each link (L2, HBM) carries bytes at the profile's bandwidth for all cores together,
+as a fluid queue: transfers reach it in the order they start (the scheduler times them in that
+order), and each is carried after the bytes the link already owes. A transfer ends when both the
+core has streamed it at its path rate and the link has carried it. So one core alone runs at its
+path rate, and many cores loading at once share the link and never get more than its bandwidth
+together. Writes to GM are written through L2 to HBM. This is what makes many cores loading at once
 slow each other down, and a cold start (every core missing L2) slower than the steady state.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict, defaultdict
-from heapq import heappop, heappush
 
 from ..profile import Profile
 
@@ -39,13 +50,14 @@ class SharedMemorySystem:
         self.key_alloc: dict[int, tuple] = {}
         self._keys: dict[tuple, int] = {}
         self._specs: list[tuple] = []
-        self.link_bytes_per_ps = (chip.l2_gbps * 1e9 / 1e12, chip.hbm_gbps * 1e9 / 1e12)
+        self._request_bytes: list[int] = []  # per tile key: bytes the MTE streams, in whole requests
+        self.request = profile.compute.gm_request_bytes
+        self._ps_per_byte = (1e12 / (chip.l2_gbps * 1e9), 1e12 / (chip.hbm_gbps * 1e9))
         self.latency_ps = (
             round(profile.compute.gm_l2_latency_cycles * ps_per_cycle),
             round(profile.compute.gm_hbm_latency_cycles * ps_per_cycle),
         )
-        self._active: tuple[list[int], list[int]] = ([], [])
-        self._horizon = [0, 0]
+        self._link_free = [0, 0]  # per link: when it has carried every byte it owes
         self.hits = 0
         self.misses = 0
         self.hit_bytes = 0
@@ -58,6 +70,7 @@ class SharedMemorySystem:
         if key is None:
             key = self._keys[spec] = len(self._keys)
             self._specs.append(spec)
+            self._request_bytes.append(self.request * requests(offset, rows, row_bytes, stride, self.request))
             self.key_alloc[key] = alloc_id
         return key
 
@@ -71,19 +84,10 @@ class SharedMemorySystem:
             if size is not None:
                 self.used -= size
 
-    def _occupancy(self, link: int, start: int) -> int:
-        """Transfers on ``link`` still running at ``start`` (ends at or before it are retired)."""
-        active = self._active[link]
-        if start > self._horizon[link]:
-            self._horizon[link] = start
-            while active and active[0] <= start:
-                heappop(active)
-        return len(active)
+    def read(self, key: int, nbytes: int, start: int, max_rate: float) -> int:
+        """Busy time (ps) of a GM read starting at ``start``: streaming, then the first-byte latency.
 
-    def read(self, key: int, nbytes: int, start: int, max_rate: float) -> tuple[int, int]:
-        """``(busy, latency)`` in ps of a GM read starting at ``start`` (busy excludes the fixed set-up).
-
-        The pipe streams the data for ``busy``; the data has arrived ``latency`` later.
+        The core's path streams the tile in whole requests at ``max_rate``; the link carries ``nbytes``.
         """
         lru = self.lru
         if key in lru:
@@ -103,19 +107,30 @@ class SharedMemorySystem:
                 lru[key] = nbytes
                 self.used += nbytes
                 self.by_alloc[self.key_alloc[key]].add(key)
-        return self._transfer(link, nbytes, start, max_rate), self.latency_ps[link]
+        streamed = max(nbytes, self._request_bytes[key])
+        return self._transfer(link, nbytes, streamed, start, max_rate) + self.latency_ps[link]
 
     def write(self, nbytes: int, start: int, max_rate: float) -> int:
         """Busy time (ps) of a GM write (posted: done when streamed out)."""
         self.write_bytes += nbytes
-        return self._transfer(HBM_LINK, nbytes, start, max_rate)
+        return self._transfer(HBM_LINK, nbytes, nbytes, start, max_rate)
 
-    def _transfer(self, link: int, nbytes: int, start: int, max_rate: float) -> int:
-        sharers = self._occupancy(link, start) + 1
-        rate = min(max_rate, self.link_bytes_per_ps[link] / sharers)
-        duration = max(1, round(nbytes / rate))
-        heappush(self._active[link], start + duration)
-        return duration
+    def _transfer(self, link: int, nbytes: int, streamed: int, start: int, max_rate: float) -> int:
+        """The core streams ``streamed`` bytes (whole requests) at ``max_rate``; L2 (and HBM for a miss or a
+        write) carries ``nbytes`` after the bytes it already owes (transfers arrive in start order); the
+        latest of these ends the transfer. (Called for every GM transfer: written for speed.)"""
+        end = round(streamed / max_rate)
+        free = self._link_free
+        carried = (start if start > free[0] else free[0]) + round(nbytes * self._ps_per_byte[0])
+        free[0] = carried  # every GM byte crosses L2 ...
+        if carried - start > end:
+            end = carried - start
+        if link:  # ... misses and writes HBM too
+            carried = (start if start > free[1] else free[1]) + round(nbytes * self._ps_per_byte[1])
+            free[1] = carried
+            if carried - start > end:
+                end = carried - start
+        return end if end > 0 else 1
 
     def stats(self) -> dict:
         total = self.hits + self.misses
@@ -127,3 +142,13 @@ class SharedMemorySystem:
             "hbm_read_bytes": self.miss_bytes,
             "hbm_write_bytes": self.write_bytes,
         }
+
+
+def requests(offset: int, rows: int, row_bytes: int, stride: int, request: int) -> int:
+    """GM requests of at most ``request`` bytes that read a tile: none crosses a row end or a
+    ``request``-aligned boundary (offsets count from the allocation, which starts aligned)."""
+    if rows <= 1 or stride == row_bytes:  # one contiguous run
+        return -(-(offset % request + rows * row_bytes) // request)
+    if stride % request == 0:  # every row starts at the same place within a request
+        return rows * -(-(offset % request + row_bytes) // request)
+    return sum(-(-((offset + r * stride) % request + row_bytes) // request) for r in range(rows))

@@ -5,8 +5,9 @@ The data path of every version: GM -(MTE2)-> L1 -(MTE1)-> L0A / L0B -(M: mmad)->
 * :func:`matmul_single_core` — one core, one queue slot per stage: the plain pipeline.
 * :func:`matmul_tiled` — many cores driven by a ``TCubeTiling``: each block computes its
   ``singleCoreM x singleCoreN`` region, base block by base block in ``iterateOrder``; K streams
-  through L1 in chunks of ``stepK`` slices and through L0 one slice per ``mmad``, double-buffered
-  when the tiling asks for it, so MTE2, MTE1 and the Cube work at the same time.
+  through L1 in chunks of ``stepKa`` (A) and ``stepKb`` (B) slices and through L0 one slice per
+  ``mmad``, double-buffered when the tiling asks for it, so MTE2, MTE1 and the Cube work at the
+  same time. B may be stored transposed ([N, K]), as the Matmul API's ``isTransposeB`` allows.
 
 Tails (M, N or K not multiples of the base sizes) are handled by computing the actual sizes of the
 last blocks: ``mmad`` then pads to whole 16x16x16 fractals, as the Cube does.
@@ -35,38 +36,61 @@ class CubeQueues:
         pipe.init_buffer(que=self.co1, num=t.dbL0C, len=t.baseM * t.baseN * asc.float32.sizeof())
 
 
-def compute_base_block(q: CubeQueues, t: TCubeTiling, a_gm, b_gm, m0: int, n0: int, rows: int, cols: int):
-    """Accumulate C[m0:m0+rows, n0:n0+cols] over all of K into a fresh L0C tensor; return it (enqueued)."""
+def compute_base_block(
+    q: CubeQueues, t: TCubeTiling, a_gm, b_gm, m0: int, n0: int, rows: int, cols: int, b_trans: bool = False
+):
+    """Accumulate C[m0:m0+rows, n0:n0+cols] over all of K into a fresh L0C tensor; return it (enqueued).
+
+    A moves GM -> L1 in chunks of ``stepKa`` K slices, B in chunks of ``stepKb`` (one ``data_copy``
+    each, the Matmul API's "big package"); each chunk is freed after its last slice. With ``b_trans``
+    B is stored transposed in GM ([N, K], the ADK's ``isTransposeB``): its L1 chunk holds N rows of
+    K, and ``load_data`` transposes each slice into L0B.
+    """
     k_total = t.Ka
-    chunk = t.baseK * t.stepKa
+    chunk_a, chunk_b = t.baseK * t.stepKa, t.baseK * t.stepKb
     c = q.co1.alloc_tensor(asc.float32, shape=(t.baseM, t.baseN))
-    first = True
-    for k0 in range(0, k_total, chunk):
-        k_len = min(chunk, k_total - k0)
-        a1 = q.a1.alloc_tensor(asc.half, shape=(t.baseM, chunk))
-        asc.data_copy(a1.tile(0, 0, rows, k_len), a_gm.tile(m0, k0, rows, k_len, k_total))
-        q.a1.enque(a1)
-        b1 = q.b1.alloc_tensor(asc.half, shape=(chunk, t.baseN))
-        asc.data_copy(b1.tile(0, 0, k_len, cols), b_gm.tile(k0, n0, k_len, cols, t.N))
-        q.b1.enque(b1)
-        a1 = q.a1.deque()
-        b1 = q.b1.deque()
-        for ks in range(0, k_len, t.baseK):
-            k_act = min(t.baseK, k_len - ks)
-            a2 = q.a2.alloc_tensor(asc.half, shape=(t.baseM, t.baseK))
-            asc.load_data(a2, a1.tile(0, ks, rows, k_act))
-            q.a2.enque(a2)
-            b2 = q.b2.alloc_tensor(asc.half, shape=(t.baseK, t.baseN))
-            asc.load_data(b2, b1.tile(ks, 0, k_act, cols))
-            q.b2.enque(b2)
-            a2 = q.a2.deque()
-            b2 = q.b2.deque()
-            asc.mmad(c, a2, b2, asc.MmadParams(rows, cols, k_act, cmatrix_init_val=first))
-            first = False
-            q.a2.free_tensor(a2)
-            q.b2.free_tensor(b2)
-        q.a1.free_tensor(a1)
-        q.b1.free_tensor(b1)
+    a1 = b1 = None
+    a_start = b_start = 0
+    for ks in range(0, k_total, t.baseK):
+        new_a, new_b = ks % chunk_a == 0, ks % chunk_b == 0
+        if new_a:
+            a_start, a_len = ks, min(chunk_a, k_total - ks)
+            a1 = q.a1.alloc_tensor(asc.half, shape=(t.baseM, chunk_a))
+            asc.data_copy(a1.tile(0, 0, rows, a_len), a_gm.tile(m0, ks, rows, a_len, k_total))
+            q.a1.enque(a1)
+        if new_b:
+            b_start, b_len = ks, min(chunk_b, k_total - ks)
+            if b_trans:
+                b1 = q.b1.alloc_tensor(asc.half, shape=(t.baseN, chunk_b))
+                asc.data_copy(b1.tile(0, 0, cols, b_len), b_gm.tile(n0, ks, cols, b_len, k_total))
+            else:
+                b1 = q.b1.alloc_tensor(asc.half, shape=(chunk_b, t.baseN))
+                asc.data_copy(b1.tile(0, 0, b_len, cols), b_gm.tile(ks, n0, b_len, cols, t.N))
+            q.b1.enque(b1)
+        if new_a:
+            a1 = q.a1.deque()
+        if new_b:
+            b1 = q.b1.deque()
+        k_act = min(t.baseK, k_total - ks)
+        a2 = q.a2.alloc_tensor(asc.half, shape=(t.baseM, t.baseK))
+        asc.load_data(a2, a1.tile(0, ks - a_start, rows, k_act))
+        q.a2.enque(a2)
+        b2 = q.b2.alloc_tensor(asc.half, shape=(t.baseK, t.baseN))
+        if b_trans:
+            asc.load_data(b2, b1.tile(0, ks - b_start, cols, k_act), transpose=True)
+        else:
+            asc.load_data(b2, b1.tile(ks - b_start, 0, k_act, cols))
+        q.b2.enque(b2)
+        a2 = q.a2.deque()
+        b2 = q.b2.deque()
+        asc.mmad(c, a2, b2, asc.MmadParams(rows, cols, k_act, cmatrix_init_val=ks == 0))
+        q.a2.free_tensor(a2)
+        q.b2.free_tensor(b2)
+        last = ks + t.baseK >= k_total
+        if last or (ks + t.baseK) % chunk_a == 0:
+            q.a1.free_tensor(a1)
+        if last or (ks + t.baseK) % chunk_b == 0:
+            q.b1.free_tensor(b1)
     q.co1.enque(c)
     return c
 
@@ -96,7 +120,10 @@ def gm_tensors(a, b, c, t: TCubeTiling):
 
 
 @asc.jit(kernel_type=asc.KernelType.AIC_ONLY)
-def matmul_tiled(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, tiling: TCubeTiling):
+def matmul_tiled(
+    a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, tiling: TCubeTiling, b_trans: bool = False
+):
+    """``b_trans``: B is stored as [N, K] (the Matmul API's ``isTransposeB``)."""
     m0, n0, rows, cols = tiling.core_region(asc.get_block_idx())
     if rows == 0 or cols == 0:
         return
@@ -104,7 +131,7 @@ def matmul_tiled(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddres
     pipe = asc.TPipe()
     q = CubeQueues(pipe, tiling)
     for bm, bn, mr, nc in base_blocks(tiling, m0, n0, rows, cols):
-        compute_base_block(q, tiling, a_gm, b_gm, bm, bn, mr, nc)
+        compute_base_block(q, tiling, a_gm, b_gm, bm, bn, mr, nc, b_trans)
         write_base_block(q, c_gm, tiling.N, bm, bn, mr, nc)
 
 

@@ -25,6 +25,7 @@ class Matmul:
         self.queues = CubeQueues(pipe, tiling)
         self._a = None
         self._b = None
+        self._b_trans = False
         m0, n0, rows, cols = tiling.core_region(asc.get_block_idx())
         self._blocks = base_blocks(tiling, m0, n0, rows, cols) if rows and cols else []
         self._next = 0
@@ -33,8 +34,10 @@ class Matmul:
     def set_tensor_a(self, a_gm: asc.GlobalTensor) -> None:
         self._a = a_gm
 
-    def set_tensor_b(self, b_gm: asc.GlobalTensor) -> None:
+    def set_tensor_b(self, b_gm: asc.GlobalTensor, is_transpose_b: bool = False) -> None:
+        """``SetTensorB(gm, isTransposeB)``: with ``is_transpose_b`` B is stored as [N, K]."""
         self._b = b_gm
+        self._b_trans = is_transpose_b
 
     def iterate(self) -> bool:
         """Compute the next base block into L0C; False when this core's region is done."""
@@ -46,7 +49,7 @@ class Matmul:
             return False
         self._current = self._blocks[self._next]
         self._next += 1
-        compute_base_block(self.queues, self.tiling, self._a, self._b, *self._current)
+        compute_base_block(self.queues, self.tiling, self._a, self._b, *self._current, self._b_trans)
         return True
 
     def get_tensor_c(self, c_gm: asc.GlobalTensor) -> None:

@@ -98,7 +98,9 @@ def _moved(instr: Instr, delta: int) -> Instr:
     return instr._replace(srcs=(gm._replace(start=gm.start + delta), *instr.srcs[1:]))
 
 
-def record_matmul_tiled(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, tiling: TCubeTiling):
+def record_matmul_tiled(
+    a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, tiling: TCubeTiling, b_trans: bool = False
+):
     """Drop-in for ``matmul_tiled``'s body when the simulation runs the fast path."""
     ctx = current()
     t = tiling
@@ -110,7 +112,8 @@ def record_matmul_tiled(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.Globa
     q = CubeQueues(pipe, t)
     out_size = c.dtype.sizeof()
     key = lambda g: (g.alloc.where, g.alloc.ident)  # noqa: E731
-    shifts = {key(a_gm): (t.Ka * 2, 0), key(b_gm): (0, 2), key(c_gm): (t.N * out_size, out_size)}
+    b_shift = (0, t.Ka * 2) if b_trans else (0, 2)  # B^T: the next column of C is the next row of B
+    shifts = {key(a_gm): (t.Ka * 2, 0), key(b_gm): b_shift, key(c_gm): (t.N * out_size, out_size)}
     templates = ctx.launch.scratch.setdefault("matmul_templates", {})
     numerics, ctx.numerics = ctx.numerics, False  # the numbers come from one matmul per region, below
     try:
@@ -119,7 +122,7 @@ def record_matmul_tiled(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.Globa
             template = templates.get(signature)
             if template is None:
                 first, first_write = len(ctx.program), len(ctx.gm_writes)
-                compute_base_block(q, t, a_gm, b_gm, bm, bn, mr, nc)
+                compute_base_block(q, t, a_gm, b_gm, bm, bn, mr, nc, b_trans)
                 write_base_block(q, c_gm, t.N, bm, bn, mr, nc)
                 count = len(ctx.program) - first
                 templates[signature] = _BlockTemplate(ctx, count, first_write, bm, bn, shifts, _queue_state(q))
@@ -129,7 +132,7 @@ def record_matmul_tiled(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.Globa
     finally:
         ctx.numerics = numerics
     if numerics:
-        _region_numerics(ctx, a_gm, b_gm, c_gm, t, m0, n0, rows, cols)
+        _region_numerics(ctx, a_gm, b_gm, c_gm, t, m0, n0, rows, cols, b_trans)
 
 
 def _as_fp32(ctx, g: asc.GlobalTensor, shape: tuple[int, int]) -> np.ndarray:
@@ -145,9 +148,11 @@ def _as_fp32(ctx, g: asc.GlobalTensor, shape: tuple[int, int]) -> np.ndarray:
     return found
 
 
-def _region_numerics(ctx, a_gm, b_gm, c_gm, t: TCubeTiling, m0: int, n0: int, rows: int, cols: int) -> None:
+def _region_numerics(
+    ctx, a_gm, b_gm, c_gm, t: TCubeTiling, m0: int, n0: int, rows: int, cols: int, b_trans: bool
+) -> None:
     a = _as_fp32(ctx, a_gm, (t.M, t.Ka))
-    b = _as_fp32(ctx, b_gm, (t.Kb, t.N))
+    b = _as_fp32(ctx, b_gm, (t.N, t.Kb)).T if b_trans else _as_fp32(ctx, b_gm, (t.Kb, t.N))
     result = a[m0 : m0 + rows] @ b[:, n0 : n0 + cols]
     out = ctx.gm_bytes(c_gm)[c_gm.byte_offset : c_gm.byte_offset + t.M * t.N * c_gm.dtype.sizeof()]
     out.view(c_gm.dtype.np).reshape(t.M, t.N)[m0 : m0 + rows, n0 : n0 + cols] = result

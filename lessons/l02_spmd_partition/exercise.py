@@ -71,5 +71,5 @@ def scale_kernel(x: asc.GlobalAddress, z: asc.GlobalAddress, tiling: Tiling):
 
 
 # Predict before you run: ascend910b1 has 48 vector cores. Launching the same work on 49 blocks instead of 48
-# makes the kernel take "about the same" time or "about twice as long"?
+# makes the kernel "faster", "about the same" or "slower"?
 PREDICTIONS = {"second_wave": None}  # TODO

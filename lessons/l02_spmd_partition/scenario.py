@@ -59,4 +59,5 @@ def truth_second_wave() -> str:
         x = np.zeros(48 * 65536, np.float16)
         run_scale(sim, scale_kernel, compute_tiling, x.size, blocks, x)
         times.append(kernel_us(sim.finish()))
-    return "about twice as long" if times[1] > 1.5 * times[0] else "about the same"
+    ratio = times[1] / times[0]
+    return "slower" if ratio > 1.1 else ("faster" if ratio < 0.9 else "about the same")

@@ -60,4 +60,4 @@ def scale_kernel(x: asc.GlobalAddress, z: asc.GlobalAddress, tiling: Tiling):
         out_q.free_tensor(z_local)
 
 
-PREDICTIONS = {"second_wave": "about twice as long"}
+PREDICTIONS = {"second_wave": "slower"}

@@ -1,0 +1,150 @@
+"""Published Ascend profiling results against the simulator (engine/calibration_cases).
+
+Tolerance (stated, issue 14): every case's task time within +-20 % of the published one, and its
+busiest pipe the published busiest pipe. Running all cases takes tens of seconds: done once per
+session, and the tests that need it are marked slow.
+"""
+
+import json
+import re
+import tomllib
+from dataclasses import replace
+
+import pytest
+
+from app.cli import main
+from app.cli_calibrate import render
+from engine.calibration import (
+    CASE_DIR,
+    SOURCE_KEYS,
+    TASK_TOLERANCE,
+    CalibrationError,
+    calibrate,
+    load_case,
+    load_cases,
+    simulate,
+)
+
+CASES = load_cases()
+IDS = [c.id for c in CASES]
+
+
+@pytest.fixture(scope="module")
+def doc():
+    return calibrate()
+
+
+def test_there_are_enough_cases_of_both_kinds():
+    kinds = {c.kind for c in CASES}
+    assert len(CASES) >= 5 and {"matmul", "vector-add"} <= kinds
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_every_case_cites_its_source(case):
+    for key in SOURCE_KEYS:
+        assert case.source[key].strip(), key
+    assert re.fullmatch(r"[0-9a-f]{40}", case.source["commit"])
+    assert (
+        case.url == f"https://github.com/{case.source['repository']}/blob/{case.source['commit']}/{case.source['path']}"
+    )
+    assert case.published["task_us"] > 0 and case.published_ratios
+
+
+@pytest.mark.parametrize("key", SOURCE_KEYS)
+def test_a_case_without_its_citation_is_refused(tmp_path, key):
+    text = (CASE_DIR / "add-48core-16384-db.toml").read_text()
+    lines = [line for line in text.splitlines() if not line.startswith(f"{key} = ")]
+    assert len(lines) == len(text.splitlines()) - 1
+    path = tmp_path / "uncited.toml"
+    path.write_text("\n".join(lines))
+    with pytest.raises(CalibrationError, match=rf"uncited.toml: key source\.{key} must cite where"):
+        load_case(path)
+
+
+def test_a_wrong_ratio_name_or_commit_is_refused(tmp_path):
+    text = (CASE_DIR / "add-48core-16384-db.toml").read_text()
+    path = tmp_path / "bad.toml"
+    path.write_text(text.replace("aiv_mte3_ratio", "aic_mte3_ratio"))
+    with pytest.raises(CalibrationError, match=r"published\.aic_mte3_ratio must be an msprof 'aiv_\*_ratio' name"):
+        load_case(path)
+    path.write_text(re.sub(r'commit = "[0-9a-f]+"', 'commit = "main"', text))
+    with pytest.raises(CalibrationError, match=r"source\.commit must be a 40-hex-digit commit, got 'main'"):
+        load_case(path)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case_id", IDS)
+def test_case_within_tolerance(doc, case_id):
+    row = next(r for r in doc["cases"] if r["id"] == case_id)
+    assert abs(row["task_error"]) <= TASK_TOLERANCE, row["figures"][0]
+    assert row["busiest"]["simulated"] == row["busiest"]["published"], row["busiest"]
+    assert row["within_tolerance"]
+
+
+@pytest.mark.slow
+def test_core_count_effect_matches_the_published_one(doc):
+    """1 -> 24 cores, same tiling: published 249467.08 / 12283.84 = 20.3x faster."""
+    task = {r["id"]: r["figures"][0] for r in doc["cases"]}
+    one, many = task["matmul-1core-step1"], task["matmul-24core-step1"]
+    published = one["published"] / many["published"]
+    assert one["simulated"] / many["simulated"] == pytest.approx(published, rel=0.2)
+
+
+@pytest.mark.slow
+def test_the_command_prints_every_case(doc):
+    text = render(doc)
+    for case in CASES:
+        assert case.id in text and case.source["commit"][:12] in text
+    assert f"{len(CASES)}/{len(CASES)} cases within tolerance" in text
+
+
+def test_calibrate_command_json_and_bad_case(capsys):
+    assert main(["calibrate", "--json", "--case", "add-48core-16384-db"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    (row,) = out["cases"]
+    assert row["id"] == "add-48core-16384-db" and row["source"]["repository"] == "cannmirror/asc-devkit"
+    assert row["figures"][0]["figure"] == "task_us"
+    assert {"published", "simulated"} == set(row["busiest"])
+    assert main(["calibrate", "--case", "no-such-case"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --case: unknown case 'no-such-case'; known cases: ") and err.count("\n") == 1
+
+
+@pytest.mark.slow
+def test_base_block_effect_matches_the_published_one():
+    """One core, base 64x64x64 -> 128x256x64: published 759363.98 / 249467.08 = 3.04x faster (8192^3,
+    ADK matmul_high_performance cases 0 and 1). Run at 2048^3 to stay fast; the simulator gives the same
+    ratio at 8192^3 (2.83x) within 1 %."""
+    case = next(c for c in CASES if c.id == "matmul-1core-step1")
+    shape = {"m": 2048, "n": 2048, "k": 2048, "single_m": 2048, "single_n": 2048}
+    small = simulate(replace(case, setup={**case.setup, **shape, "base": [64, 64, 64]}))
+    big = simulate(replace(case, setup={**case.setup, **shape}))
+    assert small["task_us"] / big["task_us"] == pytest.approx(759363.98 / 249467.08, rel=0.2)
+
+
+def test_case_files_ship_with_the_package():
+    """``ascendsim calibrate`` reads them from the installed package: pyproject must list them as package data."""
+    with (CASE_DIR.parent.parent / "pyproject.toml").open("rb") as fh:
+        data = tomllib.load(fh)
+    patterns = data["tool"]["setuptools"]["package-data"]["*"]  # every package's data files (test_wheel checks it)
+    assert "*.toml" in patterns
+    assert CASE_DIR.parent.name == "engine" and len(list(CASE_DIR.glob("*.toml"))) == len(CASES)
+
+
+def test_ratios_are_computed_like_the_published_tables():
+    """msprof divides each core's pipe time by that core's own time, so a core that finished early (a
+    tail block) is not diluted by the kernel's span; on balanced cores both ways agree."""
+    case = next(c for c in CASES if c.id == "matmul-24core-step1")
+    shape = {"m": 256, "n": 512, "k": 256, "cores": 2, "single_m": 256}
+    tail = simulate(replace(case, setup={**case.setup, **shape, "single_n": 384}))  # 384 + 128 columns
+    even = simulate(replace(case, setup={**case.setup, **shape, "single_n": 256}))
+    assert tail["ratios"]["aic_mac_ratio"] > 1.2 * tail["span_ratios"]["aic_mac_ratio"]
+    for name, value in even["ratios"].items():
+        assert value == pytest.approx(even["span_ratios"][name], abs=0.02), name
+
+
+def test_an_invalid_setup_names_the_file(tmp_path):
+    case = next(c for c in CASES if c.id == "matmul-24core-mdl")
+    bad = replace(case, setup={**case.setup, "base": [256, 256, 64]}, file="big.toml")
+    with pytest.raises(CalibrationError, match=r"big\.toml: \[setup\] is not a valid tiling on ascend910b1: .*L0C"):
+        simulate(bad)

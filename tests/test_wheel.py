@@ -46,6 +46,7 @@ COMMANDS = {
         ["lesson", "check", "1", "--file", "subs/alice/exercise.py"],
     ],
     "grade": [["grade", "subs", "--lesson", "1", "--out", "grades.json"]],
+    "calibrate": [["calibrate", "--case", "add-48core-16384", "--json"]],
 }
 
 

@@ -39,6 +39,7 @@ from app.cli_lessons import grade as grade_command
 from app.cli_lessons import lesson as lesson_group
 from engine.analysis.export import CHROME_DETAIL
 from engine.profile import DEFAULT_PROFILE, list_profiles, load_profile
+from engine.runner import PROGRAM_ERRORS
 from engine.scenarios import Scenario, ScenarioFailed, registry
 from engine.scenarios.cost import estimate
 
@@ -320,11 +321,23 @@ def _human(s: dict, numerics: bool = True) -> str:
         correct = "not checked" + (" (--no-numerics skips the arithmetic)" if not numerics else "")
     else:
         correct = "True (matches numpy)" if s["correct"] else "False (differs from numpy)"
+    if not s["program_ok"]:
+        wrong = sum(f["kind"] in PROGRAM_ERRORS for f in s["findings"])
+        verdict = {True: "the numbers matched this time, but", False: "and"}.get(s["correct"], "but")
+        correct += f"; {verdict} the program is wrong: {wrong} finding(s) below (a race can give other numbers)"
+    phases = s["phases"]
+    spans = ", ".join(f"{name} {p['us']:.1f} us" for name, p in phases.items())
     lines = [
         f"scenario {s['scenario']} on {s['profile']}  {s['params']}",
         f"simulated time {s['simulated_us']:.3f} us  (host finished at {s['host_us']:.3f} us)",
         f"correct: {correct}" + (f"  max_abs_err {s['max_abs_err']:.4g}" if "max_abs_err" in s else ""),
         f"{s['events']} trace events, {s['device_events']} device events, {s['wall_s']:.3f} s wall",
+        f"phases: {spans}"
+        + (
+            " (set-up is acl.init, set_device, streams and memory: the profile's costs for them are assumptions)"
+            if "setup" in phases
+            else ""
+        ),
         "busy time per lane:",
     ]
     for lane, us in s["lane_busy_us"].items():

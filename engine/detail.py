@@ -13,7 +13,8 @@ base block points at the same queue records as the first.
 * :class:`Flag` — a hand-written ``set_flag`` / ``wait_flag``; :class:`CrossFlag` — a cross-core flag.
 * :class:`TaskInfo` — a stream task: its submit time, stream, kind, event, bytes, flops.
 * :class:`HostWait` — what a blocked host call waits for; :class:`HostWork` — host computation.
-* :class:`Mark` — a user's mark (``sim.mark`` / ``asc.mark``); :class:`Block` — an SPMD block's index.
+* :class:`Mark` — a user's mark (``sim.mark`` / ``asc.mark``); :class:`Phase` — where a run's work and
+  teardown begin; :class:`Block` — an SPMD block's index.
 """
 
 from __future__ import annotations
@@ -144,12 +145,18 @@ class Mark(NamedTuple):
     label: str
 
 
+class Phase(NamedTuple):
+    """The start of a run's phase: "work" (the first copy or kernel is queued) or "teardown" (the last one ended)."""
+
+    name: str
+
+
 class Block(NamedTuple):
     """One SPMD block on a core's BLOCK lane: its ``get_block_idx()``."""
 
     index: int
 
 
-Detail = Rect | Instr | QueueOp | Flag | CrossFlag | TaskInfo | HostWait | HostWork | Mark | Block
+Detail = Rect | Instr | QueueOp | Flag | CrossFlag | TaskInfo | HostWait | HostWork | Mark | Phase | Block
 
 _ITEMSIZE = MappingProxyType({"float16": 2, "float32": 4, "int32": 4, "int16": 2, "int8": 1, "uint8": 1, "bfloat16": 2})

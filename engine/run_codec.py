@@ -34,6 +34,7 @@ _DETAIL_TYPES = MappingProxyType(
             D.HostWait,
             D.HostWork,
             D.Mark,
+            D.Phase,
             D.Block,
             D.TaskInfo,
         )

@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .analysis.phases import phases
 from .profile import Profile, load_profile
 from .scenarios import Outcome, Scenario, ScenarioArgError, ScenarioFailed, registry
 from .simulation import RunResult, Simulation
@@ -78,6 +79,10 @@ def analyze_run(run: ScenarioRun, measure_gains: bool = True, progress: Callable
     return analyze(run.result, context, rerun if measure_gains else None)
 
 
+# findings that make a program wrong even when its numbers matched this time
+PROGRAM_ERRORS = frozenset(("race", "deadlock", "kernel-error", "acl-error"))
+
+
 def summarize(run: ScenarioRun) -> dict:
     """The ``--json`` document: identity, timing, correctness and per-lane busy time."""
     r = run.result
@@ -98,6 +103,8 @@ def summarize(run: ScenarioRun) -> dict:
         "wall_s": round(run.wall_s, 4),
         "lane_busy_us": {lane: round(ps / 1e6, 6) for lane, ps in busy.items()},
         "findings": [f.to_dict() for f in r.findings],
+        "program_ok": not any(f.kind in PROGRAM_ERRORS for f in r.findings),
+        "phases": phases(r),
     }
     out.update(run.outcome.details)
     out.update(r.extra)

@@ -23,7 +23,7 @@ from .acl_codes import AclError
 from .clock import EventCore
 from .copy_engine import D2D, D2H, H2D, H2H, LinkModel
 from .deadlock import diagnose_stuck
-from .detail import HostWait, HostWork, Mark
+from .detail import HostWait, HostWork, Mark, Phase
 from .findings import Finding
 from .memory import Allocation, DeviceMemory, HostMemory
 from .profile import Profile, load_profile
@@ -432,13 +432,35 @@ class Simulation:
         """Process the next device event; False when nothing is pending."""
         return self.clock.step()
 
+    def _check_streams(self, trace: TraceData, records: list[TaskRecord]) -> None:
+        """The cross-stream memory-consistency check, on every run (its findings join the run's)."""
+        from .analysis.consistency import stream_races
+
+        probe = RunResult(self.profile, trace, [], 0, 0, 0, {}, records)
+        self.findings.extend(stream_races(probe))
+
+    def _mark_phases(self, records: list[TaskRecord]) -> None:
+        """Phase marks on the host lane: work begins when the first copy or kernel is queued, teardown when
+        the last one has ended (set-up before: init, device, streams, memory; teardown after: frees, reset)."""
+        work = [r for r in records if r.kind in (TaskKind.COPY, TaskKind.KERNEL)]
+        if not work:
+            return
+        begin = min(r.submit for r in work)
+        end = max(begin, *(r.end for r in work))
+        for name, at in (("work", begin), ("teardown", end)):
+            detail = self.trace.detail(Phase(name))
+            self.trace.add(at, at, self.host_lane, Kind.MARK, self.trace.name(f"phase: {name}"), detail=detail)
+
     def finish(self) -> RunResult:
         """Run the device to the end and freeze the trace (idempotent)."""
         if self._finished is not None:
             return self._finished
         self.runtime.drain()
         self._report_stuck("its end")
+        records = sorted([TaskRecord.of(task) for task in self.runtime.history] + self.runtime.records, key=_seq)
+        self._mark_phases(records)
         trace = self.trace.freeze()
+        self._check_streams(trace, records)
         end = int(max(self.host_now, trace.end.max() if len(trace) else 0))
         self._finished = RunResult(
             profile=self.profile,
@@ -448,7 +470,7 @@ class Simulation:
             host_end_ps=self.host_now,
             device_events=self.clock.processed,
             extra=self.extra,
-            tasks=sorted([TaskRecord.of(task) for task in self.runtime.history] + self.runtime.records, key=_seq),
+            tasks=records,
             gm=dict(self.gm_tensors),
         )
         return self._finished

@@ -9,6 +9,7 @@ import numpy as np
 
 from engine.acl_codes import ACL_MEMCPY_DEVICE_TO_HOST as D2H
 from engine.acl_codes import ACL_MEMCPY_HOST_TO_DEVICE as H2D
+from engine.detail import Phase
 from tests.conftest import MIB, dev_alloc, host_alloc
 
 
@@ -19,8 +20,10 @@ def device_log(result, process="Device 0 streams"):
 
 
 def host_log(result):
+    """The host thread's calls, waits and work (without the phase marks, which test_phase_marks checks)."""
     trace = result.trace
-    return trace.log(trace.lane == trace.lane_id("Host", "host thread"))
+    phase = trace.rows_with(lambda d: isinstance(d, Phase))
+    return trace.log((trace.lane == trace.lane_id("Host", "host thread")) & ~phase)
 
 
 def test_fifo_order_in_one_stream(round_sim):
@@ -125,6 +128,23 @@ def test_synchronize_blocks_the_host(round_sim):
         (6.0, 1006.0, "Host/host thread", "acl.rt.synchronize_stream"),
         (7.0, 1006.0, "Host/host thread", "wait: stream 1 to drain"),
         (1006.0, 1007.0, "Host/host thread", "acl.rt.free"),
+    ]
+
+
+def test_phase_marks(round_sim):
+    """Work begins when the first copy is queued (6 us) and teardown when the last one ended (1006 us)."""
+    acl = round_sim.acl
+    s, _ = acl.rt.create_stream()
+    d = dev_alloc(round_sim)
+    h = host_alloc(round_sim)
+    acl.rt.memcpy_async(d, MIB, h, MIB, H2D, s)
+    acl.rt.synchronize_stream(s)
+    acl.rt.free(d)
+    trace = round_sim.finish().trace
+    phase = trace.rows_with(lambda d: isinstance(d, Phase))
+    assert trace.log(phase) == [
+        (6.0, 6.0, "Host/host thread", "phase: work"),
+        (1006.0, 1006.0, "Host/host thread", "phase: teardown"),
     ]
 
 

@@ -171,3 +171,13 @@ def test_run_store_serves_a_run_from_disk_to_another_process(tmp_path):
     found = other.get(spec)
     assert found is not None and len(found.trace) == len(first.trace)
     assert RunSpec.of("vector-add", "ascend910b1", {"length": 4097}).key != spec.key
+
+
+def test_every_detail_type_is_known_to_the_codec():
+    import inspect
+
+    from engine import detail
+    from engine.run_codec import _DETAIL_TYPES
+
+    types = {name for name, obj in inspect.getmembers(detail, inspect.isclass) if hasattr(obj, "_fields")}
+    assert types == set(_DETAIL_TYPES)

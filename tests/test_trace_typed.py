@@ -7,7 +7,7 @@ import numpy as np
 
 from engine import Simulation, asc
 from engine.acl_codes import ACL_MEMCPY_HOST_TO_DEVICE
-from engine.detail import GM, Instr, QueueOp, QueueOpKind, TaskInfo
+from engine.detail import GM, Instr, Mark, QueueOp, QueueOpKind, TaskInfo
 from engine.runner import run_scenario
 from engine.trace import Kind, LaneKind
 
@@ -95,9 +95,10 @@ def test_marks_from_host_and_kernel_code():
     acl.rt.launch_kernel(marked, 1, stream, asc.GlobalAddress(dev))
     acl.rt.synchronize_stream(stream)
     t = sim.finish().trace
-    marks = [(t.lanes[t.lane[i]].kind, t.detail_of(int(i)).label) for i in np.flatnonzero(t.kind == Kind.MARK)]
+    rows = np.flatnonzero((t.kind == Kind.MARK) & t.rows_with(lambda d: isinstance(d, Mark)))
+    marks = [(t.lanes[t.lane[i]].kind, t.detail_of(int(i)).label) for i in rows]
     assert (LaneKind.HOST, "before launch") in marks and (LaneKind.PIPE, "kernel started") in marks
-    src = t.srcs[t.src[np.flatnonzero(t.kind == Kind.MARK)[0]]]
+    src = t.srcs[t.src[rows[0]]]
     assert src.startswith("tests/test_trace_typed.py:")
 
 

@@ -8,8 +8,8 @@
 * ``gaps`` — idle time on streams, copy engines, cores and pipes labelled with its cause (:mod:`.gaps`);
 * ``roofline`` — each kernel shape's arithmetic intensity and throughput against the roofs of the unit
   that did the work (:mod:`.roofline`);
-* ``findings`` — what the run itself detected (failed ACL calls, deadlocks, kernel races and errors)
-  plus cross-stream memory races (:mod:`.consistency`);
+* ``findings`` — what the run detected (failed ACL calls, deadlocks, kernel races and errors, and the
+  cross-stream memory races :mod:`.consistency` finds when every simulation finishes);
 * ``recommendations`` — rules with documented thresholds, each with its evidence and, when the
   caller can re-run the scenario, the measured gain of applying it (:mod:`.rules`).
 
@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 
 from ..findings import Finding
 from ..simulation import RunResult
-from .consistency import stream_races
 from .gaps import label_gaps
 from .metrics import run_metrics
 from .roofline import roofline
@@ -62,7 +61,7 @@ def analyze(
     context = context or {}
     metrics = run_metrics(result)
     gaps = label_gaps(result)
-    findings = list(result.findings) + stream_races(result)
+    findings = list(result.findings)
     report = Report(metrics, gaps, roofline(result), findings)
     report.recommendations = recommend(result, metrics, gaps, context, rerun)
     return report

@@ -13,10 +13,12 @@ Definitions (all times in microseconds, ratios in [0, 1]):
     time): waves, tails and too few blocks all lower it;
   - ``mte2_compute_overlap``: the share of compute-pipe busy time during which MTE2 was loading on the
     same core (double buffering makes it high);
-* host/device balance: ``host_api_us`` (inside API calls, not waiting), ``host_wait_us`` (blocked in a
-  call), ``host_work_us`` (tiling and other host computation), ``device_busy_us`` (some stream
-  executing), ``host_share`` = host_api_us / wall, and the seed's ``balance_score`` (1.0 when the host
-  takes at most 10 % of host + device time, lower beyond);
+* host/device balance, over the run's work phase (``balance_over``: ``work``; the whole run with
+  ``whole_run=True``, or when no device work was queued; see :mod:`.phases`): ``host_api_us`` (inside
+  API calls, not waiting), ``host_wait_us`` (blocked in a call), ``host_work_us`` (tiling and other host
+  computation), ``device_busy_us`` (some stream executing), ``host_share`` = host_api_us / that span,
+  and the seed's ``balance_score`` (1.0 when the host takes at most 10 % of host + device time, lower
+  beyond);
 * copy engines: busy share of each engine over the device-active span, and ``copy_compute_overlap``:
   the share of copy time during which a kernel was running.
 """
@@ -30,6 +32,7 @@ from ..detail import Flag, QueueOp
 from ..intervals import covered, intersection, merged
 from ..simulation import RunResult
 from ..trace import Kind, LaneKind, TraceData
+from .phases import phases, work_window
 from .pipes import group_leaders, kernel_core_type, kernel_metrics, kernel_rows, kernel_units
 
 MAX_DETAILED_KERNELS = 16
@@ -53,12 +56,21 @@ def _waits_for_data(details: tuple) -> np.ndarray:
     return np.array(table, dtype=bool)
 
 
-def run_metrics(result: RunResult) -> dict:
+def _covered_in(starts: np.ndarray, ends: np.ndarray, window: tuple[int, int]) -> int:
+    """Picoseconds of the union of the intervals inside ``window``."""
+    lo, hi = window
+    return covered(np.clip(starts, lo, hi), np.clip(ends, lo, hi))
+
+
+def run_metrics(result: RunResult, whole_run: bool = False) -> dict:
     t = result.trace
     c = t.columns
     profile = result.profile
     wall = max(1, result.end_ps)
-    out: dict = {"simulated_us": _us(wall)}
+    out: dict = {"simulated_us": _us(wall), "phases": phases(result)}
+    window = None if whole_run else work_window(result)
+    out["balance_over"] = "work" if window else "whole run"
+    window = window or (0, wall)
 
     # -- kernels --------------------------------------------------------------------------------
     krows = kernel_rows(t)
@@ -97,16 +109,16 @@ def run_metrics(result: RunResult) -> dict:
     calls = host & (c["kind"] == Kind.CALL)
     waits = host & (c["kind"] == Kind.WAIT)
     work = host & (c["kind"] == Kind.HOST_WORK)
-    in_calls = covered(c["start"][calls], c["end"][calls])
-    waiting = covered(c["start"][waits], c["end"][waits])
+    in_calls = _covered_in(c["start"][calls], c["end"][calls], window)
+    waiting = _covered_in(c["start"][waits], c["end"][waits], window)
     executing = t.rows_on(LaneKind.STREAM) & np.isin(c["kind"], (Kind.COPY, Kind.KERNEL))
-    device_busy = covered(c["start"][executing], c["end"][executing])
+    device_busy = _covered_in(c["start"][executing], c["end"][executing], window)
     host_api = max(0, in_calls - waiting)
     out["host_api_us"] = _us(host_api)
     out["host_wait_us"] = _us(waiting)
-    out["host_work_us"] = _us(covered(c["start"][work], c["end"][work]))
+    out["host_work_us"] = _us(_covered_in(c["start"][work], c["end"][work], window))
     out["device_busy_us"] = _us(device_busy)
-    out["host_share"] = round(host_api / wall, 4)
+    out["host_share"] = round(host_api / max(1, window[1] - window[0]), 4)
     total = host_api + device_busy
     ratio = host_api / total if total else 0.0
     out["balance_score"] = round(SEED_IDEAL_HOST_RATIO / ratio, 4) if ratio > SEED_IDEAL_HOST_RATIO else 1.0

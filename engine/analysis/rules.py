@@ -18,7 +18,17 @@ cache_tilings          the host tiles while no stream has work for more than 10 
                        time, or tiling was done more than once
 host_between_launches  streams wait for the host more than 20 % of the device-active time         ``sync_each=False``
                        (not reported with pinned_memory, which is then the cause)
+host_device_balance    seed 6.1: the seed's balance score, over the work phase, is below 0.8      ``sync_each=False``,
+                       (the host takes more than 12.5 % of host + device time)                   ``pageable=False`` or
+                                                                                                 ``policy=adaptive``
+memory_bottleneck      seed 6.1: the main kernel's memory-bound index is above 0.7 (its compute   ``buffer_num=2``, or
+                       pipe waits for data more than 70 % of the time it waits or computes)      advice: fewer bytes
+low_parallelism        seed 6.1: the main kernel's parallelism utilisation is below 0.6           ``cores=None``, or
+                                                                                                 advice: retile
 =====================  =========================================================================  =====================
+
+The seed's three rules come last: where an earlier rule already recommends the same change, the seed's
+repeats it no more (the earlier one is the more specific).
 
 A rule never recommends the configuration already in use: when the run's parameters already hold a
 rule's change, the rule stays quiet (and the advice of ``unbalanced_tail`` and
@@ -54,6 +64,9 @@ FEW_BLOCKS_SHARE = 0.5
 TAIL_SHARE = 0.15
 TILING_SHARE = 0.10
 HOST_WAIT_SHARE = 0.20
+SEED_BALANCE = 0.8  # seed 6.1: host_device_balance < 0.8 -> 优化Host侧逻辑，减少Device等待时间
+SEED_MEMORY = 0.7  # seed 6.1: memory_bottleneck > 0.7 -> 启用双缓冲优化内存访问 / 考虑数据压缩减少传输量
+SEED_PARALLELISM = 0.6  # seed 6.1: parallelism_utilization < 0.6 -> 调整Tiling策略提高并行度 / 检查负载均衡问题
 
 
 @dataclass
@@ -78,10 +91,13 @@ def recommend(
 ) -> list[Recommendation]:
     params = context.get("params", {})
     out: list[Recommendation] = []
-    for rule in (_double_buffering, _larger_base, _pinned, _second_stream, _few_blocks, _tail, _tilings, _host_gaps):
+    rules = (_double_buffering, _larger_base, _pinned, _second_stream, _few_blocks, _tail, _tilings, _host_gaps)
+    for rule in (*rules, _seed_balance, _seed_memory, _seed_parallelism):
         rec = rule(result, metrics, gaps, context, params)
         if rec is None:
             continue
+        if rec.change is not None and any(r.change == rec.change for r in out):
+            continue  # the same change is already recommended, by a more specific rule
         if rec.rule == "host_between_launches" and any(r.rule == "pinned_memory" for r in out):
             continue  # the host was blocked in pageable copies: that is the cause to fix first
         if rec.change is not None and all(k in params for k in rec.change):
@@ -355,4 +371,92 @@ def _host_gaps(result, metrics, gaps, context, params) -> Recommendation | None:
         "batches queued), avoid synchronizing after every step, and move host preparation out of the loop.",
         evidence,
         {"sync_each": False},
+    )
+
+
+# -- the seed's three rules (section 6.1) ----------------------------------------------------------------
+def _seed_balance(result, metrics, gaps, context, params) -> Recommendation | None:
+    score = metrics.get("balance_score", 1.0)
+    if score >= SEED_BALANCE:
+        return None
+    change = None
+    if params.get("sync_each"):
+        change = {"sync_each": False}
+    elif params.get("pageable"):
+        change = {"pageable": False}
+    elif params.get("policy") in ("recompute", "cache"):
+        change = {"policy": "adaptive"}
+    return Recommendation(
+        "host_device_balance",
+        "Optimise the host side so the device waits less",
+        "优化Host侧逻辑，减少Device等待时间",
+        f"Over the {metrics.get('balance_over', 'work')} phase the host spends {metrics['host_api_us']} us inside API "
+        f"calls against {metrics['device_busy_us']} us of device work (the seed wants the host at most 10 %). Queue "
+        "work asynchronously and synchronise once, keep host buffers pinned, compute tilings once per shape, and "
+        "batch small launches.",
+        {
+            "balance_score": score,
+            "host_api_us": metrics["host_api_us"],
+            "device_busy_us": metrics["device_busy_us"],
+            "over": metrics.get("balance_over", "work"),
+            "threshold": f"balance score < {SEED_BALANCE} (seed 6.1)",
+        },
+        change,
+    )
+
+
+def _seed_memory(result, metrics, gaps, context, params) -> Recommendation | None:
+    k = _main_kernel(metrics)
+    if k is None or k["memory_bound_index"] <= SEED_MEMORY:
+        return None
+    evidence = {
+        "memory_bound_index": k["memory_bound_index"],
+        "kernel": k["kernel"],
+        "threshold": f"memory-bound index > {SEED_MEMORY} (seed 6.1)",
+    }
+    if not (_second_slot_loaded(result, k) or _tiling_double_buffered(context) or params.get("buffer_num") == 2):
+        return Recommendation(
+            "memory_bottleneck",
+            "Enable double buffering to hide memory access",
+            "启用双缓冲优化内存访问",
+            "The compute pipe waits for data most of the time and each queue has one slot: with two, MTE2 fills one "
+            "while the compute pipe works on the other.",
+            evidence,
+            {"buffer_num": 2},
+            target="kernel_us",
+        )
+    return Recommendation(
+        "memory_bottleneck",
+        "Move fewer bytes: the kernel is bound by memory bandwidth",
+        "考虑数据压缩减少传输量",
+        "Double buffering is already on and the compute pipe still waits for data most of the time, so the kernel "
+        "is bound by the bandwidth of GM, not by its coordination. Only fewer bytes help: fuse it with the operators "
+        "around it so data crosses GM once, use a narrower data type, or (the seed's suggestion) compress what "
+        "crosses the link.",
+        evidence,
+    )
+
+
+def _seed_parallelism(result, metrics, gaps, context, params) -> Recommendation | None:
+    k = _main_kernel(metrics)
+    if k is None or k["parallelism_utilization"] >= SEED_PARALLELISM:
+        return None
+    change = {"cores": None} if params.get("cores") is not None else None
+    return Recommendation(
+        "low_parallelism",
+        "Retile for parallelism and check the load balance",
+        "调整Tiling策略提高并行度，检查负载均衡问题",
+        f"Blocks kept the cores busy only {100 * k['parallelism_utilization']:.0f} % of the kernel's core time "
+        f"({k['blocks']} blocks on {k['cores_used']} of {k['cores_available']} cores). Launch one block per core "
+        "(or a multiple), split the work so blocks differ by at most one element (compute_optimal_tiling), and "
+        "avoid a last, partly filled wave.",
+        {
+            "parallelism_utilization": k["parallelism_utilization"],
+            "blocks": k["blocks"],
+            "cores_used": k["cores_used"],
+            "cores_available": k["cores_available"],
+            "threshold": f"parallelism utilisation < {SEED_PARALLELISM} (seed 6.1)",
+        },
+        change,
+        target="kernel_us",
     )

@@ -275,6 +275,10 @@ def _build_groups() -> None:
 
 _build_groups()
 
+from app.cli_tui import tui  # noqa: E402  (the command imports Textual only when it runs)
+
+cli.add_command(tui)
+
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: click in non-standalone mode so every usage error is one line and exit code 2."""

@@ -1,0 +1,32 @@
+"""The status line: where the replay stands (lesson step, event step), play state, speed, the
+selected kind, breakpoints, and the last message (a breakpoint set, a check running...)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+
+from app.present.text import cells, fit
+
+from .pane import View
+
+
+class StatusBar(View):
+    """Model: ``parts`` (texts shown left to right, separated) and ``message`` (shown last, in its
+    own style; cut first when the line is too narrow)."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"status--part", "status--message", "status--sep"}
+
+    def draw(self, model: dict, width: int) -> Text:
+        out = Text()
+        used = 0
+        for i, part in enumerate(model["parts"]):
+            piece = (" │ " if i else " ") + part
+            if used + cells(piece) > width:
+                break
+            out.append(piece, self.style("status--part"))
+            used += cells(piece)
+        if model.get("message") and width - used > 4:
+            out.append(fit(" │ " + model["message"], width - used), self.style("status--message"))
+        return out

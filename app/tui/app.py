@@ -17,13 +17,14 @@ from typing import ClassVar
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid
+from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
 from app.present import Breakpoint
 from app.present import views as V
 from app.present.messages import t as msg
-from app.present.phases import phases_view
+from app.present.phases import phase_bounds, phases_view
 from app.present.text import reflow
 from app.present.walkthrough import PHASES, Walkthrough
 
@@ -91,7 +92,8 @@ class AscendApp(App):
         self.expanded = True  # the selected core's pipe lanes in the timeline
         self.speed = nav.DEFAULT_SPEED
         self.playing = False
-        self.zoom, self.center_us = 0, 0.0
+        self.span_us: float | None = None  # the timeline's window width (None: the whole run)
+        self.center_us = 0.0
         self.show_values = False
         self.slot: list | None = None  # [buffer, queue, slot] whose values are shown
         self.message = ""
@@ -169,7 +171,12 @@ class AscendApp(App):
         self.kind = PREFERRED_KIND if PREFERRED_KIND in kinds else kinds[0]
         self.step = min(walk.start + self.initial_steps, len(walk.replay) - 1)
         self.core = walk.core_at(self.step) or next(iter(walk.cores()), None)
-        self.redraw()
+        a, b = phase_bounds(walk.replay)["work"]
+        self.span_us, self.center_us = nav.opening(self._end_us(), (a / 1e6, b / 1e6))
+        self._go(self.step)
+
+    def _end_us(self) -> float:
+        return self.walk.replay.result.end_ps / 1e6
 
     # -- drawing -------------------------------------------------------------------------------------
     def redraw(self) -> None:
@@ -220,8 +227,7 @@ class AscendApp(App):
         replay, lang = self.walk.replay, self.lang
         pane = self.query_one("#timeline-pane", Pane)
         width = max(20, pane.content_size.width or 80)
-        end_us = replay.result.end_ps / 1e6
-        window = nav.window(end_us, self.zoom, self.center_us)
+        window = nav.window(self._end_us(), self.span_us, self.center_us)
         expand = (self.core,) if self.expanded and self.core else ()
         view = V.timeline_view(replay, self.step, window=window, max_bars=width, expand=expand, lang=lang)
         span = msg("window", lang, t0=f"{view['t0_us']:.3f}", t1=f"{view['t1_us']:.3f}")
@@ -251,7 +257,6 @@ class AscendApp(App):
             "running": f"{msg('pipes_now', lang)}: {', '.join(running)}" if running else "",
             "empty": msg("no_block", lang, core=core),
             "selected": self.slot,
-            "hint": msg("tile_hint", lang) if self._tile_slots else "",
             "tile": None,
         }
         if self.show_values and self.slot is not None:
@@ -266,6 +271,7 @@ class AscendApp(App):
                 rows, cols = tile["shape"][:2]
                 model["shape"] = msg("tile_shape", lang, rows=rows, cols=cols, dtype=tile["dtype"])
         self._set("buffers-pane", msg("buffers_of", lang, core=core), model)
+        self.query_one("#buffers-pane", Pane).border_subtitle = msg("tile_hint", lang) if self._tile_slots else ""
 
     def _draw_status(self) -> None:
         walk, lang = self.walk, self.lang
@@ -289,6 +295,8 @@ class AscendApp(App):
 
     # -- what can happen now ---------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if isinstance(self.screen, ModalScreen):
+            return False  # the help or a check result is open: the player's keys wait (priority keys too)
         if action in ("quit", "help", "language"):
             return True
         walk = self.walk
@@ -304,8 +312,8 @@ class AscendApp(App):
             "speed": lambda: 0 <= self.speed + d < len(nav.SPEEDS),
             "lesson": lambda: 0 <= self.stop + d < len(walk.stops),
             "check": lambda: walk.lesson is not None and not self.checking,
-            "zoom": lambda: 0 <= self.zoom + d <= nav.MAX_ZOOM,
-            "pan": lambda: self.zoom > 0,
+            "zoom": lambda: nav.can_zoom(self.span_us, d),
+            "pan": lambda: self.span_us is not None,
             "expand": lambda: self.core is not None,
             "values": lambda: bool(self._tile_slots),
             "next_slot": lambda: len(self._tile_slots) > 1,
@@ -318,9 +326,8 @@ class AscendApp(App):
     def _go(self, step: int, message: str = "") -> None:
         self.step = step
         self.message = message
-        end_us = self.walk.replay.result.end_ps / 1e6
         cursor_us = self.walk.replay.event(step).start / 1e6
-        self.center_us = nav.follow(end_us, self.zoom, self.center_us, cursor_us)
+        self.center_us = nav.follow(self._end_us(), self.span_us, self.center_us, cursor_us)
         self.redraw()
 
     def action_step(self, delta: int) -> None:
@@ -345,7 +352,7 @@ class AscendApp(App):
     def action_breakpoint(self) -> None:
         event = self.walk.replay.event(self.step)
         if event.src:
-            self._toggle(Breakpoint(src=event.src), event.src)
+            self._toggle(Breakpoint(src=event.src), Path(event.src).name)
         else:
             core = self.walk.core_at(self.step)
             self._toggle(Breakpoint(kind=event.kind, core=core), f"{event.kind} {core or ''}".strip())
@@ -410,14 +417,14 @@ class AscendApp(App):
         self.message = ""
         self.redraw()
 
-    def action_zoom(self, delta: int) -> None:
-        if self.zoom == 0 and delta > 0:
-            self.center_us = self.walk.replay.event(self.step).start / 1e6
-        self.zoom = min(max(0, self.zoom + delta), nav.MAX_ZOOM)
+    def action_zoom(self, direction: int) -> None:
+        """Zoom around the cursor."""
+        self.center_us = self.walk.replay.event(self.step).start / 1e6
+        self.span_us = nav.zoom(self._end_us(), self.span_us, direction)
         self.redraw()
 
     def action_pan(self, direction: int) -> None:
-        self.center_us = nav.pan(self.walk.replay.result.end_ps / 1e6, self.zoom, self.center_us, direction)
+        self.center_us = nav.pan(self._end_us(), self.span_us, self.center_us, direction)
         self.redraw()
 
     def action_expand(self) -> None:
@@ -456,12 +463,12 @@ class AscendApp(App):
     def action_help(self) -> None:
         rows = []
         seen = set()
-        for key, binding in self._bindings:
-            if binding.action in seen or (binding.action.startswith("digit(") and binding.action != "digit(0)"):
+        for binding in AscendApp.BINDINGS:
+            keys = binding.key_display or binding.key
+            if keys in seen:
                 continue
-            seen.add(binding.action)
-            state = self._check_binding(binding.action)
-            rows.append((binding.key_display or key, msg(binding.description, self.lang), state))
+            seen.add(keys)
+            rows.append((keys, msg(binding.description, self.lang), self._check_binding(binding.action)))
         rows.append(("tab", msg("key.focus", self.lang), True))
         self.push_screen(HelpScreen(rows, self.lang))
 

@@ -33,6 +33,7 @@ class Preparing(Vertical):
 
     def fail(self, text: str) -> None:
         self.add_class("-failed")
+        self.query_one(ProgressBar).display = False
         self.query_one("#preparing-label", Label).update(text)
 
 

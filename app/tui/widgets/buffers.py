@@ -19,7 +19,7 @@ def _kib(n: int) -> str:
 class BuffersView(View):
     """Model: ``core`` (a :func:`app.present.views.core_view` dict), ``header`` (core, block, activity),
     ``running`` (label), ``selected`` ([buffer, queue, slot] or None), ``tile`` (a
-    :func:`app.present.views.tile_view` dict or None), ``tile_title``, ``shape`` and ``hint`` (texts)."""
+    :func:`app.present.views.tile_view` dict or None), ``tile_title`` and ``shape`` (texts)."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "buffers--header",
@@ -38,6 +38,15 @@ class BuffersView(View):
             out.append("\n" + fit(model["running"], width), dim)
         if not core["buffers"]:
             out.append("\n" + fit(model["empty"], width), dim)
+        tile = model.get("tile")
+        if tile is not None:
+            out.append("\n" + fit(model["tile_title"], width), self.style("buffers--header"))
+            if tile.get("values") is None:
+                out.append("\n" + fit(tile.get("note", ""), width), dim)
+            else:
+                out.append("\n" + fit(model["shape"], width), dim)
+                for line in value_rows(tile["values"], width):
+                    out.append("\n" + line, self.style("buffers--values"))
         bar_w = max(4, min(20, width - 22))
         for b in core["buffers"]:
             out.append(f"\n{b['name']:<4}", self.style("buffers--header"))
@@ -54,15 +63,4 @@ class BuffersView(View):
                 if chosen:
                     style = style + self.style("buffers--selected")
                 out.append("\n" + fit(text, width), style)
-        tile = model.get("tile")
-        if tile is not None:
-            out.append("\n" + fit(model["tile_title"], width), self.style("buffers--header"))
-            if tile.get("values") is None:
-                out.append("\n" + fit(tile.get("note", ""), width), dim)
-            else:
-                out.append("\n" + fit(model["shape"], width), dim)
-                for line in value_rows(tile["values"], width):
-                    out.append("\n" + line, self.style("buffers--values"))
-        elif model.get("hint"):
-            out.append("\n" + fit(model["hint"], width), dim)
         return out

@@ -25,7 +25,7 @@ class View(Widget):
     """A view-model in, a renderable out. Subclasses implement :meth:`draw`."""
 
     DEFAULT_CSS = "View { height: auto; }"
-    model: reactive[dict | None] = reactive(None, layout=True)
+    model: reactive[dict | None] = reactive(None)
     WRAP = False  # True: prose, wrapped to the width; False: one line per row, cut at the width
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -54,7 +54,13 @@ class View(Widget):
         return len(self.text(width).plain.split("\n")) if self.model is not None else 1
 
     def watch_model(self) -> None:
+        """Redraw; lay the screen out again only when the number of lines changed (a step seldom
+        changes it, and a layout pass costs more than drawing every pane)."""
+        before = self._drawn[1].plain.count("\n") if self._drawn is not None else -1
         self._drawn = None
+        width = self.content_size.width
+        if self.WRAP or before != self.text(width).plain.count("\n"):
+            self.refresh(layout=True)
 
     def style(self, name: str):
         """A rich Style from the tcss (component class ``name``)."""

@@ -13,20 +13,24 @@ from .pane import View
 
 
 class StatusBar(View):
-    """Model: ``parts`` (texts shown left to right, separated) and ``message`` (shown last, in its
-    own style; cut first when the line is too narrow)."""
+    """Model: ``parts`` (texts shown left to right, most important first) and ``message`` (shown last,
+    in its own style). When the line is too narrow, parts after the first two give way to the message."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {"status--part", "status--message", "status--sep"}
 
     def draw(self, model: dict, width: int) -> Text:
         out = Text()
         used = 0
-        for i, part in enumerate(model["parts"]):
+        parts = list(model["parts"])
+        message = model.get("message") or ""
+        while message and len(parts) > 2 and sum(cells(p) + 3 for p in parts) + cells(message) + 3 > width:
+            parts.pop()
+        for i, part in enumerate(parts):
             piece = (" │ " if i else " ") + part
             if used + cells(piece) > width:
                 break
             out.append(piece, self.style("status--part"))
             used += cells(piece)
-        if model.get("message") and width - used > 4:
-            out.append(fit(" │ " + model["message"], width - used), self.style("status--message"))
+        if message and width - used > 4:
+            out.append(fit(" │ " + message, width - used), self.style("status--message"))
         return out

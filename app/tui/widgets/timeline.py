@@ -49,9 +49,19 @@ class TimelineView(View):
         t0, t1, cursor = view["t0_us"], view["t1_us"], view["cursor_us"]
         col = column_of(cursor, t0, t1, sw)
         out = Text()
-        future = self.style("timeline--future")
-        cursor_style = self.style("timeline--cursor")
-        styles = {k: self.style(kind_class(k)) for k in KINDS}
+        styles: dict[tuple[str, bool, bool], Style] = {}
+
+        def style_of(kind: str, done: bool, at_cursor: bool) -> Style:
+            key = (kind, done, at_cursor)
+            if key not in styles:
+                style = self.style(kind_class(kind)) if kind in KINDS else Style()
+                if kind and not done:
+                    style = style + self.style("timeline--future")
+                if at_cursor:
+                    style = style + self.style("timeline--cursor")
+                styles[key] = style
+            return styles[key]
+
         self.current_line = 0
         for i, lane in enumerate(view["lanes"]):
             current = lane["label"] == model.get("lane")
@@ -61,13 +71,16 @@ class TimelineView(View):
             if i:
                 out.append("\n")
             out.append(fit(("▸" if current else " ") + lane_label(lane), lw) + " ", label_style)
+            run, run_key = [], None  # consecutive columns of one style go out as one segment
             for c, cell in enumerate(lane_cells(lane, t0, t1, sw, cursor)):
-                style = styles.get(cell.kind, Style()) if cell.kind else Style()
-                if cell.kind and not cell.done:
-                    style = style + future
-                if c == col:
-                    style = style + cursor_style
-                out.append(cell.char if cell.char != " " or c != col else "│", style)
+                key = (cell.kind, cell.done, c == col)
+                if key != run_key and run:
+                    out.append("".join(run), style_of(*run_key))
+                    run = []
+                run_key = key
+                run.append("│" if c == col and cell.char == " " else cell.char)
+            if run:
+                out.append("".join(run), style_of(*run_key))
         return out
 
     def watch_model(self) -> None:

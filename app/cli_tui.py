@@ -20,7 +20,7 @@ MIN_SIZE = (40, 12)
 
 def _scenario_values(name: str, args: list[str]) -> tuple[str, bool, dict]:
     """(profile, numerics, validated parameters) of ``--scenario NAME`` and its options."""
-    from app.cli import _fail, _scenario_command
+    from app.cli import _scenario_command
     from engine.profile import ProfileError, load_profile
     from engine.scenarios import ScenarioArgError, registry
 
@@ -45,9 +45,13 @@ def _scenario_values(name: str, args: list[str]) -> tuple[str, bool, dict]:
     return profile, numerics, values
 
 
-def _size(text: str) -> tuple[int, int]:
-    from app.cli import _fail
+def _fail(message: str) -> None:
+    """A usage error: ``app.cli.main`` prints it as one line and exits with 2 (a click error, so it is
+    caught however this module was imported, also under ``python -m app.cli``)."""
+    raise click.UsageError(message)
 
+
+def _size(text: str) -> tuple[int, int]:
     m = SIZE.match(text)
     if not m or int(m.group(1)) < MIN_SIZE[0] or int(m.group(2)) < MIN_SIZE[1]:
         _fail(f"--size must be WIDTHxHEIGHT of at least {MIN_SIZE[0]}x{MIN_SIZE[1]}, got {text!r}")
@@ -67,7 +71,6 @@ def _size(text: str) -> tuple[int, int]:
 @click.pass_context
 def tui(ctx, lesson, lang, exercise, scenario, steps, screenshot, size) -> None:
     """Play a lesson (or a scenario) step by step in the terminal."""
-    from app.cli import _fail
     from app.present.messages import t as msg
     from app.present.walkthrough import lesson_walkthrough, scenario_walkthrough
 

@@ -119,11 +119,13 @@ def test_the_run_is_prepared_in_a_worker_with_its_phase_shown():
         await pilot.pause(0.05)
         panel = app.query_one("#preparing")
         assert panel.display and app.walk is None
-        assert "indexing the trace" in str(app.query_one("#preparing-label").render())
+        label = str(app.query_one("#preparing-label").render())
+        assert "Preparing test: indexing the trace..." in label and label.endswith(" s")
         assert app.query_one("#preparing-bar").progress == PHASES.index("replay")
         assert app.check_action("step", (1,)) is None  # nothing to step yet, greyed out
         await pilot.press("right", "l")  # the screen answers while the worker runs
         assert app.lang == "zh" and app.step == 0
+        assert "正在准备test：索引轨迹" in str(app.query_one("#preparing-label").render())
         gate.set()
         for _ in range(400):
             if app.walk is not None:
@@ -151,6 +153,9 @@ def test_a_run_that_fails_to_prepare_is_reported_not_crashed():
         await pilot.press("right", "space", "n")
         assert app.is_running
         save(app, "prepare-failed")
+        await pilot.press("l")
+        label = str(app.query_one("#preparing-label").render())
+        assert "无法准备本次运行：ValueError: m must be a multiple of 16" in label
 
     drive(app, script, wait=False)
 

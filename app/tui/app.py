@@ -10,6 +10,7 @@ never freezes; the preparing panel shows which phase is running.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
@@ -85,6 +86,8 @@ class AscendApp(App):
         self.build, self.lang, self.exercise, self.what, self.lesson_number = build, lang, exercise, what, lesson
         self.initial_steps = steps
         self.walk: Walkthrough | None = None
+        self._phase = PHASES[0]
+        self._prep_started = time.monotonic()
         self.step = 0
         self.stop = 0  # the lesson step shown in the narration
         self.core: str | None = None
@@ -123,7 +126,8 @@ class AscendApp(App):
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
         self._layout_for(self.size.width, self.size.height)
-        self._show_progress(0)
+        self._prep_timer = self.set_interval(0.5, self._show_progress)
+        self._show_progress()
         self.prepare()
 
     def on_resize(self, event) -> None:
@@ -138,15 +142,28 @@ class AscendApp(App):
     def prepare(self) -> Worker:
         def work() -> Walkthrough:
             def progress(phase: str) -> None:
-                self.call_from_thread(self._show_progress, PHASES.index(phase), phase)
+                self.call_from_thread(self._enter_phase, phase)
 
             return self.build(progress)
 
         return self.run_worker(work, name="prepare", group="prepare", thread=True, exit_on_error=False)
 
-    def _show_progress(self, done: int, phase: str = "run") -> None:
-        text = msg("preparing", self.lang, what=self.what, phase=msg(f"prepare.{phase}", self.lang))
-        self.query_one(Preparing).show(text, done)
+    def _show_failure(self) -> None:
+        self.failure = msg("prepare_failed", self.lang, why=self._error)
+        self.query_one(Preparing).fail(self.failure)
+
+    def _enter_phase(self, phase: str) -> None:
+        self._phase = phase
+        self._show_progress()
+
+    def _show_progress(self) -> None:
+        """The phase the worker is in, in words, with the seconds it has taken so far."""
+        if self.walk is not None or self.failure:
+            return
+        phase = msg(f"prepare.{self._phase}", self.lang)
+        text = msg("preparing", self.lang, what=self.what, phase=phase)
+        seconds = time.monotonic() - self._prep_started
+        self.query_one(Preparing).show(f"{text} {seconds:.0f} s", PHASES.index(self._phase))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         worker = event.worker
@@ -154,8 +171,9 @@ class AscendApp(App):
             if event.state == WorkerState.SUCCESS:
                 self._begin(worker.result)
             elif event.state == WorkerState.ERROR:
-                self.failure = msg("prepare_failed", self.lang, why=f"{type(worker.error).__name__}: {worker.error}")
-                self.query_one(Preparing).fail(self.failure)
+                self._error = f"{type(worker.error).__name__}: {worker.error}"
+                self._prep_timer.stop()
+                self._show_failure()
         elif worker.name == "check" and event.state in (WorkerState.SUCCESS, WorkerState.ERROR):
             self.checking = False
             if event.state == WorkerState.SUCCESS:
@@ -166,6 +184,7 @@ class AscendApp(App):
 
     def _begin(self, walk: Walkthrough) -> None:
         self.walk = walk
+        self._prep_timer.stop()
         self.query_one(Preparing).display = False
         kinds = walk.kinds()
         self.kind = PREFERRED_KIND if PREFERRED_KIND in kinds else kinds[0]
@@ -412,7 +431,9 @@ class AscendApp(App):
         self.lang = "zh" if self.lang == "en" else "en"
         if self.walk is None:
             if self.failure:
-                self.query_one(Preparing).fail(self.failure)
+                self._show_failure()
+            else:
+                self._show_progress()
             return
         self.message = ""
         self.redraw()

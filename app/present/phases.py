@@ -28,8 +28,10 @@ def phase_bounds(replay: Replay) -> dict[str, tuple[int, int]]:
     return {"setup": (0, first), "work": (first, last), "teardown": (last, max(end, last))}
 
 
-def phases_view(replay: Replay, step: int, lang: str = "en") -> dict:
-    bounds = phase_bounds(replay)
+def phases_view(replay: Replay, step: int, lang: str = "en", bounds: dict | None = None) -> dict:
+    """The phases with their times and shares, and the one ``step`` is in (``bounds``: the run's
+    :func:`phase_bounds`, when the caller keeps them: they scan the whole trace)."""
+    bounds = bounds or phase_bounds(replay)
     total = max(1, *(b for _a, b in bounds.values()))
     now = int(replay.trace.start[replay.row(step)])
     current = next((p for p in PHASES if bounds[p][0] <= now < bounds[p][1]), PHASES[-1])

@@ -18,6 +18,7 @@ from engine.trace import Kind
 
 from .messages import LANGS
 from .messages import t as msg
+from .phases import phase_bounds
 from .replay import Replay
 
 PHASES = ("run", "replay", "steps", "analysis")
@@ -44,6 +45,7 @@ class Walkthrough:
     scenario: str | None = None
     params: dict = field(default_factory=dict)
     _kind_rows: dict = field(default_factory=dict, repr=False)
+    _memo: dict = field(default_factory=dict, repr=False)  # answers that scan the whole trace, kept
 
     @property
     def start(self) -> int:
@@ -66,8 +68,16 @@ class Walkthrough:
 
     def kinds(self) -> list[str]:
         """The event kinds that occur among the steps, in :class:`engine.trace.Kind` order."""
-        present = np.unique(self.replay.trace.kind[self.replay.steps])
-        return [Kind(int(k)).name for k in present]
+        if "kinds" not in self._memo:
+            present = np.unique(self.replay.trace.kind[self.replay.steps])
+            self._memo["kinds"] = [Kind(int(k)).name for k in present]
+        return self._memo["kinds"]
+
+    def phases(self) -> dict[str, tuple[int, int]]:
+        """:func:`app.present.phases.phase_bounds` of the run, computed once."""
+        if "phases" not in self._memo:
+            self._memo["phases"] = phase_bounds(self.replay)
+        return self._memo["phases"]
 
     def next_of_kind(self, step: int, kind: str, forward: bool = True) -> int | None:
         """Like :meth:`Replay.next_of_kind`, with each kind's rows found once (UIs ask on every redraw)."""

@@ -25,7 +25,7 @@ from textual.worker import Worker, WorkerState
 from app.present import Breakpoint
 from app.present import views as V
 from app.present.messages import t as msg
-from app.present.phases import phase_bounds, phases_view
+from app.present.phases import phases_view
 from app.present.text import reflow
 from app.present.walkthrough import PHASES, Walkthrough
 
@@ -190,7 +190,7 @@ class AscendApp(App):
         self.kind = PREFERRED_KIND if PREFERRED_KIND in kinds else kinds[0]
         self.step = min(walk.start + self.initial_steps, len(walk.replay) - 1)
         self.core = walk.core_at(self.step) or next(iter(walk.cores()), None)
-        a, b = phase_bounds(walk.replay)["work"]
+        a, b = walk.phases()["work"]
         self.span_us, self.center_us = nav.opening(self._end_us(), (a / 1e6, b / 1e6))
         self._go(self.step)
 
@@ -230,7 +230,7 @@ class AscendApp(App):
             self._metrics[lang] = V.metrics_view(replay, lang)
         metrics = {
             "metrics": self._metrics[lang],
-            "phases": phases_view(replay, step, lang),
+            "phases": phases_view(replay, step, lang, walk.phases()),
             "utilisation": msg("utilisation", lang),
         }
         self._set("metrics-pane", self._metrics[lang]["title"], metrics)

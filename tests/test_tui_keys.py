@@ -290,6 +290,21 @@ def test_v_shows_a_tiles_real_numbers_and_s_moves_to_the_next_slot():
     drive(app, script, size=(120, 40))
 
 
+def test_a_core_whose_block_has_no_buffer_yet_says_so():
+    walk = lesson(1)
+    start = walk.next_of_kind(0, "BLOCK")
+    app = make_app(walk, steps=start)
+
+    async def script(pilot):
+        view = V.core_view(walk.replay, app.step, app.core)
+        assert view["block"] is not None and view["buffers"] == []
+        assert f"block {view['block']} has set up no buffer yet" in shown(app, "buffers")
+        await pilot.press("7")  # its block starts later
+        assert app.core == "AIV 7" and "no block has run on AIV 7 yet" in shown(app, "buffers")
+
+    drive(app, script, size=(120, 40))
+
+
 def test_question_mark_opens_the_help_with_every_key_and_escape_closes_it():
     app = make_app()
 

@@ -274,7 +274,9 @@ class AscendApp(App):
             "core": view,
             "header": " · ".join(parts),
             "running": f"{msg('pipes_now', lang)}: {', '.join(running)}" if running else "",
-            "empty": msg("no_block", lang, core=core),
+            "empty": msg("no_block", lang, core=core)
+            if view["block"] is None
+            else msg("no_buffers", lang, block=view["block"]),
             "selected": self.slot,
             "tile": None,
         }

@@ -433,6 +433,10 @@ def _usage_message(exc: click.UsageError, args: list[str] | None = None) -> str:
     message = exc.format_message()
     return " ".join(message.split())
 
+from app.cli_tui import tui  # noqa: E402  (the command imports Textual only when it runs)
+
+cli.add_command(tui)
+
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: click in non-standalone mode so every usage error is one line and exit code 2."""

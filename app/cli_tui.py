@@ -1,0 +1,127 @@
+"""``ascendsim tui``: the terminal UI on a lesson (default: lesson 1) or on a built-in scenario.
+
+``ascendsim tui [--lesson N] [--lang en|zh] [--file EXERCISE] [--scenario NAME [its options]]
+[--steps K] [--screenshot FILE.svg [--size WxH]]``. With ``--screenshot`` the app runs without a
+terminal, takes K steps and writes the screen as SVG (for docs, bug reports and CI). Textual is
+imported only when the command runs.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import click
+
+LANG = click.Choice(["en", "zh"])
+SIZE = re.compile(r"^(\d{2,4})x(\d{1,4})$")
+MIN_SIZE = (40, 12)
+
+
+def _scenario_values(name: str, args: list[str]) -> tuple[str, bool, dict]:
+    """(profile, numerics, validated parameters) of ``--scenario NAME`` and its options."""
+    from app.cli import _scenario_command
+    from engine.profile import ProfileError, load_profile
+    from engine.scenarios import ScenarioArgError, registry
+
+    scenario = registry().get(name)
+    if scenario is None:
+        _fail(f"--scenario must be one of {', '.join(registry())}, got {name!r}")
+    command = _scenario_command(scenario, lambda *a, **k: None, trace_out=False)
+    try:
+        ctx = command.make_context(f"tui --scenario {name}", list(args))
+    except click.UsageError as exc:
+        _fail(f"--scenario {name}: {exc.format_message()}")
+    values = dict(ctx.params)
+    for key in ("as_json", "report", "csv_path"):
+        values.pop(key, None)
+    profile, numerics = values.pop("profile"), not values.pop("no_numerics")
+    try:
+        values = scenario.validate(load_profile(profile), values)
+    except ProfileError as exc:
+        _fail(f"--profile: {exc}")
+    except ScenarioArgError as exc:
+        _fail(str(exc))
+    return profile, numerics, values
+
+
+def _fail(message: str) -> None:
+    """A usage error: ``app.cli.main`` prints it as one line and exits with 2 (a click error, so it is
+    caught however this module was imported, also under ``python -m app.cli``)."""
+    raise click.UsageError(message)
+
+
+def _size(text: str) -> tuple[int, int]:
+    m = SIZE.match(text)
+    if not m or int(m.group(1)) < MIN_SIZE[0] or int(m.group(2)) < MIN_SIZE[1]:
+        _fail(f"--size must be WIDTHxHEIGHT of at least {MIN_SIZE[0]}x{MIN_SIZE[1]}, got {text!r}")
+    return int(m.group(1)), int(m.group(2))
+
+
+@click.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+@click.option("--lesson", type=int, default=None, help="the lesson to play (default: 1)")
+@click.option("--lang", type=LANG, default="en", show_default=True, help="language (l switches it in the app)")
+@click.option(
+    "--file", "exercise", default=None, help="the exercise g checks (default: ./ascendsim-lesson-NN/exercise.py)"
+)
+@click.option("--scenario", default=None, help="play a built-in scenario instead; its options follow it")
+@click.option("--steps", type=click.IntRange(0), default=0, show_default=True, help="events to step forward first")
+@click.option("--screenshot", default=None, help="write the screen after --steps to this SVG file and exit")
+@click.option("--size", default="120x40", show_default=True, help="terminal size of --screenshot (WIDTHxHEIGHT)")
+@click.pass_context
+def tui(ctx, lesson, lang, exercise, scenario, steps, screenshot, size) -> None:
+    """Play a lesson (or a scenario) step by step in the terminal."""
+    from app.present.messages import t as msg
+    from app.present.walkthrough import lesson_walkthrough, scenario_walkthrough
+
+    if ctx.args and scenario is None:
+        _fail(f"unexpected argument {ctx.args[0]!r} (scenario options follow --scenario NAME)")
+    if scenario is not None and lesson is not None:
+        _fail("--lesson and --scenario exclude each other: play one lesson or one scenario")
+    shot_size = _size(size) if screenshot else None
+    if scenario is not None:
+        profile, numerics, values = _scenario_values(scenario, ctx.args)
+
+        def build(progress):
+            return scenario_walkthrough(scenario, profile, numerics, progress, **values)
+
+        what, file, number = msg("scenario_title", lang, name=scenario), None, None
+    else:
+        from lessons.catalog import LessonError, get
+
+        number = 1 if lesson is None else lesson
+        try:
+            spec = get(number)
+        except LessonError as exc:
+            _fail(f"--lesson: {exc}")
+
+        def build(progress):
+            return lesson_walkthrough(number, progress)
+
+        what = msg("lesson_title", lang, n=number, title=spec.title[lang])
+        file = Path(exercise) if exercise else Path(f"ascendsim-lesson-{number:02d}") / "exercise.py"
+    from app.tui import AscendApp
+
+    app = AscendApp(build, lang=lang, exercise=file, what=what, lesson=number, steps=steps)
+    if screenshot is None:
+        app.run()
+        return
+    written = shoot(app, Path(screenshot), shot_size)
+    if app.failure:
+        raise click.ClickException(app.failure)
+    click.echo(f"wrote {written}")
+
+
+def shoot(app, path: Path, size: tuple[int, int]) -> Path:
+    """Run ``app`` without a terminal until its run is prepared, save the screen to ``path`` as SVG."""
+
+    async def auto(pilot) -> None:
+        while app.walk is None and not app.failure:
+            await pilot.pause(0.05)
+        await pilot.pause()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        app.save_screenshot(path.name, str(path.parent))
+        app.exit()
+
+    app.run(headless=True, size=size, auto_pilot=auto)
+    return path

@@ -1,0 +1,142 @@
+"""What a UI plays: a lesson (its scenario's run, its steps resolved to replay steps, the narration
+of each in English and Chinese) or a built-in scenario, as one :class:`Walkthrough`.
+
+Building one runs the simulation, so a UI does it off its main thread; ``progress(phase)`` is called
+before each phase of :data:`PHASES` so the UI can say what it is waiting for. A lesson step whose
+selector matches nothing in the run (the engine changed under the lesson) is kept, with the reason,
+and no replay step: the UI shows the text and the problem instead of failing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from engine.trace import Kind
+
+from .messages import LANGS
+from .messages import t as msg
+from .phases import phase_bounds
+from .replay import Replay
+
+PHASES = ("run", "replay", "steps", "analysis")
+
+
+@dataclass(frozen=True)
+class Stop:
+    """One lesson step: where it points in the replay and what it says."""
+
+    index: int
+    step: int | None  # the replay step its selector resolves to (None: it matches nothing in this run)
+    text: dict  # lang -> narration
+    view: str  # the view the lesson suggests for it (timeline, core, ...)
+    problem: str = ""  # why ``step`` is None
+
+
+@dataclass
+class Walkthrough:
+    replay: Replay
+    title: dict  # lang -> heading
+    summary: dict  # lang -> text
+    stops: tuple[Stop, ...] = ()
+    lesson: int | None = None
+    scenario: str | None = None
+    params: dict = field(default_factory=dict)
+    _kind_rows: dict = field(default_factory=dict, repr=False)
+    _memo: dict = field(default_factory=dict, repr=False)  # answers that scan the whole trace, kept
+
+    @property
+    def start(self) -> int:
+        """The step a UI opens on: the first lesson step that resolved, else the first event."""
+        return next((s.step for s in self.stops if s.step is not None), 0)
+
+    def stop_at(self, index: int) -> Stop:
+        return self.stops[index]
+
+    def cores(self) -> list[str]:
+        """The cores that ran something, as a viewer lists them (AICs then AIVs, by number)."""
+        t = self.replay.trace
+        return t.core_order(list(t.core_types()))
+
+    def core_at(self, step: int) -> str | None:
+        """The core the event at ``step`` ran on (None for host, stream and copy-engine events)."""
+        t = self.replay.trace
+        lane = t.lanes[int(t.lane[self.replay.row(step)])]
+        return lane.process if lane.core >= 0 else None
+
+    def kinds(self) -> list[str]:
+        """The event kinds that occur among the steps, in :class:`engine.trace.Kind` order."""
+        if "kinds" not in self._memo:
+            present = np.unique(self.replay.trace.kind[self.replay.steps])
+            self._memo["kinds"] = [Kind(int(k)).name for k in present]
+        return self._memo["kinds"]
+
+    def phases(self) -> dict[str, tuple[int, int]]:
+        """:func:`app.present.phases.phase_bounds` of the run, computed once."""
+        if "phases" not in self._memo:
+            self._memo["phases"] = phase_bounds(self.replay)
+        return self._memo["phases"]
+
+    def next_of_kind(self, step: int, kind: str, forward: bool = True) -> int | None:
+        """Like :meth:`Replay.next_of_kind`, with each kind's rows found once (UIs ask on every redraw)."""
+        rows = self._kind_rows.get(kind)
+        if rows is None:
+            rows = self._kind_rows[kind] = np.flatnonzero(self.replay.trace.kind == Kind[kind])
+        return self.replay.next_where(step, rows, forward)
+
+
+def _noop(_phase: str) -> None:
+    return None
+
+
+def lesson_walkthrough(number: int, progress: Callable[[str], None] = _noop) -> Walkthrough:
+    """Run lesson ``number``'s scenario and resolve its steps."""
+    from engine import Simulation
+    from lessons import catalog
+    from lessons.selectors import SelectorError, resolve
+
+    lesson = catalog.get(number)
+    progress("run")
+    sim = Simulation()
+    lesson.module("scenario").scenario(sim)
+    result = sim.finish()
+    progress("replay")
+    replay = Replay(result)
+    progress("steps")
+    stops = []
+    for i, step in enumerate(lesson.steps):
+        try:
+            at, problem = replay.step_of_row(resolve(result.trace, step.selector)), ""
+        except SelectorError as exc:
+            at, problem = None, str(exc)
+        stops.append(Stop(i, at, dict(step.text), step.view, problem))
+    progress("analysis")
+    replay.report()
+    title = {lang: msg("lesson_title", lang, n=number, title=lesson.title[lang]) for lang in LANGS}
+    return Walkthrough(replay, title, dict(lesson.summary), tuple(stops), lesson=number)
+
+
+def scenario_walkthrough(
+    name: str, profile: str = "ascend910b1", numerics: bool = True, progress: Callable[[str], None] = _noop, **params
+) -> Walkthrough:
+    """Run a built-in scenario (parameters validated by the engine: a bad one raises ScenarioArgError)."""
+    from engine.runner import run_scenario
+
+    progress("run")
+    run = run_scenario(name, profile, numerics=numerics, **params)
+    progress("replay")
+    make_inputs = run.scenario.inputs
+    inputs = make_inputs(run.params) if make_inputs is not None and numerics else None
+    replay = Replay(run.result, inputs=inputs, context={"params": run.params})
+    progress("steps")
+    progress("analysis")
+    replay.report()
+    shown = " ".join(f"{k}={v}" for k, v in run.params.items() if v is not None)
+    title = {lang: msg("scenario_title", lang, name=name) for lang in LANGS}
+    summary = {"en": f"{run.scenario.summary}\n{shown}", "zh": shown}
+    return Walkthrough(replay, title, summary, scenario=name, params=dict(run.params))
+
+
+__all__ = ("PHASES", "Stop", "Walkthrough", "lesson_walkthrough", "scenario_walkthrough")

@@ -1,0 +1,531 @@
+"""The AscendSim terminal app: a lesson (or a scenario) replayed event by event in six panes.
+
+The app holds the player's state — the step, the language, the selected core and kind, play and
+speed, the timeline window, which slot's values to show — turns keys into changes of it
+(``BINDINGS`` + ``action_*``, with ``check_action`` greying out what cannot happen now), and after
+each change hands every pane the view-models of :mod:`app.present` for the new state. Preparing the
+run (simulation, replay, analysis) and grading the exercise happen in thread workers, so the screen
+never freezes; the preparing panel shows which phase is running.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import ClassVar
+
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Grid
+from textual.screen import ModalScreen
+from textual.timer import Timer
+from textual.worker import Worker, WorkerState
+
+from app.present import Breakpoint
+from app.present import views as V
+from app.present.messages import t as msg
+from app.present.phases import phases_view
+from app.present.text import reflow
+from app.present.walkthrough import PHASES, Walkthrough
+
+from . import navigation as nav
+from .screens import CheckScreen, HelpScreen, Preparing
+from .widgets import BuffersView, CodeView, CoresView, KeyBar, MetricsView, NarrationView, Pane, StatusBar, TimelineView
+
+Builder = Callable[[Callable[[str], None]], Walkthrough]
+WIDE = (150, 40)  # from this many columns and rows on, the wide layout
+PREFERRED_KIND = "COMPUTE"  # what shift+arrows jump between until k picks another kind
+
+
+class AscendApp(App):
+    """Plays one walkthrough; ``build(progress)`` makes it (in a worker), ``exercise`` is what ``g`` checks."""
+
+    CSS_PATH = "ascendsim.tcss"
+    TITLE = "AscendSim"
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS: ClassVar[list[Binding]] = [
+        Binding("left", "step(-1)", "key.step_back", key_display="←", priority=True),
+        Binding("right", "step(1)", "key.step_forward", key_display="→", priority=True),
+        Binding("shift+left", "kind(-1)", "key.kind_back", key_display="⇧←", priority=True),
+        Binding("shift+right", "kind(1)", "key.kind_forward", key_display="⇧→", priority=True),
+        Binding("k", "next_kind", "key.next_kind"),
+        Binding("b", "breakpoint", "key.breakpoint"),
+        Binding("B", "breakpoint_kind", "key.breakpoint_kind", key_display="B"),
+        Binding("space", "play", "key.play", key_display="space", priority=True),
+        Binding("plus,equals_sign", "speed(1)", "key.faster", key_display="+"),
+        Binding("minus,underscore", "speed(-1)", "key.slower", key_display="-"),
+        Binding("n", "lesson(1)", "key.lesson_next"),
+        Binding("p", "lesson(-1)", "key.lesson_back"),
+        Binding("l", "language", "key.language"),
+        Binding("g", "check", "key.check"),
+        Binding("z", "zoom(1)", "key.zoom_in"),
+        Binding("Z", "zoom(-1)", "key.zoom_out", key_display="Z"),
+        Binding("comma", "pan(-1)", "key.pan_left", key_display=","),
+        Binding("full_stop", "pan(1)", "key.pan_right", key_display="."),
+        Binding("e", "expand", "key.expand"),
+        Binding("v", "values", "key.values"),
+        Binding("s", "next_slot", "key.next_slot"),
+        Binding("question_mark", "help", "key.help", key_display="?"),
+        Binding("q", "quit", "key.quit"),
+        *(Binding(str(d), f"digit({d})", "key.digit", key_display="0-9", show=False) for d in range(10)),
+    ]
+
+    def __init__(
+        self,
+        build: Builder,
+        *,
+        lang: str = "en",
+        exercise: Path | None = None,
+        what: str = "",
+        lesson: int | None = None,
+        steps: int = 0,
+    ) -> None:
+        """``steps``: events to step forward from the opening step once the run is ready."""
+        super().__init__()
+        self.build, self.lang, self.exercise, self.what, self.lesson_number = build, lang, exercise, what, lesson
+        self.initial_steps = steps
+        self.walk: Walkthrough | None = None
+        self._phase = PHASES[0]
+        self._prep_started = time.monotonic()
+        self.step = 0
+        self.stop = 0  # the lesson step shown in the narration
+        self.core: str | None = None
+        self.kind = PREFERRED_KIND
+        self.expanded = True  # the selected core's pipe lanes in the timeline
+        self.speed = nav.DEFAULT_SPEED
+        self.playing = False
+        self.span_us: float | None = None  # the timeline's window width (None: the whole run)
+        self.center_us = 0.0
+        self.show_values = False
+        self.slot: list | None = None  # [buffer, queue, slot] whose values are shown
+        self.message = ""
+        self.checking = False
+        self.check_result = None  # the last lessons.grader.GradeResult
+        self.check_report = ""
+        self.failure = ""
+        self._timer: Timer | None = None
+        self._digits = ""
+        self._digit_timer: Timer | None = None
+        self._tile_slots: list[list] = []
+        self._metrics: dict[str, dict] = {}
+
+    # -- layout ------------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield StatusBar(id="status")
+        with Grid(id="panes"):
+            yield Pane(NarrationView(), id="narration-pane")
+            yield Pane(CodeView(), id="code-pane")
+            yield Pane(TimelineView(), id="timeline-pane")
+            yield Pane(CoresView(), id="cores-pane")
+            yield Pane(BuffersView(), id="buffers-pane")
+            yield Pane(MetricsView(), id="metrics-pane")
+        yield KeyBar(id="keybar")
+        yield Preparing(len(PHASES))
+
+    def on_mount(self) -> None:
+        self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
+        self._layout_for(self.size.width, self.size.height)
+        self._prep_timer = self.set_interval(0.5, self._show_progress)
+        self._show_progress()
+        self.prepare()
+
+    def on_resize(self, event) -> None:
+        self._layout_for(event.size.width, event.size.height)
+        if self.walk is not None:
+            self.call_after_refresh(self.redraw)
+
+    def _layout_for(self, width: int, height: int) -> None:
+        self.screen.set_class(width >= WIDE[0] and height >= WIDE[1], "-wide")
+
+    # -- preparing the run (worker) -------------------------------------------------------------------
+    def prepare(self) -> Worker:
+        def work() -> Walkthrough:
+            def progress(phase: str) -> None:
+                self.call_from_thread(self._enter_phase, phase)
+
+            return self.build(progress)
+
+        return self.run_worker(work, name="prepare", group="prepare", thread=True, exit_on_error=False)
+
+    def _show_failure(self) -> None:
+        self.failure = msg("prepare_failed", self.lang, why=self._error)
+        self.query_one(Preparing).fail(self.failure)
+
+    def _enter_phase(self, phase: str) -> None:
+        self._phase = phase
+        self._show_progress()
+
+    def _show_progress(self) -> None:
+        """The phase the worker is in, in words, with the seconds it has taken so far."""
+        if self.walk is not None or self.failure:
+            return
+        phase = msg(f"prepare.{self._phase}", self.lang)
+        text = msg("preparing", self.lang, what=self.what, phase=phase)
+        seconds = time.monotonic() - self._prep_started
+        self.query_one(Preparing).show(f"{text} {seconds:.0f} s", PHASES.index(self._phase))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        worker = event.worker
+        if worker.name == "prepare":
+            if event.state == WorkerState.SUCCESS:
+                self._begin(worker.result)
+            elif event.state == WorkerState.ERROR:
+                self._error = f"{type(worker.error).__name__}: {worker.error}"
+                self._prep_timer.stop()
+                self._show_failure()
+        elif worker.name == "check" and event.state in (WorkerState.SUCCESS, WorkerState.ERROR):
+            self.checking = False
+            if event.state == WorkerState.SUCCESS:
+                self._checked(*worker.result)
+            else:
+                self.message = msg("check_failed", self.lang, why=f"{type(worker.error).__name__}: {worker.error}")
+                self.redraw()
+
+    def _begin(self, walk: Walkthrough) -> None:
+        self.walk = walk
+        self._prep_timer.stop()
+        self.query_one(Preparing).display = False
+        kinds = walk.kinds()
+        self.kind = PREFERRED_KIND if PREFERRED_KIND in kinds else kinds[0]
+        self.step = min(walk.start + self.initial_steps, len(walk.replay) - 1)
+        self.core = walk.core_at(self.step) or next(iter(walk.cores()), None)
+        a, b = walk.phases()["work"]
+        self.span_us, self.center_us = nav.opening(self._end_us(), (a / 1e6, b / 1e6))
+        self._go(self.step)
+
+    def _end_us(self) -> float:
+        return self.walk.replay.result.end_ps / 1e6
+
+    # -- drawing -------------------------------------------------------------------------------------
+    def redraw(self) -> None:
+        """Hand every pane the view-models of the current state (the only place panes get data)."""
+        walk, lang, step = self.walk, self.lang, self.step
+        if walk is None:
+            return
+        replay = walk.replay
+        system = V.system_view(replay, step, lang)
+        stop = walk.stops[self.stop] if walk.stops else None
+        narration = {
+            "text": reflow(stop.text[lang] if stop else walk.summary[lang]),
+            "problem": msg("step_unresolved", lang, why=stop.problem) if stop and stop.problem else "",
+            "event": system["event"],
+            "host": f"{system['host']['title']}: {system['host']['doing']}",
+        }
+        self._set("narration-pane", walk.title[lang], narration)
+        position = msg("lesson_step", lang, i=self.stop + 1, n=len(walk.stops)) if stop else ""
+        self.query_one("#narration-pane", Pane).border_subtitle = position
+        code_pane = self.query_one("#code-pane", Pane)
+        code = V.code_view(replay, step, context=max(2, (code_pane.content_size.height - 2) // 2), lang=lang)
+        bps = {bp.src for bp in replay.breakpoints if bp.src}
+        code["breakpoints"] = [int(s.rpartition(":")[2]) for s in bps if s.rpartition(":")[0] == code["file"]]
+        self._set("code-pane", code["title"], code)
+        self._draw_timeline(system)
+        legend = {a: msg(f"activity.{a}", lang) for a in ("cube", "vector", "load", "store", "wait")}
+        legend |= {"busy": msg("activity.busy", lang, block="").strip(), "idle": msg("activity.idle", lang)}
+        cores = {"system": system, "core": self.core, "legend": legend}
+        self._set("cores-pane", msg("cores", lang), cores)
+        self._draw_buffers(system)
+        if lang not in self._metrics:
+            self._metrics[lang] = V.metrics_view(replay, lang)
+        metrics = {
+            "metrics": self._metrics[lang],
+            "phases": phases_view(replay, step, lang, walk.phases()),
+            "utilisation": msg("utilisation", lang),
+        }
+        self._set("metrics-pane", self._metrics[lang]["title"], metrics)
+        self._draw_status()
+        self.refresh_bindings()
+
+    def _set(self, pane_id: str, title: str, model: dict) -> None:
+        pane = self.query_one(f"#{pane_id}", Pane)
+        pane.border_title = title
+        pane.view.model = model
+
+    def _draw_timeline(self, system: dict) -> None:
+        replay, lang = self.walk.replay, self.lang
+        pane = self.query_one("#timeline-pane", Pane)
+        width = max(20, pane.content_size.width or 80)
+        window = nav.window(self._end_us(), self.span_us, self.center_us)
+        expand = (self.core,) if self.expanded and self.core else ()
+        view = V.timeline_view(replay, self.step, window=window, max_bars=width, expand=expand, lang=lang)
+        span = msg("window", lang, t0=f"{view['t0_us']:.3f}", t1=f"{view['t1_us']:.3f}")
+        title = f"{view['title']}  {span}  ▼ {view['cursor_us']:.3f} us"
+        self._set("timeline-pane", title, {"view": view, "lane": replay.event(self.step).lane})
+
+    def _draw_buffers(self, system: dict) -> None:
+        replay, lang, core = self.walk.replay, self.lang, self.core
+        if core is None:
+            self._set("buffers-pane", msg("buffers_of", lang, core="-"), {"core": {"buffers": []}, "header": ""})
+            return
+        view = V.core_view(replay, self.step, core, lang)
+        grid = {c["name"]: c for c in system["device"]["cores"]}
+        parts = [core]
+        if view["block"] is not None:
+            parts.append(msg("block_of", lang, block=view["block"]))
+        if core in grid:
+            parts.append(grid[core]["label"])
+        running = [f"{p['pipe']} {p['instruction']}" for p in view["pipes"] if p["busy"]]
+        slots = [[b["name"], s["queue"], s["slot"], s["tile"]] for b in view["buffers"] for s in b["slots"]]
+        self._tile_slots = [slot[:3] for slot in slots if slot[3]]
+        if self.slot not in self._tile_slots:
+            self.slot = self._tile_slots[0] if self._tile_slots else None
+        model = {
+            "core": view,
+            "header": " · ".join(parts),
+            "running": f"{msg('pipes_now', lang)}: {', '.join(running)}" if running else "",
+            "empty": msg("no_block", lang, core=core)
+            if view["block"] is None
+            else msg("no_buffers", lang, block=view["block"]),
+            "selected": self.slot,
+            "tile": None,
+        }
+        if self.show_values and self.slot is not None:
+            pane = self.query_one("#buffers-pane", Pane)
+            cols = max(2, ((pane.content_size.width or 30) + 1) // 8)
+            tile = V.tile_view(replay, self.step, core, *self.slot, max_cells=min(16, cols), lang=lang)
+            label = tile["tile"]["label"] if tile["tile"] else "-"
+            model["tile"] = tile
+            buffer, queue, slot = self.slot
+            model["tile_title"] = msg("tile_of", lang, buffer=buffer, queue=queue, slot=slot, tile=label)
+            if tile.get("shape"):
+                rows, cols = tile["shape"][:2]
+                model["shape"] = msg("tile_shape", lang, rows=rows, cols=cols, dtype=tile["dtype"])
+        self._set("buffers-pane", msg("buffers_of", lang, core=core), model)
+        self.query_one("#buffers-pane", Pane).border_subtitle = msg("tile_hint", lang) if self._tile_slots else ""
+
+    def _draw_status(self) -> None:
+        walk, lang = self.walk, self.lang
+        parts = [V.step_label(walk.replay, self.step, lang)]
+        parts.append(("▶ " + msg("playing", lang)) if self.playing else ("■ " + msg("paused", lang)))
+        parts.append(msg("speed", lang, n=nav.SPEEDS[self.speed]))
+        parts.append(msg("kind_selected", lang, kind=self.kind))
+        if walk.replay.breakpoints:
+            parts.append(msg("breakpoints", lang, n=len(walk.replay.breakpoints)))
+        if self.checking:
+            parts.append(msg("checking", lang, file=self.exercise.name if self.exercise else "-"))
+        self.query_one(StatusBar).model = {"parts": parts, "message": self.message}
+
+    def _bindings_changed(self, screen) -> None:
+        if screen is not self.screen:
+            return
+        enabled = {}
+        for active in self.screen.active_bindings.values():
+            enabled[active.binding.action] = enabled.get(active.binding.action, False) or active.enabled
+        self.query_one(KeyBar).model = {"lang": self.lang, "enabled": enabled}
+
+    # -- what can happen now ---------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if isinstance(self.screen, ModalScreen):
+            return False  # the help or a check result is open: the player's keys wait (priority keys too)
+        if action in ("quit", "help", "language"):
+            return True
+        walk = self.walk
+        if walk is None:
+            return None
+        last = len(walk.replay) - 1
+        d = parameters[0] if parameters else 0
+        allowed = {
+            "step": lambda: 0 <= self.step + d <= last,
+            "kind": lambda: walk.next_of_kind(self.step, self.kind, forward=d > 0) is not None,
+            "next_kind": lambda: len(walk.kinds()) > 1,
+            "play": lambda: self.playing or self.step < last,
+            "speed": lambda: 0 <= self.speed + d < len(nav.SPEEDS),
+            "lesson": lambda: 0 <= self.stop + d < len(walk.stops),
+            "check": lambda: walk.lesson is not None and not self.checking,
+            "zoom": lambda: nav.can_zoom(self.span_us, d),
+            "pan": lambda: self.span_us is not None,
+            "expand": lambda: self.core is not None,
+            "values": lambda: bool(self._tile_slots),
+            "next_slot": lambda: len(self._tile_slots) > 1,
+            "digit": lambda: bool(walk.cores()),
+        }
+        test = allowed.get(action)
+        return True if test is None or test() else None
+
+    # -- actions -------------------------------------------------------------------------------------
+    def _go(self, step: int, message: str = "") -> None:
+        self.step = step
+        self.message = message
+        cursor_us = self.walk.replay.event(step).start / 1e6
+        self.center_us = nav.follow(self._end_us(), self.span_us, self.center_us, cursor_us)
+        self.redraw()
+
+    def action_step(self, delta: int) -> None:
+        self._go(min(max(0, self.step + delta), len(self.walk.replay) - 1))
+
+    def action_kind(self, direction: int) -> None:
+        found = self.walk.next_of_kind(self.step, self.kind, forward=direction > 0)
+        if found is not None:
+            self._go(found)
+
+    def action_next_kind(self) -> None:
+        kinds = self.walk.kinds()
+        self.kind = kinds[(kinds.index(self.kind) + 1) % len(kinds)] if self.kind in kinds else kinds[0]
+        self.message = msg("kind_selected", self.lang, kind=self.kind)
+        self.redraw()
+
+    def _toggle(self, bp: Breakpoint, what: str) -> None:
+        on = self.walk.replay.toggle_breakpoint(bp)
+        self.message = msg("breakpoint_set" if on else "breakpoint_cleared", self.lang, what=what)
+        self.redraw()
+
+    def action_breakpoint(self) -> None:
+        event = self.walk.replay.event(self.step)
+        if event.src:
+            self._toggle(Breakpoint(src=event.src), Path(event.src).name)
+        else:
+            core = self.walk.core_at(self.step)
+            self._toggle(Breakpoint(kind=event.kind, core=core), f"{event.kind} {core or ''}".strip())
+
+    def action_breakpoint_kind(self) -> None:
+        kind = self.walk.replay.event(self.step).kind
+        self._toggle(Breakpoint(kind=kind), kind)
+
+    def action_play(self) -> None:
+        self.playing = not self.playing
+        self._schedule()
+        self.message = ""
+        self.redraw()
+
+    def _schedule(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        if self.playing:
+            interval, _n = nav.tick(nav.SPEEDS[self.speed])
+            self._timer = self.set_interval(interval, self.advance)
+
+    def advance(self) -> None:
+        """One tick of play: move on by the speed's events per tick, stopping at a breakpoint or the end."""
+        if not self.playing or self.walk is None:
+            return
+        replay = self.walk.replay
+        last = len(replay) - 1
+        _interval, n = nav.tick(nav.SPEEDS[self.speed])
+        target = min(last, self.step + n)
+        hit = replay.next_breakpoint(self.step)
+        message = ""
+        if hit is not None and hit <= target:
+            target, message = hit, msg("stopped_at_breakpoint", self.lang)
+        elif target == last:
+            message = msg("end_of_run", self.lang)
+        if message:
+            self.playing = False
+            self._schedule()
+        self._go(target, message)
+
+    def action_speed(self, delta: int) -> None:
+        self.speed = min(max(0, self.speed + delta), len(nav.SPEEDS) - 1)
+        self._schedule()
+        self.redraw()
+
+    def action_lesson(self, delta: int) -> None:
+        self.stop = min(max(0, self.stop + delta), len(self.walk.stops) - 1)
+        target = self.walk.stops[self.stop].step
+        if target is None:
+            self.redraw()
+            return
+        self.core = self.walk.core_at(target) or self.core
+        self._go(target)
+
+    def action_language(self) -> None:
+        self.lang = "zh" if self.lang == "en" else "en"
+        if self.walk is None:
+            if self.failure:
+                self._show_failure()
+            else:
+                self._show_progress()
+            return
+        self.message = ""
+        self.redraw()
+
+    def action_zoom(self, direction: int) -> None:
+        """Zoom around the cursor."""
+        self.center_us = self.walk.replay.event(self.step).start / 1e6
+        self.span_us = nav.zoom(self._end_us(), self.span_us, direction)
+        self.redraw()
+
+    def action_pan(self, direction: int) -> None:
+        self.center_us = nav.pan(self._end_us(), self.span_us, self.center_us, direction)
+        self.redraw()
+
+    def action_expand(self) -> None:
+        self.expanded = not self.expanded
+        self.redraw()
+
+    def action_values(self) -> None:
+        self.show_values = not self.show_values
+        self.redraw()
+
+    def action_next_slot(self) -> None:
+        slots = self._tile_slots
+        self.slot = slots[(slots.index(self.slot) + 1) % len(slots)] if self.slot in slots else slots[0]
+        self.redraw()
+
+    def action_digit(self, digit: int) -> None:
+        cores = self.walk.cores()
+        prefer = self.core.split(" ")[0] if self.core else ""
+        self._digits += str(digit)
+        found = nav.core_by_number(cores, int(self._digits), prefer)
+        if found is None and len(self._digits) > 1:
+            self._digits = str(digit)
+            found = nav.core_by_number(cores, digit, prefer)
+        if self._digit_timer is not None:
+            self._digit_timer.stop()
+        self._digit_timer = self.set_timer(1.0, self._forget_digits)
+        if found is None:
+            self.message = msg("no_such_core", self.lang, n=self._digits)
+        else:
+            self.core, self.message = found, msg("core_selected", self.lang, core=found)
+        self.redraw()
+
+    def _forget_digits(self) -> None:
+        self._digits = ""
+
+    def action_help(self) -> None:
+        rows = []
+        seen = set()
+        for binding in AscendApp.BINDINGS:
+            keys = binding.key_display or binding.key
+            if keys in seen:
+                continue
+            seen.add(keys)
+            rows.append((keys, msg(binding.description, self.lang), self._check_binding(binding.action)))
+        rows.append(("tab", msg("key.focus", self.lang), True))
+        self.push_screen(HelpScreen(rows, self.lang))
+
+    def _check_binding(self, action: str) -> bool:
+        name, _, args = action.partition("(")
+        params = tuple(int(a) for a in args.rstrip(")").split(",") if a) if args else ()
+        return bool(self.check_action(name, params))
+
+    def action_check(self) -> None:
+        lesson = self.walk.lesson
+        file = self.exercise
+        if file is None or not file.is_file():
+            shown = str(file) if file else "exercise.py"
+            text = msg("no_exercise", self.lang, file=shown, n=lesson)
+            self.push_screen(CheckScreen(msg("check_title", self.lang, file=shown), text, False, self.lang))
+            return
+        self.checking = True
+        self.message = ""
+        self.redraw()
+        lang = self.lang
+
+        def work():
+            from lessons import catalog
+            from lessons.grader import grade_file
+            from lessons.render import render_result
+
+            spec = catalog.get(lesson)
+            result = grade_file(spec, file, file.stem, lang)
+            return result, render_result(spec, result, lang), lang
+
+        self.run_worker(work, name="check", group="check", thread=True, exclusive=True, exit_on_error=False)
+
+    def _checked(self, result, report: str, lang: str) -> None:
+        self.check_result, self.check_report = result, report
+        self.message = f"{result.verdict} {result.score}/100"
+        self.redraw()
+        self.push_screen(CheckScreen(msg("check_title", lang, file=str(self.exercise)), report, result.passed, lang))

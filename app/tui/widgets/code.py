@@ -1,0 +1,41 @@
+"""The code pane: the source file of the current event, its line highlighted (from ``code_view``)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+
+from app.present.text import fit
+
+from .pane import View
+
+
+class CodeView(View):
+    """Model: a :func:`app.present.views.code_view` dict (lines around the current one) plus
+    ``breakpoints``: the line numbers of that file that carry a breakpoint."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"code--gutter", "code--current", "code--breakpoint", "code--note"}
+
+    def draw(self, model: dict, width: int) -> Text:
+        out = Text()
+        if not model["lines"]:
+            return out.append(model.get("note", ""), self.style("code--note"))
+        out.append(fit(f"{model['file']}:{model['line']}", width) + "\n", self.style("code--note"))
+        first, line = model["first_line"], model["line"]
+        digits = len(str(first + len(model["lines"])))
+        marks = set(model.get("breakpoints", ()))
+        for i, text in enumerate(model["lines"]):
+            n = first + i
+            mark = "●" if n in marks else " "
+            gutter = f"{mark}{n:>{digits}} "
+            body = fit(text.replace("\t", "    "), max(0, width - len(gutter)))
+            if n == line:
+                out.append(gutter + body, self.style("code--current"))
+            else:
+                out.append(mark, self.style("code--breakpoint"))
+                out.append(gutter[1:], self.style("code--gutter"))
+                out.append(body)
+            if i < len(model["lines"]) - 1:
+                out.append("\n")
+        return out

@@ -1,0 +1,25 @@
+"""The narration pane: the lesson's text for the current lesson step, and what is happening now."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+
+from .pane import View
+
+
+class NarrationView(View):
+    """Model: ``text``, ``problem`` (a step that is not in the run), ``event`` (the current event, from
+    the system view) and ``host`` (what the host is doing)."""
+
+    WRAP = True
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"narration--problem", "narration--now"}
+
+    def draw(self, model: dict, width: int) -> Text:
+        out = Text(model.get("text", ""))
+        if model.get("problem"):
+            out.append("\n" + model["problem"], self.style("narration--problem"))
+        out.append(f"\n▶ {model['event']}", self.style("narration--now"))
+        out.append(f"\n  {model['host']}", self.style("narration--now"))
+        return out

@@ -1,14 +1,14 @@
 """The phases of a run — set-up, device work, teardown — as a view-model.
 
-Set-up is the time before the device starts its first stream task (init, device, streams, mallocs,
-host tiling); device work runs from that start to the end of the last stream task; teardown is what
-the host does after it (copy-back checks, frees, reset, finalize). A run that never used the device
-is all set-up. Times are microseconds, labels in the requested language.
+The phases are the engine's (:mod:`engine.analysis.phases`: the phase marks every simulation puts in
+its trace): set-up until the first copy or kernel is queued, work until the last one ended, teardown
+after. A run that never used the device is all set-up. Times are microseconds, labels in the
+requested language.
 """
 
 from __future__ import annotations
 
-from engine.trace import LaneKind
+from engine.analysis.phases import phases, work_window
 
 from .messages import t as msg
 from .replay import Replay
@@ -18,14 +18,14 @@ PHASES = ("setup", "work", "teardown")
 
 def phase_bounds(replay: Replay) -> dict[str, tuple[int, int]]:
     """Each phase's [start, end) in picoseconds (an empty phase has start == end)."""
-    t = replay.trace
     end = max(int(replay.result.end_ps), 0)
-    rows = t.rows_on(LaneKind.STREAM)
-    if not rows.any():
+    spans = phases(replay.result)
+    window = work_window(replay.result)
+    if window is None:
         return {"setup": (0, end), "work": (end, end), "teardown": (end, end)}
-    first = int(t.start[rows].min())
-    last = int(t.end[rows].max())
-    return {"setup": (0, first), "work": (first, last), "teardown": (last, max(end, last))}
+    first, last = window
+    setup_end = round(spans["setup"]["end_us"] * 1e6) if "setup" in spans else first
+    return {"setup": (0, setup_end), "work": (first, last), "teardown": (last, max(end, last))}
 
 
 def phases_view(replay: Replay, step: int, lang: str = "en", bounds: dict | None = None) -> dict:

@@ -13,7 +13,9 @@ from pathlib import Path
 
 import click
 
-LANG = click.Choice(["en", "zh"])
+from app.usage import ValueChoice
+
+LANG = ValueChoice(("en", "zh"))
 SIZE = re.compile(r"^(\d{2,4})x(\d{1,4})$")
 MIN_SIZE = (40, 12)
 

@@ -47,6 +47,7 @@ COMMANDS = {
     ],
     "grade": [["grade", "subs", "--lesson", "1", "--out", "grades.json"]],
     "calibrate": [["calibrate", "--case", "add-48core-16384", "--json"]],
+    "tui": [["tui", "--lesson", "1", "--steps", "3", "--screenshot", "tui.svg", "--size", "80x24"]],
 }
 
 
@@ -133,6 +134,7 @@ def test_wheel_installs_into_a_fresh_venv_and_every_command_runs(tmp_path):
             run([str(ascendsim), *args], work, env)
     assert (work / "pipes.csv").is_file() and (work / "t.json").is_file()
     assert (work / "lesson-1" / "exercise.py").is_file()
+    assert (work / "tui.svg").read_text().startswith("<svg")
     assert json.loads((work / "grades.json").read_text())["rows"][0]["verdict"] == "PASS"
     bad = subprocess.run(
         [str(ascendsim), "run", "matmul", "--m", "0"], cwd=work, env=env, capture_output=True, text=True, check=False

@@ -141,3 +141,11 @@ def test_fixing_two_bugs_of_three_leaves_the_bottleneck(tmp_path):
     assert failed(result) == {"performance"}
     perf = next(c for c in result.criteria if c.id == "performance")
     assert "too_few_blocks" in perf.detail
+
+
+def test_a_valid_tiling_without_deep_k_steps_misses_the_peak(tmp_path):
+    shallow = edit(solution(7), "    while step < 8 and", "    while step < 1 and")  # stepKa = stepKb = 1: 66 %
+    result = grade(7, shallow, tmp_path)
+    assert failed(result) == {"peak"}
+    peak = next(c for c in result.criteria if c.id == "peak")
+    assert "% of the fp16 Cube peak" in peak.yours and float(peak.yours.split()[0]) < 70

@@ -7,9 +7,9 @@ C back; it synchronizes once, at the end. A planner finds tilings only through a
 and every call of the tiler is host work on the timeline (a HOST_WORK row whose detail says "tiling",
 costing the profile's ``tiling_us_per_candidate`` per candidate scored): the check adds those rows up.
 
-Also the check's sequences (the ``dynamic-shapes`` scenario's stable, drifting and random ones), the
-baseline it compares with (recomputing every tiling, run here in the grader), the planners the
-questions compare, and the truths of the questions.
+Also the check's sequences (the ``dynamic-shapes`` scenario's stable, drifting and random ones, and a
+drift at 1024^3 timed only), the baseline it compares with (recomputing every tiling, run here in the
+grader), the planners the questions compare, and the truths of the questions.
 """
 
 from __future__ import annotations

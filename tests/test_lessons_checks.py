@@ -141,3 +141,43 @@ def test_fixing_two_bugs_of_three_leaves_the_bottleneck(tmp_path):
     assert failed(result) == {"performance"}
     perf = next(c for c in result.criteria if c.id == "performance")
     assert "too_few_blocks" in perf.detail
+
+
+def test_a_valid_tiling_without_deep_k_steps_misses_the_peak(tmp_path):
+    shallow = edit(solution(7), "    while step < 8 and", "    while step < 1 and")  # stepKa = stepKb = 1: 66 %
+    result = grade(7, shallow, tmp_path)
+    assert failed(result) == {"peak"}
+    peak = next(c for c in result.criteria if c.id == "peak")
+    assert "% of the fp16 Cube peak" in peak.yours and float(peak.yours.split()[0]) < 70
+
+
+L9_MISS = """    def _new_shape(self, shape):
+        if self.history.stability(shape) > SEED_STABLE:"""
+
+
+def test_a_cache_alone_does_not_cut_the_tiling_of_new_shapes(tmp_path):
+    search = "    def _new_shape(self, shape):\n        return self.tiler.search(shape)\n\n"
+    cache_only = edit(solution(9), L9_MISS, search + L9_MISS.replace("_new_shape", "_adaptive"))
+    result = grade(9, cache_only, tmp_path)
+    assert failed(result) == {"host_time"}
+    host = next(c for c in result.criteria if c.id == "host_time")
+    assert "stable 39.5 us (13 %)" in host.yours and "random 212.0 us (100 %)" in host.yours
+
+
+def test_the_safe_block_everywhere_slows_the_cube_on_large_shapes(tmp_path):
+    safe_only = edit(solution(9), L9_MISS, L9_MISS.replace("> SEED_STABLE", "> 1.0"))
+    result = grade(9, safe_only, tmp_path)
+    assert failed(result) == {"device_time"}
+    assert "large:" in next(c for c in result.criteria if c.id == "device_time").yours
+
+
+def test_a_tiling_found_behind_the_tilers_back_is_reported(tmp_path):
+    bypass = edit(
+        solution(9),
+        "            tiling = self.cache[shape] = self._new_shape(shape)\n",
+        "            from engine.aicore.matmul_tiling import auto_tiling\n\n"
+        "            tiling = self.cache[shape] = auto_tiling(self.tiler._sim.profile, *shape, 24, 2)[0]\n",
+    )
+    result = grade(9, bypass, tmp_path)
+    assert failed(result) == {"from_tiler"}
+    assert "did not come from the tiler" in next(c for c in result.criteria if c.id == "from_tiler").yours

@@ -66,3 +66,32 @@ def test_writes_cross_l2_and_hbm_and_are_posted():
     assert mem.write(size, 0, rate) == round(size / rate)  # one core: its path, no latency
     ends = [mem.write(size, 10**9, rate) for _ in range(48)]
     assert max(ends) == pytest.approx(48 * size / hbm, rel=1e-6)
+
+
+def test_a_transfer_timed_late_uses_the_idle_link_after_its_start():
+    """Within a core, program order can time a load that starts before the store timed just ahead of it
+    (double buffering): the load is carried in the link's idle time, not queued behind the store."""
+    mem = SharedMemorySystem(PROFILE)
+    size = 48 << 10
+    rate = PROFILE.paths.gm_to_ub * 1e9 / 1e12
+    store_at, load_at = 900_000, 400_000  # the store is timed first but starts later
+    mem.write(size, store_at, PROFILE.paths.ub_to_gm * 1e9 / 1e12)
+    alone = SharedMemorySystem(PROFILE)
+    late = mem.read(mem.tile_key(("gm", 1), 0, 1, size, size), size, load_at, rate)
+    assert late == alone.read(alone.tile_key(("gm", 1), 0, 1, size, size), size, load_at, rate)
+    assert load_at + late < store_at  # done before the store even starts
+
+
+def test_late_transfers_fill_gaps_and_then_wait_behind_owed_bytes():
+    mem = SharedMemorySystem(PROFILE)
+    assert mem._carry(0, 1000, 100) == 1100
+    assert mem._carry(0, 5000, 100) == 5100  # leaves the gap 1100..5000 idle
+    assert mem._carry(0, 1050, 3000) == 4100  # arrives late: carried in that gap, from 1100
+    assert mem._carry(0, 1000, 1000) == 5100 + 100  # 4100..5000 holds 900 ps of it, the rest after the owed bytes
+    assert mem._carry(0, 6000, 10) == 6010  # in time order again: the plain fluid queue
+
+
+def test_in_order_arrivals_are_a_plain_fluid_queue():
+    mem = SharedMemorySystem(PROFILE)
+    ends = [mem._carry(1, start, 300) for start in (0, 100, 200, 1000, 1000, 5000)]
+    assert ends == [300, 600, 900, 1300, 1600, 5300]

@@ -20,21 +20,30 @@ time as the pipe's busy time): a read takes its streaming time plus the first-by
 or HBM. Writes are posted: done when streamed out.
 
 **Bandwidth.** Each link (L2, HBM) carries bytes at the profile's bandwidth for all cores together,
-as a fluid queue: transfers reach it in the order they start (the scheduler times them in that
-order), and each is carried after the bytes the link already owes. A transfer ends when both the
-core has streamed it at its path rate and the link has carried it. So one core alone runs at its
-path rate, and many cores loading at once share the link and never get more than its bandwidth
-together. Writes to GM are written through L2 to HBM. This is what makes many cores loading at once
-slow each other down, and a cold start (every core missing L2) slower than the steady state.
+as a fluid queue: each transfer is carried after the bytes the link already owes. A transfer ends
+when both the core has streamed it at its path rate and the link has carried it. So one core alone
+runs at its path rate, and many cores loading at once share the link and never get more than its
+bandwidth together. Writes to GM are written through L2 to HBM. This is what makes many cores
+loading at once slow each other down, and a cold start (every core missing L2) slower than the
+steady state.
+
+Transfers of different cores reach the links in the order they start (the scheduler times them in
+that order). Within one core the scheduler times instructions in program order, and a transfer can
+start before one that precedes it in the program: a double-buffered kernel's load of tile i + 1 is
+issued after the store of tile i but starts while V still computes tile i. Such a transfer is carried
+in the capacity the link left idle after its start (the link remembers its recent idle gaps) and
+never delays what was already timed; it waits behind owed bytes only where the link was busy.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import OrderedDict, defaultdict
 
 from ..profile import Profile
 
 L2_LINK, HBM_LINK = 0, 1
+KEPT_GAPS = 64  # idle gaps a link remembers (ASSUMPTION: a core's program order runs at most a few tiles ahead)
 
 
 class SharedMemorySystem:
@@ -58,6 +67,7 @@ class SharedMemorySystem:
             round(profile.compute.gm_hbm_latency_cycles * ps_per_cycle),
         )
         self._link_free = [0, 0]  # per link: when it has carried every byte it owes
+        self._gaps = ([], [])  # per link: its recent idle gaps before _link_free, as [start, end] in time order
         self.hits = 0
         self.misses = 0
         self.hit_bytes = 0
@@ -117,20 +127,59 @@ class SharedMemorySystem:
 
     def _transfer(self, link: int, nbytes: int, streamed: int, start: int, max_rate: float) -> int:
         """The core streams ``streamed`` bytes (whole requests) at ``max_rate``; L2 (and HBM for a miss or a
-        write) carries ``nbytes`` after the bytes it already owes (transfers arrive in start order); the
-        latest of these ends the transfer. (Called for every GM transfer: written for speed.)"""
+        write) carries ``nbytes`` after the bytes it already owes; the latest of these ends the transfer.
+        (Called for every GM transfer: written for speed.)"""
         end = round(streamed / max_rate)
-        free = self._link_free
-        carried = (start if start > free[0] else free[0]) + round(nbytes * self._ps_per_byte[0])
-        free[0] = carried  # every GM byte crosses L2 ...
-        if carried - start > end:
-            end = carried - start
+        carried = self._carry(0, start, round(nbytes * self._ps_per_byte[0])) - start  # every GM byte crosses L2 ...
+        if carried > end:
+            end = carried
         if link:  # ... misses and writes HBM too
-            carried = (start if start > free[1] else free[1]) + round(nbytes * self._ps_per_byte[1])
-            free[1] = carried
-            if carried - start > end:
-                end = carried - start
+            carried = self._carry(1, start, round(nbytes * self._ps_per_byte[1])) - start
+            if carried > end:
+                end = carried
         return end if end > 0 else 1
+
+    def _carry(self, link: int, start: int, busy: int) -> int:
+        """When ``link`` has carried ``busy`` ps of bytes that arrive at ``start``: at once on an idle link,
+        after the owed bytes on a busy one, or in the link's idle gaps after ``start`` when earlier
+        transfers were timed before this one although they start later (see the module docstring)."""
+        free = self._link_free
+        owed = free[link]
+        if start >= owed:  # the common case: the link is idle or exactly caught up
+            if start > owed:
+                self._remember_gap(link, owed, start)
+            free[link] = start + busy
+            return start + busy
+        gaps = self._gaps[link]
+        if not gaps or gaps[-1][1] <= start:
+            free[link] = owed + busy
+            return owed + busy
+        i = bisect_right(gaps, start, key=lambda gap: gap[1])  # the first gap ending after start
+        while i < len(gaps) and busy > 0:
+            gap = gaps[i]
+            at = gap[0] if gap[0] > start else start
+            used = gap[1] - at if gap[1] - at < busy else busy
+            busy -= used
+            done = at + used
+            if at > gap[0]:  # the gap's head stays idle
+                if done < gap[1]:
+                    gaps.insert(i + 1, [done, gap[1]])
+                gap[1] = at
+                i += 1
+            elif done < gap[1]:
+                gap[0] = done
+            else:
+                del gaps[i]
+            if busy == 0:
+                return done
+        free[link] = owed + busy
+        return owed + busy
+
+    def _remember_gap(self, link: int, begin: int, end: int) -> None:
+        gaps = self._gaps[link]
+        gaps.append([begin, end])
+        if len(gaps) > 2 * KEPT_GAPS:
+            del gaps[:KEPT_GAPS]
 
     def stats(self) -> dict:
         total = self.hits + self.misses

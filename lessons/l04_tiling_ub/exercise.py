@@ -79,6 +79,6 @@ def relu_axpb(
         out_q.free_tensor(y_local)
 
 
-# Predict before you run: with tiles half as long (twice the loop iterations), is the kernel
-# "faster", "slower" or "about the same"?
+# Predict before you run: on one core, with tiles half as long (twice the loop iterations), is the
+# kernel "faster", "slower" or "about the same"?
 PREDICTIONS = {"halve_tile": None}  # TODO

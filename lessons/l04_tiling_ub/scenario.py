@@ -56,14 +56,18 @@ def scenario(sim: Simulation) -> dict:
 
 
 def truth_halve_tile() -> str:
+    """Eight full tiles on one core (the scenario's core count), with full and half-length tiles.
+
+    One core, because there nothing hides a load's fixed cost; on eight cores this load-heavy kernel
+    asks HBM for more than its 1.6 TB/s, and the shared link, not the tile, sets the pace."""
     from .solution import relu_axpb
 
     times = []
     full = max_tile(UB_BYTES, 2, QUEUES, BUFFER_NUM)
     for tile in (full, full // 2):
         sim = Simulation(numerics=False)
-        x = np.zeros(8 * 8 * full, np.float16)
-        run_case(sim, relu_axpb, None, x.size, 8, x, tile)
+        x = np.zeros(8 * full, np.float16)
+        run_case(sim, relu_axpb, None, x.size, 1, x, tile)
         times.append(kernel_us(sim.finish()))
     if abs(times[1] - times[0]) <= 0.02 * times[0]:
         return "about the same"

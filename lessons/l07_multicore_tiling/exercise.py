@@ -1,4 +1,4 @@
-"""Lesson 7 exercise: a TCubeTiling for C = A @ B on 24 Cube cores that reaches 80 % of the Cube's peak.
+"""Lesson 7 exercise: a TCubeTiling for C = A @ B on 24 Cube cores that reaches 70 % of the Cube's peak.
 
 make_tiling(m, n, k, cores) returns the TCubeTiling the shipped kernel (engine.kernels.matmul.
 matmul_tiled) runs with: how C is split over the cores (singleCoreM x singleCoreN regions), the base
@@ -8,7 +8,7 @@ valid but uses one core with small blocks. Choose the numbers yourself; the limi
 text and engine/aicore/matmul_tiling.py validates them.
 Check it with:  ascendsim lesson check 7
 
-第 7 课练习：为 24 个 Cube 核上的 C = A @ B 设计一个能达到 Cube 峰值 80 % 的 TCubeTiling。
+第 7 课练习：为 24 个 Cube 核上的 C = A @ B 设计一个能达到 Cube 峰值 70 % 的 TCubeTiling。
 make_tiling(m, n, k, cores) 返回自带核函数（engine.kernels.matmul.matmul_tiled）使用的 TCubeTiling：C 如何划分到
 各个核（singleCoreM x singleCoreN 的区域）、每条 mmad 计算的基本块（baseM x baseN，每次 baseK 的 K）、K 以多深的
 步长流经 L1（stepKa、stepKb），以及哪些缓冲区做双缓冲（depthA1、depthB1、dbL0A、dbL0B）。下面的桩代码是合法的，

@@ -54,4 +54,4 @@ def make_tiling(m: int, n: int, k: int, cores: int) -> TCubeTiling:
     )
 
 
-PREDICTIONS = {"half_cores": "about 2x"}
+PREDICTIONS = {"half_cores": "about 1.5x"}

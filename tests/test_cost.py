@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 
@@ -52,10 +51,19 @@ def test_memory_estimate_covers_the_real_peak(args):
     values = {args[i][2:].replace("-", "_"): int(args[i + 1]) for i in range(1, len(args), 2)}
     profile = load_profile()
     cost = estimate(name, profile, registry()[name].validate(profile, values), numerics=True)
-    child = subprocess.Popen(
-        [sys.executable, "-m", "app.cli", "run", *args, "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    # the child reports its own high-water mark (VmHWM): getrusage's ru_maxrss would carry the peak of this
+    # (large) pytest process across fork and exec
+    code = (
+        "import sys\n"
+        "from app.cli import main\n"
+        "code = main(sys.argv[1:])\n"
+        "hwm = next(line for line in open('/proc/self/status') if line.startswith('VmHWM'))\n"
+        "print(int(hwm.split()[1]) * 1024, file=sys.stderr)\n"
+        "sys.exit(code)\n"
     )
-    _pid, status, usage = os.wait4(child.pid, 0)
-    assert status == 0 and json.loads(child.stdout.read())["correct"] is True
-    peak = usage.ru_maxrss * 1024
+    child = subprocess.run(
+        [sys.executable, "-c", code, "run", *args, "--json"], capture_output=True, text=True, check=False
+    )
+    assert child.returncode == 0 and json.loads(child.stdout)["correct"] is True, child.stderr
+    peak = int(child.stderr.strip().splitlines()[-1])
     assert peak - BASELINE_RSS <= cost.memory_bytes <= 3 * peak, (peak, cost.memory_bytes)

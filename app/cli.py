@@ -342,6 +342,8 @@ def _human(s: dict, numerics: bool = True) -> str:
     ]
     for lane, us in s["lane_busy_us"].items():
         lines.append(f"  {lane:<45} {us:>14.3f} us")
+    for note in s.get("notes", []):
+        lines.append(f"note: {note}")
     for f in s["findings"]:
         lines.append(f"finding: {f['kind']}: {f['message']}")
     return "\n".join(lines)
@@ -432,6 +434,7 @@ def _usage_message(exc: click.UsageError, args: list[str] | None = None) -> str:
         return f"no such option {exc.option_name} for '{name}': options follow the scenario name ({example})"
     message = exc.format_message()
     return " ".join(message.split())
+
 
 from app.cli_tui import tui  # noqa: E402  (the command imports Textual only when it runs)
 

@@ -1,9 +1,20 @@
 """The prefetch pipeline of the seed article (section 5.1), on S streams.
 
-B batches of (copy A and B to the device, n x n x n fp16 matmul, copy C back), round-robin over S
-streams. Each stream owns one set of device buffers, reused by its batches: stream order makes the
-reuse safe. With one stream everything serialises; with two, batch i+1's copies in overlap batch
-i's matmul and copy out; the host-to-device engine then becomes the bottleneck (one per direction).
+B batches of (copy A and B to the device, n x n x n fp16 matmul, copy C back). Two ways to spread
+them over the streams:
+
+* ``prefetch_depth = 0``: whole batches round-robin over the S streams. Each stream owns one set of
+  device buffers, reused by its batches: stream order makes the reuse safe. With one stream
+  everything serialises; with two, batch i+1's copies overlap batch i's matmul and copy out.
+* ``prefetch_depth = D >= 1``: through the :class:`~engine.stream_manager.StreamManager` (the seed's
+  ``pipeline_data_prefetch``): copies in run D batches ahead of compute on their own stream (created
+  with priority 0), compute and copy out on the other streams (priority 1), each compute waiting for
+  its batch's copy through an event, each copy waiting through an event for the compute that last
+  used its buffer set (D + 1 sets rotate).
+
+Either way the host-to-device engine soon becomes the bottleneck (one per direction on 910B): the
+report says how many streams the engines and cores can keep busy at once and why a prefetch deeper
+than one batch cannot help batches that all take the same time.
 """
 
 from __future__ import annotations
@@ -16,6 +27,9 @@ from ..acl_codes import (
     ACL_MEMCPY_HOST_TO_DEVICE,
 )
 from ..simulation import Simulation
+from ..stream import TaskKind
+from ..stream_manager import StreamManager
+from ..trace import DIRECTIONS, Kind, LaneKind
 from . import SEED_MAX, Outcome, Param, Scenario, ScenarioArgError
 from .host_lifecycle import check_ret
 from .pipeline_fast import BulkHost
@@ -26,17 +40,23 @@ def batch_inputs(a: np.ndarray, b: np.ndarray, i: int) -> tuple[np.ndarray, np.n
     return np.roll(a, i, axis=0), np.roll(b, -i, axis=1)
 
 
-def open_device(acl, streams: int, nbytes: int) -> tuple[list[int], list[list[int]]]:
-    """init, set_device, ``streams`` streams and per stream three device buffers (A, B, C) of ``nbytes``."""
+def open_device(
+    acl, streams: int, nbytes: int, sets: int | None = None, priorities: tuple[int, ...] = ()
+) -> tuple[list[int], list[list[int]]]:
+    """init, set_device, ``streams`` streams (with ``priorities``, default 0) and ``sets`` (default: one per
+    stream) sets of three device buffers (A, B, C) of ``nbytes``."""
     check_ret(acl.init(), "acl.init")
     check_ret(acl.rt.set_device(0), "acl.rt.set_device")
     handles = []
-    for _ in range(streams):
-        s, ret = acl.rt.create_stream()
+    for i in range(streams):
+        if priorities:
+            s, ret = acl.rt.create_stream_with_config(priorities[i], 0)
+        else:
+            s, ret = acl.rt.create_stream()
         check_ret(ret, "acl.rt.create_stream")
         handles.append(s)
     dev = []
-    for _ in range(streams):
+    for _ in range(streams if sets is None else sets):
         bufs = []
         for _ in range(3):
             p, ret = acl.rt.malloc(nbytes, ACL_MEM_MALLOC_HUGE_FIRST)
@@ -67,21 +87,44 @@ def host_buffers(acl, n: int, pageable: bool, inputs: tuple | None) -> tuple[lis
 
 def submit_batch(acl, stream: int, dev: list[int], ins: list, out, n: int) -> None:
     """Copy A and B in, multiply, copy C out: four calls, all queued on ``stream``."""
+    copy_in(acl, stream, dev, ins, n)
+    compute_out(acl, stream, dev, out, n)
+
+
+def copy_in(acl, stream: int, dev: list[int], ins: list, n: int) -> None:
+    """A and B to the device."""
     nbytes = n * n * 2
-    da, db, dc = dev
+    da, db, _dc = dev
     ha, hb = ins
     check_ret(acl.rt.memcpy_async(da, nbytes, ha, nbytes, ACL_MEMCPY_HOST_TO_DEVICE, stream), "memcpy_async A")
     check_ret(acl.rt.memcpy_async(db, nbytes, hb, nbytes, ACL_MEMCPY_HOST_TO_DEVICE, stream), "memcpy_async B")
+
+
+def compute_out(acl, stream: int, dev: list[int], out, n: int) -> None:
+    """C = A @ B and C back to the host."""
+    nbytes = n * n * 2
+    da, db, dc = dev
     check_ret(acl.op.matmul(da, db, dc, n, n, n, stream), "acl.op.matmul")
     check_ret(acl.rt.memcpy_async(out, nbytes, dc, nbytes, ACL_MEMCPY_DEVICE_TO_HOST, stream), "memcpy_async C")
 
 
 def run(
-    sim: Simulation, n: int, batches: int, streams: int, pageable: bool, seed: int, sync_each: bool = False
+    sim: Simulation,
+    n: int,
+    batches: int,
+    streams: int,
+    pageable: bool,
+    seed: int,
+    sync_each: bool = False,
+    prefetch_depth: int = 0,
 ) -> Outcome:
     acl = sim.acl
     nbytes = n * n * 2
-    handles, dev = open_device(acl, streams, nbytes)
+    if prefetch_depth:  # copies on stream 1 (priority 0), compute on the others (priority 1), D + 1 buffer sets
+        priorities = (0,) + (1,) * (streams - 1)
+        handles, dev = open_device(acl, streams, nbytes, prefetch_depth + 1, priorities)
+    else:
+        handles, dev = open_device(acl, streams, nbytes)
 
     numerics = sim.numerics
     base_a = base_b = None
@@ -90,19 +133,32 @@ def run(
         base_a = rng.uniform(-1, 1, (n, n)).astype(np.float16)
         base_b = rng.uniform(-1, 1, (n, n)).astype(np.float16)
     # the batch section: timing-only runs issue the same calls to a host that keeps their rows and runs
-    # their tasks in bulk (engine/scenarios/pipeline_fast.py; tested equal, row for row and task for task)
-    host = BulkHost(sim) if sim.fast and not numerics else acl
+    # their tasks in bulk (engine/scenarios/pipeline_fast.py; tested equal, row for row and task for task);
+    # the prefetch pipeline's events go call by call
+    host = BulkHost(sim) if sim.fast and not numerics and not prefetch_depth else acl
 
     host_in, host_out = [], []
     for i in range(batches):
         ins, out = host_buffers(host, n, pageable, batch_inputs(base_a, base_b, i) if numerics else None)
         host_in.append(ins)
         host_out.append(out)
-    for i in range(batches):
-        s = handles[i % streams]
-        submit_batch(host, s, dev[i % streams], host_in[i], host_out[i], n)
-        if sync_each:  # the anti-pattern: wait for every batch before submitting the next
-            check_ret(host.rt.synchronize_stream(s), "acl.rt.synchronize_stream")
+    manager = None
+    if prefetch_depth:
+        manager = StreamManager(sim, streams=handles, acl=host)
+        sets = len(dev)
+        manager.pipeline_data_prefetch(
+            range(batches),
+            lambda _b, i, s: copy_in(host, s, dev[i % sets], host_in[i], n),
+            lambda _b, i, s: compute_out(host, s, dev[i % sets], host_out[i], n),
+            prefetch_depth,
+            sets,
+        )
+    else:
+        for i in range(batches):
+            s = handles[i % streams]
+            submit_batch(host, s, dev[i % streams], host_in[i], host_out[i], n)
+            if sync_each:  # the anti-pattern: wait for every batch before submitting the next
+                check_ret(host.rt.synchronize_stream(s), "acl.rt.synchronize_stream")
     for s in handles:
         check_ret(host.rt.synchronize_stream(s), "acl.rt.synchronize_stream")
 
@@ -126,6 +182,8 @@ def run(
     if host is not acl:
         host.finish()
         details["fast_path"] = True
+    if manager is not None:
+        manager.destroy()  # its events (the streams are the scenario's)
     for bufs in dev:
         for p in bufs:
             check_ret(acl.rt.free(p), "acl.rt.free")
@@ -136,12 +194,52 @@ def run(
     return Outcome(correct, details)
 
 
+def concurrency(result) -> dict:
+    """What can run at once, and what did: for the report's note on streams and prefetch depth."""
+    t = result.trace
+    h = result.profile.host
+    rows = np.flatnonzero(t.rows_on(LaneKind.STREAM) & np.isin(t.kind, (Kind.COPY, Kind.KERNEL)))
+    edges = np.concatenate([t.start[rows], t.end[rows]])
+    steps = np.concatenate([np.ones(len(rows), np.int64), -np.ones(len(rows), np.int64)])
+    order = np.lexsort((steps, edges))  # at a tie, an end before a start
+    busy_at_once = int(np.cumsum(steps[order]).max()) if len(rows) else 0
+    task = t.task_rows()[rows]
+    kinds = t.tasks["kind"][task]
+    direction = t.tasks["direction"][task]
+    spans = (t.end[rows] - t.start[rows]) / 1e6
+    h2d = spans[(kinds == TaskKind.COPY) & (direction == DIRECTIONS.index("H2D"))]
+    kernels = spans[kinds == TaskKind.KERNEL]
+    parallel = h.copy_engines_h2d + h.copy_engines_d2h + 1  # the engines and the cores (one op-level kernel)
+    copy_in_us = float(h2d.sum()) / max(1, len(kernels))
+    compute_us = float(kernels.mean()) if len(kernels) else 0.0
+    bound = "copy engine (H2D)" if copy_in_us >= compute_us else "AI cores"
+    return {
+        "streams_busy_at_once": busy_at_once,
+        "streams_that_can_work_at_once": parallel,
+        "copy_in_us_per_batch": round(copy_in_us, 3),
+        "compute_us_per_batch": round(compute_us, 3),
+        "notes": [
+            f"at most {parallel} tasks can run at once ({h.copy_engines_h2d} H2D engine(s), {h.copy_engines_d2h} "
+            f"D2H engine(s), the AI cores running one op-level kernel): {busy_at_once} did; more streams than that "
+            "only queue",
+            f"each batch needs {copy_in_us:.1f} us of copy in and {compute_us:.1f} us of compute: the {bound} sets "
+            "the pace, and with batches that all take the same time a prefetch deeper than one batch cannot help "
+            "(it helps when batches vary)",
+        ],
+    }
+
+
 def check(profile, values: dict) -> None:
     n, streams = values["n"], values["streams"]
+    depth = values["prefetch_depth"]
+    if depth and values["sync_each"]:
+        raise ScenarioArgError("--sync-each: synchronising after every batch defeats --prefetch-depth; use one of them")
+    if depth > values["batches"]:
+        raise ScenarioArgError(f"--prefetch-depth must be <= --batches ({values['batches']}), got {depth}")
     if streams > profile.limits.max_streams:
         raise ScenarioArgError(f"--streams must be <= {profile.limits.max_streams} ({profile.name}), got {streams}")
     per_buffer = n * n * 2 + profile.limits.malloc_pad + profile.limits.malloc_round
-    need = 3 * streams * per_buffer
+    need = 3 * (depth + 1 if depth else streams) * per_buffer
     if need > profile.chip.device_memory_bytes:
         flags = "--n" if streams == 1 else "--n/--streams"
         raise ScenarioArgError(
@@ -165,7 +263,16 @@ SCENARIO = Scenario(
             False,
             "synchronize after every batch (the host then feeds the device one batch at a time)",
         ),
+        Param(
+            "prefetch_depth",
+            int,
+            0,
+            "0: whole batches round-robin; D: copies run D batches ahead on their own stream (StreamManager)",
+            minimum=0,
+            maximum=64,
+        ),
     ),
     run=run,
     check=check,
+    report=concurrency,
 )

@@ -9,7 +9,7 @@ as far as a blocking call needs, and to the end in :meth:`Simulation.finish`.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType, SimpleNamespace
@@ -28,7 +28,7 @@ from .findings import Finding
 from .memory import Allocation, DeviceMemory, HostMemory
 from .profile import Profile, load_profile
 from .runtime import CopyPlan, DeviceRuntime
-from .stream import AclEvent, Stream, Task, TaskKind, TaskRecord
+from .stream import AclEvent, Stream, Task, TaskKind, TaskRecord, TaskRecords
 from .trace import Kind, LaneKind, Trace, TraceData
 
 _ENGINE_DIR = Path(__file__).resolve().parent
@@ -108,7 +108,7 @@ class RunResult:
     host_end_ps: int
     device_events: int  # events the event core processed
     extra: dict
-    tasks: list[TaskRecord]  # every device task submitted (with vector clocks), for the memory-consistency check
+    tasks: Sequence[TaskRecord]  # every device task submitted (with vector clocks), for the memory-consistency check
     gm: dict = field(default_factory=dict)  # device allocation ident -> GmTensor (what the program named it)
 
     @property
@@ -441,14 +441,14 @@ class Simulation:
             host_end_ps=self.host_now,
             device_events=self.clock.processed,
             extra=self.extra,
-            tasks=sorted([TaskRecord.of(task) for task in self.runtime.history] + self.runtime.records, key=_seq),
+            tasks=TaskRecords(
+                [TaskRecord.of(task) for task in self.runtime.history]
+                + [r for r in self.runtime.records if isinstance(r, TaskRecord)],
+                [b for b in self.runtime.records if not isinstance(b, TaskRecord)],
+            ),
             gm=dict(self.gm_tensors),
         )
         return self._finished
-
-
-def _seq(task: TaskRecord) -> int:
-    return task.seq
 
 
 @dataclass(frozen=True)

@@ -4,441 +4,629 @@ A call-by-call run costs ~15 us of Python per ``memcpy_async`` (context managers
 the event core) and ~3 us per device task. For thousands of small batches that is the whole cost,
 so a timing-only run hands the batch section of the *same* host program (``host_buffers``,
 ``submit_batch``, the synchronisations and ``free_host`` in :mod:`engine.scenarios.pipeline`) a
-:class:`BulkHost` instead of ``sim.acl``. It implements the calls that section makes, with the
-same checks where they matter (``Simulation.plan_copy``, ``OpMatmul.plan``, the real host
-allocator, the real streams' vector clocks), and keeps what they produce in lists:
+:class:`BulkHost` instead of ``sim.acl``. It implements the calls that section makes in two halves:
 
-* host calls advance the host clock by their profile cost and become rows at the end, each with
-  the source line that made it;
-* device tasks are integers in lists (stream, resource, duration, submit time) run by
-  :class:`_LeanDevice`, the runtime's scheduling rules for copies and op-level kernels: FIFO
-  streams, copy engines and the core array granted by (priority, submission order), the host
-  blocking when a stream holds ``stream_depth`` tasks or a pageable copy must finish;
-* every task gets its task-table entry, its two rows (stream lane and engine / kernel lane) and its
-  :class:`~engine.stream.TaskRecord` (reads, writes, vector clock) for the cross-stream check.
+* **the call** does at once what decides its return value: the checks of the call-by-call host
+  (initialised, device set, a live stream, ``Simulation.plan_copy``'s rules for pointers, sizes and
+  kinds, ``OpMatmul.plan``), answered from dictionaries keyed by pointer for the common case and by
+  the simulator's own code otherwise, and the real host allocator. Then it logs one integer (its
+  call site, its kind and its *plan*: the stream, engine, duration, bytes and names it shares with
+  every other call of its kind on its stream) and, for a copy, what it reads and writes.
+* :meth:`BulkHost.flush` (at the end, and before a call that fails) plays the log in numpy where
+  nothing waits: the host clock advances by each call's profile cost; the calls that meet the device
+  run the runtime's scheduling rules on integers (:class:`_LeanDevice`: FIFO streams, copy engines
+  and the core array granted by (priority, submission order), the host blocking when a stream holds
+  ``stream_depth`` tasks, a pageable copy must finish or a stream must drain, the device advanced
+  lazily, only as far as a waiting host needs, exactly as ``Simulation.host_block_until`` does).
+  Every call and wait becomes its row, every task its task-table entry, its two rows (stream lane
+  and engine / kernel lane) and its :class:`~engine.stream.TaskRecord` (reads, writes, vector
+  clock, for the cross-stream check), built when read from the columns of a :class:`BulkTasks`.
 
-``tests/test_pipeline_fast.py`` runs both hosts on small cases (pinned and pageable, deep and
-shallow streams, one sync per batch) and checks every column of every row, the task table and the
-task records agree. A call the bulk host does not implement is an AttributeError, not a silent
-difference.
+A failing call plays the log, then goes through the call-by-call host's error handling
+(:class:`~engine.simulation.ApiCall`): the same call row, error row, finding and return code.
+``tests/test_pipeline_fast.py`` runs both hosts on small cases (pinned and pageable, deep and shallow
+streams, one sync per batch, failing calls) and checks every column of every row, the task table,
+the task records and the findings agree. A call the bulk host does not implement is an
+AttributeError, not a silent difference.
 """
 
 from __future__ import annotations
 
 from collections import deque
+from dataclasses import dataclass
 from heapq import heappop, heappush
-from types import MappingProxyType
+from sys import _getframe
 
 import numpy as np
 
-from ..acl_codes import ACL_SUCCESS
+from ..acl_codes import ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE, ACL_SUCCESS, AclError
 from ..copy_engine import D2H, H2D
 from ..detail import HostWait
 from ..op_matmul import OpMatmul
 from ..stream import TaskKind, TaskRecord
-from ..trace import Kind
+from ..trace import DIRECTIONS, Kind
 
-_ARRIVE, _FINISH = 0, 1
+# the calls, in the log's low bits (a call that failed: its code + _FAILED)
+_MALLOC_HOST, _FREE_HOST, _MEMCPY, _MATMUL, _SYNC = range(5)
+_FAILED = 8
+_CODE_BITS = 4
+_PLAN_SHIFT = 32  # log entry: (plan << 32 | (source line + 1)) << 4 | call
+_CALLS = (
+    ("acl.rt.malloc_host", "malloc_us"),
+    ("acl.rt.free_host", "free_us"),
+    ("acl.rt.memcpy_async", "memcpy_call_us"),
+    ("acl.op.matmul", "launch_call_us"),
+    ("acl.rt.synchronize_stream", "sync_call_us"),
+)
+# device resources and events
 _H2D, _D2H, _CORES = 0, 1, 2
-_DIRECTION = MappingProxyType({H2D: _H2D, D2H: _D2H})
-
-
-class _LeanDevice:
-    """The runtime's scheduling rules for copies and op-level kernels on FIFO streams, on integers."""
-
-    def __init__(self, sim, streams: int) -> None:
-        host = sim.profile.host
-        self.heap: list[tuple[int, int, int, int]] = []
-        self.seq = 0
-        self.now = sim.clock.now
-        self.queues = [deque() for _ in range(streams)]
-        self.running = [-1] * streams
-        self.priority = [0] * streams
-        self.kernel_start = sim.runtime.kernel_start_ps
-        units = [host.copy_engines_h2d, host.copy_engines_d2h, 1]  # an op-level kernel takes every core
-        self.free = [list(range(u)) for u in units]
-        self.waiting: list[list[tuple[int, int]]] = [[], [], []]
-        # per task
-        self.t_stream: list[int] = []
-        self.t_res: list[int] = []
-        self.t_dur: list[int] = []
-        self.t_submit: list[int] = []
-        self.t_start: list[int] = []
-        self.t_end: list[int] = []
-        self.t_unit: list[int] = []
-        self.finish_order: list[int] = []
-
-    def pending(self, s: int) -> int:
-        return len(self.queues[s]) + (self.running[s] >= 0)
-
-    def submit(self, stream: int, res: int, duration: int, when: int) -> int:
-        t = len(self.t_stream)
-        self.t_stream.append(stream)
-        self.t_res.append(res)
-        self.t_dur.append(duration)
-        self.t_submit.append(when)
-        self.t_start.append(-1)
-        self.t_end.append(-1)
-        self.t_unit.append(-1)
-        queue = self.queues[stream]
-        if self.running[stream] < 0 and not queue:
-            queue.append(t)
-            self._schedule(when, _ARRIVE, stream)
-        else:
-            queue.append(t)
-        return t
-
-    def _schedule(self, time: int, what: int, arg: int) -> None:
-        heappush(self.heap, (time, self.seq, what, arg))
-        self.seq += 1
-
-    def _advance(self, s: int) -> None:
-        queue = self.queues[s]
-        if not queue:
-            return
-        t = queue[0]
-        if self.t_submit[t] > self.now:
-            self._schedule(self.t_submit[t], _ARRIVE, s)
-            return
-        queue.popleft()
-        self.running[s] = t
-        res = self.t_res[t]
-        free, waiting = self.free[res], self.waiting[res]
-        if res != _CORES and free and not waiting:
-            self._start(t, heappop(free))
-        else:
-            heappush(waiting, (self.priority[s], t, t))  # by stream priority, then submission order
-            self._dispatch(res)
-
-    def _dispatch(self, res: int) -> None:
-        free, waiting = self.free[res], self.waiting[res]
-        while free and waiting:
-            self._start(heappop(waiting)[2], heappop(free))
-
-    def _start(self, t: int, unit: int) -> None:
-        self.t_unit[t] = unit
-        self.t_start[t] = self.now
-        res = self.t_res[t]
-        end = self.now + self.t_dur[t] + (self.kernel_start if res == _CORES else 0)
-        self._schedule(end, _FINISH, t)
-
-    def _finish(self, t: int) -> None:
-        self.t_end[t] = self.now
-        self.finish_order.append(t)
-        res = self.t_res[t]
-        heappush(self.free[res], self.t_unit[t])
-        self._dispatch(res)
-        s = self.t_stream[t]
-        self.running[s] = -1
-        self._advance(s)
-
-    def step(self) -> bool:
-        if not self.heap:
-            return False
-        time, _seq, what, arg = heappop(self.heap)
-        self.now = time
-        if what == _ARRIVE:
-            if self.running[arg] < 0:
-                self._advance(arg)
-        else:
-            self._finish(arg)
-        return True
-
-    def run_until(self, done) -> None:
-        while not done():
-            if not self.step():
-                raise RuntimeError("pipeline bulk host: the device stopped with work pending")
+_ARRIVE, _FINISH = 0, 1
+# what a waiting host waits for
+_ROOM, _PAGEABLE, _DRAIN = 0, 1, 2
+# a plan: what every task of one kind on one stream shares (a synchronize's plan: just its stream)
+_P_STREAM, _P_RES, _P_RUN, _P_KIND, _P_NAME, _P_BYTES, _P_LABEL, _P_DIR, _P_FLOPS, _P_READS, _P_WRITES, _P_WHERE = (
+    range(12)
+)
 
 
 class BulkHost:
     """Stands in for ``sim.acl`` in a timing-only batch section (``acl.rt.*`` and ``acl.op.matmul``).
 
     Implements ``rt.malloc_host``, ``rt.free_host``, ``rt.memcpy_async`` (host <-> device),
-    ``op.matmul`` and ``rt.synchronize_stream``; :meth:`finish` appends everything to the trace.
+    ``op.matmul`` and ``rt.synchronize_stream``; :meth:`finish` ends the section. While a section
+    runs the program calls only the bulk host (the simulation's host clock moves at each flush).
     """
 
     def __init__(self, sim) -> None:
+        from ..simulation import INTERNAL_FILES
+
+        if not sim.runtime.all_idle():
+            raise RuntimeError("bulk host: the device still has work queued from before the section")
         self.sim = sim
         self.rt = self
         self.op = self
+        self._internal = INTERNAL_FILES
         host = sim.profile.host
-        self._cost = {
-            "acl.rt.malloc_host": sim.us(host.malloc_us),
-            "acl.rt.free_host": sim.us(host.free_us),
-            "acl.rt.memcpy_async": sim.us(host.memcpy_call_us),
-            "acl.op.matmul": sim.us(host.launch_call_us),
-            "acl.rt.synchronize_stream": sim.us(host.sync_call_us),
-        }
-        self._names: dict[str, int] = {}
-        self._lean_of: dict[int, int] = {}  # stream ident -> lean stream index
-        self._streams: list = []
+        cost = [sim.us(getattr(host, attr)) for _name, attr in _CALLS]
+        self._cost = cost + [0] * (_FAILED - len(cost)) + cost
+        names = [sim.trace.name(name) for name, _attr in _CALLS]
+        self._call_names = names + [0] * (_FAILED - len(names)) + names
+        self._depth = sim.profile.limits.stream_depth
+        self._kernel_start = sim.runtime.kernel_start_ps
+        self._state = sim.state
+        self._dev_alloc = sim.devmem.space.by_ptr
+        self._pinned_alloc = sim.hostmem.pinned.by_ptr
+        self._srcs = sim.trace.srcs.items
+        self._sites: dict[tuple, int] = {}  # (code object, instruction offset) -> source line id
+        self._handles: dict[int, tuple] = {}  # stream handle -> (Stream, lean index)
+        self._streams: list = []  # lean index -> Stream
+        self._plans: list[tuple] = []  # plan id -> plan (see _P_*)
+        self._plan_ids: dict[tuple, int] = {}
         self._kernels: dict[tuple, OpMatmul] = {}
-        self.lean = _LeanDevice(sim, len(sim.runtime.streams))
-        # host rows
-        self.start: list[int] = []
-        self.end: list[int] = []
-        self.kind: list[int] = []
-        self.name: list[int] = []
-        self.cause: list[int] = []
-        self.src: list[int] = []
-        self.detail: list[int] = []
-        # per task (aligned with the lean device's lists)
-        self.t_call: list[int] = []
-        self.t_detail: list[int] = []
-        self.t_name: list[int] = []
-        self.t_nbytes: list[int] = []
-        self.t_record: list[tuple] = []
-
-    # -- rows ---------------------------------------------------------------------------------------
-    def _name_id(self, text: str) -> int:
-        ident = self._names.get(text)
-        if ident is None:
-            ident = self._names[text] = self.sim.trace.name(text)
-        return ident
-
-    def _call(self, name: str) -> int:
-        """A host call's row, with the source line of the program that made it."""
-        sim = self.sim
-        t = sim.host_now
-        sim.host_now = t + self._cost[name]
-        self.start.append(t)
-        self.end.append(sim.host_now)
-        self.kind.append(Kind.CALL)
-        self.name.append(self._name_id(name))
-        self.cause.append(-1)
-        self.src.append(sim.caller_src(1))  # this module is the simulator's own: the program's line
-        self.detail.append(-1)
-        return len(self.start) - 1
-
-    def _wait(self, call: int, what: str, on: HostWait, done) -> None:
-        """The host blocks until ``done()``; the call's row stretches over the wait (as ApiCall does)."""
-        sim = self.sim
-        if done():
-            return
-        start = sim.host_now
-        self.lean.run_until(done)
-        end = max(start, self.lean.now)
-        if end > start:
-            self.start.append(start)
-            self.end.append(end)
-            self.kind.append(Kind.WAIT)
-            self.name.append(self._name_id(f"wait: {what}"))
-            self.cause.append(call)
-            self.src.append(self.src[call])
-            self.detail.append(sim.trace.detail(on))
-            sim.host_now = end
-            self.end[call] = end
-
-    def _stream(self, handle: int, what: str):
-        stream = self.sim.stream(handle, what)
-        lean = self._lean_of.get(stream.ident)
-        if lean is None:
-            lean = self._lean_of[stream.ident] = len(self._streams)
-            self._streams.append(stream)
-            self.lean.priority[lean] = stream.priority
-        return stream, lean
-
-    # -- tasks --------------------------------------------------------------------------------------
-    def _task(
-        self,
-        call: int,
-        stream,
-        s: int,
-        kind: TaskKind,
-        res: int,
-        duration: int,
-        name: str,
-        nbytes: int,
-        reads: tuple,
-        writes: tuple,
-        label: str,
-        direction: str = "",
-    ) -> int:
-        sim = self.sim
-        depth = sim.profile.limits.stream_depth
-        lean = self.lean
-        if lean.pending(s) >= depth:
-            self._wait(
-                call,
-                f"room in {stream.label} (depth {depth})",
-                HostWait("room", stream.ident),
-                lambda: lean.pending(s) < depth,
-            )
-        rt = sim.runtime
-        rt._seq += 1
-        stream.submitted += 1
-        vc = dict(stream.vc)
-        for k, v in rt.host_vc.items():
-            if vc.get(k, 0) < v:
-                vc[k] = v
-        stream.count += 1
-        vc[stream.ident] = stream.count
-        stream.vc = vc
-        submit = sim.host_now
-        t = lean.submit(s, res, duration, submit)
-        self.t_call.append(call)
-        self.t_detail.append(sim.trace.task(rt._seq, stream.ident, int(kind), submit, -1, direction))
-        self.t_name.append(self._name_id(name))
-        self.t_nbytes.append(nbytes)
-        self.t_record.append((rt._seq, stream, kind, label, submit, reads, writes, tuple(sorted(vc.items()))))
-        return t
+        self._table: dict[str, np.ndarray] | None = None
+        self._names: dict[str, int] = {}
+        self._texts: list[str] = []  # task labels
+        self._text_ids: dict[str, int] = {}
+        # the log
+        self._log: list[int] = []  # per call
+        self._copies: list[int] = []  # per copy, four numbers: source ident, offset, destination ident, offset
+        self._played = 0  # calls already played
+        self._played_copies = 0
+        self._call_rows: list[int] = []  # trace row of each played call
+        self._first_seq = sim.runtime._seq + 1
+        self._device = _LeanDevice((host.copy_engines_h2d, host.copy_engines_d2h, 1))
+        # per task, filled when played
+        self.t_plan: list[int] = []
+        self.t_call: list[int] = []  # the call that submitted it
+        self.t_copy: list[int] = []  # its entry in _copies, or -1
+        self.t_count: list[int] = []  # its stream's count (vector-clock entry)
+        self.t_version: list[int] = []  # the host's clock when it was submitted (index in host_vc)
+        self.t_detail: list[int] = []  # its task-table entry (detail id of its rows)
+        self.s_tasks: list[list[int]] = []  # lean stream -> its tasks in order
+        self.s_count: list[int] = []  # lean stream -> its count before the section
+        self.base_vc: list[dict] = []  # lean stream -> its vector clock before the section
+        self.host_vc: list[dict] = [dict(sim.runtime.host_vc)]  # the host's clock, one entry per change
 
     # -- the calls ----------------------------------------------------------------------------------
     def malloc_host(self, size: int) -> tuple[int, int]:
-        call = self._call("acl.rt.malloc_host")
-        sim = self.sim
-        return sim.hostmem.malloc_host(size, sim.trace.srcs.items[self.src[call]]).ptr, ACL_SUCCESS
+        f = _getframe(1)
+        site = self._sites.get((f.f_code, f.f_lasti))
+        if site is None:
+            site = self._site(f)
+        try:
+            if not self._state.initialized:
+                self.sim.require_init()
+            ptr = self.sim.hostmem.malloc_host(size, self._srcs[site]).ptr
+        except AclError as exc:
+            return 0, self._fail(_MALLOC_HOST, site, exc)
+        self._log.append((site + 1) << _CODE_BITS | _MALLOC_HOST)
+        return ptr, ACL_SUCCESS
 
     def free_host(self, ptr: int) -> int:
-        call = self._call("acl.rt.free_host")
-        sim = self.sim
-        sim.hostmem.free_host(ptr, sim.trace.srcs.items[self.src[call]])
+        f = _getframe(1)
+        site = self._sites.get((f.f_code, f.f_lasti))
+        if site is None:
+            site = self._site(f)
+        try:
+            if not self._state.initialized:
+                self.sim.require_init()
+            self.sim.hostmem.free_host(ptr, self._srcs[site])
+        except AclError as exc:
+            return self._fail(_FREE_HOST, site, exc)
+        self._log.append((site + 1) << _CODE_BITS | _FREE_HOST)
         return ACL_SUCCESS
 
     def memcpy_async(self, dst, dst_max: int, src, count: int, kind: int, stream: int) -> int:
-        call = self._call("acl.rt.memcpy_async")
-        sim = self.sim
-        s_obj, s = self._stream(stream, "memcpy_async")
-        plan, dst_alloc, src_alloc = sim.plan_copy(dst, dst_max, src, count, kind, "memcpy_async")
-        res = _DIRECTION[plan.direction]  # H2H and D2D are not part of the batch section: KeyError
-        duration = sim.link.duration(plan.direction, plan.pinned, plan.count)
-        reads = (_range(src_alloc, plan.count),)
-        writes = (_range(dst_alloc, plan.count),)
-        label = f"{plan.direction} copy of {plan.count} B on {s_obj.label}"
-        t = self._task(
-            call,
-            s_obj,
-            s,
-            TaskKind.COPY,
-            res,
-            duration,
-            f"{plan.direction} copy",
-            plan.count,
-            reads,
-            writes,
-            label,
-            plan.direction,
-        )
-        if not plan.pinned:
-            lean = self.lean
-            self._wait(
-                call,
-                "a pageable copy (staged through a pinned buffer)",
-                HostWait("pageable", self._seq_of(t)),
-                lambda: lean.t_end[t] >= 0,
-            )
-            vc = dict(self.t_record[t][7])
-            for k, v in vc.items():
-                if sim.runtime.host_vc.get(k, 0) < v:
-                    sim.runtime.host_vc[k] = v
+        f = _getframe(1)
+        site = self._sites.get((f.f_code, f.f_lasti))
+        if site is None:
+            site = self._site(f)
+        # the common case, answered by pointer: a live stream, whole live allocations, the kind matching
+        found = self._handles.get(stream) if type(stream) is int else None
+        d = s_ = None
+        if (
+            found is not None
+            and not found[0].closed
+            and self._state.device is not None
+            and type(count) is int
+            and type(dst_max) is int
+            and type(dst) is int
+            and type(src) is int
+            and 0 < count <= dst_max
+        ):
+            if kind == ACL_MEMCPY_HOST_TO_DEVICE:
+                d, s_, direction = self._dev_alloc.get(dst), self._pinned_alloc.get(src), H2D
+            elif kind == ACL_MEMCPY_DEVICE_TO_HOST:
+                d, s_, direction = self._pinned_alloc.get(dst), self._dev_alloc.get(src), D2H
+        if (
+            d is not None
+            and s_ is not None
+            and not d.freed_at
+            and not s_.freed_at
+            and count <= d.size
+            and count <= s_.size
+        ):
+            pinned, d_off, s_off = True, 0, 0
+        else:  # everything else: the simulator's own rules (they raise what the call-by-call host raises)
+            try:
+                if self._state.device is None:
+                    self.sim.require_device()
+                found = self._stream(stream, "memcpy_async")
+                plan, (d, d_off), (s_, s_off) = self.sim.plan_copy(dst, dst_max, src, count, kind, "memcpy_async")
+            except AclError as exc:
+                return self._fail(_MEMCPY, site, exc)
+            direction, pinned, count = plan.direction, plan.pinned, plan.count
+            if direction not in (H2D, D2H):
+                raise NotImplementedError(f"bulk host: {direction} copies are not part of the batch section")
+        key = (found[1], direction, pinned, count, s_.where, d.where)
+        plan = self._plan_ids.get(key)
+        if plan is None:
+            plan = self._copy_plan(found, key)
+        self._log.append(((plan << _PLAN_SHIFT | (site + 1)) << _CODE_BITS) | _MEMCPY)
+        self._copies.extend((s_.ident, s_off, d.ident, d_off))
         return ACL_SUCCESS
 
     def matmul(self, a: int, b: int, c: int, m: int, n: int, k: int, stream: int, out_dtype: str = "fp16") -> int:
-        call = self._call("acl.op.matmul")
-        s_obj, s = self._stream(stream, "matmul")
-        key = (a, b, c, m, n, k, out_dtype)
-        kernel = self._kernels.get(key)
-        if kernel is None:
-            kernel = self._kernels[key] = OpMatmul.plan(self.sim, a, b, c, m, n, k, out_dtype)
-        duration = max(1, round(kernel.seconds * 1e12))
-        t = self._task(
-            call,
-            s_obj,
-            s,
-            TaskKind.KERNEL,
-            _CORES,
-            duration,
-            kernel.name,
-            kernel.nbytes,
-            tuple(kernel.reads),
-            tuple(kernel.writes),
-            f"kernel {kernel.name} on {s_obj.label}",
-        )
-        self.sim.trace.set_task_flops(self.t_detail[t], kernel.flops)
+        f = _getframe(1)
+        site = self._sites.get((f.f_code, f.f_lasti))
+        if site is None:
+            site = self._site(f)
+        try:
+            if self._state.device is None:
+                self.sim.require_device()
+            found = self._handles.get(stream) if type(stream) is int else None
+            if found is None or found[0].closed:
+                found = self._stream(stream, "matmul")
+            key = (a, b, c, m, n, k, out_dtype)
+            kernel = self._kernels.get(key)
+            if kernel is None or kernel.a[0].freed_at or kernel.b[0].freed_at or kernel.c[0].freed_at:
+                kernel = self._kernels[key] = OpMatmul.plan(self.sim, a, b, c, m, n, k, out_dtype)
+        except AclError as exc:
+            return self._fail(_MATMUL, site, exc)
+        key = (found[1], *key)
+        plan = self._plan_ids.get(key)
+        if plan is None:
+            plan = self._kernel_plan(found, kernel, key)
+        self._log.append(((plan << _PLAN_SHIFT | (site + 1)) << _CODE_BITS) | _MATMUL)
         return ACL_SUCCESS
 
     def synchronize_stream(self, stream: int) -> int:
-        call = self._call("acl.rt.synchronize_stream")
-        s_obj, s = self._stream(stream, "synchronize_stream")
-        lean = self.lean
-        self._wait(call, f"{s_obj.label} to drain", HostWait("stream", s_obj.ident), lambda: lean.pending(s) == 0)
-        rt = self.sim.runtime
-        for k, v in s_obj.vc.items():
-            if rt.host_vc.get(k, 0) < v:
-                rt.host_vc[k] = v
+        f = _getframe(1)
+        site = self._sites.get((f.f_code, f.f_lasti))
+        if site is None:
+            site = self._site(f)
+        try:
+            if self._state.device is None:
+                self.sim.require_device()
+            found = self._handles.get(stream) if type(stream) is int else None
+            if found is None or found[0].closed:
+                found = self._stream(stream, "synchronize_stream")
+        except AclError as exc:
+            return self._fail(_SYNC, site, exc)
+        key = (found[1], "sync")
+        plan = self._plan_ids.get(key)
+        if plan is None:
+            plan = self._add_plan(key, (found[1], -1, 0, -1, 0, 0, -1, 0, 0, None, None, None))
+        self._log.append(((plan << _PLAN_SHIFT | (site + 1)) << _CODE_BITS) | _SYNC)
         return ACL_SUCCESS
 
-    def _seq_of(self, t: int) -> int:
-        return self.t_record[t][0]
+    # -- helpers of the calls -----------------------------------------------------------------------
+    def _site(self, frame) -> int:
+        """The source line of a call made from ``frame`` (the first frame outside the simulator), cached
+        per call site when the caller is the program itself."""
+        internal = self._internal
+        outer = frame
+        while outer is not None and outer.f_code.co_filename in internal:
+            outer = outer.f_back
+        site = -1 if outer is None else self.sim.src_of(outer)
+        if outer is frame:
+            self._sites[(frame.f_code, frame.f_lasti)] = site
+        return site
+
+    def _stream(self, handle, what: str) -> tuple:
+        """(Stream, lean index) of a handle, checked as the call-by-call host checks it."""
+        stream = self.sim.stream(handle, what)
+        s = next((i for i, known in enumerate(self._streams) if known is stream), None)
+        if s is None:
+            s = len(self._streams)
+            self._streams.append(stream)
+            self._device.add_stream(stream.priority)
+            self.s_tasks.append([])
+            self.s_count.append(stream.count)
+            self.base_vc.append(dict(stream.vc))
+        found = (stream, s)
+        if type(handle) is int:
+            self._handles[handle] = found
+        return found
+
+    def _add_plan(self, key: tuple, plan: tuple) -> int:
+        ident = self._plan_ids[key] = len(self._plans)
+        self._plans.append(plan)
+        return ident
+
+    def _name(self, text: str) -> int:
+        found = self._names.get(text)
+        if found is None:
+            found = self._names[text] = self.sim.trace.name(text)
+        return found
+
+    def _text(self, text: str) -> int:
+        found = self._text_ids.get(text)
+        if found is None:
+            found = self._text_ids[text] = len(self._texts)
+            self._texts.append(text)
+        return found
+
+    def _copy_plan(self, found: tuple, key: tuple) -> int:
+        stream, s = found
+        _s, direction, pinned, count, src_where, dst_where = key
+        return self._add_plan(
+            key,
+            (
+                s,
+                _H2D if direction == H2D else _D2H,
+                self.sim.link.duration(direction, pinned, count),
+                TaskKind.COPY,
+                self._name(f"{direction} copy"),
+                count,
+                self._text(f"{direction} copy of {count} B on {stream.label}"),
+                DIRECTIONS.index(direction),
+                0,
+                None,
+                None,
+                (src_where, dst_where, pinned),
+            ),
+        )
+
+    def _kernel_plan(self, found: tuple, kernel: OpMatmul, key: tuple) -> int:
+        stream, s = found
+        return self._add_plan(
+            key,
+            (
+                s,
+                _CORES,
+                max(1, round(kernel.seconds * 1e12)) + self._kernel_start,
+                TaskKind.KERNEL,
+                self._name(kernel.name),
+                kernel.nbytes,
+                self._text(f"kernel {kernel.name} on {stream.label}"),
+                0,
+                kernel.flops,
+                tuple(kernel.reads),
+                tuple(kernel.writes),
+                None,
+            ),
+        )
+
+    def _fail(self, code: int, site: int, exc: AclError) -> int:
+        """A call that failed: play the log up to it, then let the call-by-call host's error handling
+        (``ApiCall``) make its error row and finding; return its code (or raise, when strict)."""
+        from ..simulation import ApiCall
+
+        self._log.append((site + 1) << _CODE_BITS | (code + _FAILED))
+        self.flush()
+        sim = self.sim
+        call = ApiCall(sim, _CALLS[code][0], self._cost[code])
+        call.src = site
+        call.row = self._call_rows[-1]
+        call.start = sim.host_now - self._cost[code]
+        if not call.__exit__(type(exc), exc, exc.__traceback__):
+            raise exc
+        return call.ret
+
+    # -- playing the log ----------------------------------------------------------------------------
+    def flush(self) -> None:
+        """Play the calls logged since the last flush: host clock, device, rows, task table."""
+        sim = self.sim
+        trace = sim.trace
+        k0, k1 = self._played, len(self._log)
+        if k0 == k1:
+            return
+        log = np.asarray(self._log[k0:k1], dtype=np.int64)
+        ops = log & ((1 << _CODE_BITS) - 1)
+        src = ((log >> _CODE_BITS) & ((1 << _PLAN_SHIFT) - 1)) - 1
+        cost = np.asarray(self._cost, dtype=np.int64)[ops]
+        # the calls that meet the device (tasks and synchronizes), with their plans
+        dev = np.flatnonzero((ops >= _MEMCPY) & (ops <= _SYNC))
+        plans = log[dev] >> (_CODE_BITS + _PLAN_SHIFT)
+        ready = sim.host_now + np.cumsum(cost)[dev]  # each one's cost paid, if nothing before it waited
+        is_copy = ops[dev] == _MEMCPY
+        copies = np.full(len(dev), -1, dtype=np.int64)
+        copies[is_copy] = np.arange(self._played_copies, self._played_copies + int(is_copy.sum()))
+        self._played_copies += int(is_copy.sum())
+        waits, extra = self._play(k0 + dev, plans, ready.tolist(), copies)
+        # the host rows: every call, stretched by its waits, and the waits
+        stretch = np.zeros(len(ops), dtype=np.int64)
+        stretch[dev] = extra
+        end = sim.host_now + np.cumsum(cost + stretch)
+        n = len(ops)
+        first = trace.extend(
+            start=end - cost - stretch,
+            end=end,
+            lane=np.full(n, sim.host_lane, dtype=np.int16),
+            kind=np.full(n, Kind.CALL, dtype=np.uint8),
+            name=np.asarray(self._call_names, dtype=np.int16)[ops],
+            src=src.astype(np.int32),
+        )
+        self._call_rows.extend(range(first, first + n))
+        if waits:
+            calls, w_start, w_end, w_name, w_detail = (np.asarray(c, dtype=np.int64) for c in zip(*waits, strict=True))
+            calls -= k0
+            trace.extend(
+                start=w_start,
+                end=w_end,
+                lane=np.full(len(calls), sim.host_lane, dtype=np.int16),
+                kind=np.full(len(calls), Kind.WAIT, dtype=np.uint8),
+                name=w_name.astype(np.int16),
+                src=src[calls].astype(np.int32),
+                cause=(calls + first).astype(np.int32),
+                detail=w_detail.astype(np.int32),
+            )
+        sim.host_now = int(end[-1])
+        self._played = k1
+
+    def _play(self, calls: np.ndarray, plans: np.ndarray, ready: list[int], copies: np.ndarray):
+        """Run the logged calls that meet the device: their call numbers, plans, when each one's cost is
+        paid if nothing waited before it, and copy entries (-1: not a copy). Return the host's waits
+        ``(call, start, end, name, detail)`` and each call's total wait."""
+        sim = self.sim
+        lean = self._device
+        table = self._plan_table()
+        n = len(plans)
+        stream = table["stream"][plans]
+        is_sync = table["res"][plans] < 0
+        on_dev = np.flatnonzero(~is_sync)  # the tasks, by position
+        first_task = len(self.t_plan)
+        n_new = len(on_dev)
+        task_of = np.full(n, -1, dtype=np.int64)
+        task_of[on_dev] = np.arange(first_task, first_task + n_new)
+        new_plans = plans[on_dev]
+        self.t_plan.extend(new_plans.tolist())
+        self.t_call.extend(calls[on_dev].tolist())
+        self.t_copy.extend(copies[on_dev].tolist())
+        lean.add_tasks(stream[on_dev].tolist(), table["res"][new_plans].tolist(), table["run"][new_plans].tolist())
+        # per call, the task the host must see finished before going on: for a task, the one ``depth``
+        # places back on its stream (a full stream); for a synchronize, its stream's last one
+        target = np.full(n, -1, dtype=np.int64)
+        count = np.zeros(n_new, dtype=np.int64)
+        depth = self._depth
+        for s, mine in enumerate(self.s_tasks):
+            here = np.flatnonzero(stream == s)
+            if not len(here):
+                continue
+            tasks = here[~is_sync[here]]
+            known = len(mine)
+            mine.extend(task_of[tasks].tolist())
+            ids = np.asarray(mine, dtype=np.int64)
+            place = known + np.arange(len(tasks))  # each task's place on its stream
+            count[task_of[tasks] - first_task] = self.s_count[s] + place + 1
+            full = place >= depth
+            target[tasks[full]] = ids[place[full] - depth]
+            syncs = here[is_sync[here]]
+            before = known + np.searchsorted(tasks, syncs)  # tasks of the stream before each synchronize
+            target[syncs] = np.where(before > 0, ids[before - 1], -1)
+        self.t_count.extend(count.tolist())
+        version = first_version = len(self.host_vc) - 1
+        self.t_version.extend([version] * n_new)
+        pageable = table["pageable"][plans].tolist()
+        target = target.tolist()
+        task_of = task_of.tolist()
+        stream = stream.tolist()
+        queues, running, heap, t_end, t_submit = lean.queues, lean.running, lean.heap, lean.t_end, lean.t_submit
+        t_version = self.t_version
+        waits: list[tuple] = []
+        extra = [0] * n
+        shift = 0  # waits so far in this flush
+        for j in range(n):
+            x = target[j]
+            if x >= 0 and t_end[x] < 0:
+                h = ready[j] + shift
+                now = lean.run_to(x)
+                if now > h:
+                    phase = _ROOM if task_of[j] >= 0 else _DRAIN
+                    waits.append((calls[j], h, now, *self._wait_row(phase, stream[j], x)))
+                    extra[j] = now - h
+                    shift += now - h
+            t = task_of[j]
+            if t < 0:  # synchronize_stream: the host now knows everything its stream did
+                if self._learn(self._vc(x) if x >= 0 else self.base_vc[stream[j]]):
+                    version += 1
+                continue
+            h = ready[j] + shift
+            t_submit[t] = h
+            if version != first_version:
+                t_version[t] = version
+            s = stream[j]
+            q = queues[s]
+            if running[s] < 0 and not q:
+                heappush(heap, (h, lean.seq, _ARRIVE, s))
+                lean.seq += 1
+            q.append(t)
+            if pageable[j]:  # staged through a pinned buffer: the host waits for the copy
+                now = lean.run_to(t)
+                if now > h:
+                    waits.append((calls[j], h, now, *self._wait_row(_PAGEABLE, s, t)))
+                    extra[j] += now - h
+                    shift += now - h
+                if self._learn(self._vc(t)):
+                    version += 1
+        # the task table: one entry per task submitted in this flush
+        if n_new:
+            first = sim.trace.extend_tasks(
+                seq=range(self._first_seq + first_task, self._first_seq + first_task + n_new),
+                stream=table["ident"][new_plans].tolist(),
+                kind=table["kind"][new_plans].tolist(),
+                submit=t_submit[first_task:],
+                event=[-1] * n_new,
+                direction=table["dir"][new_plans].tolist(),
+                flops=table["flops"][new_plans].tolist(),
+            )
+            self.t_detail.extend(range(first, first + n_new))
+        sim.runtime._seq = self._first_seq + first_task + n_new - 1
+        return waits, extra
+
+    def _plan_table(self) -> dict[str, np.ndarray]:
+        """The plans' columns as arrays (per plan id)."""
+        plans = self._plans
+        if self._table is None or len(self._table["stream"]) != len(plans):
+            idents = [st.ident for st in self._streams]
+            self._table = {
+                "stream": np.array([p[_P_STREAM] for p in plans], dtype=np.int64),
+                "ident": np.array([idents[p[_P_STREAM]] for p in plans], dtype=np.int64),
+                "res": np.array([p[_P_RES] for p in plans], dtype=np.int64),
+                "run": np.array([p[_P_RUN] for p in plans], dtype=np.int64),
+                "kind": np.array([p[_P_KIND] for p in plans], dtype=np.int64),
+                "name": np.array([p[_P_NAME] for p in plans], dtype=np.int16),
+                "bytes": np.array([p[_P_BYTES] for p in plans], dtype=np.int64),
+                "dir": np.array([p[_P_DIR] for p in plans], dtype=np.int64),
+                "flops": np.array([p[_P_FLOPS] for p in plans], dtype=np.int64),
+                "pageable": np.array([p[_P_WHERE] is not None and not p[_P_WHERE][2] for p in plans], dtype=bool),
+            }
+        return self._table
+
+    def _wait_row(self, phase: int, s: int, x: int) -> tuple[int, int]:
+        """(name id, detail id) of a host wait's row (on lean stream ``s``, for task ``x``)."""
+        stream = self._streams[s]
+        if phase == _ROOM:
+            what, on = f"room in {stream.label} (depth {self._depth})", HostWait("room", stream.ident)
+        elif phase == _PAGEABLE:
+            what, on = "a pageable copy (staged through a pinned buffer)", HostWait("pageable", self._first_seq + x)
+        else:
+            what, on = f"{stream.label} to drain", HostWait("stream", stream.ident)
+        return self._name(f"wait: {what}"), self.sim.trace.detail(on)
+
+    def _vc(self, t: int) -> dict:
+        """Task ``t``'s vector clock (what ``DeviceRuntime.submit`` gives it)."""
+        s = self._plans[self.t_plan[t]][_P_STREAM]
+        return _clock(self.base_vc[s], self.host_vc[self.t_version[t]], self._streams[s].ident, self.t_count[t])
+
+    def _learn(self, vc: dict) -> bool:
+        """The host synchronised with work of clock ``vc``; True if that taught it something new."""
+        known = self.host_vc[-1]
+        if all(known.get(k, 0) >= v for k, v in vc.items()):
+            return False
+        merged = dict(known)
+        for k, v in vc.items():
+            if merged.get(k, 0) < v:
+                merged[k] = v
+        self.host_vc.append(merged)
+        return True
 
     # -- the end ------------------------------------------------------------------------------------
     def finish(self) -> None:
-        """Append the section's rows (host first, then two per task in the order tasks finished), add the
-        task records, and move the device clock to where the section left it."""
-        sim = self.sim
-        trace = sim.trace
-        first = len(trace)
-        cause = np.asarray(self.cause, dtype=np.int32)
-        cause[cause >= 0] += first
-        n_host = len(self.start)
-        trace.extend(
-            start=np.asarray(self.start, dtype=np.int64),
-            end=np.asarray(self.end, dtype=np.int64),
-            lane=np.full(n_host, sim.host_lane, dtype=np.int16),
-            kind=np.asarray(self.kind, dtype=np.uint8),
-            name=np.asarray(self.name, dtype=np.int16),
-            src=np.asarray(self.src, dtype=np.int32),
-            cause=cause,
-            detail=np.asarray(self.detail, dtype=np.int32),
-        )
-        self._device_rows(first)
-        lean = self.lean
-        src = self.src
-        for t, (seq, stream, kind, label, submit, reads, writes, vc) in enumerate(self.t_record):
-            sim.runtime.records.append(
-                TaskRecord(
-                    seq,
-                    stream.ident,
-                    stream.label,
-                    kind,
-                    self.t_name[t],
-                    label,
-                    src[self.t_call[t]],
-                    submit,
-                    lean.t_start[t],
-                    lean.t_end[t],
-                    reads,
-                    writes,
-                    vc,
-                )
-            )
-        sim.clock.now = max(sim.clock.now, lean.now)
-
-    def _device_rows(self, first_host_row: int) -> None:
+        """Play what is left, run the device until every task has finished, append the tasks' rows and
+        records, and leave streams, runtime and clocks where the call-by-call host would have."""
         sim = self.sim
         rt = sim.runtime
-        lean = self.lean
-        order = np.asarray(lean.finish_order, dtype=np.int64)
-        if not len(order):
+        self.flush()
+        lean = self._device
+        lean.drain()
+        sim.clock.now = max(sim.clock.now, lean.now)
+        sim.clock.processed += lean.events
+        n = len(self.t_plan)
+        if not n:
             return
-        res = np.asarray(lean.t_res, dtype=np.int64)[order]
+        self._device_rows()
+        for s, stream in enumerate(self._streams):
+            mine = self.s_tasks[s]
+            if mine:
+                stream.submitted += len(mine)
+                stream.count = self.t_count[mine[-1]]
+                stream.vc = self._vc(mine[-1])
+        rt.host_vc.clear()
+        rt.host_vc.update(self.host_vc[-1])
+        rt.tasks_done += n
+        log = np.asarray(self._log, dtype=np.int64)
+        src = ((log >> _CODE_BITS) & ((1 << _PLAN_SHIFT) - 1)) - 1
+        rt.records.append(
+            BulkTasks(
+                first_seq=self._first_seq,
+                plan=self.t_plan,
+                plans=tuple(self._plans),
+                streams=tuple(st.ident for st in self._streams),
+                labels=tuple(st.label for st in self._streams),
+                texts=tuple(self._texts),
+                src=src[np.asarray(self.t_call, dtype=np.int64)].tolist(),
+                submit=lean.t_submit,
+                start=lean.t_start,
+                end=lean.t_end,
+                copy=self.t_copy,
+                copies=self._copies,
+                count=self.t_count,
+                version=self.t_version,
+                base_vc=tuple(self.base_vc),
+                host_vc=tuple(self.host_vc),
+            )
+        )
+
+    def _device_rows(self) -> None:
+        """Two rows per task, in the order tasks finished: its stream's lane, and its engine or the
+        AI-core array (a kernel's row there starts after the launch overhead)."""
+        sim = self.sim
+        rt = sim.runtime
+        lean = self._device
+        order = np.asarray(lean.finished, dtype=np.int64)
+        table = self._plan_table()
+        plan = np.asarray(self.t_plan, dtype=np.int64)[order]
+        res = table["res"][plan]
         start = np.asarray(lean.t_start, dtype=np.int64)[order]
         end = np.asarray(lean.t_end, dtype=np.int64)[order]
         unit = np.asarray(lean.t_unit, dtype=np.int64)[order]
         stream_lanes = np.array([s.lane for s in self._streams], dtype=np.int16)
-        stream_lane = stream_lanes[np.asarray(lean.t_stream)[order]]
+        stream_lane = stream_lanes[table["stream"][plan]]
         calls = np.asarray(self.t_call, dtype=np.int64)[order]
-        cause = (calls + first_host_row).astype(np.int32)
-        src = np.asarray(self.src, dtype=np.int32)[calls]
+        cause = np.asarray(self._call_rows, dtype=np.int32)[calls]
+        log = np.asarray(self._log, dtype=np.int64)[calls]
+        src = (((log >> _CODE_BITS) & ((1 << _PLAN_SHIFT) - 1)) - 1).astype(np.int32)
         second_lane = np.full(len(order), rt.op_lane(), dtype=np.int16)
         for r, direction in ((_H2D, H2D), (_D2H, D2H)):
             sel = res == r
             second_lane[sel] = np.array(rt.pools[direction].lanes, dtype=np.int16)[unit[sel]]
         is_kernel = res == _CORES
         kind = np.where(is_kernel, Kind.KERNEL, Kind.COPY).astype(np.uint8)
-        second_start = np.where(is_kernel, start + lean.kernel_start, start)
-        name = np.asarray(self.t_name, dtype=np.int16)[order]
-        nbytes = np.asarray(self.t_nbytes, dtype=np.int64)[order]
+        second_start = np.where(is_kernel, start + self._kernel_start, start)
+        name = table["name"][plan]
+        nbytes = table["bytes"][plan]
         detail = np.asarray(self.t_detail, dtype=np.int32)[order]
 
         def twice(x: np.ndarray) -> np.ndarray:
@@ -457,6 +645,172 @@ class BulkHost:
         )
 
 
-def _range(side: tuple, count: int) -> tuple[tuple[str, int], int, int]:
-    alloc, off = side
-    return (alloc.where, alloc.ident), off, off + count
+def _clock(base: dict, host: dict, ident: int, count: int) -> dict:
+    """A task's vector clock: its stream's clock before the section merged with the host's when it was
+    submitted, its own stream's entry set to its count (``DeviceRuntime.submit``)."""
+    vc = dict(base)
+    for k, v in host.items():
+        if vc.get(k, 0) < v:
+            vc[k] = v
+    vc[ident] = count
+    return vc
+
+
+@dataclass(frozen=True)
+class BulkTasks:
+    """The tasks of one bulk section as columns (task ``i`` has submission number ``first_seq + i``); its
+    :class:`TaskRecord` is built when read (tens of thousands of records cost more to build than the
+    whole section). Plain data: it pickles, and keeps nothing of the simulation."""
+
+    first_seq: int
+    plan: list
+    plans: tuple
+    streams: tuple  # lean stream -> ident
+    labels: tuple  # lean stream -> label
+    texts: tuple
+    src: list
+    submit: list
+    start: list
+    end: list
+    copy: list  # per task: its entry in ``copies`` (copies), or -1 (kernels)
+    copies: list  # four numbers per copy: source allocation ident, offset, destination ident, offset
+    count: list
+    version: list
+    base_vc: tuple
+    host_vc: tuple
+
+    def __len__(self) -> int:
+        return len(self.plan)
+
+    def record(self, i: int) -> TaskRecord:
+        p = self.plans[self.plan[i]]
+        s = p[_P_STREAM]
+        c = self.copy[i]
+        if c >= 0:
+            src_ident, src_off, dst_ident, dst_off = self.copies[4 * c : 4 * c + 4]
+            src_where, dst_where, _pinned = p[_P_WHERE]
+            n = p[_P_BYTES]
+            reads = (((src_where, src_ident), src_off, src_off + n),)
+            writes = (((dst_where, dst_ident), dst_off, dst_off + n),)
+        else:
+            reads, writes = p[_P_READS], p[_P_WRITES]
+        vc = _clock(self.base_vc[s], self.host_vc[self.version[i]], self.streams[s], self.count[i])
+        return TaskRecord(
+            self.first_seq + i,
+            self.streams[s],
+            self.labels[s],
+            TaskKind(p[_P_KIND]),
+            p[_P_NAME],
+            self.texts[p[_P_LABEL]],
+            self.src[i],
+            self.submit[i],
+            self.start[i],
+            self.end[i],
+            reads,
+            writes,
+            tuple(sorted(vc.items())),
+        )
+
+
+class _LeanDevice:
+    """The device between flushes: FIFO streams, copy engines and the core array, on integers.
+
+    The runtime's rules (``engine/runtime.py``) on lists: a stream starts its next task when the
+    previous one finished and the host had submitted it; a copy takes a free engine of its direction,
+    a kernel the whole core array, or waits for one, granted by (stream priority, submission order).
+    """
+
+    def __init__(self, units: tuple[int, ...]) -> None:
+        self.heap: list[tuple[int, int, int, int]] = []  # (time, seq, what, stream or task)
+        self.seq = 0
+        self.now = 0
+        self.events = 0
+        self.queues: list[deque] = []
+        self.running: list[int] = []
+        self.priority: list[int] = []
+        self.free = [list(range(u)) for u in units]  # per resource: a heap of free units
+        self.waiting: list[list[tuple]] = [[] for _ in units]
+        # per task
+        self.t_stream: list[int] = []
+        self.t_res: list[int] = []
+        self.t_run: list[int] = []  # ps on its engine / the cores (kernels: with the launch overhead)
+        self.t_submit: list[int] = []
+        self.t_start: list[int] = []
+        self.t_end: list[int] = []
+        self.t_unit: list[int] = []
+        self.finished: list[int] = []  # tasks in the order they finished
+
+    def add_stream(self, priority: int) -> None:
+        self.queues.append(deque())
+        self.running.append(-1)
+        self.priority.append(priority)
+
+    def add_tasks(self, stream: list[int], res: list[int], run: list[int]) -> None:
+        """Tasks about to be submitted (their submit times are set when they are)."""
+        n = len(stream)
+        self.t_stream.extend(stream)
+        self.t_res.extend(res)
+        self.t_run.extend(run)
+        self.t_submit.extend([-1] * n)
+        self.t_start.extend([-1] * n)
+        self.t_end.extend([-1] * n)
+        self.t_unit.extend([-1] * n)
+
+    def run_to(self, x: int) -> int:
+        """Process events until task ``x`` has finished (the host waits for it); return the time then."""
+        heap, queues, running, free, waiting = self.heap, self.queues, self.running, self.free, self.waiting
+        t_stream, t_res, t_run, t_submit = self.t_stream, self.t_res, self.t_run, self.t_submit
+        t_start, t_end, t_unit, finished = self.t_start, self.t_end, self.t_unit, self.finished
+        now, seq, events = self.now, self.seq, self.events
+        while t_end[x] < 0:
+            now, _q, what, arg = heappop(heap)
+            events += 1
+            if what == _FINISH:
+                t_end[arg] = now
+                finished.append(arg)
+                r = t_res[arg]
+                fr, wt = free[r], waiting[r]
+                heappush(fr, t_unit[arg])
+                while fr and wt:  # the freed unit goes to the first waiting task
+                    t = heappop(wt)[2]
+                    t_unit[t] = heappop(fr)
+                    t_start[t] = now
+                    heappush(heap, (now + t_run[t], seq, _FINISH, t))
+                    seq += 1
+                arg = t_stream[arg]
+                running[arg] = -1
+            elif running[arg] >= 0:  # an arrival at a busy stream
+                continue
+            q = queues[arg]
+            if not q:
+                continue
+            t = q[0]  # the stream's next task
+            if t_submit[t] > now:  # the host had not submitted it yet: it arrives then
+                heappush(heap, (t_submit[t], seq, _ARRIVE, arg))
+                seq += 1
+                continue
+            q.popleft()
+            running[arg] = t
+            r = t_res[t]
+            fr, wt = free[r], waiting[r]
+            if r != _CORES and fr and not wt:
+                t_unit[t] = heappop(fr)
+                t_start[t] = now
+                heappush(heap, (now + t_run[t], seq, _FINISH, t))
+                seq += 1
+            else:
+                heappush(wt, (self.priority[arg], t, t))  # by stream priority, then submission order
+                while fr and wt:
+                    t = heappop(wt)[2]
+                    t_unit[t] = heappop(fr)
+                    t_start[t] = now
+                    heappush(heap, (now + t_run[t], seq, _FINISH, t))
+                    seq += 1
+        self.now, self.seq, self.events = now, seq, events
+        return now
+
+    def drain(self) -> None:
+        """Run until every submitted task has finished."""
+        for t in range(len(self.t_end)):
+            if self.t_end[t] < 0:
+                self.run_to(t)

@@ -72,18 +72,32 @@ class _BlockTemplate:
             instr = details[self.template.instrs[pos][DETAIL]]
             gm = instr.dst if instr.dst.buf == 0 else instr.srcs[0]
             self.moves.append((instr, *shifts[("device", gm.owner)]))
+        self.read_shifts = [(i, r[5], r[6]) for i, r in enumerate(self.reads)]
+        self.move_shifts = [(i, m[1], m[2]) for i, m in enumerate(self.moves)]
+        # a copy moved by the same number of bytes reads the same tile: its L2 key and detail are the same
+        self._keys: dict[tuple[int, int], int] = {}
+        self._details: dict[tuple[int, int], int] = {}
+
+    def _key(self, ctx, i: int, delta: int) -> int:
+        """The L2 tile key of GM read ``i`` of a copy moved by ``delta`` bytes."""
+        found = self._keys.get((i, delta))
+        if found is None:
+            alloc, offset, rows, row_bytes, stride, _r, _c = self.reads[i]
+            found = ctx.launch._device.memory.tile_key(alloc, offset + delta, rows, row_bytes, stride)
+            self._keys[(i, delta)] = found
+        return found
+
+    def _moved(self, ctx, i: int, delta: int) -> int:
+        """The detail id of GM move ``i`` of a copy moved by ``delta`` bytes."""
+        found = self._details.get((i, delta))
+        if found is None:
+            found = self._details[(i, delta)] = ctx.launch.detail_id(_moved(self.moves[i][0], delta))
+        return found
 
     def stamp(self, ctx, m0: int, n0: int) -> None:
         dm, dn = m0 - self.m0, n0 - self.n0
-        tile_key = ctx.launch._device.memory.tile_key
-        keys = [
-            tile_key(alloc, offset + dm * row_shift + dn * col_shift, rows, row_bytes, stride)
-            for alloc, offset, rows, row_bytes, stride, row_shift, col_shift in self.reads
-        ]
-        detail_id = ctx.launch.detail_id
-        moved = [
-            detail_id(_moved(instr, dm * row_shift + dn * col_shift)) for instr, row_shift, col_shift in self.moves
-        ]
+        keys = [self._key(ctx, i, dm * row_shift + dn * col_shift) for i, row_shift, col_shift in self.read_shifts]
+        moved = [self._moved(ctx, i, dm * row_shift + dn * col_shift) for i, row_shift, col_shift in self.move_shifts]
         ctx.program.stamp(self.template, keys, moved)
         ctx.accesses.extend([None] * len(self.template.instrs))
         for alloc, start, rows, row_bytes, stride, src, row_shift, col_shift in self.writes:

@@ -97,18 +97,19 @@ class BulkHost:
         self._dev_alloc = sim.devmem.space.by_ptr
         self._pinned_alloc = sim.hostmem.pinned.by_ptr
         self._srcs = sim.trace.srcs.items
-        self._sites: dict[tuple, int] = {}  # (code object, instruction offset) -> source line id
-        self._handles: dict[int, tuple] = {}  # stream handle -> (Stream, lean index)
+        self._known: dict[tuple, tuple] = {}  # (code object, instruction offset, arguments...) -> what a call knows
+        self._malloc = sim.hostmem.malloc_host
+        self._free = sim.hostmem.free_host
         self._streams: list = []  # lean index -> Stream
         self._plans: list[tuple] = []  # plan id -> plan (see _P_*)
         self._plan_ids: dict[tuple, int] = {}
-        self._kernels: dict[tuple, OpMatmul] = {}
         self._table: dict[str, np.ndarray] | None = None
         self._names: dict[str, int] = {}
         self._texts: list[str] = []  # task labels
         self._text_ids: dict[str, int] = {}
         # the log
         self._log: list[int] = []  # per call
+        self._append = self._log.append
         self._copies: list[int] = []  # per copy, four numbers: source ident, offset, destination ident, offset
         self._played = 0  # calls already played
         self._played_copies = 0
@@ -128,140 +129,153 @@ class BulkHost:
         self.host_vc: list[dict] = [dict(sim.runtime.host_vc)]  # the host's clock, one entry per change
 
     # -- the calls ----------------------------------------------------------------------------------
+    # Each call first looks up what it already knows about its call site and arguments (``_known``: its
+    # source line, stream, plan, the log entry it makes); only the pointers are checked every time.
     def malloc_host(self, size: int) -> tuple[int, int]:
         f = _getframe(1)
-        site = self._sites.get((f.f_code, f.f_lasti))
-        if site is None:
-            site = self._site(f)
+        known = self._known.get((f.f_code, f.f_lasti))
+        if known is None:
+            known = self._learn_site(f, _MALLOC_HOST)
         try:
             if not self._state.initialized:
                 self.sim.require_init()
-            ptr = self.sim.hostmem.malloc_host(size, self._srcs[site]).ptr
+            ptr = self._malloc(size, known[1]).ptr
         except AclError as exc:
-            return 0, self._fail(_MALLOC_HOST, site, exc)
-        self._log.append((site + 1) << _CODE_BITS | _MALLOC_HOST)
+            return 0, self._fail(_MALLOC_HOST, known[2], exc)
+        self._append(known[0])
         return ptr, ACL_SUCCESS
 
     def free_host(self, ptr: int) -> int:
         f = _getframe(1)
-        site = self._sites.get((f.f_code, f.f_lasti))
-        if site is None:
-            site = self._site(f)
+        known = self._known.get((f.f_code, f.f_lasti))
+        if known is None:
+            known = self._learn_site(f, _FREE_HOST)
         try:
             if not self._state.initialized:
                 self.sim.require_init()
-            self.sim.hostmem.free_host(ptr, self._srcs[site])
+            self._free(ptr, known[1])
         except AclError as exc:
-            return self._fail(_FREE_HOST, site, exc)
-        self._log.append((site + 1) << _CODE_BITS | _FREE_HOST)
+            return self._fail(_FREE_HOST, known[2], exc)
+        self._append(known[0])
         return ACL_SUCCESS
 
     def memcpy_async(self, dst, dst_max: int, src, count: int, kind: int, stream: int) -> int:
         f = _getframe(1)
-        site = self._sites.get((f.f_code, f.f_lasti))
-        if site is None:
-            site = self._site(f)
-        # the common case, answered by pointer: a live stream, whole live allocations, the kind matching
-        found = self._handles.get(stream) if type(stream) is int else None
-        d = s_ = None
+        known = self._known.get((f.f_code, f.f_lasti, stream, kind, count, dst_max))
+        # the common case: a copy like one this call site made before, whole live allocations by pointer
         if (
-            found is not None
-            and not found[0].closed
+            known is not None
+            and not known[1].closed
             and self._state.device is not None
-            and type(count) is int
-            and type(dst_max) is int
             and type(dst) is int
             and type(src) is int
-            and 0 < count <= dst_max
+            and type(count) is int
+            and type(dst_max) is int
         ):
             if kind == ACL_MEMCPY_HOST_TO_DEVICE:
-                d, s_, direction = self._dev_alloc.get(dst), self._pinned_alloc.get(src), H2D
-            elif kind == ACL_MEMCPY_DEVICE_TO_HOST:
-                d, s_, direction = self._pinned_alloc.get(dst), self._dev_alloc.get(src), D2H
-        if (
-            d is not None
-            and s_ is not None
-            and not d.freed_at
-            and not s_.freed_at
-            and count <= d.size
-            and count <= s_.size
-        ):
-            pinned, d_off, s_off = True, 0, 0
-        else:  # everything else: the simulator's own rules (they raise what the call-by-call host raises)
-            try:
-                if self._state.device is None:
-                    self.sim.require_device()
-                found = self._stream(stream, "memcpy_async")
-                plan, (d, d_off), (s_, s_off) = self.sim.plan_copy(dst, dst_max, src, count, kind, "memcpy_async")
-            except AclError as exc:
-                return self._fail(_MEMCPY, site, exc)
-            direction, pinned, count = plan.direction, plan.pinned, plan.count
-            if direction not in (H2D, D2H):
-                raise NotImplementedError(f"bulk host: {direction} copies are not part of the batch section")
+                d, s_ = self._dev_alloc.get(dst), self._pinned_alloc.get(src)
+            else:  # ACL_MEMCPY_DEVICE_TO_HOST: only those two kinds are known here
+                d, s_ = self._pinned_alloc.get(dst), self._dev_alloc.get(src)
+            if (
+                d is not None
+                and s_ is not None
+                and not d.freed_at
+                and not s_.freed_at
+                and count <= d.size
+                and count <= s_.size
+            ):
+                self._append(known[0])
+                self._copies.extend((s_.ident, 0, d.ident, 0))
+                return ACL_SUCCESS
+        return self._memcpy(f, dst, dst_max, src, count, kind, stream)
+
+    def _memcpy(self, f, dst, dst_max: int, src, count: int, kind: int, stream: int) -> int:
+        """``memcpy_async`` checked by the simulator's own rules (they raise what the call-by-call host raises)."""
+        site = self._site(f)
+        try:
+            if self._state.device is None:
+                self.sim.require_device()
+            found = self._stream(stream, "memcpy_async")
+            plan, (d, d_off), (s_, s_off) = self.sim.plan_copy(dst, dst_max, src, count, kind, "memcpy_async")
+        except AclError as exc:
+            return self._fail(_MEMCPY, site, exc)
+        direction, pinned, count = plan.direction, plan.pinned, plan.count
+        if direction not in (H2D, D2H):
+            raise NotImplementedError(f"bulk host: {direction} copies are not part of the batch section")
         key = (found[1], direction, pinned, count, s_.where, d.where)
         plan = self._plan_ids.get(key)
         if plan is None:
             plan = self._copy_plan(found, key)
-        self._log.append(((plan << _PLAN_SHIFT | (site + 1)) << _CODE_BITS) | _MEMCPY)
+        entry = ((plan << _PLAN_SHIFT | (site + 1)) << _CODE_BITS) | _MEMCPY
+        exact = kind == (ACL_MEMCPY_HOST_TO_DEVICE if direction == H2D else ACL_MEMCPY_DEVICE_TO_HOST)
+        if exact and pinned and d_off == 0 and s_off == 0 and site >= 0 and type(count) is int:
+            # the next copy like it from here takes the common case
+            self._known[(f.f_code, f.f_lasti, stream, kind, count, dst_max)] = (entry, found[0])
+        self._append(entry)
         self._copies.extend((s_.ident, s_off, d.ident, d_off))
         return ACL_SUCCESS
 
     def matmul(self, a: int, b: int, c: int, m: int, n: int, k: int, stream: int, out_dtype: str = "fp16") -> int:
         f = _getframe(1)
-        site = self._sites.get((f.f_code, f.f_lasti))
-        if site is None:
-            site = self._site(f)
+        known = self._known.get((f.f_code, f.f_lasti, a, b, c, m, n, k, stream, out_dtype))
+        if known is not None:
+            entry, found, kernel = known
+            if (
+                not found.closed
+                and self._state.device is not None
+                and not (kernel.a[0].freed_at or kernel.b[0].freed_at or kernel.c[0].freed_at)
+            ):
+                self._append(entry)
+                return ACL_SUCCESS
+        site = self._site(f)
         try:
             if self._state.device is None:
                 self.sim.require_device()
-            found = self._handles.get(stream) if type(stream) is int else None
-            if found is None or found[0].closed:
-                found = self._stream(stream, "matmul")
-            key = (a, b, c, m, n, k, out_dtype)
-            kernel = self._kernels.get(key)
-            if kernel is None or kernel.a[0].freed_at or kernel.b[0].freed_at or kernel.c[0].freed_at:
-                kernel = self._kernels[key] = OpMatmul.plan(self.sim, a, b, c, m, n, k, out_dtype)
+            found = self._stream(stream, "matmul")
+            kernel = OpMatmul.plan(self.sim, a, b, c, m, n, k, out_dtype)
         except AclError as exc:
             return self._fail(_MATMUL, site, exc)
-        key = (found[1], *key)
+        key = (found[1], a, b, c, m, n, k, out_dtype)
         plan = self._plan_ids.get(key)
         if plan is None:
             plan = self._kernel_plan(found, kernel, key)
-        self._log.append(((plan << _PLAN_SHIFT | (site + 1)) << _CODE_BITS) | _MATMUL)
+        entry = ((plan << _PLAN_SHIFT | (site + 1)) << _CODE_BITS) | _MATMUL
+        if site >= 0:
+            self._known[(f.f_code, f.f_lasti, a, b, c, m, n, k, stream, out_dtype)] = (entry, found[0], kernel)
+        self._append(entry)
         return ACL_SUCCESS
 
     def synchronize_stream(self, stream: int) -> int:
-        f = _getframe(1)
-        site = self._sites.get((f.f_code, f.f_lasti))
-        if site is None:
-            site = self._site(f)
+        site = self._site(_getframe(1))
         try:
             if self._state.device is None:
                 self.sim.require_device()
-            found = self._handles.get(stream) if type(stream) is int else None
-            if found is None or found[0].closed:
-                found = self._stream(stream, "synchronize_stream")
+            found = self._stream(stream, "synchronize_stream")
         except AclError as exc:
             return self._fail(_SYNC, site, exc)
         key = (found[1], "sync")
         plan = self._plan_ids.get(key)
         if plan is None:
             plan = self._add_plan(key, (found[1], -1, 0, -1, 0, 0, -1, 0, 0, None, None, None))
-        self._log.append(((plan << _PLAN_SHIFT | (site + 1)) << _CODE_BITS) | _SYNC)
+        self._append(((plan << _PLAN_SHIFT | (site + 1)) << _CODE_BITS) | _SYNC)
         return ACL_SUCCESS
 
     # -- helpers of the calls -----------------------------------------------------------------------
     def _site(self, frame) -> int:
-        """The source line of a call made from ``frame`` (the first frame outside the simulator), cached
-        per call site when the caller is the program itself."""
+        """The source line of a call made from ``frame``: the first frame outside the simulator."""
         internal = self._internal
-        outer = frame
-        while outer is not None and outer.f_code.co_filename in internal:
-            outer = outer.f_back
-        site = -1 if outer is None else self.sim.src_of(outer)
-        if outer is frame:
-            self._sites[(frame.f_code, frame.f_lasti)] = site
-        return site
+        while frame is not None and frame.f_code.co_filename in internal:
+            frame = frame.f_back
+        return -1 if frame is None else self.sim.src_of(frame)
+
+    def _learn_site(self, frame, code: int) -> tuple:
+        """(log entry, source text, source id) of a host-only call from ``frame``, kept when the caller is
+        the program itself (an internal caller's line depends on who called it)."""
+        site = self._site(frame)
+        known = ((site + 1) << _CODE_BITS | code, self._srcs[site] if site >= 0 else "", site)
+        if frame.f_code.co_filename not in self._internal:
+            self._known[(frame.f_code, frame.f_lasti)] = known
+        return known
 
     def _stream(self, handle, what: str) -> tuple:
         """(Stream, lean index) of a handle, checked as the call-by-call host checks it."""
@@ -274,10 +288,7 @@ class BulkHost:
             self.s_tasks.append([])
             self.s_count.append(stream.count)
             self.base_vc.append(dict(stream.vc))
-        found = (stream, s)
-        if type(handle) is int:
-            self._handles[handle] = found
-        return found
+        return stream, s
 
     def _add_plan(self, key: tuple, plan: tuple) -> int:
         ident = self._plan_ids[key] = len(self._plans)

@@ -99,3 +99,77 @@ def test_bulk_tasks_are_checked_for_cross_stream_races():
         records[target] = dataclasses.replace(records[target], writes=(c1,))
         found.append(len(stream_races(dataclasses.replace(result, tasks=records))))
     assert found[0] == found[1] > 0
+
+
+def _section_with_errors(host, handles, dev):
+    """A batch section where some calls fail: bad sizes, pointers, kinds, handles, a double free."""
+    from engine.acl_codes import ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE
+    from engine.scenarios.pipeline import host_buffers, submit_batch
+
+    s = handles[0]
+    rets = []
+    ins, out = host_buffers(host, 64, False, None)
+    rets.append(host.rt.memcpy_async(dev[0][0], 100, ins[0], 8192, ACL_MEMCPY_HOST_TO_DEVICE, s))  # count > dst_max
+    rets.append(host.rt.memcpy_async(dev[0][0], 8192, ins[0] + 16, 8192, ACL_MEMCPY_HOST_TO_DEVICE, s))  # overrun
+    submit_batch(host, s, dev[0], ins, out, 64)
+    rets.append(host.rt.memcpy_async(dev[0][0], 8192, ins[0], 8192, ACL_MEMCPY_DEVICE_TO_HOST, s))  # wrong kind
+    rets.append(host.rt.memcpy_async(dev[0][0], 4096, ins[0], 4096, ACL_MEMCPY_HOST_TO_DEVICE, handles[1]))  # fine
+    rets.append(host.rt.synchronize_stream(0x1234))  # not a stream
+    rets.append(host.op.matmul(dev[0][0], dev[0][1], dev[0][2], 64, 64, 65, s))  # B too small
+    submit_batch(host, handles[1], dev[1], ins, out, 64)
+    for p in (*ins, out):
+        rets.append(host.rt.free_host(p))
+    rets.append(host.rt.free_host(ins[0]))  # double free
+    rets.append(host.rt.malloc_host(0)[1])
+    for h in handles:
+        rets.append(host.rt.synchronize_stream(h))
+    return rets
+
+
+def _run_section(bulk, strict=False):
+    from engine.scenarios.pipeline import open_device
+    from engine.scenarios.pipeline_fast import BulkHost
+
+    sim = Simulation("ascend910b1", numerics=False, strict=strict)
+    handles, dev = open_device(sim.acl, 2, 64 * 64 * 2)
+    host = BulkHost(sim) if bulk else sim.acl
+    rets = _section_with_errors(host, handles, dev)
+    if bulk:
+        host.finish()
+    return rets, sim.finish()
+
+
+def test_failing_calls_give_the_same_codes_rows_and_findings_on_both_hosts():
+    slow_rets, slow = _run_section(False)
+    fast_rets, fast = _run_section(True)
+    assert slow_rets == fast_rets and sum(1 for r in slow_rets if r) == 7
+    cols_slow, cols_fast = resolved(slow.trace), resolved(fast.trace)
+    order_slow = np.lexsort([cols_slow[c].astype(str) for c in reversed(COLUMN_NAMES)])
+    order_fast = np.lexsort([cols_fast[c].astype(str) for c in reversed(COLUMN_NAMES)])
+    for c in COLUMN_NAMES:
+        assert list(cols_slow[c][order_slow]) == list(cols_fast[c][order_fast]), c
+    assert slow.findings == fast.findings and len(slow.findings) == 7
+    assert [dataclasses.replace(t, name=0, src=0) for t in slow.tasks] == [
+        dataclasses.replace(t, name=0, src=0) for t in fast.tasks
+    ]
+
+
+def test_a_failing_call_raises_on_both_hosts_when_strict():
+    from engine.acl_codes import AclError
+
+    for bulk in (False, True):
+        with pytest.raises(AclError, match="exceeds dst_max"):
+            _run_section(bulk, strict=True)
+
+
+def test_bulk_task_records_are_built_when_read_and_pickle():
+    import pickle
+
+    sim = Simulation("ascend910b1", numerics=False, fast=True)
+    run_pipeline(sim, seed=0, n=64, batches=6, streams=2, pageable=True)
+    result = sim.finish()
+    assert type(result.tasks).__name__ == "TaskRecords" and len(result.tasks) == 24
+    again = pickle.loads(pickle.dumps(result))
+    assert again.tasks == result.tasks == list(result.tasks)
+    assert result.tasks[-1] == list(result.tasks)[-1] and result.tasks[3:5] == list(result.tasks)[3:5]
+    assert all(r.end > r.start >= r.submit for r in result.tasks)

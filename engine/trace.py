@@ -517,8 +517,42 @@ class TraceData:
         }
 
     def rows(self, mask: np.ndarray | None = None) -> list[dict]:
-        idx = np.arange(len(self)) if mask is None else np.flatnonzero(mask)
-        return [self.row(int(i)) for i in idx]
+        """:meth:`row` of every row (or of the rows ``mask`` selects), built column by column."""
+        idx = slice(None) if mask is None else np.flatnonzero(mask)
+        c = self.columns
+        lanes = [lane.label for lane in self.lanes]
+        kinds = {int(k): k.name for k in Kind}
+        names, srcs, details = self.names, self.srcs, self.details
+        task_infos: dict[int, TaskInfo] = {}
+
+        def detail_of(d: int):
+            if d < 0:
+                return None
+            if d < TASK_DETAIL:
+                return details[d]
+            found = task_infos.get(d)
+            if found is None:
+                found = task_infos[d] = self.task_info(d - TASK_DETAIL)
+            return found
+
+        columns = [c[k][idx].tolist() for k in ("start", "end", "lane", "kind", "name", "nbytes", "flops", "cause")]
+        return [
+            {
+                "start": start,
+                "end": end,
+                "lane": lanes[lane],
+                "kind": kinds[kind],
+                "name": names[name],
+                "nbytes": nbytes,
+                "flops": flops,
+                "cause": cause,
+                "src": srcs[src] if src >= 0 else "",
+                "detail": detail_of(detail),
+            }
+            for start, end, lane, kind, name, nbytes, flops, cause, src, detail in zip(
+                *columns, c["src"][idx].tolist(), c["detail"][idx].tolist(), strict=True
+            )
+        ]
 
     def log(self, mask: np.ndarray | None = None, unit: int = PS_PER_US) -> list[tuple]:
         """Compact ``(start, end, lane, name)`` tuples in ``unit`` (microseconds by default).

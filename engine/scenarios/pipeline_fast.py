@@ -1,33 +1,37 @@
-"""The bulk host: the pipeline's batch section, timing only, at a fraction of the cost per call.
+"""The bulk host: the pipeline's batch section at a fraction of the cost per call.
 
 A call-by-call run costs ~15 us of Python per ``memcpy_async`` (context managers, task objects,
 the event core) and ~3 us per device task. For thousands of small batches that is the whole cost,
-so a timing-only run hands the batch section of the *same* host program (``host_buffers``,
+so the fast path hands the batch section of the *same* host program (``host_buffers``,
 ``submit_batch``, the synchronisations and ``free_host`` in :mod:`engine.scenarios.pipeline`) a
 :class:`BulkHost` instead of ``sim.acl``. It implements the calls that section makes in two halves:
 
 * **the call** does at once what decides its return value: the checks of the call-by-call host
   (initialised, device set, a live stream, ``Simulation.plan_copy``'s rules for pointers, sizes and
-  kinds, ``OpMatmul.plan``), answered from dictionaries keyed by pointer for the common case and by
-  the simulator's own code otherwise, and the real host allocator. Then it logs one integer (its
-  call site, its kind and its *plan*: the stream, engine, duration, bytes and names it shares with
-  every other call of its kind on its stream) and, for a copy, what it reads and writes.
-* :meth:`BulkHost.flush` (at the end, and before a call that fails) plays the log in numpy where
-  nothing waits: the host clock advances by each call's profile cost; the calls that meet the device
-  run the runtime's scheduling rules on integers (:class:`_LeanDevice`: FIFO streams, copy engines
-  and the core array granted by (priority, submission order), the host blocking when a stream holds
-  ``stream_depth`` tasks, a pageable copy must finish or a stream must drain, the device advanced
-  lazily, only as far as a waiting host needs, exactly as ``Simulation.host_block_until`` does).
-  Every call and wait becomes its row, every task its task-table entry, its two rows (stream lane
-  and engine / kernel lane) and its :class:`~engine.stream.TaskRecord` (reads, writes, vector
-  clock, for the cross-stream check), built when read from the columns of a :class:`BulkTasks`.
+  kinds, ``OpMatmul.plan``), answered from what the call site and arguments decided before (its
+  source line, stream, plan) plus a lookup of each pointer, and by the simulator's own code for
+  anything new; and the real host allocator. Then it logs one integer (its call site, its kind and
+  its *plan*: the stream, engine, duration, bytes and names every call of its kind on its stream
+  shares) and, for a copy, what it reads and writes.
+* :meth:`BulkHost.flush` (at the end, before a call that fails, and with numerics at each
+  synchronize) plays the log: the host clock advances by each call's profile cost (numpy prefix
+  sums); the calls that meet the device run the runtime's scheduling rules on integers
+  (:class:`_LeanDevice`: FIFO streams, copy engines and the core array granted by (priority,
+  submission order), the host blocking when a stream holds ``stream_depth`` tasks, a pageable copy
+  must finish or a stream must drain, the device advanced lazily, only as far as a waiting host
+  needs, exactly as ``Simulation.host_block_until`` does). Every call and wait becomes its row, every
+  task its task-table entry, its two rows (stream lane and engine / kernel lane) and its
+  :class:`~engine.stream.TaskRecord` (reads, writes, vector clock, for the cross-stream check), built
+  when read from the columns of a :class:`BulkTasks`. With numerics, the tasks that finished move
+  their bytes and compute their matmuls in the order the device finished them (as the runtime does
+  at each task's end), so what the host reads after a synchronize is there.
 
 A failing call plays the log, then goes through the call-by-call host's error handling
 (:class:`~engine.simulation.ApiCall`): the same call row, error row, finding and return code.
 ``tests/test_pipeline_fast.py`` runs both hosts on small cases (pinned and pageable, deep and shallow
-streams, one sync per batch, failing calls) and checks every column of every row, the task table,
-the task records and the findings agree. A call the bulk host does not implement is an
-AttributeError, not a silent difference.
+streams, one sync per batch, with and without numerics, failing calls) and checks every column of
+every row, the task table, the task records, the findings and the numbers agree. A call the bulk
+host does not implement is an AttributeError, not a silent difference.
 """
 
 from __future__ import annotations
@@ -70,7 +74,7 @@ _P_STREAM, _P_RES, _P_RUN, _P_KIND, _P_NAME, _P_BYTES, _P_LABEL, _P_DIR, _P_FLOP
 
 
 class BulkHost:
-    """Stands in for ``sim.acl`` in a timing-only batch section (``acl.rt.*`` and ``acl.op.matmul``).
+    """Stands in for ``sim.acl`` in the pipeline's batch section (``acl.rt.*``, ``acl.op.matmul``, ``acl.util``).
 
     Implements ``rt.malloc_host``, ``rt.free_host``, ``rt.memcpy_async`` (host <-> device),
     ``op.matmul`` and ``rt.synchronize_stream``; :meth:`finish` ends the section. While a section
@@ -85,6 +89,11 @@ class BulkHost:
         self.sim = sim
         self.rt = self
         self.op = self
+        self.util = sim.acl.util  # ptr_to_numpy: views of host memory, no host call
+        self._numerics = sim.numerics
+        self._copy_allocs: list = []  # with numerics, per copy: its source and destination allocations
+        self._plan_kernels: dict[int, OpMatmul] = {}  # kernel plan -> the op it computes
+        self._moved = 0  # finished tasks whose data has moved
         self._internal = INTERNAL_FILES
         host = sim.profile.host
         cost = [sim.us(getattr(host, attr)) for _name, attr in _CALLS]
@@ -186,6 +195,8 @@ class BulkHost:
             ):
                 self._append(known[0])
                 self._copies.extend((s_.ident, 0, d.ident, 0))
+                if self._numerics:
+                    self._copy_allocs.extend((s_, d))
                 return ACL_SUCCESS
         return self._memcpy(f, dst, dst_max, src, count, kind, stream)
 
@@ -213,6 +224,8 @@ class BulkHost:
             self._known[(f.f_code, f.f_lasti, stream, kind, count, dst_max)] = (entry, found[0])
         self._append(entry)
         self._copies.extend((s_.ident, s_off, d.ident, d_off))
+        if self._numerics:
+            self._copy_allocs.extend((s_, d))
         return ACL_SUCCESS
 
     def matmul(self, a: int, b: int, c: int, m: int, n: int, k: int, stream: int, out_dtype: str = "fp16") -> int:
@@ -258,6 +271,9 @@ class BulkHost:
         if plan is None:
             plan = self._add_plan(key, (found[1], -1, 0, -1, 0, 0, -1, 0, 0, None, None, None))
         self._append(((plan << _PLAN_SHIFT | (site + 1)) << _CODE_BITS) | _SYNC)
+        if self._numerics:  # what the host reads after a synchronize must be there
+            self.flush()
+            self._move_data()
         return ACL_SUCCESS
 
     # -- helpers of the calls -----------------------------------------------------------------------
@@ -331,7 +347,7 @@ class BulkHost:
 
     def _kernel_plan(self, found: tuple, kernel: OpMatmul, key: tuple) -> int:
         stream, s = found
-        return self._add_plan(
+        plan = self._add_plan(
             key,
             (
                 s,
@@ -348,6 +364,8 @@ class BulkHost:
                 None,
             ),
         )
+        self._plan_kernels[plan] = kernel
+        return plan
 
     def _fail(self, code: int, site: int, exc: AclError) -> int:
         """A call that failed: play the log up to it, then let the call-by-call host's error handling
@@ -572,6 +590,8 @@ class BulkHost:
         self.flush()
         lean = self._device
         lean.drain()
+        if self._numerics:
+            self._move_data()
         sim.clock.now = max(sim.clock.now, lean.now)
         sim.clock.processed += lean.events
         n = len(self.t_plan)
@@ -609,6 +629,25 @@ class BulkHost:
                 host_vc=tuple(self.host_vc),
             )
         )
+
+    def _move_data(self) -> None:
+        """With numerics: the tasks that finished since the last call move their bytes (a copy) or compute
+        their result (a matmul), in the order the device finished them, as the runtime does at each task's
+        end."""
+        sim = self.sim
+        finished = self._device.finished
+        copies, allocs, plans = self._copies, self._copy_allocs, self._plans
+        for t in finished[self._moved :]:
+            c = self.t_copy[t]
+            if c < 0:
+                self._plan_kernels[self.t_plan[t]].finish()
+                continue
+            src, dst = allocs[2 * c], allocs[2 * c + 1]
+            s_off, d_off, n = copies[4 * c + 1], copies[4 * c + 3], plans[self.t_plan[t]][_P_BYTES]
+            d_mem = sim.devmem if dst.where == "device" else sim.hostmem
+            s_mem = sim.devmem if src.where == "device" else sim.hostmem
+            d_mem.view(dst)[d_off : d_off + n] = s_mem.view(src)[s_off : s_off + n]
+        self._moved = len(finished)
 
     def _device_rows(self) -> None:
         """Two rows per task, in the order tasks finished: its stream's lane, and its engine or the

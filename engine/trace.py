@@ -149,7 +149,10 @@ class Trace:
         self.lanes = Interner()
         self.lane_info: list[Lane] = []
         self.details = Interner()
-        self.tasks: dict[str, list] = {name: [] for name, _dtype in TASK_COLUMNS}
+        self.tasks: dict[str, list] = {name: [] for name, _dtype in TASK_COLUMNS}  # tasks added one by one
+        self._task_parts: list[dict[str, np.ndarray]] = []  # tasks before them, as columns
+        self._task_starts: list[int] = []
+        self._task_packed = 0
 
     # -- tables -------------------------------------------------------------------------------
     def lane(self, process: str, thread: str, sort: int = 0, kind: int = LaneKind.OTHER, **which) -> int:
@@ -175,17 +178,48 @@ class Trace:
         t["event"].append(event)
         t["direction"].append(DIRECTIONS.index(direction))
         t["flops"].append(0)
-        return TASK_DETAIL + len(t["seq"]) - 1
+        return TASK_DETAIL + self._task_packed + len(t["seq"]) - 1
 
     def set_task_flops(self, detail: int, flops: int) -> None:
-        self.tasks["flops"][detail - TASK_DETAIL] = int(flops)
+        i = detail - TASK_DETAIL - self._task_packed
+        if i >= 0:
+            self.tasks["flops"][i] = int(flops)
+        else:
+            p = bisect_right(self._task_starts, i + self._task_packed) - 1
+            self._task_parts[p]["flops"][i + self._task_packed - self._task_starts[p]] = int(flops)
 
     def extend_tasks(self, **columns) -> int:
-        """Add many tasks given as sequences (every column of TASK_COLUMNS); returns the first one's detail id."""
-        first = TASK_DETAIL + len(self.tasks["seq"])
-        for name, _dtype in TASK_COLUMNS:
-            self.tasks[name].extend(columns[name])
+        """Add many tasks given as columns (every column of TASK_COLUMNS, direction as its index in
+        DIRECTIONS); returns the first one's detail id."""
+        self._pack_tasks()
+        part = {name: np.asarray(columns[name], dtype=dtype) for name, dtype in TASK_COLUMNS}
+        first = TASK_DETAIL + self._task_packed
+        self._task_parts.append(part)
+        self._task_starts.append(self._task_packed)
+        self._task_packed += len(part["seq"])
         return first
+
+    def _pack_tasks(self) -> None:
+        """The tasks added one by one so far, as a part of columns."""
+        t = self.tasks
+        if t["seq"]:
+            self._task_parts.append({name: np.array(t[name], dtype=dtype) for name, dtype in TASK_COLUMNS})
+            self._task_starts.append(self._task_packed)
+            self._task_packed += len(t["seq"])
+            for column in t.values():
+                column.clear()
+
+    def task_table(self) -> dict[str, np.ndarray]:
+        """Every task added so far, as one array per column."""
+        self._pack_tasks()
+        parts = self._task_parts
+        if len(parts) != 1:
+            merged = {
+                name: np.concatenate([p[name] for p in parts]) if parts else np.zeros(0, dtype=dtype)
+                for name, dtype in TASK_COLUMNS
+            }
+            self._task_parts, self._task_starts = [merged], [0]
+        return self._task_parts[0]
 
     def name(self, text: str) -> int:
         i = self.names(text)
@@ -322,7 +356,7 @@ class Trace:
             srcs=tuple(self.srcs.items),
             lanes=tuple(self.lane_info),
             details=tuple(self.details.items),
-            tasks={name: np.array(self.tasks[name], dtype=dtype) for name, dtype in TASK_COLUMNS},
+            tasks={name: column.copy() for name, column in self.task_table().items()},
         )
 
 

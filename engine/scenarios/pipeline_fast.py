@@ -122,7 +122,8 @@ class BulkHost:
         self._copies: list[int] = []  # per copy, four numbers: source ident, offset, destination ident, offset
         self._played = 0  # calls already played
         self._played_copies = 0
-        self._call_rows: list[int] = []  # trace row of each played call
+        self._played_rows: list[tuple[int, int]] = []  # per flush: its first call and that call's trace row
+        self._played_src: list[np.ndarray] = []  # per flush: the source line of each call
         self._first_seq = sim.runtime._seq + 1
         self._device = _LeanDevice((host.copy_engines_h2d, host.copy_engines_d2h, 1))
         # per task, filled when played
@@ -377,7 +378,8 @@ class BulkHost:
         sim = self.sim
         call = ApiCall(sim, _CALLS[code][0], self._cost[code])
         call.src = site
-        call.row = self._call_rows[-1]
+        first_call, first_row = self._played_rows[-1]
+        call.row = first_row + len(self._log) - 1 - first_call
         call.start = sim.host_now - self._cost[code]
         if not call.__exit__(type(exc), exc, exc.__traceback__):
             raise exc
@@ -417,7 +419,8 @@ class BulkHost:
             name=np.asarray(self._call_names, dtype=np.int16)[ops],
             src=src.astype(np.int32),
         )
-        self._call_rows.extend(range(first, first + n))
+        self._played_rows.append((k0, first))
+        self._played_src.append(src)
         if waits:
             calls, w_start, w_end, w_name, w_detail = (np.asarray(c, dtype=np.int64) for c in zip(*waits, strict=True))
             calls -= k0
@@ -522,13 +525,13 @@ class BulkHost:
         # the task table: one entry per task submitted in this flush
         if n_new:
             first = sim.trace.extend_tasks(
-                seq=range(self._first_seq + first_task, self._first_seq + first_task + n_new),
-                stream=table["ident"][new_plans].tolist(),
-                kind=table["kind"][new_plans].tolist(),
-                submit=t_submit[first_task:],
-                event=[-1] * n_new,
-                direction=table["dir"][new_plans].tolist(),
-                flops=table["flops"][new_plans].tolist(),
+                seq=np.arange(self._first_seq + first_task, self._first_seq + first_task + n_new),
+                stream=table["ident"][new_plans],
+                kind=table["kind"][new_plans],
+                submit=np.asarray(t_submit[first_task:], dtype=np.int64),
+                event=np.full(n_new, -1),
+                direction=table["dir"][new_plans],
+                flops=table["flops"][new_plans],
             )
             self.t_detail.extend(range(first, first + n_new))
         sim.runtime._seq = self._first_seq + first_task + n_new - 1
@@ -607,8 +610,7 @@ class BulkHost:
         rt.host_vc.clear()
         rt.host_vc.update(self.host_vc[-1])
         rt.tasks_done += n
-        log = np.asarray(self._log, dtype=np.int64)
-        src = ((log >> _CODE_BITS) & ((1 << _PLAN_SHIFT) - 1)) - 1
+        src = np.concatenate(self._played_src)
         rt.records.append(
             BulkTasks(
                 first_seq=self._first_seq,
@@ -665,9 +667,10 @@ class BulkHost:
         stream_lanes = np.array([s.lane for s in self._streams], dtype=np.int16)
         stream_lane = stream_lanes[table["stream"][plan]]
         calls = np.asarray(self.t_call, dtype=np.int64)[order]
-        cause = np.asarray(self._call_rows, dtype=np.int32)[calls]
-        log = np.asarray(self._log, dtype=np.int64)[calls]
-        src = (((log >> _CODE_BITS) & ((1 << _PLAN_SHIFT) - 1)) - 1).astype(np.int32)
+        first_calls, first_rows = (np.array(c, dtype=np.int64) for c in zip(*self._played_rows, strict=True))
+        played = np.searchsorted(first_calls, calls, side="right") - 1
+        cause = (first_rows[played] + calls - first_calls[played]).astype(np.int32)
+        src = np.concatenate(self._played_src)[calls].astype(np.int32)
         second_lane = np.full(len(order), rt.op_lane(), dtype=np.int16)
         for r, direction in ((_H2D, H2D), (_D2H, D2H)):
             sel = res == r

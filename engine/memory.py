@@ -181,7 +181,10 @@ class HostMemory:
         ptr = -(-self._next_pinned // 4096) * 4096  # align_up(next, 4096), inline: bulk hosts call this a lot
         self._next_pinned = ptr - (-size // 4096) * 4096
         alloc = Allocation(self._count, ptr, size, size, "pinned", src)
-        self.pinned.add(alloc)
+        pinned = self.pinned  # AddressSpace.add, inline
+        pinned._starts.append(ptr)
+        pinned._allocs.append(alloc)
+        pinned.by_ptr[ptr] = alloc
         return alloc
 
     def free_host(self, ptr: int, src: str) -> Allocation:

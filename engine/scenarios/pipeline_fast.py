@@ -481,41 +481,38 @@ class BulkHost:
         version = first_version = len(self.host_vc) - 1
         self.t_version.extend([version] * n_new)
         pageable = table["pageable"][plans].tolist()
-        target = target.tolist()
-        task_of = task_of.tolist()
-        stream = stream.tolist()
         queues, running, heap, t_end, t_submit = lean.queues, lean.running, lean.heap, lean.t_end, lean.t_submit
+        run_to = lean.run_to
         t_version = self.t_version
         waits: list[tuple] = []
         extra = [0] * n
         shift = 0  # waits so far in this flush
-        for j in range(n):
-            x = target[j]
+        # per call: the task the host waits for first, the task it submits, when its cost is paid, its stream
+        for j, (x, t, paid, s, staged) in enumerate(
+            zip(target.tolist(), task_of.tolist(), ready, stream.tolist(), pageable, strict=True)
+        ):
+            h = paid + shift
             if x >= 0 and t_end[x] < 0:
-                h = ready[j] + shift
-                now = lean.run_to(x)
+                now = run_to(x)
                 if now > h:
-                    phase = _ROOM if task_of[j] >= 0 else _DRAIN
-                    waits.append((calls[j], h, now, *self._wait_row(phase, stream[j], x)))
+                    waits.append((calls[j], h, now, *self._wait_row(_ROOM if t >= 0 else _DRAIN, s, x)))
                     extra[j] = now - h
                     shift += now - h
-            t = task_of[j]
+                    h = now
             if t < 0:  # synchronize_stream: the host now knows everything its stream did
-                if self._learn(self._vc(x) if x >= 0 else self.base_vc[stream[j]]):
+                if self._learn(self._vc(x) if x >= 0 else self.base_vc[s]):
                     version += 1
                 continue
-            h = ready[j] + shift
             t_submit[t] = h
             if version != first_version:
                 t_version[t] = version
-            s = stream[j]
             q = queues[s]
             if running[s] < 0 and not q:
                 heappush(heap, (h, lean.seq, _ARRIVE, s))
                 lean.seq += 1
             q.append(t)
-            if pageable[j]:  # staged through a pinned buffer: the host waits for the copy
-                now = lean.run_to(t)
+            if staged:  # pageable: staged through a pinned buffer, the host waits for the copy
+                now = run_to(t)
                 if now > h:
                     waits.append((calls[j], h, now, *self._wait_row(_PAGEABLE, s, t)))
                     extra[j] += now - h
@@ -792,6 +789,23 @@ class _LeanDevice:
         self.t_end: list[int] = []
         self.t_unit: list[int] = []
         self.finished: list[int] = []  # tasks in the order they finished
+        # every list above, as run_to unpacks them (they are only ever changed in place)
+        self._lists = (
+            self.heap,
+            self.queues,
+            self.running,
+            self.free,
+            self.waiting,
+            self.priority,
+            self.t_stream,
+            self.t_res,
+            self.t_run,
+            self.t_submit,
+            self.t_start,
+            self.t_end,
+            self.t_unit,
+            self.finished,
+        )
 
     def add_stream(self, priority: int) -> None:
         self.queues.append(deque())
@@ -811,9 +825,22 @@ class _LeanDevice:
 
     def run_to(self, x: int) -> int:
         """Process events until task ``x`` has finished (the host waits for it); return the time then."""
-        heap, queues, running, free, waiting = self.heap, self.queues, self.running, self.free, self.waiting
-        t_stream, t_res, t_run, t_submit = self.t_stream, self.t_res, self.t_run, self.t_submit
-        t_start, t_end, t_unit, finished = self.t_start, self.t_end, self.t_unit, self.finished
+        (
+            heap,
+            queues,
+            running,
+            free,
+            waiting,
+            priority,
+            t_stream,
+            t_res,
+            t_run,
+            t_submit,
+            t_start,
+            t_end,
+            t_unit,
+            finished,
+        ) = self._lists
         now, seq, events = self.now, self.seq, self.events
         while t_end[x] < 0:
             now, _q, what, arg = heappop(heap)
@@ -852,7 +879,7 @@ class _LeanDevice:
                 heappush(heap, (now + t_run[t], seq, _FINISH, t))
                 seq += 1
             else:
-                heappush(wt, (self.priority[arg], t, t))  # by stream priority, then submission order
+                heappush(wt, (priority[arg], t, t))  # by stream priority, then submission order
                 while fr and wt:
                     t = heappop(wt)[2]
                     t_unit[t] = heappop(fr)

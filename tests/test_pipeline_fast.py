@@ -218,3 +218,43 @@ def test_bulk_host_outputs_are_the_call_by_call_outputs_after_each_synchronize()
         outputs.append(seen)
     for slow, fast in zip(*outputs, strict=True):
         assert slow.tobytes() == fast.tobytes() and np.abs(fast).max() > 0
+
+
+def _two_h2d_engines():
+    p = load_profile("ascend910b1")
+    return dataclasses.replace(p, host=dataclasses.replace(p.host, copy_engines_h2d=2))
+
+
+def _depth(profile, depth):
+    p = load_profile(profile)
+    return dataclasses.replace(p, limits=dataclasses.replace(p.limits, stream_depth=depth))
+
+
+@pytest.mark.parametrize(
+    ("profile", "params"),
+    [
+        (_depth("ascend910b1", 64), {"n": 64, "batches": 600, "streams": 4, "pageable": False}),
+        (_two_h2d_engines(), {"n": 256, "batches": 400, "streams": 3, "pageable": False}),
+        (_depth("measured-accelerator", 64), {"n": 128, "batches": 500, "streams": 1, "pageable": False}),
+    ],
+)
+def test_long_pipelines_stamped_ahead_equal_call_by_call(profile, params, monkeypatch):
+    """Hundreds of identical batches: the bulk host's device repeats itself and is stamped ahead; every
+    row, task record and the device's event count stay those of the call-by-call run."""
+    from engine.scenarios import pipeline_fast
+
+    stamped = []
+    finish = pipeline_fast.BulkHost.finish
+
+    def counted(host):
+        finish(host)
+        stamped.append(host._device.stamped)
+
+    monkeypatch.setattr(pipeline_fast.BulkHost, "finish", counted)
+    _, slow, slow_cols = events(False, profile, **params)
+    _, fast, fast_cols = events(True, profile, **params)
+    assert stamped and stamped[0] > params["batches"]  # most of the run's tasks
+    for c in COLUMN_NAMES:
+        assert list(slow_cols[c]) == list(fast_cols[c]), c
+    assert records(slow) == records(fast)
+    assert (slow.end_ps, slow.device_events) == (fast.end_ps, fast.device_events)

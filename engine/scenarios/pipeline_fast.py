@@ -16,10 +16,11 @@ so the fast path hands the batch section of the *same* host program (``host_buff
 * :meth:`BulkHost.flush` (at the end, before a call that fails, and with numerics at each
   synchronize) plays the log: the host clock advances by each call's profile cost (numpy prefix
   sums); the calls that meet the device run the runtime's scheduling rules on integers
-  (:class:`_LeanDevice`: FIFO streams, copy engines and the core array granted by (priority,
-  submission order), the host blocking when a stream holds ``stream_depth`` tasks, a pageable copy
-  must finish or a stream must drain, the device advanced lazily, only as far as a waiting host
-  needs, exactly as ``Simulation.host_block_until`` does). Every call and wait becomes its row, every
+  (:mod:`engine.scenarios.lean_device`: FIFO streams, copy engines and the core array granted by
+  (priority, submission order), the host blocking when a stream holds ``stream_depth`` tasks, a
+  pageable copy must finish or a stream must drain, the device advanced lazily, only as far as a
+  waiting host needs, exactly as ``Simulation.host_block_until`` does, and stamped ahead once its
+  state repeats). Every call and wait becomes its row, every
   task its task-table entry, its two rows (stream lane and engine / kernel lane) and its
   :class:`~engine.stream.TaskRecord` (reads, writes, vector clock, for the cross-stream check), built
   when read from the columns of a :class:`BulkTasks`. With numerics, the tasks that finished move
@@ -36,9 +37,7 @@ host does not implement is an AttributeError, not a silent difference.
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass
-from heapq import heappop, heappush
 from sys import _getframe
 
 import numpy as np
@@ -49,6 +48,7 @@ from ..detail import HostWait
 from ..op_matmul import OpMatmul
 from ..stream import TaskKind, TaskRecord
 from ..trace import DIRECTIONS, Kind
+from .lean_device import LeanDevice
 
 # the calls, in the log's low bits (a call that failed: its code + _FAILED)
 _MALLOC_HOST, _FREE_HOST, _MEMCPY, _MATMUL, _SYNC = range(5)
@@ -64,7 +64,6 @@ _CALLS = (
 )
 # device resources and events
 _H2D, _D2H, _CORES = 0, 1, 2
-_ARRIVE, _FINISH = 0, 1
 # what a waiting host waits for
 _ROOM, _PAGEABLE, _DRAIN = 0, 1, 2
 # a plan: what every task of one kind on one stream shares (a synchronize's plan: just its stream)
@@ -125,7 +124,7 @@ class BulkHost:
         self._played_rows: list[tuple[int, int]] = []  # per flush: its first call and that call's trace row
         self._played_src: list[np.ndarray] = []  # per flush: the source line of each call
         self._first_seq = sim.runtime._seq + 1
-        self._device = _LeanDevice((host.copy_engines_h2d, host.copy_engines_d2h, 1))
+        self._device = LeanDevice((host.copy_engines_h2d, host.copy_engines_d2h, 1))
         # per task, filled when played
         self.t_plan: list[int] = []
         self.t_call: list[int] = []  # the call that submitted it
@@ -133,7 +132,7 @@ class BulkHost:
         self.t_count: list[int] = []  # its stream's count (vector-clock entry)
         self.t_version: list[int] = []  # the host's clock when it was submitted (index in host_vc)
         self.t_detail: list[int] = []  # its task-table entry (detail id of its rows)
-        self.s_tasks: list[list[int]] = []  # lean stream -> its tasks in order
+        self.s_tasks = self._device.s_tasks  # lean stream -> its tasks in order
         self.s_count: list[int] = []  # lean stream -> its count before the section
         self.base_vc: list[dict] = []  # lean stream -> its vector clock before the section
         self.host_vc: list[dict] = [dict(sim.runtime.host_vc)]  # the host's clock, one entry per change
@@ -302,7 +301,6 @@ class BulkHost:
             s = len(self._streams)
             self._streams.append(stream)
             self._device.add_stream(stream.priority)
-            self.s_tasks.append([])
             self.s_count.append(stream.count)
             self.base_vc.append(dict(stream.vc))
         return stream, s
@@ -456,7 +454,12 @@ class BulkHost:
         self.t_plan.extend(new_plans.tolist())
         self.t_call.extend(calls[on_dev].tolist())
         self.t_copy.extend(copies[on_dev].tolist())
-        lean.add_tasks(stream[on_dev].tolist(), table["res"][new_plans].tolist(), table["run"][new_plans].tolist())
+        lean.add_tasks(
+            new_plans.tolist(),
+            stream[on_dev].tolist(),
+            table["res"][new_plans].tolist(),
+            table["run"][new_plans].tolist(),
+        )
         # per call, the task the host must see finished before going on: for a task, the one ``depth``
         # places back on its stream (a full stream); for a synchronize, its stream's last one
         target = np.full(n, -1, dtype=np.int64)
@@ -481,42 +484,48 @@ class BulkHost:
         version = first_version = len(self.host_vc) - 1
         self.t_version.extend([version] * n_new)
         pageable = table["pageable"][plans].tolist()
-        queues, running, heap, t_end, t_submit = lean.queues, lean.running, lean.heap, lean.t_end, lean.t_submit
+        queues, running, t_end, t_submit = lean.queues, lean.running, lean.t_end, lean.t_submit
         run_to = lean.run_to
         t_version = self.t_version
         waits: list[tuple] = []
         extra = [0] * n
         shift = 0  # waits so far in this flush
-        # per call: the task the host waits for first, the task it submits, when its cost is paid, its stream
+        submitted = first_task
+        # per call: the task the host waits for first, the task it submits, when its cost is paid, its stream.
+        # A wait lasts until the task's end: the device reaches it now, or reached it already (stamping)
         for j, (x, t, paid, s, staged) in enumerate(
             zip(target.tolist(), task_of.tolist(), ready, stream.tolist(), pageable, strict=True)
         ):
             h = paid + shift
-            if x >= 0 and t_end[x] < 0:
-                now = run_to(x)
-                if now > h:
-                    waits.append((calls[j], h, now, *self._wait_row(_ROOM if t >= 0 else _DRAIN, s, x)))
-                    extra[j] = now - h
-                    shift += now - h
-                    h = now
+            if x >= 0:
+                if t_end[x] < 0:
+                    run_to(x, submitted)
+                end = t_end[x]
+                if end > h:
+                    waits.append((calls[j], h, end, *self._wait_row(_ROOM if t >= 0 else _DRAIN, s, x)))
+                    extra[j] = end - h
+                    shift += end - h
+                    h = end
             if t < 0:  # synchronize_stream: the host now knows everything its stream did
                 if self._learn(self._vc(x) if x >= 0 else self.base_vc[s]):
                     version += 1
                 continue
-            t_submit[t] = h
             if version != first_version:
                 t_version[t] = version
-            q = queues[s]
-            if running[s] < 0 and not q:
-                heappush(heap, (h, lean.seq, _ARRIVE, s))
-                lean.seq += 1
-            q.append(t)
+            if running[s] < 0 and not queues[s]:
+                lean.submit(t, h)  # an idle stream: the task arrives at h
+            else:
+                t_submit[t] = h
+                queues[s].append(t)
+            submitted = t + 1
             if staged:  # pageable: staged through a pinned buffer, the host waits for the copy
-                now = run_to(t)
-                if now > h:
-                    waits.append((calls[j], h, now, *self._wait_row(_PAGEABLE, s, t)))
-                    extra[j] += now - h
-                    shift += now - h
+                if t_end[t] < 0:
+                    run_to(t, submitted)
+                end = t_end[t]
+                if end > h:
+                    waits.append((calls[j], h, end, *self._wait_row(_PAGEABLE, s, t)))
+                    extra[j] += end - h
+                    shift += end - h
                 if self._learn(self._vc(t)):
                     version += 1
         # the task table: one entry per task submitted in this flush
@@ -760,137 +769,3 @@ class BulkTasks:
             writes,
             tuple(sorted(vc.items())),
         )
-
-
-class _LeanDevice:
-    """The device between flushes: FIFO streams, copy engines and the core array, on integers.
-
-    The runtime's rules (``engine/runtime.py``) on lists: a stream starts its next task when the
-    previous one finished and the host had submitted it; a copy takes a free engine of its direction,
-    a kernel the whole core array, or waits for one, granted by (stream priority, submission order).
-    """
-
-    def __init__(self, units: tuple[int, ...]) -> None:
-        self.heap: list[tuple[int, int, int, int]] = []  # (time, seq, what, stream or task)
-        self.seq = 0
-        self.now = 0
-        self.events = 0
-        self.queues: list[deque] = []
-        self.running: list[int] = []
-        self.priority: list[int] = []
-        self.free = [list(range(u)) for u in units]  # per resource: a heap of free units
-        self.waiting: list[list[tuple]] = [[] for _ in units]
-        # per task
-        self.t_stream: list[int] = []
-        self.t_res: list[int] = []
-        self.t_run: list[int] = []  # ps on its engine / the cores (kernels: with the launch overhead)
-        self.t_submit: list[int] = []
-        self.t_start: list[int] = []
-        self.t_end: list[int] = []
-        self.t_unit: list[int] = []
-        self.finished: list[int] = []  # tasks in the order they finished
-        # every list above, as run_to unpacks them (they are only ever changed in place)
-        self._lists = (
-            self.heap,
-            self.queues,
-            self.running,
-            self.free,
-            self.waiting,
-            self.priority,
-            self.t_stream,
-            self.t_res,
-            self.t_run,
-            self.t_submit,
-            self.t_start,
-            self.t_end,
-            self.t_unit,
-            self.finished,
-        )
-
-    def add_stream(self, priority: int) -> None:
-        self.queues.append(deque())
-        self.running.append(-1)
-        self.priority.append(priority)
-
-    def add_tasks(self, stream: list[int], res: list[int], run: list[int]) -> None:
-        """Tasks about to be submitted (their submit times are set when they are)."""
-        n = len(stream)
-        self.t_stream.extend(stream)
-        self.t_res.extend(res)
-        self.t_run.extend(run)
-        self.t_submit.extend([-1] * n)
-        self.t_start.extend([-1] * n)
-        self.t_end.extend([-1] * n)
-        self.t_unit.extend([-1] * n)
-
-    def run_to(self, x: int) -> int:
-        """Process events until task ``x`` has finished (the host waits for it); return the time then."""
-        (
-            heap,
-            queues,
-            running,
-            free,
-            waiting,
-            priority,
-            t_stream,
-            t_res,
-            t_run,
-            t_submit,
-            t_start,
-            t_end,
-            t_unit,
-            finished,
-        ) = self._lists
-        now, seq, events = self.now, self.seq, self.events
-        while t_end[x] < 0:
-            now, _q, what, arg = heappop(heap)
-            events += 1
-            if what == _FINISH:
-                t_end[arg] = now
-                finished.append(arg)
-                r = t_res[arg]
-                fr, wt = free[r], waiting[r]
-                heappush(fr, t_unit[arg])
-                while fr and wt:  # the freed unit goes to the first waiting task
-                    t = heappop(wt)[2]
-                    t_unit[t] = heappop(fr)
-                    t_start[t] = now
-                    heappush(heap, (now + t_run[t], seq, _FINISH, t))
-                    seq += 1
-                arg = t_stream[arg]
-                running[arg] = -1
-            elif running[arg] >= 0:  # an arrival at a busy stream
-                continue
-            q = queues[arg]
-            if not q:
-                continue
-            t = q[0]  # the stream's next task
-            if t_submit[t] > now:  # the host had not submitted it yet: it arrives then
-                heappush(heap, (t_submit[t], seq, _ARRIVE, arg))
-                seq += 1
-                continue
-            q.popleft()
-            running[arg] = t
-            r = t_res[t]
-            fr, wt = free[r], waiting[r]
-            if r != _CORES and fr and not wt:
-                t_unit[t] = heappop(fr)
-                t_start[t] = now
-                heappush(heap, (now + t_run[t], seq, _FINISH, t))
-                seq += 1
-            else:
-                heappush(wt, (priority[arg], t, t))  # by stream priority, then submission order
-                while fr and wt:
-                    t = heappop(wt)[2]
-                    t_unit[t] = heappop(fr)
-                    t_start[t] = now
-                    heappush(heap, (now + t_run[t], seq, _FINISH, t))
-                    seq += 1
-        self.now, self.seq, self.events = now, seq, events
-        return now
-
-    def drain(self) -> None:
-        """Run until every submitted task has finished."""
-        for t in range(len(self.t_end)):
-            if self.t_end[t] < 0:
-                self.run_to(t)

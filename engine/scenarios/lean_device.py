@@ -34,6 +34,8 @@ from bisect import bisect_left
 from collections import deque
 from heapq import heapify, heappop, heappush
 
+import numpy as np
+
 _CORES = 2  # the resource an op-level kernel takes: the whole core array
 _ARRIVE, _FINISH = 0, 1
 _PROBE_EVERY = 8  # check the state at every 8th end of a marker task
@@ -84,6 +86,7 @@ class LeanDevice:
         self._marker = -1  # the plan whose ends are counted
         self._marks = 0
         self._seen: dict[tuple, tuple] = {}  # state -> (task that just ended, now, ends so far, events so far)
+        self._ended_below = 0
 
     def add_stream(self, priority: int) -> None:
         self.queues.append(deque())
@@ -177,6 +180,14 @@ class LeanDevice:
                     now, seq, events = self.now, self.seq, self.events
         self.now, self.seq, self.events = now, seq, events
 
+    def ended_below(self) -> int:
+        """The first task that has not ended (every task below it has)."""
+        t_end, k = self.t_end, self._ended_below
+        while k < len(t_end) and t_end[k] >= 0:
+            k += 1
+        self._ended_below = k
+        return k
+
     def drain(self) -> None:
         """Run until every submitted task has finished."""
         for t in range(len(self.t_end)):
@@ -228,19 +239,23 @@ class LeanDevice:
         touched = window + self.running + [q[0] for q in self.queues if q]
         touched += [t for wt in self.waiting for _p, t, _t in wt]
         lo, hi = min(touched), max(touched)
-        plan, t_submit, t_end = self.t_plan, self.t_submit, self.t_end
-        heads = [(self._next_of(p), t_end[p]) for p in window]  # who reached the head of its stream, when
-        heads = [(h, end) for h, end in heads if h >= 0]
-        periods = 0
-        while True:
-            k = periods + 1
-            shift, dt = k * delta, k * delta_t
-            if hi + shift >= submitted or plan[lo + shift : hi + shift + 1] != plan[lo : hi + 1]:
-                break
-            if any(t_submit[h + shift] > end + dt for h, end in heads):
-                break
-            periods = k
-        return periods
+        periods = (submitted - 1 - hi) // delta  # every task of the last one submitted
+        if periods <= 0:
+            return 0
+        plan = np.asarray(self.t_plan[lo : hi + periods * delta + 1])
+        differ = np.flatnonzero(plan[delta:] != plan[:-delta])  # plan[lo + delta + i] != plan[lo + i]
+        if len(differ):  # the periods must end before the first task unlike its counterpart
+            periods = min(periods, (lo + delta + int(differ[0]) - 1 - hi) // delta)
+        heads = [(self._next_of(p), self.t_end[p]) for p in window]  # who reached the head of its stream, when
+        heads = np.array([h for h in heads if h[0] >= 0], dtype=np.int64).reshape(-1, 2)
+        if periods > 0 and len(heads):
+            ks = np.arange(1, periods + 1)
+            submit = np.asarray(self.t_submit[: hi + periods * delta + 1], dtype=np.int64)
+            late = submit[heads[:, :1] + delta * ks] > heads[:, 1:] + delta_t * ks  # (head, period)
+            first_late = np.flatnonzero(late.any(axis=0))
+            if len(first_late):
+                periods = int(first_late[0])
+        return max(periods, 0)
 
     def _next_of(self, t: int) -> int:
         """The task after ``t`` on its stream, or -1."""
@@ -256,16 +271,16 @@ class LeanDevice:
         t_start, t_end, t_unit, finished = self.t_start, self.t_end, self.t_unit, self.finished
         before = {r - delta for r in running if t_start[r] >= 0}  # on an engine when the period began
         started = [t for t in dict.fromkeys(window + running) if t_start[t] >= 0 and t not in before]
-        ended = [(t, t_end[t]) for t in window]
-        began = [(t, t_start[t], t_unit[t]) for t in started]
-        for k in range(1, periods + 1):
-            shift, dt = k * delta, k * delta_t
-            for t, end in ended:
-                t_end[t + shift] = end + dt
-            for t, start, unit in began:
-                t_start[t + shift] = start + dt
-                t_unit[t + shift] = unit
-            finished.extend([t + shift for t in window])
+        ks = np.arange(1, periods + 1)[:, None]
+        ended = np.asarray(window, dtype=np.int64)
+        new_ends = (ended + delta * ks).ravel()  # period by period, in the order they ended
+        _scatter(t_end, new_ends, (np.array([t_end[t] for t in window], dtype=np.int64) + delta_t * ks).ravel())
+        if started:
+            began = np.asarray(started, dtype=np.int64)
+            new_starts = (began + delta * ks).ravel()
+            _scatter(t_start, new_starts, (np.array([t_start[t] for t in started]) + delta_t * ks).ravel())
+            _scatter(t_unit, new_starts, np.tile(np.array([t_unit[t] for t in started]), periods))
+        finished.extend(new_ends.tolist())
         shift, dt = periods * delta, periods * delta_t
         pending = sorted(self.heap)
         self.heap[:] = [(time + dt, self.seq + i, what, t + shift) for i, (time, _seq, what, t) in enumerate(pending)]
@@ -282,3 +297,11 @@ class LeanDevice:
         self.now += dt
         self.events += periods * (ends - ends0)
         self.stamped += periods * len(window)
+
+
+def _scatter(values: list, at: np.ndarray, new: np.ndarray) -> None:
+    """``values[at[i]] = new[i]`` for every i, through one slice of the list."""
+    lo, hi = int(at.min()), int(at.max()) + 1
+    part = np.asarray(values[lo:hi], dtype=np.int64)
+    part[at - lo] = new
+    values[lo:hi] = part.tolist()

@@ -66,6 +66,7 @@ _CALLS = (
 _H2D, _D2H, _CORES = 0, 1, 2
 # what a waiting host waits for
 _ROOM, _PAGEABLE, _DRAIN = 0, 1, 2
+_MIN_RUN = 16  # plain submissions played in numpy at once, at least
 # a plan: what every task of one kind on one stream shares (a synchronize's plan: just its stream)
 _P_STREAM, _P_RES, _P_RUN, _P_KIND, _P_NAME, _P_BYTES, _P_LABEL, _P_DIR, _P_FLOPS, _P_READS, _P_WRITES, _P_WHERE = (
     range(12)
@@ -112,6 +113,7 @@ class BulkHost:
         self._plans: list[tuple] = []  # plan id -> plan (see _P_*)
         self._plan_ids: dict[tuple, int] = {}
         self._table: dict[str, np.ndarray] | None = None
+        self._wait_rows: dict[tuple[int, int], tuple[int, int]] = {}
         self._names: dict[str, int] = {}
         self._texts: list[str] = []  # task labels
         self._text_ids: dict[str, int] = {}
@@ -403,7 +405,7 @@ class BulkHost:
         copies = np.full(len(dev), -1, dtype=np.int64)
         copies[is_copy] = np.arange(self._played_copies, self._played_copies + int(is_copy.sum()))
         self._played_copies += int(is_copy.sum())
-        waits, extra = self._play(k0 + dev, plans, ready.tolist(), copies)
+        waits, extra = self._play(k0 + dev, plans, ready, copies)
         # the host rows: every call, stretched by its waits, and the waits
         stretch = np.zeros(len(ops), dtype=np.int64)
         stretch[dev] = extra
@@ -435,7 +437,7 @@ class BulkHost:
         sim.host_now = int(end[-1])
         self._played = k1
 
-    def _play(self, calls: np.ndarray, plans: np.ndarray, ready: list[int], copies: np.ndarray):
+    def _play(self, calls: np.ndarray, plans: np.ndarray, ready: np.ndarray, copies: np.ndarray):
         """Run the logged calls that meet the device: their call numbers, plans, when each one's cost is
         paid if nothing waited before it, and copy entries (-1: not a copy). Return the host's waits
         ``(call, start, end, name, detail)`` and each call's total wait."""
@@ -444,6 +446,7 @@ class BulkHost:
         table = self._plan_table()
         n = len(plans)
         stream = table["stream"][plans]
+        self._calls, self._run_streams = calls.tolist(), stream
         is_sync = table["res"][plans] < 0
         on_dev = np.flatnonzero(~is_sync)  # the tasks, by position
         first_task = len(self.t_plan)
@@ -483,7 +486,8 @@ class BulkHost:
         self.t_count.extend(count.tolist())
         version = first_version = len(self.host_vc) - 1
         self.t_version.extend([version] * n_new)
-        pageable = table["pageable"][plans].tolist()
+        staged_mask = table["pageable"][plans]
+        pageable = staged_mask.tolist()
         queues, running, t_end, t_submit = lean.queues, lean.running, lean.t_end, lean.t_submit
         run_to = lean.run_to
         t_version = self.t_version
@@ -491,12 +495,24 @@ class BulkHost:
         extra = [0] * n
         shift = 0  # waits so far in this flush
         submitted = first_task
+        # runs of plain submissions (pinned tasks) whose waits are decided are played in numpy
+        special = np.flatnonzero(is_sync | staged_mask)
+        reach = np.maximum.accumulate(target) if n else target  # the furthest task waited for so far
+        targets, tasks, paid_at, streams = target.tolist(), task_of.tolist(), ready.tolist(), stream.tolist()
+        j = 0
         # per call: the task the host waits for first, the task it submits, when its cost is paid, its stream.
         # A wait lasts until the task's end: the device reaches it now, or reached it already (stamping)
-        for j, (x, t, paid, s, staged) in enumerate(
-            zip(target.tolist(), task_of.tolist(), ready, stream.tolist(), pageable, strict=True)
-        ):
-            h = paid + shift
+        while j < n:
+            x, t, s = targets[j], tasks[j], streams[j]
+            if t >= 0 and not pageable[j]:
+                stop = self._plain_run(j, special, reach)
+                if stop - j >= _MIN_RUN:
+                    shift, submitted = self._submit_run(j, stop, target, task_of, ready, stream, shift, waits, extra)
+                    if version != first_version:
+                        t_version[tasks[j] : submitted] = [version] * (submitted - tasks[j])
+                    j = stop
+                    continue
+            h = paid_at[j] + shift
             if x >= 0:
                 if t_end[x] < 0:
                     run_to(x, submitted)
@@ -506,6 +522,7 @@ class BulkHost:
                     extra[j] = end - h
                     shift += end - h
                     h = end
+            j += 1
             if t < 0:  # synchronize_stream: the host now knows everything its stream did
                 if self._learn(self._vc(x) if x >= 0 else self.base_vc[s]):
                     version += 1
@@ -518,13 +535,13 @@ class BulkHost:
                 t_submit[t] = h
                 queues[s].append(t)
             submitted = t + 1
-            if staged:  # pageable: staged through a pinned buffer, the host waits for the copy
+            if pageable[j - 1]:  # staged through a pinned buffer: the host waits for the copy
                 if t_end[t] < 0:
                     run_to(t, submitted)
                 end = t_end[t]
                 if end > h:
-                    waits.append((calls[j], h, end, *self._wait_row(_PAGEABLE, s, t)))
-                    extra[j] += end - h
+                    waits.append((calls[j - 1], h, end, *self._wait_row(_PAGEABLE, s, t)))
+                    extra[j - 1] += end - h
                     shift += end - h
                 if self._learn(self._vc(t)):
                     version += 1
@@ -562,8 +579,66 @@ class BulkHost:
             }
         return self._table
 
+    def _plain_run(self, j: int, special: np.ndarray, reach: np.ndarray) -> int:
+        """End of the run of plain submissions from call ``j`` (pinned tasks, no synchronize) whose waits are
+        decided (every task they wait for has ended) and whose streams are busy (no task arrives at an
+        idle stream)."""
+        lean = self._device
+        stop = len(reach)
+        i = np.searchsorted(special, j)
+        if i < len(special):
+            stop = int(special[i])
+        stop = min(stop, int(np.searchsorted(reach, lean.ended_below())))  # reach[k] < ended_below before it
+        idle = [s for s, r in enumerate(lean.running) if r < 0 and not lean.queues[s]]
+        if idle and stop > j:
+            first = np.flatnonzero(np.isin(self._run_streams[j:stop], idle))
+            if len(first):
+                stop = j + int(first[0])
+        return stop
+
+    def _submit_run(self, j, stop, target, task_of, ready, stream, shift, waits, extra) -> tuple[int, int]:
+        """Calls ``j..stop`` (a plain run): each waits for its task's end if that is after it paid its cost,
+        then submits its task. Returns the waits so far and the tasks submitted."""
+        lean = self._device
+        t_end = lean.t_end
+        xs = target[j:stop]
+        ends = np.array([t_end[x] if x >= 0 else -1 for x in xs.tolist()], dtype=np.int64)
+        paid = ready[j:stop]
+        after = np.maximum.accumulate(np.maximum(ends - paid, shift))  # the host's lateness after each call
+        before = np.empty_like(after)
+        before[0] = shift
+        before[1:] = after[:-1]
+        ss = stream[j:stop]
+        waited = np.flatnonzero(after > before)
+        calls, wait_row = self._calls, self._wait_row
+        for i, start, end, s, x, extra_i in zip(
+            waited.tolist(),
+            (paid + before)[waited].tolist(),
+            ends[waited].tolist(),
+            ss[waited].tolist(),
+            xs[waited].tolist(),
+            (after - before)[waited].tolist(),
+            strict=True,
+        ):
+            waits.append((calls[j + i], start, end, *wait_row(_ROOM, s, x)))
+            extra[j + i] = extra_i
+        first, last = int(task_of[j]), int(task_of[stop - 1]) + 1  # consecutive tasks
+        lean.t_submit[first:last] = (paid + after).tolist()
+        queues = lean.queues
+        for s in np.unique(ss).tolist():
+            queues[s].extend(task_of[j:stop][ss == s].tolist())
+        return int(after[-1]), last
+
     def _wait_row(self, phase: int, s: int, x: int) -> tuple[int, int]:
         """(name id, detail id) of a host wait's row (on lean stream ``s``, for task ``x``)."""
+        if phase != _PAGEABLE:  # the same for every wait of its kind on its stream
+            found = self._wait_rows.get((phase, s))
+            if found is None:
+                found = self._wait_rows[(phase, s)] = self._new_wait_row(phase, s, x)
+            return found
+        return self._new_wait_row(phase, s, x)
+
+    def _new_wait_row(self, phase: int, s: int, x: int) -> tuple[int, int]:
         stream = self._streams[s]
         if phase == _ROOM:
             what, on = f"room in {stream.label} (depth {self._depth})", HostWait("room", stream.ident)

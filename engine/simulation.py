@@ -36,7 +36,9 @@ _REPO_DIR = _ENGINE_DIR.parent
 # frames in these files are the simulator itself; the first frame outside them is the user's line
 INTERNAL_FILES = frozenset(
     [str(p) for d in (_ENGINE_DIR, _ENGINE_DIR / "aicore") for p in d.glob("*.py")]
-    + [str(_ENGINE_DIR / "scenarios" / "pipeline_fast.py")]  # the bulk host stands in for acl
+    + [
+        str(_ENGINE_DIR / "scenarios" / f) for f in ("pipeline_fast.py", "bulk_play.py")
+    ]  # the bulk host stands in for acl
 )
 
 

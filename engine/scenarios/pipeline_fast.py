@@ -37,43 +37,35 @@ host does not implement is an AttributeError, not a silent difference.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from sys import _getframe
 
 import numpy as np
 
 from ..acl_codes import ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE, ACL_SUCCESS, AclError
 from ..copy_engine import D2H, H2D
-from ..detail import HostWait
 from ..op_matmul import OpMatmul
-from ..stream import TaskKind, TaskRecord
-from ..trace import DIRECTIONS, Kind
+from ..stream import TaskKind
+from ..trace import DIRECTIONS
+from .bulk_log import (
+    CALLS,
+    CODE_BITS,
+    FAILED,
+    FREE_HOST,
+    MALLOC_HOST,
+    MATMUL,
+    MEMCPY,
+    PLAN_SHIFT,
+    RES_CORES,
+    RES_D2H,
+    RES_H2D,
+    SYNC,
+    BulkTasks,
+)
+from .bulk_play import LogPlayer
 from .lean_device import LeanDevice
 
-# the calls, in the log's low bits (a call that failed: its code + _FAILED)
-_MALLOC_HOST, _FREE_HOST, _MEMCPY, _MATMUL, _SYNC = range(5)
-_FAILED = 8
-_CODE_BITS = 4
-_PLAN_SHIFT = 32  # log entry: (plan << 32 | (source line + 1)) << 4 | call
-_CALLS = (
-    ("acl.rt.malloc_host", "malloc_us"),
-    ("acl.rt.free_host", "free_us"),
-    ("acl.rt.memcpy_async", "memcpy_call_us"),
-    ("acl.op.matmul", "launch_call_us"),
-    ("acl.rt.synchronize_stream", "sync_call_us"),
-)
-# device resources and events
-_H2D, _D2H, _CORES = 0, 1, 2
-# what a waiting host waits for
-_ROOM, _PAGEABLE, _DRAIN = 0, 1, 2
-_MIN_RUN = 16  # plain submissions played in numpy at once, at least
-# a plan: what every task of one kind on one stream shares (a synchronize's plan: just its stream)
-_P_STREAM, _P_RES, _P_RUN, _P_KIND, _P_NAME, _P_BYTES, _P_LABEL, _P_DIR, _P_FLOPS, _P_READS, _P_WRITES, _P_WHERE = (
-    range(12)
-)
 
-
-class BulkHost:
+class BulkHost(LogPlayer):
     """Stands in for ``sim.acl`` in the pipeline's batch section (``acl.rt.*``, ``acl.op.matmul``, ``acl.util``).
 
     Implements ``rt.malloc_host``, ``rt.free_host``, ``rt.memcpy_async`` (host <-> device),
@@ -96,10 +88,10 @@ class BulkHost:
         self._moved = 0  # finished tasks whose data has moved
         self._internal = INTERNAL_FILES
         host = sim.profile.host
-        cost = [sim.us(getattr(host, attr)) for _name, attr in _CALLS]
-        self._cost = cost + [0] * (_FAILED - len(cost)) + cost
-        names = [sim.trace.name(name) for name, _attr in _CALLS]
-        self._call_names = names + [0] * (_FAILED - len(names)) + names
+        cost = [sim.us(getattr(host, attr)) for _name, attr in CALLS]
+        self._cost = cost + [0] * (FAILED - len(cost)) + cost
+        names = [sim.trace.name(name) for name, _attr in CALLS]
+        self._call_names = names + [0] * (FAILED - len(names)) + names
         self._depth = sim.profile.limits.stream_depth
         self._kernel_start = sim.runtime.kernel_start_ps
         self._state = sim.state
@@ -146,13 +138,13 @@ class BulkHost:
         f = _getframe(1)
         known = self._known.get((f.f_code, f.f_lasti))
         if known is None:
-            known = self._learn_site(f, _MALLOC_HOST)
+            known = self._learn_site(f, MALLOC_HOST)
         try:
             if not self._state.initialized:
                 self.sim.require_init()
             ptr = self._malloc(size, known[1]).ptr
         except AclError as exc:
-            return 0, self._fail(_MALLOC_HOST, known[2], exc)
+            return 0, self._fail(MALLOC_HOST, known[2], exc)
         self._append(known[0])
         return ptr, ACL_SUCCESS
 
@@ -160,13 +152,13 @@ class BulkHost:
         f = _getframe(1)
         known = self._known.get((f.f_code, f.f_lasti))
         if known is None:
-            known = self._learn_site(f, _FREE_HOST)
+            known = self._learn_site(f, FREE_HOST)
         try:
             if not self._state.initialized:
                 self.sim.require_init()
             self._free(ptr, known[1])
         except AclError as exc:
-            return self._fail(_FREE_HOST, known[2], exc)
+            return self._fail(FREE_HOST, known[2], exc)
         self._append(known[0])
         return ACL_SUCCESS
 
@@ -211,7 +203,7 @@ class BulkHost:
             found = self._stream(stream, "memcpy_async")
             plan, (d, d_off), (s_, s_off) = self.sim.plan_copy(dst, dst_max, src, count, kind, "memcpy_async")
         except AclError as exc:
-            return self._fail(_MEMCPY, site, exc)
+            return self._fail(MEMCPY, site, exc)
         direction, pinned, count = plan.direction, plan.pinned, plan.count
         if direction not in (H2D, D2H):
             raise NotImplementedError(f"bulk host: {direction} copies are not part of the batch section")
@@ -219,7 +211,7 @@ class BulkHost:
         plan = self._plan_ids.get(key)
         if plan is None:
             plan = self._copy_plan(found, key)
-        entry = ((plan << _PLAN_SHIFT | (site + 1)) << _CODE_BITS) | _MEMCPY
+        entry = ((plan << PLAN_SHIFT | (site + 1)) << CODE_BITS) | MEMCPY
         exact = kind == (ACL_MEMCPY_HOST_TO_DEVICE if direction == H2D else ACL_MEMCPY_DEVICE_TO_HOST)
         if exact and pinned and d_off == 0 and s_off == 0 and site >= 0 and type(count) is int:
             # the next copy like it from here takes the common case
@@ -249,12 +241,12 @@ class BulkHost:
             found = self._stream(stream, "matmul")
             kernel = OpMatmul.plan(self.sim, a, b, c, m, n, k, out_dtype)
         except AclError as exc:
-            return self._fail(_MATMUL, site, exc)
+            return self._fail(MATMUL, site, exc)
         key = (found[1], a, b, c, m, n, k, out_dtype)
         plan = self._plan_ids.get(key)
         if plan is None:
             plan = self._kernel_plan(found, kernel, key)
-        entry = ((plan << _PLAN_SHIFT | (site + 1)) << _CODE_BITS) | _MATMUL
+        entry = ((plan << PLAN_SHIFT | (site + 1)) << CODE_BITS) | MATMUL
         if site >= 0:
             self._known[(f.f_code, f.f_lasti, a, b, c, m, n, k, stream, out_dtype)] = (entry, found[0], kernel)
         self._append(entry)
@@ -267,12 +259,12 @@ class BulkHost:
                 self.sim.require_device()
             found = self._stream(stream, "synchronize_stream")
         except AclError as exc:
-            return self._fail(_SYNC, site, exc)
+            return self._fail(SYNC, site, exc)
         key = (found[1], "sync")
         plan = self._plan_ids.get(key)
         if plan is None:
             plan = self._add_plan(key, (found[1], -1, 0, -1, 0, 0, -1, 0, 0, None, None, None))
-        self._append(((plan << _PLAN_SHIFT | (site + 1)) << _CODE_BITS) | _SYNC)
+        self._append(((plan << PLAN_SHIFT | (site + 1)) << CODE_BITS) | SYNC)
         if self._numerics:  # what the host reads after a synchronize must be there
             self.flush()
             self._move_data()
@@ -290,7 +282,7 @@ class BulkHost:
         """(log entry, source text, source id) of a host-only call from ``frame``, kept when the caller is
         the program itself (an internal caller's line depends on who called it)."""
         site = self._site(frame)
-        known = ((site + 1) << _CODE_BITS | code, self._srcs[site] if site >= 0 else "", site)
+        known = ((site + 1) << CODE_BITS | code, self._srcs[site] if site >= 0 else "", site)
         if frame.f_code.co_filename not in self._internal:
             self._known[(frame.f_code, frame.f_lasti)] = known
         return known
@@ -332,7 +324,7 @@ class BulkHost:
             key,
             (
                 s,
-                _H2D if direction == H2D else _D2H,
+                RES_H2D if direction == H2D else RES_D2H,
                 self.sim.link.duration(direction, pinned, count),
                 TaskKind.COPY,
                 self._name(f"{direction} copy"),
@@ -352,7 +344,7 @@ class BulkHost:
             key,
             (
                 s,
-                _CORES,
+                RES_CORES,
                 max(1, round(kernel.seconds * 1e12)) + self._kernel_start,
                 TaskKind.KERNEL,
                 self._name(kernel.name),
@@ -373,10 +365,10 @@ class BulkHost:
         (``ApiCall``) make its error row and finding; return its code (or raise, when strict)."""
         from ..simulation import ApiCall
 
-        self._log.append((site + 1) << _CODE_BITS | (code + _FAILED))
+        self._log.append((site + 1) << CODE_BITS | (code + FAILED))
         self.flush()
         sim = self.sim
-        call = ApiCall(sim, _CALLS[code][0], self._cost[code])
+        call = ApiCall(sim, CALLS[code][0], self._cost[code])
         call.src = site
         first_call, first_row = self._played_rows[-1]
         call.row = first_row + len(self._log) - 1 - first_call
@@ -384,286 +376,6 @@ class BulkHost:
         if not call.__exit__(type(exc), exc, exc.__traceback__):
             raise exc
         return call.ret
-
-    # -- playing the log ----------------------------------------------------------------------------
-    def flush(self) -> None:
-        """Play the calls logged since the last flush: host clock, device, rows, task table."""
-        sim = self.sim
-        trace = sim.trace
-        k0, k1 = self._played, len(self._log)
-        if k0 == k1:
-            return
-        log = np.asarray(self._log[k0:k1], dtype=np.int64)
-        ops = log & ((1 << _CODE_BITS) - 1)
-        src = ((log >> _CODE_BITS) & ((1 << _PLAN_SHIFT) - 1)) - 1
-        cost = np.asarray(self._cost, dtype=np.int64)[ops]
-        # the calls that meet the device (tasks and synchronizes), with their plans
-        dev = np.flatnonzero((ops >= _MEMCPY) & (ops <= _SYNC))
-        plans = log[dev] >> (_CODE_BITS + _PLAN_SHIFT)
-        ready = sim.host_now + np.cumsum(cost)[dev]  # each one's cost paid, if nothing before it waited
-        is_copy = ops[dev] == _MEMCPY
-        copies = np.full(len(dev), -1, dtype=np.int64)
-        copies[is_copy] = np.arange(self._played_copies, self._played_copies + int(is_copy.sum()))
-        self._played_copies += int(is_copy.sum())
-        waits, extra = self._play(k0 + dev, plans, ready, copies)
-        # the host rows: every call, stretched by its waits, and the waits
-        stretch = np.zeros(len(ops), dtype=np.int64)
-        stretch[dev] = extra
-        end = sim.host_now + np.cumsum(cost + stretch)
-        n = len(ops)
-        first = trace.extend(
-            start=end - cost - stretch,
-            end=end,
-            lane=np.full(n, sim.host_lane, dtype=np.int16),
-            kind=np.full(n, Kind.CALL, dtype=np.uint8),
-            name=np.asarray(self._call_names, dtype=np.int16)[ops],
-            src=src.astype(np.int32),
-        )
-        self._played_rows.append((k0, first))
-        self._played_src.append(src)
-        if waits:
-            calls, w_start, w_end, w_name, w_detail = (np.asarray(c, dtype=np.int64) for c in zip(*waits, strict=True))
-            calls -= k0
-            trace.extend(
-                start=w_start,
-                end=w_end,
-                lane=np.full(len(calls), sim.host_lane, dtype=np.int16),
-                kind=np.full(len(calls), Kind.WAIT, dtype=np.uint8),
-                name=w_name.astype(np.int16),
-                src=src[calls].astype(np.int32),
-                cause=(calls + first).astype(np.int32),
-                detail=w_detail.astype(np.int32),
-            )
-        sim.host_now = int(end[-1])
-        self._played = k1
-
-    def _play(self, calls: np.ndarray, plans: np.ndarray, ready: np.ndarray, copies: np.ndarray):
-        """Run the logged calls that meet the device: their call numbers, plans, when each one's cost is
-        paid if nothing waited before it, and copy entries (-1: not a copy). Return the host's waits
-        ``(call, start, end, name, detail)`` and each call's total wait."""
-        sim = self.sim
-        lean = self._device
-        table = self._plan_table()
-        n = len(plans)
-        stream = table["stream"][plans]
-        self._calls, self._run_streams = calls.tolist(), stream
-        is_sync = table["res"][plans] < 0
-        on_dev = np.flatnonzero(~is_sync)  # the tasks, by position
-        first_task = len(self.t_plan)
-        n_new = len(on_dev)
-        task_of = np.full(n, -1, dtype=np.int64)
-        task_of[on_dev] = np.arange(first_task, first_task + n_new)
-        new_plans = plans[on_dev]
-        self.t_plan.extend(new_plans.tolist())
-        self.t_call.extend(calls[on_dev].tolist())
-        self.t_copy.extend(copies[on_dev].tolist())
-        lean.add_tasks(
-            new_plans.tolist(),
-            stream[on_dev].tolist(),
-            table["res"][new_plans].tolist(),
-            table["run"][new_plans].tolist(),
-        )
-        # per call, the task the host must see finished before going on: for a task, the one ``depth``
-        # places back on its stream (a full stream); for a synchronize, its stream's last one
-        target = np.full(n, -1, dtype=np.int64)
-        count = np.zeros(n_new, dtype=np.int64)
-        depth = self._depth
-        for s, mine in enumerate(self.s_tasks):
-            here = np.flatnonzero(stream == s)
-            if not len(here):
-                continue
-            tasks = here[~is_sync[here]]
-            known = len(mine)
-            mine.extend(task_of[tasks].tolist())
-            ids = np.asarray(mine, dtype=np.int64)
-            place = known + np.arange(len(tasks))  # each task's place on its stream
-            count[task_of[tasks] - first_task] = self.s_count[s] + place + 1
-            full = place >= depth
-            target[tasks[full]] = ids[place[full] - depth]
-            syncs = here[is_sync[here]]
-            before = known + np.searchsorted(tasks, syncs)  # tasks of the stream before each synchronize
-            target[syncs] = np.where(before > 0, ids[before - 1], -1)
-        self.t_count.extend(count.tolist())
-        version = first_version = len(self.host_vc) - 1
-        self.t_version.extend([version] * n_new)
-        staged_mask = table["pageable"][plans]
-        pageable = staged_mask.tolist()
-        queues, running, t_end, t_submit = lean.queues, lean.running, lean.t_end, lean.t_submit
-        run_to = lean.run_to
-        t_version = self.t_version
-        waits: list[tuple] = []
-        extra = [0] * n
-        shift = 0  # waits so far in this flush
-        submitted = first_task
-        # runs of plain submissions (pinned tasks) whose waits are decided are played in numpy
-        special = np.flatnonzero(is_sync | staged_mask)
-        reach = np.maximum.accumulate(target) if n else target  # the furthest task waited for so far
-        targets, tasks, paid_at, streams = target.tolist(), task_of.tolist(), ready.tolist(), stream.tolist()
-        j = 0
-        # per call: the task the host waits for first, the task it submits, when its cost is paid, its stream.
-        # A wait lasts until the task's end: the device reaches it now, or reached it already (stamping)
-        while j < n:
-            x, t, s = targets[j], tasks[j], streams[j]
-            if t >= 0 and not pageable[j]:
-                stop = self._plain_run(j, special, reach)
-                if stop - j >= _MIN_RUN:
-                    shift, submitted = self._submit_run(j, stop, target, task_of, ready, stream, shift, waits, extra)
-                    if version != first_version:
-                        t_version[tasks[j] : submitted] = [version] * (submitted - tasks[j])
-                    j = stop
-                    continue
-            h = paid_at[j] + shift
-            if x >= 0:
-                if t_end[x] < 0:
-                    run_to(x, submitted)
-                end = t_end[x]
-                if end > h:
-                    waits.append((calls[j], h, end, *self._wait_row(_ROOM if t >= 0 else _DRAIN, s, x)))
-                    extra[j] = end - h
-                    shift += end - h
-                    h = end
-            j += 1
-            if t < 0:  # synchronize_stream: the host now knows everything its stream did
-                if self._learn(self._vc(x) if x >= 0 else self.base_vc[s]):
-                    version += 1
-                continue
-            if version != first_version:
-                t_version[t] = version
-            if running[s] < 0 and not queues[s]:
-                lean.submit(t, h)  # an idle stream: the task arrives at h
-            else:
-                t_submit[t] = h
-                queues[s].append(t)
-            submitted = t + 1
-            if pageable[j - 1]:  # staged through a pinned buffer: the host waits for the copy
-                if t_end[t] < 0:
-                    run_to(t, submitted)
-                end = t_end[t]
-                if end > h:
-                    waits.append((calls[j - 1], h, end, *self._wait_row(_PAGEABLE, s, t)))
-                    extra[j - 1] += end - h
-                    shift += end - h
-                if self._learn(self._vc(t)):
-                    version += 1
-        # the task table: one entry per task submitted in this flush
-        if n_new:
-            first = sim.trace.extend_tasks(
-                seq=np.arange(self._first_seq + first_task, self._first_seq + first_task + n_new),
-                stream=table["ident"][new_plans],
-                kind=table["kind"][new_plans],
-                submit=np.asarray(t_submit[first_task:], dtype=np.int64),
-                event=np.full(n_new, -1),
-                direction=table["dir"][new_plans],
-                flops=table["flops"][new_plans],
-            )
-            self.t_detail.extend(range(first, first + n_new))
-        sim.runtime._seq = self._first_seq + first_task + n_new - 1
-        return waits, extra
-
-    def _plan_table(self) -> dict[str, np.ndarray]:
-        """The plans' columns as arrays (per plan id)."""
-        plans = self._plans
-        if self._table is None or len(self._table["stream"]) != len(plans):
-            idents = [st.ident for st in self._streams]
-            self._table = {
-                "stream": np.array([p[_P_STREAM] for p in plans], dtype=np.int64),
-                "ident": np.array([idents[p[_P_STREAM]] for p in plans], dtype=np.int64),
-                "res": np.array([p[_P_RES] for p in plans], dtype=np.int64),
-                "run": np.array([p[_P_RUN] for p in plans], dtype=np.int64),
-                "kind": np.array([p[_P_KIND] for p in plans], dtype=np.int64),
-                "name": np.array([p[_P_NAME] for p in plans], dtype=np.int16),
-                "bytes": np.array([p[_P_BYTES] for p in plans], dtype=np.int64),
-                "dir": np.array([p[_P_DIR] for p in plans], dtype=np.int64),
-                "flops": np.array([p[_P_FLOPS] for p in plans], dtype=np.int64),
-                "pageable": np.array([p[_P_WHERE] is not None and not p[_P_WHERE][2] for p in plans], dtype=bool),
-            }
-        return self._table
-
-    def _plain_run(self, j: int, special: np.ndarray, reach: np.ndarray) -> int:
-        """End of the run of plain submissions from call ``j`` (pinned tasks, no synchronize) whose waits are
-        decided (every task they wait for has ended) and whose streams are busy (no task arrives at an
-        idle stream)."""
-        lean = self._device
-        stop = len(reach)
-        i = np.searchsorted(special, j)
-        if i < len(special):
-            stop = int(special[i])
-        stop = min(stop, int(np.searchsorted(reach, lean.ended_below())))  # reach[k] < ended_below before it
-        idle = [s for s, r in enumerate(lean.running) if r < 0 and not lean.queues[s]]
-        if idle and stop > j:
-            first = np.flatnonzero(np.isin(self._run_streams[j:stop], idle))
-            if len(first):
-                stop = j + int(first[0])
-        return stop
-
-    def _submit_run(self, j, stop, target, task_of, ready, stream, shift, waits, extra) -> tuple[int, int]:
-        """Calls ``j..stop`` (a plain run): each waits for its task's end if that is after it paid its cost,
-        then submits its task. Returns the waits so far and the tasks submitted."""
-        lean = self._device
-        t_end = lean.t_end
-        xs = target[j:stop]
-        ends = np.array([t_end[x] if x >= 0 else -1 for x in xs.tolist()], dtype=np.int64)
-        paid = ready[j:stop]
-        after = np.maximum.accumulate(np.maximum(ends - paid, shift))  # the host's lateness after each call
-        before = np.empty_like(after)
-        before[0] = shift
-        before[1:] = after[:-1]
-        ss = stream[j:stop]
-        waited = np.flatnonzero(after > before)
-        calls, wait_row = self._calls, self._wait_row
-        for i, start, end, s, x, extra_i in zip(
-            waited.tolist(),
-            (paid + before)[waited].tolist(),
-            ends[waited].tolist(),
-            ss[waited].tolist(),
-            xs[waited].tolist(),
-            (after - before)[waited].tolist(),
-            strict=True,
-        ):
-            waits.append((calls[j + i], start, end, *wait_row(_ROOM, s, x)))
-            extra[j + i] = extra_i
-        first, last = int(task_of[j]), int(task_of[stop - 1]) + 1  # consecutive tasks
-        lean.t_submit[first:last] = (paid + after).tolist()
-        queues = lean.queues
-        for s in np.unique(ss).tolist():
-            queues[s].extend(task_of[j:stop][ss == s].tolist())
-        return int(after[-1]), last
-
-    def _wait_row(self, phase: int, s: int, x: int) -> tuple[int, int]:
-        """(name id, detail id) of a host wait's row (on lean stream ``s``, for task ``x``)."""
-        if phase != _PAGEABLE:  # the same for every wait of its kind on its stream
-            found = self._wait_rows.get((phase, s))
-            if found is None:
-                found = self._wait_rows[(phase, s)] = self._new_wait_row(phase, s, x)
-            return found
-        return self._new_wait_row(phase, s, x)
-
-    def _new_wait_row(self, phase: int, s: int, x: int) -> tuple[int, int]:
-        stream = self._streams[s]
-        if phase == _ROOM:
-            what, on = f"room in {stream.label} (depth {self._depth})", HostWait("room", stream.ident)
-        elif phase == _PAGEABLE:
-            what, on = "a pageable copy (staged through a pinned buffer)", HostWait("pageable", self._first_seq + x)
-        else:
-            what, on = f"{stream.label} to drain", HostWait("stream", stream.ident)
-        return self._name(f"wait: {what}"), self.sim.trace.detail(on)
-
-    def _vc(self, t: int) -> dict:
-        """Task ``t``'s vector clock (what ``DeviceRuntime.submit`` gives it)."""
-        s = self._plans[self.t_plan[t]][_P_STREAM]
-        return _clock(self.base_vc[s], self.host_vc[self.t_version[t]], self._streams[s].ident, self.t_count[t])
-
-    def _learn(self, vc: dict) -> bool:
-        """The host synchronised with work of clock ``vc``; True if that taught it something new."""
-        known = self.host_vc[-1]
-        if all(known.get(k, 0) >= v for k, v in vc.items()):
-            return False
-        merged = dict(known)
-        for k, v in vc.items():
-            if merged.get(k, 0) < v:
-                merged[k] = v
-        self.host_vc.append(merged)
-        return True
 
     # -- the end ------------------------------------------------------------------------------------
     def finish(self) -> None:
@@ -711,136 +423,4 @@ class BulkHost:
                 base_vc=tuple(self.base_vc),
                 host_vc=tuple(self.host_vc),
             )
-        )
-
-    def _move_data(self) -> None:
-        """With numerics: the tasks that finished since the last call move their bytes (a copy) or compute
-        their result (a matmul), in the order the device finished them, as the runtime does at each task's
-        end."""
-        sim = self.sim
-        finished = self._device.finished
-        copies, allocs, plans = self._copies, self._copy_allocs, self._plans
-        for t in finished[self._moved :]:
-            c = self.t_copy[t]
-            if c < 0:
-                self._plan_kernels[self.t_plan[t]].finish()
-                continue
-            src, dst = allocs[2 * c], allocs[2 * c + 1]
-            s_off, d_off, n = copies[4 * c + 1], copies[4 * c + 3], plans[self.t_plan[t]][_P_BYTES]
-            d_mem = sim.devmem if dst.where == "device" else sim.hostmem
-            s_mem = sim.devmem if src.where == "device" else sim.hostmem
-            d_mem.view(dst)[d_off : d_off + n] = s_mem.view(src)[s_off : s_off + n]
-        self._moved = len(finished)
-
-    def _device_rows(self) -> None:
-        """Two rows per task, in the order tasks finished: its stream's lane, and its engine or the
-        AI-core array (a kernel's row there starts after the launch overhead)."""
-        sim = self.sim
-        rt = sim.runtime
-        lean = self._device
-        order = np.asarray(lean.finished, dtype=np.int64)
-        table = self._plan_table()
-        plan = np.asarray(self.t_plan, dtype=np.int64)[order]
-        res = table["res"][plan]
-        start = np.asarray(lean.t_start, dtype=np.int64)[order]
-        end = np.asarray(lean.t_end, dtype=np.int64)[order]
-        unit = np.asarray(lean.t_unit, dtype=np.int64)[order]
-        stream_lanes = np.array([s.lane for s in self._streams], dtype=np.int16)
-        stream_lane = stream_lanes[table["stream"][plan]]
-        calls = np.asarray(self.t_call, dtype=np.int64)[order]
-        first_calls, first_rows = (np.array(c, dtype=np.int64) for c in zip(*self._played_rows, strict=True))
-        played = np.searchsorted(first_calls, calls, side="right") - 1
-        cause = (first_rows[played] + calls - first_calls[played]).astype(np.int32)
-        src = np.concatenate(self._played_src)[calls].astype(np.int32)
-        second_lane = np.full(len(order), rt.op_lane(), dtype=np.int16)
-        for r, direction in ((_H2D, H2D), (_D2H, D2H)):
-            sel = res == r
-            second_lane[sel] = np.array(rt.pools[direction].lanes, dtype=np.int16)[unit[sel]]
-        is_kernel = res == _CORES
-        kind = np.where(is_kernel, Kind.KERNEL, Kind.COPY).astype(np.uint8)
-        second_start = np.where(is_kernel, start + self._kernel_start, start)
-        name = table["name"][plan]
-        nbytes = table["bytes"][plan]
-        detail = np.asarray(self.t_detail, dtype=np.int32)[order]
-
-        def twice(x: np.ndarray) -> np.ndarray:
-            return np.concatenate([x, x])
-
-        sim.trace.extend(
-            start=np.concatenate([start, second_start]),
-            end=twice(end),
-            lane=np.concatenate([stream_lane, second_lane]),
-            kind=twice(kind),
-            name=twice(name),
-            nbytes=twice(nbytes),
-            cause=twice(cause),
-            src=twice(src),
-            detail=twice(detail),
-        )
-
-
-def _clock(base: dict, host: dict, ident: int, count: int) -> dict:
-    """A task's vector clock: its stream's clock before the section merged with the host's when it was
-    submitted, its own stream's entry set to its count (``DeviceRuntime.submit``)."""
-    vc = dict(base)
-    for k, v in host.items():
-        if vc.get(k, 0) < v:
-            vc[k] = v
-    vc[ident] = count
-    return vc
-
-
-@dataclass(frozen=True)
-class BulkTasks:
-    """The tasks of one bulk section as columns (task ``i`` has submission number ``first_seq + i``); its
-    :class:`TaskRecord` is built when read (tens of thousands of records cost more to build than the
-    whole section). Plain data: it pickles, and keeps nothing of the simulation."""
-
-    first_seq: int
-    plan: list
-    plans: tuple
-    streams: tuple  # lean stream -> ident
-    labels: tuple  # lean stream -> label
-    texts: tuple
-    src: list
-    submit: list
-    start: list
-    end: list
-    copy: list  # per task: its entry in ``copies`` (copies), or -1 (kernels)
-    copies: list  # four numbers per copy: source allocation ident, offset, destination ident, offset
-    count: list
-    version: list
-    base_vc: tuple
-    host_vc: tuple
-
-    def __len__(self) -> int:
-        return len(self.plan)
-
-    def record(self, i: int) -> TaskRecord:
-        p = self.plans[self.plan[i]]
-        s = p[_P_STREAM]
-        c = self.copy[i]
-        if c >= 0:
-            src_ident, src_off, dst_ident, dst_off = self.copies[4 * c : 4 * c + 4]
-            src_where, dst_where, _pinned = p[_P_WHERE]
-            n = p[_P_BYTES]
-            reads = (((src_where, src_ident), src_off, src_off + n),)
-            writes = (((dst_where, dst_ident), dst_off, dst_off + n),)
-        else:
-            reads, writes = p[_P_READS], p[_P_WRITES]
-        vc = _clock(self.base_vc[s], self.host_vc[self.version[i]], self.streams[s], self.count[i])
-        return TaskRecord(
-            self.first_seq + i,
-            self.streams[s],
-            self.labels[s],
-            TaskKind(p[_P_KIND]),
-            p[_P_NAME],
-            self.texts[p[_P_LABEL]],
-            self.src[i],
-            self.submit[i],
-            self.start[i],
-            self.end[i],
-            reads,
-            writes,
-            tuple(sorted(vc.items())),
         )

@@ -34,11 +34,10 @@ from .trace import Kind, LaneKind, Trace, TraceData
 _ENGINE_DIR = Path(__file__).resolve().parent
 _REPO_DIR = _ENGINE_DIR.parent
 # frames in these files are the simulator itself; the first frame outside them is the user's line
+_BULK_HOST = ("pipeline_fast.py", "bulk_play.py")  # the bulk host stands in for acl
 INTERNAL_FILES = frozenset(
     [str(p) for d in (_ENGINE_DIR, _ENGINE_DIR / "aicore") for p in d.glob("*.py")]
-    + [
-        str(_ENGINE_DIR / "scenarios" / f) for f in ("pipeline_fast.py", "bulk_play.py")
-    ]  # the bulk host stands in for acl
+    + [str(_ENGINE_DIR / "scenarios" / f) for f in _BULK_HOST]
 )
 
 

@@ -40,7 +40,7 @@ from engine.kernels.matmul import (
 )
 from engine.kernels.stamp import gm_key, queue_state, record_or_stamp
 
-_CACHE_LIMIT_BYTES = 1 << 29  # fp32 copies of A and B kept per launch up to 512 MiB each
+PRODUCT_LIMIT_BYTES = 1 << 29  # fp32 products (and copies of A and B) kept per launch up to 512 MiB each
 
 
 def record_matmul_tiled(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, tiling: TCubeTiling):
@@ -59,7 +59,7 @@ def record_matmul_tiled(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.Globa
     out_size = c.dtype.sizeof()
     keys = gm_key(a_gm), gm_key(b_gm), gm_key(c_gm)
     templates = ctx.launch.scratch.setdefault("matmul_templates", {})
-    if ctx.numerics and t.M * t.N * 4 <= _CACHE_LIMIT_BYTES:
+    if ctx.numerics and t.M * t.N * 4 <= PRODUCT_LIMIT_BYTES:
         background_product(ctx, a_gm, b_gm, t)  # started now, it runs while the blocks are recorded
     numerics, ctx.numerics = ctx.numerics, False  # the numbers come from one matmul per launch, below
     try:
@@ -88,7 +88,7 @@ def _as_fp32(ctx, g: asc.GlobalTensor, shape: tuple[int, int]) -> np.ndarray:
     if found is None:
         raw = ctx.gm_bytes(g)[g.byte_offset : g.byte_offset + shape[0] * shape[1] * 2]
         found = raw.view(np.float16).reshape(shape).astype(np.float32)
-        if found.nbytes <= _CACHE_LIMIT_BYTES:
+        if found.nbytes <= PRODUCT_LIMIT_BYTES:
             cache[k] = found
     return found
 
@@ -97,7 +97,7 @@ def _region_numerics(ctx, a_gm, b_gm, c_gm, t: TCubeTiling, m0: int, n0: int, ro
     """Give C's region of this block its numbers: from ``A @ B`` computed once per launch in the background
     (:func:`background_product`), written when the last block has run; per region, at once, when the
     product is too large to keep."""
-    if t.M * t.N * 4 > _CACHE_LIMIT_BYTES:
+    if t.M * t.N * 4 > PRODUCT_LIMIT_BYTES:
         a = _as_fp32(ctx, a_gm, (t.M, t.Ka))
         b = _as_fp32(ctx, b_gm, (t.Kb, t.N))
         gm_matrix(ctx, c_gm, t.M, t.N)[m0 : m0 + rows, n0 : n0 + cols] = a[m0 : m0 + rows] @ b[:, n0 : n0 + cols]

@@ -15,7 +15,8 @@ thread (as the matmul fast path does), written when the last block has run, each
 holding the fp32 base block it held last.
 
 The deliberately broken variants (``skip_wait``, ``skip_set``: the debugging lesson's race and
-deadlock) and launches whose buffers share an allocation run the kernel's code call by call: their
+deadlock), launches whose buffers share an allocation and, with numerics, products too large to keep
+in fp32 run the kernel's code call by call: their
 findings come from every block's own instructions. ``tests/test_fast_path.py`` compares both paths
 on every trace column and every finding.
 """
@@ -28,7 +29,7 @@ from engine import asc
 from engine.aicore.context import current
 from engine.aicore.matmul_tiling import TCubeTiling
 from engine.kernels.matmul import base_blocks
-from engine.kernels.matmul_fast import background_product, gm_matrix
+from engine.kernels.matmul_fast import PRODUCT_LIMIT_BYTES, background_product, gm_matrix
 from engine.kernels.matmul_leaky_relu import SLOTS, CubeSide, VectorSide, block_workspace, matmul_leaky_relu
 from engine.kernels.stamp import gm_key, queue_state, record_or_stamp
 
@@ -46,7 +47,8 @@ def record_matmul_leaky_relu(
     """Drop-in for ``matmul_leaky_relu``'s body when the simulation runs the fast path."""
     ctx = current()
     allocs = {ctx.gm_allocation(x.ptr).ident for x in (a, b, c, workspace)}
-    if skip_wait or skip_set or len(allocs) < 4:
+    too_large = ctx.numerics and tiling.M * tiling.N * 4 > PRODUCT_LIMIT_BYTES  # no fp32 product kept
+    if skip_wait or skip_set or len(allocs) < 4 or too_large:
         return matmul_leaky_relu.fn(a, b, c, workspace, tiling, alpha, skip_wait, skip_set)
     t = tiling
     block = ctx.block_idx

@@ -34,7 +34,7 @@ def align_up(value: int, align: int) -> int:
     return (value + align - 1) // align * align
 
 
-@dataclass
+@dataclass(slots=True)
 class Allocation:
     ident: int
     ptr: int
@@ -178,10 +178,13 @@ class HostMemory:
         if size > 1 << 40:
             raise AclError(ACL_ERROR_BAD_ALLOC, f"malloc_host: {size} B exceeds the 1 TiB host limit")
         self._count += 1
-        ptr = align_up(self._next_pinned, 4096)
-        self._next_pinned = ptr + align_up(size, 4096)
+        ptr = -(-self._next_pinned // 4096) * 4096  # align_up(next, 4096), inline: bulk hosts call this a lot
+        self._next_pinned = ptr - (-size // 4096) * 4096
         alloc = Allocation(self._count, ptr, size, size, "pinned", src)
-        self.pinned.add(alloc)
+        pinned = self.pinned  # AddressSpace.add, inline
+        pinned._starts.append(ptr)
+        pinned._allocs.append(alloc)
+        pinned.by_ptr[ptr] = alloc
         return alloc
 
     def free_host(self, ptr: int, src: str) -> Allocation:

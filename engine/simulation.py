@@ -9,7 +9,7 @@ as far as a blocking call needs, and to the end in :meth:`Simulation.finish`.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType, SimpleNamespace
@@ -28,15 +28,16 @@ from .findings import Finding
 from .memory import Allocation, DeviceMemory, HostMemory
 from .profile import Profile, load_profile
 from .runtime import CopyPlan, DeviceRuntime
-from .stream import AclEvent, Stream, Task, TaskKind, TaskRecord
+from .stream import AclEvent, Stream, Task, TaskKind, TaskRecord, TaskRecords
 from .trace import Kind, LaneKind, Trace, TraceData
 
 _ENGINE_DIR = Path(__file__).resolve().parent
 _REPO_DIR = _ENGINE_DIR.parent
 # frames in these files are the simulator itself; the first frame outside them is the user's line
+_BULK_HOST = ("pipeline_fast.py", "bulk_play.py")  # the bulk host stands in for acl
 INTERNAL_FILES = frozenset(
     [str(p) for d in (_ENGINE_DIR, _ENGINE_DIR / "aicore") for p in d.glob("*.py")]
-    + [str(_ENGINE_DIR / "scenarios" / "pipeline_fast.py")]  # the bulk host stands in for acl
+    + [str(_ENGINE_DIR / "scenarios" / f) for f in _BULK_HOST]
 )
 
 
@@ -108,7 +109,7 @@ class RunResult:
     host_end_ps: int
     device_events: int  # events the event core processed
     extra: dict
-    tasks: list[TaskRecord]  # every device task submitted (with vector clocks), for the memory-consistency check
+    tasks: Sequence[TaskRecord]  # every device task submitted (with vector clocks), for the memory-consistency check
     gm: dict = field(default_factory=dict)  # device allocation ident -> GmTensor (what the program named it)
 
     @property
@@ -457,7 +458,11 @@ class Simulation:
             return self._finished
         self.runtime.drain()
         self._report_stuck("its end")
-        records = sorted([TaskRecord.of(task) for task in self.runtime.history] + self.runtime.records, key=_seq)
+        records = TaskRecords(
+            [TaskRecord.of(task) for task in self.runtime.history]
+            + [r for r in self.runtime.records if isinstance(r, TaskRecord)],
+            [b for b in self.runtime.records if not isinstance(b, TaskRecord)],
+        )
         self._mark_phases(records)
         trace = self.trace.freeze()
         self._check_streams(trace, records)
@@ -474,10 +479,6 @@ class Simulation:
             gm=dict(self.gm_tensors),
         )
         return self._finished
-
-
-def _seq(task: TaskRecord) -> int:
-    return task.seq
 
 
 @dataclass(frozen=True)

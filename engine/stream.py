@@ -7,7 +7,9 @@ stream can wait for it (``stream_wait_event``) and the host can block on it (``s
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -116,6 +118,74 @@ class TaskRecord:
             if s == stream:
                 return count
         return 0
+
+
+class TaskRecords(Sequence):
+    """Every task of a run in submission order: :class:`TaskRecord` objects, and *blocks* a bulk path
+    recorded as columns (``first_seq``, ``len()`` and ``record(i)``, the TaskRecord of submission
+    ``first_seq + i``, built when read). Compares equal to any sequence of the same records."""
+
+    def __init__(self, records: list[TaskRecord], blocks: list = ()) -> None:
+        records = sorted(records, key=_by_seq)
+        parts: list = []
+        for block in sorted(blocks, key=lambda b: b.first_seq):
+            if not len(block):
+                continue
+            cut = bisect_right([r.seq for r in records], block.first_seq)
+            if (cut and records[cut - 1].seq == block.first_seq) or (
+                cut < len(records) and records[cut].seq < block.first_seq + len(block)
+            ):
+                raise ValueError("a task block shares submission numbers with other tasks")
+            if cut:
+                parts.append(records[:cut])
+            parts.append(block)
+            records = records[cut:]
+        if records or not parts:
+            parts.append(records)
+        self._parts = parts
+        self._ends: list[int] = []
+        total = 0
+        for part in parts:
+            total += len(part)
+            self._ends.append(total)
+
+    def __len__(self) -> int:
+        return self._ends[-1]
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        n = len(self)
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            raise IndexError("task index out of range")
+        p = bisect_right(self._ends, index)
+        part = self._parts[p]
+        i = index - (self._ends[p - 1] if p else 0)
+        return part[i] if isinstance(part, list) else part.record(i)
+
+    def __iter__(self):
+        for part in self._parts:
+            if isinstance(part, list):
+                yield from part
+            else:
+                for i in range(len(part)):
+                    yield part.record(i)
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str) or len(other) != len(self):
+            return False
+        return all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"<TaskRecords: {len(self)} tasks>"
+
+
+def _by_seq(record: TaskRecord) -> int:
+    return record.seq
 
 
 class Stream:

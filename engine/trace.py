@@ -153,7 +153,10 @@ class Trace:
         self.lanes = Interner()
         self.lane_info: list[Lane] = []
         self.details = Interner()
-        self.tasks: dict[str, list] = {name: [] for name, _dtype in TASK_COLUMNS}
+        self.tasks: dict[str, list] = {name: [] for name, _dtype in TASK_COLUMNS}  # tasks added one by one
+        self._task_parts: list[dict[str, np.ndarray]] = []  # tasks before them, as columns
+        self._task_starts: list[int] = []
+        self._task_packed = 0
 
     # -- tables -------------------------------------------------------------------------------
     def lane(self, process: str, thread: str, sort: int = 0, kind: int = LaneKind.OTHER, **which) -> int:
@@ -179,17 +182,48 @@ class Trace:
         t["event"].append(event)
         t["direction"].append(DIRECTIONS.index(direction))
         t["flops"].append(0)
-        return TASK_DETAIL + len(t["seq"]) - 1
+        return TASK_DETAIL + self._task_packed + len(t["seq"]) - 1
 
     def set_task_flops(self, detail: int, flops: int) -> None:
-        self.tasks["flops"][detail - TASK_DETAIL] = int(flops)
+        i = detail - TASK_DETAIL - self._task_packed
+        if i >= 0:
+            self.tasks["flops"][i] = int(flops)
+        else:
+            p = bisect_right(self._task_starts, i + self._task_packed) - 1
+            self._task_parts[p]["flops"][i + self._task_packed - self._task_starts[p]] = int(flops)
 
     def extend_tasks(self, **columns) -> int:
-        """Add many tasks given as sequences (every column of TASK_COLUMNS); returns the first one's detail id."""
-        first = TASK_DETAIL + len(self.tasks["seq"])
-        for name, _dtype in TASK_COLUMNS:
-            self.tasks[name].extend(columns[name])
+        """Add many tasks given as columns (every column of TASK_COLUMNS, direction as its index in
+        DIRECTIONS); returns the first one's detail id."""
+        self._pack_tasks()
+        part = {name: np.asarray(columns[name], dtype=dtype) for name, dtype in TASK_COLUMNS}
+        first = TASK_DETAIL + self._task_packed
+        self._task_parts.append(part)
+        self._task_starts.append(self._task_packed)
+        self._task_packed += len(part["seq"])
         return first
+
+    def _pack_tasks(self) -> None:
+        """The tasks added one by one so far, as a part of columns."""
+        t = self.tasks
+        if t["seq"]:
+            self._task_parts.append({name: np.array(t[name], dtype=dtype) for name, dtype in TASK_COLUMNS})
+            self._task_starts.append(self._task_packed)
+            self._task_packed += len(t["seq"])
+            for column in t.values():
+                column.clear()
+
+    def task_table(self) -> dict[str, np.ndarray]:
+        """Every task added so far, as one array per column."""
+        self._pack_tasks()
+        parts = self._task_parts
+        if len(parts) != 1:
+            merged = {
+                name: np.concatenate([p[name] for p in parts]) if parts else np.zeros(0, dtype=dtype)
+                for name, dtype in TASK_COLUMNS
+            }
+            self._task_parts, self._task_starts = [merged], [0]
+        return self._task_parts[0]
 
     def name(self, text: str) -> int:
         i = self.names(text)
@@ -333,7 +367,7 @@ class Trace:
             srcs=tuple(self.srcs.items),
             lanes=tuple(self.lane_info),
             details=tuple(self.details.items),
-            tasks={name: np.array(self.tasks[name], dtype=dtype) for name, dtype in TASK_COLUMNS},
+            tasks={name: column.copy() for name, column in self.task_table().items()},
         )
 
 
@@ -528,8 +562,42 @@ class TraceData:
         }
 
     def rows(self, mask: np.ndarray | None = None) -> list[dict]:
-        idx = np.arange(len(self)) if mask is None else np.flatnonzero(mask)
-        return [self.row(int(i)) for i in idx]
+        """:meth:`row` of every row (or of the rows ``mask`` selects), built column by column."""
+        idx = slice(None) if mask is None else np.flatnonzero(mask)
+        c = self.columns
+        lanes = [lane.label for lane in self.lanes]
+        kinds = {int(k): k.name for k in Kind}
+        names, srcs, details = self.names, self.srcs, self.details
+        task_infos: dict[int, TaskInfo] = {}
+
+        def detail_of(d: int):
+            if d < 0:
+                return None
+            if d < TASK_DETAIL:
+                return details[d]
+            found = task_infos.get(d)
+            if found is None:
+                found = task_infos[d] = self.task_info(d - TASK_DETAIL)
+            return found
+
+        columns = [c[k][idx].tolist() for k in ("start", "end", "lane", "kind", "name", "nbytes", "flops", "cause")]
+        return [
+            {
+                "start": start,
+                "end": end,
+                "lane": lanes[lane],
+                "kind": kinds[kind],
+                "name": names[name],
+                "nbytes": nbytes,
+                "flops": flops,
+                "cause": cause,
+                "src": srcs[src] if src >= 0 else "",
+                "detail": detail_of(detail),
+            }
+            for start, end, lane, kind, name, nbytes, flops, cause, src, detail in zip(
+                *columns, c["src"][idx].tolist(), c["detail"][idx].tolist(), strict=True
+            )
+        ]
 
     def log(self, mask: np.ndarray | None = None, unit: int = PS_PER_US) -> list[tuple]:
         """Compact ``(start, end, lane, name)`` tuples in ``unit`` (microseconds by default).

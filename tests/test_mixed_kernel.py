@@ -193,6 +193,7 @@ def test_cli_reports_a_failed_device_run_in_one_line(monkeypatch, capsys):
         raise ValueError("bad epilogue")
 
     monkeypatch.setattr(matmul_leaky_relu, "fn", broken)
+    monkeypatch.setattr(matmul_leaky_relu, "fast_path", broken)  # the body either path runs
     with pytest.raises(ScenarioFailed):
         run_scenario("matmul-leaky-relu", m=64, n=64, k=64)
     assert main(["run", "matmul-leaky-relu", "--m", "64", "--n", "64", "--k", "64"]) == 1

@@ -25,8 +25,8 @@ def resolved(t):
     return cols
 
 
-def events(fast, profile, **params):
-    sim = Simulation(profile, numerics=False, fast=fast)
+def events(fast, profile, numerics=False, **params):
+    sim = Simulation(profile, numerics=numerics, fast=fast)
     outcome = run_pipeline(sim, seed=0, **params)
     result = sim.finish()
     t = result.trace
@@ -99,3 +99,168 @@ def test_bulk_tasks_are_checked_for_cross_stream_races():
         records[target] = dataclasses.replace(records[target], writes=(c1,))
         found.append(len(stream_races(dataclasses.replace(result, tasks=records))))
     assert found[0] == found[1] > 0
+
+
+def _section_with_errors(host, handles, dev):
+    """A batch section where some calls fail: bad sizes, pointers, kinds, handles, a double free."""
+    from engine.acl_codes import ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE
+    from engine.scenarios.pipeline import host_buffers, submit_batch
+
+    s = handles[0]
+    rets = []
+    ins, out = host_buffers(host, 64, False, None)
+    rets.append(host.rt.memcpy_async(dev[0][0], 100, ins[0], 8192, ACL_MEMCPY_HOST_TO_DEVICE, s))  # count > dst_max
+    rets.append(host.rt.memcpy_async(dev[0][0], 8192, ins[0] + 16, 8192, ACL_MEMCPY_HOST_TO_DEVICE, s))  # overrun
+    submit_batch(host, s, dev[0], ins, out, 64)
+    rets.append(host.rt.memcpy_async(dev[0][0], 8192, ins[0], 8192, ACL_MEMCPY_DEVICE_TO_HOST, s))  # wrong kind
+    rets.append(host.rt.memcpy_async(dev[0][0], 4096, ins[0], 4096, ACL_MEMCPY_HOST_TO_DEVICE, handles[1]))  # fine
+    rets.append(host.rt.synchronize_stream(0x1234))  # not a stream
+    rets.append(host.op.matmul(dev[0][0], dev[0][1], dev[0][2], 64, 64, 65, s))  # B too small
+    submit_batch(host, handles[1], dev[1], ins, out, 64)
+    for p in (*ins, out):
+        rets.append(host.rt.free_host(p))
+    rets.append(host.rt.free_host(ins[0]))  # double free
+    rets.append(host.rt.malloc_host(0)[1])
+    for h in handles:
+        rets.append(host.rt.synchronize_stream(h))
+    return rets
+
+
+def _run_section(bulk, strict=False):
+    from engine.scenarios.pipeline import open_device
+    from engine.scenarios.pipeline_fast import BulkHost
+
+    sim = Simulation("ascend910b1", numerics=False, strict=strict)
+    handles, dev = open_device(sim.acl, 2, 64 * 64 * 2)
+    host = BulkHost(sim) if bulk else sim.acl
+    rets = _section_with_errors(host, handles, dev)
+    if bulk:
+        host.finish()
+    return rets, sim.finish()
+
+
+def test_failing_calls_give_the_same_codes_rows_and_findings_on_both_hosts():
+    slow_rets, slow = _run_section(False)
+    fast_rets, fast = _run_section(True)
+    assert slow_rets == fast_rets and sum(1 for r in slow_rets if r) == 7
+    cols_slow, cols_fast = resolved(slow.trace), resolved(fast.trace)
+    order_slow = np.lexsort([cols_slow[c].astype(str) for c in reversed(COLUMN_NAMES)])
+    order_fast = np.lexsort([cols_fast[c].astype(str) for c in reversed(COLUMN_NAMES)])
+    for c in COLUMN_NAMES:
+        assert list(cols_slow[c][order_slow]) == list(cols_fast[c][order_fast]), c
+    assert slow.findings == fast.findings
+    kinds = [f.kind for f in slow.findings]
+    # seven failed calls, and the cross-stream check finds the two streams sharing host buffers unordered
+    assert kinds.count("acl-error") == 7 and kinds.count("race") == 3 and len(kinds) == 10
+    assert [dataclasses.replace(t, name=0, src=0) for t in slow.tasks] == [
+        dataclasses.replace(t, name=0, src=0) for t in fast.tasks
+    ]
+
+
+def test_a_failing_call_raises_on_both_hosts_when_strict():
+    from engine.acl_codes import AclError
+
+    for bulk in (False, True):
+        with pytest.raises(AclError, match="exceeds dst_max"):
+            _run_section(bulk, strict=True)
+
+
+def test_bulk_task_records_are_built_when_read_and_pickle():
+    import pickle
+
+    sim = Simulation("ascend910b1", numerics=False, fast=True)
+    run_pipeline(sim, seed=0, n=64, batches=6, streams=2, pageable=True)
+    result = sim.finish()
+    assert type(result.tasks).__name__ == "TaskRecords" and len(result.tasks) == 24
+    again = pickle.loads(pickle.dumps(result))
+    assert again.tasks == result.tasks == list(result.tasks)
+    assert result.tasks[-1] == list(result.tasks)[-1] and result.tasks[3:5] == list(result.tasks)[3:5]
+    assert all(r.end > r.start >= r.submit for r in result.tasks)
+
+
+@pytest.mark.parametrize(("profile", "params"), [CASES[0], CASES[1], CASES[4], CASES[6]])
+def test_bulk_pipeline_with_numerics_equals_call_by_call(profile, params):
+    """With numerics the bulk host moves each copy's bytes and computes each matmul in the order the device
+    finished them: the same trace, and the program finds the same numbers."""
+    slow_outcome, slow, slow_cols = events(False, profile, numerics=True, **params)
+    fast_outcome, fast, fast_cols = events(True, profile, numerics=True, **params)
+    assert fast_outcome.details.pop("fast_path") is True
+    assert slow_outcome.correct is fast_outcome.correct is True
+    assert slow_outcome.details == fast_outcome.details  # the worst error over every batch, to the bit
+    for c in COLUMN_NAMES:
+        assert list(slow_cols[c]) == list(fast_cols[c]), c
+    assert records(slow) == records(fast) and slow.findings == fast.findings == []
+
+
+def records(result):
+    """The task records with their name and source line as text (ids depend on interning order)."""
+    t = result.trace
+    return [dataclasses.replace(r, name=t.names[r.name], src=t.srcs[r.src]) for r in result.tasks]
+
+
+def test_bulk_host_outputs_are_the_call_by_call_outputs_after_each_synchronize():
+    """Outputs read right after a synchronize (before the section ends) hold the same bytes on both hosts."""
+    from engine.scenarios.pipeline import batch_inputs, host_buffers, open_device, submit_batch
+    from engine.scenarios.pipeline_fast import BulkHost
+
+    outputs = []
+    for bulk in (False, True):
+        sim = Simulation("ascend910b1", numerics=True, fast=bulk)
+        handles, dev = open_device(sim.acl, 2, 64 * 64 * 2)
+        host = BulkHost(sim) if bulk else sim.acl
+        rng = np.random.default_rng(1)
+        a, b = (rng.uniform(-1, 1, (64, 64)).astype(np.float16) for _ in range(2))
+        seen = []
+        for i in range(5):
+            ins, out = host_buffers(host, 64, i % 2 == 1, batch_inputs(a, b, i))
+            submit_batch(host, handles[i % 2], dev[i % 2], ins, out, 64)
+            assert host.rt.synchronize_stream(handles[i % 2]) == 0
+            seen.append(np.array(out if i % 2 else host.util.ptr_to_numpy(out, (64, 64), np.float16)))
+        if bulk:
+            host.finish()
+        outputs.append(seen)
+    for slow, fast in zip(*outputs, strict=True):
+        assert slow.tobytes() == fast.tobytes() and np.abs(fast).max() > 0
+
+
+def _two_h2d_engines():
+    p = load_profile("ascend910b1")
+    return dataclasses.replace(p, host=dataclasses.replace(p.host, copy_engines_h2d=2))
+
+
+def _depth(profile, depth):
+    p = load_profile(profile)
+    return dataclasses.replace(p, limits=dataclasses.replace(p.limits, stream_depth=depth))
+
+
+@pytest.mark.parametrize(
+    ("profile", "params"),
+    [
+        (_depth("ascend910b1", 64), {"n": 64, "batches": 600, "streams": 4, "pageable": False}),
+        (_two_h2d_engines(), {"n": 256, "batches": 400, "streams": 3, "pageable": False}),
+        (_depth("measured-accelerator", 64), {"n": 128, "batches": 500, "streams": 1, "pageable": False}),
+        (_depth("ascend910b1", 64), {"n": 64, "batches": 600, "streams": 4, "pageable": False, "numerics": True}),
+    ],
+)
+def test_long_pipelines_stamped_ahead_equal_call_by_call(profile, params, monkeypatch):
+    """Hundreds of identical batches: the bulk host's device repeats itself and is stamped ahead; every
+    row, task record and the device's event count stay those of the call-by-call run."""
+    from engine.scenarios import pipeline_fast
+
+    stamped = []
+    finish = pipeline_fast.BulkHost.finish
+
+    def counted(host):
+        finish(host)
+        stamped.append(host._device.stamped)
+
+    monkeypatch.setattr(pipeline_fast.BulkHost, "finish", counted)
+    slow_outcome, slow, slow_cols = events(False, profile, **params)
+    fast_outcome, fast, fast_cols = events(True, profile, **params)
+    assert stamped and stamped[0] > params["batches"]  # most of the run's tasks
+    fast_outcome.details.pop("fast_path")
+    assert slow_outcome == fast_outcome  # with numerics: the same worst error, to the bit
+    for c in COLUMN_NAMES:
+        assert list(slow_cols[c]) == list(fast_cols[c]), c
+    assert records(slow) == records(fast)
+    assert (slow.end_ps, slow.device_events) == (fast.end_ps, fast.device_events)

@@ -107,3 +107,14 @@ def test_run_result_pickles_and_holds_no_simulation():
     again = pickle.loads(pickle.dumps(result))
     assert len(again.trace) == len(result.trace) and again.tasks == result.tasks
     assert not any(type(v).__name__ == "Simulation" for v in vars(result).values())
+
+
+def test_rows_built_column_by_column_equal_row_by_row():
+    for trace in (
+        run_scenario("pipeline", numerics=False, n=64, batches=6, streams=2).result.trace,
+        run_scenario("matmul", m=128, n=128, k=64, numerics=False).result.trace,
+    ):
+        assert trace.rows() == [trace.row(i) for i in range(len(trace))]
+        mask = trace.kind == Kind.COPY
+        assert trace.rows(mask) == [trace.row(int(i)) for i in np.flatnonzero(mask)] != []
+        assert any(isinstance(r["detail"], TaskInfo) for r in trace.rows(mask))

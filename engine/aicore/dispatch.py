@@ -239,7 +239,7 @@ class KernelScheduler:
         run.issue = time
         run.pipe_free = [time] * N_PIPES
         run.pipe_done = [time] * N_PIPES
-        run.flags = [None] * (program.max_flag_key + 1)  # flag keys are small ints: a list beats a dict
+        run.flags = [deque() for _ in range(program.max_flag_key + 1)]  # flag keys are small ints: a list
         run.pending = -1
         run.waiting = None
         # typed arrays per segment, filled by position: no lists of ints, no index arithmetic
@@ -259,6 +259,7 @@ class KernelScheduler:
         flags = run.flags
         issue_ps = self.issue_ps
         flag_ps = self.flag_ps
+        op_set, op_wait, op_local, op_note = SET, WAIT, LOCAL, NOTE  # locals: the fastest lookups
         i = run.cursor
         b = run.base
         while run.seg < len(segs):
@@ -282,34 +283,24 @@ class KernelScheduler:
                 starts[i] = s
                 ends[i] = e
                 i += 1
-            while i < n:
-                p = pipes[i]
+            first = i
+            for i in range(first, n):
                 op = ops[i]
-                if op == NOTE:  # a buffer event: no time, no issue slot, placed where its pipe is
+                p = pipes[i]
+                # the frequent kinds first, each complete (pipe_done[p] >= pipe_free[p] always holds)
+                if op == op_set:  # fires once everything earlier on the pipe is done (data arrived)
+                    issue += issue_ps
+                    s = pipe_done[p]
+                    if issue > s:
+                        s = issue
+                    e = s + flag_ps
+                    flags[keys[i]].append(e)
+                    pipe_free[p] = pipe_done[p] = e
+                elif op == op_wait:
+                    issue += issue_ps
                     s = pipe_free[p]
                     if issue > s:
                         s = issue
-                    starts[i] = s
-                    ends[i] = s
-                    i += 1
-                    continue
-                issue += issue_ps
-                s = pipe_free[p]
-                if issue > s:
-                    s = issue
-                if op == LOCAL:
-                    e = s + costs[i]
-                elif op == SET:  # fires once everything earlier on the pipe is done (data arrived)
-                    d = pipe_done[p]
-                    if d > s:
-                        s = d
-                    e = s + flag_ps
-                    queue = flags[keys[i]]
-                    if queue is None:
-                        flags[keys[i]] = deque((e,))
-                    else:
-                        queue.append(e)
-                elif op == WAIT:
                     queue = flags[keys[i]]
                     if not queue:
                         raise KernelFault(
@@ -317,44 +308,67 @@ class KernelScheduler:
                         )
                     e = queue.popleft()
                     e = (e if e > s else s) + flag_ps
-                elif op == BARRIER:
-                    s = max(*pipe_done, *pipe_free, issue)
-                    e = s + flag_ps
-                    for q in range(N_PIPES):
-                        pipe_free[q] = e
-                        pipe_done[q] = e
-                    issue = e
-                elif op == XSET:  # cross-core flag: fires once the pipe's earlier work is done
-                    d = pipe_done[p]
-                    if d > s:
-                        s = d
-                    e = s + flag_ps
-                    self._cross_set(run, keys[i], e + self.cross_ps, b + i)
-                elif op == XWAIT:  # holds every later instruction (ADK CrossCoreWaitFlag), not just its pipe
-                    fired = self._cross_take(run, keys[i])
-                    if fired is None:  # the other core has not set it yet: park until it does
+                    pipe_free[p] = e
+                    if e > pipe_done[p]:
+                        pipe_done[p] = e
+                elif op == op_local:
+                    issue += issue_ps
+                    s = pipe_free[p]
+                    if issue > s:
+                        s = issue
+                    e = s + costs[i]
+                    pipe_free[p] = e
+                    if e > pipe_done[p]:
+                        pipe_done[p] = e
+                elif op == op_note:  # a buffer event: no time, no issue slot, placed where its pipe is
+                    s = pipe_free[p]
+                    if issue > s:
+                        s = issue
+                    starts[i] = s
+                    ends[i] = s
+                    continue
+                else:
+                    issue += issue_ps
+                    s = pipe_free[p]
+                    if issue > s:
+                        s = issue
+                    if op == BARRIER:
+                        s = max(*pipe_done, *pipe_free, issue)
+                        e = s + flag_ps
+                        for q in range(N_PIPES):
+                            pipe_free[q] = e
+                            pipe_done[q] = e
+                        issue = e
+                    elif op == XSET:  # cross-core flag: fires once the pipe's earlier work is done
+                        d = pipe_done[p]
+                        if d > s:
+                            s = d
+                        e = s + flag_ps
+                        self._cross_set(run, keys[i], e + self.cross_ps, b + i)
+                    elif op == XWAIT:  # holds every later instruction (ADK CrossCoreWaitFlag), not just its pipe
+                        fired = self._cross_take(run, keys[i])
+                        if fired is None:  # the other core has not set it yet: park until it does
+                            run.cursor = i
+                            run.base = b
+                            run.issue = issue - issue_ps
+                            run.waiting = keys[i]
+                            return
+                        e = (fired if fired > s else s) + flag_ps
+                        issue = e
+                    else:  # GM_READ / GM_WRITE: take a turn on the shared links, in time order
                         run.cursor = i
                         run.base = b
-                        run.issue = issue - issue_ps
-                        run.waiting = keys[i]
+                        run.issue = issue
+                        run.pending = s
+                        self._push(s, _SHARED, run.slot)
                         return
-                    e = (fired if fired > s else s) + flag_ps
-                    issue = e
-                else:  # GM_READ / GM_WRITE: take a turn on the shared links, in time order
-                    run.cursor = i
-                    run.base = b
-                    run.issue = issue
-                    run.pending = s
-                    self._push(s, _SHARED, run.slot)
-                    return
-                pipe_free[p] = e
-                if e > pipe_done[p]:
-                    pipe_done[p] = e
+                    pipe_free[p] = e
+                    if e > pipe_done[p]:
+                        pipe_done[p] = e
                 if not p:  # scalar work holds the dispatcher
                     issue = e
                 starts[i] = s
                 ends[i] = e
-                i += 1
             run.seg += 1
             b += n
             i = 0

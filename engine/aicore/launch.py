@@ -180,6 +180,7 @@ class KernelLaunch:
         self.scheduler: KernelScheduler | None = None
         self._gm_writes: list[tuple] = []
         self.scratch: dict = {}  # per-launch caches a fast path may keep (templates, fp32 copies)
+        self.after_blocks: list = []  # what a fast path completes once every block has run (background numerics)
         self.body = jit_kernel.fast_path if (sim.fast and jit_kernel.fast_path) else jit_kernel.fn
         self._block_names: dict[int, tuple[int, int]] = {}
         self._device: DeviceCores | None = None
@@ -229,10 +230,14 @@ class KernelLaunch:
         return self.sim.trace.detail(record)
 
     def src_id(self, filename: str, lineno: int) -> tuple[int, str]:
+        """(trace id, text) of a kernel source line (ids cached per simulation, as ``Simulation.src_of`` does)."""
         from ..simulation import short_path
 
-        text = f"{short_path(filename)}:{lineno}"
-        return self.sim.trace.src(text), text
+        sim = self.sim
+        ident = sim._src_cache.get((filename, lineno))
+        if ident is None:
+            ident = sim._src_cache[(filename, lineno)] = sim.trace.src(f"{short_path(filename)}:{lineno}")
+        return ident, sim.trace.srcs.items[ident]
 
     # -- launch checks ------------------------------------------------------------------------------
     def _gm_reads(self) -> tuple:
@@ -300,6 +305,9 @@ class KernelLaunch:
             code = fault.code or ACL_ERROR_RT_AICORE_TIMEOUT
             self.sim.report(Finding(fault.kind, f"kernel {self.name}: {fault}", code, end, "", fault.details))
             task.error = code
+        finally:
+            for complete in self.after_blocks:
+                complete()
         self._check_block_overlaps(end)
         self.writes = _spans(self._gm_writes)
         after = device.memory.stats()

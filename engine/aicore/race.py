@@ -57,8 +57,15 @@ class RaceDetector:
         self._accesses: dict[tuple, list[tuple]] = defaultdict(list)
         self.races: list[Race] = []
         self._seen: set[tuple] = set()
+        # bumped whenever a pipe learns of another's past (or starts): only then can a prune drop anything
+        self._learned = 0
+        self._started = 0  # pipes that issued something
+        self._pruned: dict[int, int] = {}  # id of an access list -> _learned when it was last pruned
 
     def tick(self, pipe: int) -> int:
+        if not self.epoch[pipe]:
+            self._learned += 1
+            self._started += 1
         self.epoch[pipe] += 1
         self.clock[pipe][pipe] = self.epoch[pipe]
         return self.epoch[pipe]
@@ -74,6 +81,7 @@ class RaceDetector:
     def barrier(self, lanes: range | None = None) -> None:
         """``pipe_barrier(PIPE_ALL)``: the given lanes (default all) are ordered after each other's past."""
         lanes = range(self.n) if lanes is None else lanes
+        self._learned += 1
         merged = [max(self.clock[p][q] for p in lanes) for q in range(self.n)]
         for p in lanes:
             self.clock[p] = list(merged)
@@ -81,6 +89,7 @@ class RaceDetector:
     def merge(self, lanes, snapshot: list[int]) -> None:
         """Order every later instruction on ``lanes`` after ``snapshot`` (a wait: in-core on one lane,
         cross-core on every lane of the core)."""
+        self._learned += 1
         for p in lanes:
             mine = self.clock[p]
             for q in range(self.n):
@@ -124,10 +133,17 @@ class RaceDetector:
             self._prune(entries)
 
     def _prune(self, entries: list[tuple]) -> None:
-        """Drop accesses every pipe is already ordered after: nothing can race with them any more."""
-        active = [p for p in range(self.n) if self.epoch[p]] or list(range(self.n))
-        floor = [min(self.clock[p][q] for p in active) for q in range(self.n)]
-        entries[:] = [e for e in entries if e[1] > floor[e[0]]]
+        """Drop accesses every pipe is already ordered after: nothing can race with them any more.
+
+        Skipped when two or more pipes run and none learned anything since this list was last pruned: the
+        accesses that survived then still would, and newer ones carry their pipe's latest epoch, which no
+        other pipe knows yet. (With one pipe running, its own accesses are all behind it: always pruned.)
+        """
+        if self._started < 2 or self._pruned.get(id(entries)) != self._learned:
+            self._pruned[id(entries)] = self._learned
+            active = [p for p in range(self.n) if self.epoch[p]] or list(range(self.n))
+            floor = [min(self.clock[p][q] for p in active) for q in range(self.n)]
+            entries[:] = [e for e in entries if e[1] > floor[e[0]]]
         if len(entries) > 4 * _PRUNE_AT:  # unsynchronised pipes never retire accesses: keep the newest
             del entries[: len(entries) - 2 * _PRUNE_AT]
 

@@ -4,4 +4,7 @@ They are written like user code (pyasc-shaped, through :mod:`engine.asc`), so th
 appear in traces and findings exactly as a trainee's would.
 """
 
-from . import matmul_fast  # noqa: F401  registers the fast path of matmul_tiled
+from . import (
+    matmul_fast,  # noqa: F401  registers the fast path of matmul_tiled
+    matmul_leaky_relu_fast,  # noqa: F401  registers the fast path of matmul_leaky_relu
+)

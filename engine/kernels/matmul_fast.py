@@ -7,12 +7,14 @@ GM reads and writes sit at other addresses. So the fast path
 
 1. runs the real ``compute_base_block`` / ``write_base_block`` for the first base block of each
    (rows, cols, queue state) and keeps the instructions it recorded as a *template*;
-2. for every later base block with that signature, appends the template's instructions with the GM
-   tile keys (for L2), the GM rectangles of its moves (their trace details) and the GM write
-   rectangles moved to the block's position, and puts the queues in the state the template left
-   them in;
-3. computes the numbers once per core region, ``C[region] = A[rows] @ B[:, cols]`` in fp32 (the same
-   fp16 products and fp32 accumulation, in a different summation order).
+2. for every later base block with that signature, stamps the template (:mod:`engine.kernels.stamp`):
+   its instructions with the GM tile keys (for L2), the GM rectangles of its moves (their trace
+   details) and the GM write rectangles moved to the block's position, the queues in the state the
+   template left them in;
+3. computes the numbers once per launch, ``A @ B`` in fp32 (the same fp16 products and fp32
+   accumulation, in a different summation order) in a background thread while the blocks are recorded
+   and timed, and writes each block's region of C when the last block has run
+   (``C[region] = A[rows] @ B[:, cols]`` per region, at once, when the product is too large to keep).
 
 Everything the scheduler and the trace see is identical to the straightforward path: a test runs
 both on small shapes and compares programs and timings event for event. Races are checked on each
@@ -21,13 +23,13 @@ template (the stamped copies are the same instructions at other addresses).
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from engine import asc
 from engine.aicore.context import current
 from engine.aicore.matmul_tiling import TCubeTiling
-from engine.aicore.program import DETAIL, KEY, Template
-from engine.detail import Instr
 from engine.kernels.matmul import (
     CubeQueues,
     base_blocks,
@@ -36,99 +38,45 @@ from engine.kernels.matmul import (
     matmul_tiled,
     write_base_block,
 )
+from engine.kernels.stamp import gm_key, queue_state, record_or_stamp
 
-_CACHE_LIMIT_BYTES = 1 << 29  # fp32 copies of A and B kept per launch up to 512 MiB each
-
-
-def _queue_state(q: CubeQueues) -> tuple:
-    return tuple((que._next, tuple(que._freed), tuple(que._state)) for que in (q.a1, q.b1, q.a2, q.b2, q.co1))
-
-
-def _set_queue_state(q: CubeQueues, state: tuple) -> None:
-    for que, (nxt, freed, slots) in zip((q.a1, q.b1, q.a2, q.b2, q.co1), state, strict=True):
-        que._next = nxt
-        que._freed = list(freed)
-        que._state = list(slots)
-
-
-class _BlockTemplate:
-    """The program of one base block, and where its GM addresses move with the block."""
-
-    def __init__(self, ctx, count: int, first_write: int, m0: int, n0: int, shifts: dict, exit_state: tuple):
-        memory = ctx.launch._device.memory
-        self.template = Template(ctx.program.tail(count))
-        self.m0, self.n0 = m0, n0
-        self.exit_state = exit_state
-        self.reads = []  # per GM read: (alloc key, offset, rows, row bytes, stride, row shift, col shift)
-        for pos in self.template.reads:
-            alloc, offset, rows, row_bytes, stride = memory.key_spec(self.template.instrs[pos][KEY])
-            self.reads.append((alloc, offset, rows, row_bytes, stride, *shifts[alloc]))
-        self.writes = []
-        for alloc, start, rows, row_bytes, stride, src in ctx.gm_writes[first_write:]:
-            self.writes.append((alloc, start, rows, row_bytes, stride, src, *shifts[alloc]))
-        details = ctx.sim.trace.details.items
-        self.moves = []  # per GM move (read or write), in order: (its Instr, row shift, col shift)
-        for pos in self.template.moves.tolist():
-            instr = details[self.template.instrs[pos][DETAIL]]
-            gm = instr.dst if instr.dst.buf == 0 else instr.srcs[0]
-            self.moves.append((instr, *shifts[("device", gm.owner)]))
-
-    def stamp(self, ctx, m0: int, n0: int) -> None:
-        dm, dn = m0 - self.m0, n0 - self.n0
-        tile_key = ctx.launch._device.memory.tile_key
-        keys = [
-            tile_key(alloc, offset + dm * row_shift + dn * col_shift, rows, row_bytes, stride)
-            for alloc, offset, rows, row_bytes, stride, row_shift, col_shift in self.reads
-        ]
-        detail_id = ctx.launch.detail_id
-        moved = [
-            detail_id(_moved(instr, dm * row_shift + dn * col_shift)) for instr, row_shift, col_shift in self.moves
-        ]
-        ctx.program.stamp(self.template, keys, moved)
-        ctx.accesses.extend([None] * len(self.template.instrs))
-        for alloc, start, rows, row_bytes, stride, src, row_shift, col_shift in self.writes:
-            ctx.gm_writes.append((alloc, start + dm * row_shift + dn * col_shift, rows, row_bytes, stride, src))
-
-
-def _moved(instr: Instr, delta: int) -> Instr:
-    """A GM move's detail with its GM rectangle ``delta`` bytes further on."""
-    if instr.dst.buf == 0:
-        return instr._replace(dst=instr.dst._replace(start=instr.dst.start + delta))
-    gm = instr.srcs[0]
-    return instr._replace(srcs=(gm._replace(start=gm.start + delta), *instr.srcs[1:]))
+PRODUCT_LIMIT_BYTES = 1 << 29  # fp32 products (and copies of A and B) kept per launch up to 512 MiB each
 
 
 def record_matmul_tiled(
     a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, tiling: TCubeTiling, b_trans: bool = False
 ):
-    """Drop-in for ``matmul_tiled``'s body when the simulation runs the fast path."""
+    """Drop-in for ``matmul_tiled``'s body when the simulation runs the fast path (``b_trans``: B stored [N, K])."""
     ctx = current()
     t = tiling
     m0, n0, rows, cols = t.core_region(ctx.block_idx)
     if rows == 0 or cols == 0:
         return
     a_gm, b_gm, c_gm = gm_tensors(a, b, c, t)
+    if len({gm_key(a_gm), gm_key(b_gm), gm_key(c_gm)}) < 3:  # shared allocations do not shift apart
+        return matmul_tiled.fn(a, b, c, tiling, b_trans)
     pipe = asc.TPipe()
     q = CubeQueues(pipe, t)
+    queues = (q.a1, q.b1, q.a2, q.b2, q.co1)
     out_size = c.dtype.sizeof()
-    key = lambda g: (g.alloc.where, g.alloc.ident)  # noqa: E731
-    b_shift = (0, t.Ka * 2) if b_trans else (0, 2)  # B^T: the next column of C is the next row of B
-    shifts = {key(a_gm): (t.Ka * 2, 0), key(b_gm): b_shift, key(c_gm): (t.N * out_size, out_size)}
+    keys = gm_key(a_gm), gm_key(b_gm), gm_key(c_gm)
     templates = ctx.launch.scratch.setdefault("matmul_templates", {})
-    numerics, ctx.numerics = ctx.numerics, False  # the numbers come from one matmul per region, below
+    if ctx.numerics and t.M * t.N * 4 <= PRODUCT_LIMIT_BYTES:
+        background_product(ctx, a_gm, b_gm, t, b_trans)  # started now, it runs while the blocks are recorded
+    b_col = t.Ka * 2 if b_trans else 2  # B^T: the next column of C is the next row of B
+    numerics, ctx.numerics = ctx.numerics, False  # the numbers come from one matmul per launch, below
     try:
         for bm, bn, mr, nc in base_blocks(t, m0, n0, rows, cols):
-            signature = (mr, nc, _queue_state(q))
-            template = templates.get(signature)
-            if template is None:
-                first, first_write = len(ctx.program), len(ctx.gm_writes)
+
+            def step(bm=bm, bn=bn, mr=mr, nc=nc) -> None:
                 compute_base_block(q, t, a_gm, b_gm, bm, bn, mr, nc, b_trans)
                 write_base_block(q, c_gm, t.N, bm, bn, mr, nc)
-                count = len(ctx.program) - first
-                templates[signature] = _BlockTemplate(ctx, count, first_write, bm, bn, shifts, _queue_state(q))
-            else:
-                template.stamp(ctx, bm, bn)
-                _set_queue_state(q, template.exit_state)
+
+            def delta(origin: tuple, bm=bm, bn=bn) -> dict:
+                dm, dn = bm - origin[0], bn - origin[1]
+                return {keys[0]: dm * t.Ka * 2, keys[1]: dn * b_col, keys[2]: (dm * t.N + dn) * out_size}
+
+            record_or_stamp(ctx, templates, (mr, nc, queue_state(queues)), (bm, bn), delta, queues, step)
     finally:
         ctx.numerics = numerics
     if numerics:
@@ -143,7 +91,7 @@ def _as_fp32(ctx, g: asc.GlobalTensor, shape: tuple[int, int]) -> np.ndarray:
     if found is None:
         raw = ctx.gm_bytes(g)[g.byte_offset : g.byte_offset + shape[0] * shape[1] * 2]
         found = raw.view(np.float16).reshape(shape).astype(np.float32)
-        if found.nbytes <= _CACHE_LIMIT_BYTES:
+        if found.nbytes <= PRODUCT_LIMIT_BYTES:
             cache[k] = found
     return found
 
@@ -151,11 +99,74 @@ def _as_fp32(ctx, g: asc.GlobalTensor, shape: tuple[int, int]) -> np.ndarray:
 def _region_numerics(
     ctx, a_gm, b_gm, c_gm, t: TCubeTiling, m0: int, n0: int, rows: int, cols: int, b_trans: bool
 ) -> None:
-    a = _as_fp32(ctx, a_gm, (t.M, t.Ka))
-    b = _as_fp32(ctx, b_gm, (t.N, t.Kb)).T if b_trans else _as_fp32(ctx, b_gm, (t.Kb, t.N))
-    result = a[m0 : m0 + rows] @ b[:, n0 : n0 + cols]
-    out = ctx.gm_bytes(c_gm)[c_gm.byte_offset : c_gm.byte_offset + t.M * t.N * c_gm.dtype.sizeof()]
-    out.view(c_gm.dtype.np).reshape(t.M, t.N)[m0 : m0 + rows, n0 : n0 + cols] = result
+    """Give C's region of this block its numbers: from ``A @ B`` computed once per launch in the background
+    (:func:`background_product`), written when the last block has run; per region, at once, when the
+    product is too large to keep."""
+    if t.M * t.N * 4 > PRODUCT_LIMIT_BYTES:
+        a = _as_fp32(ctx, a_gm, (t.M, t.Ka))
+        b = _as_fp32(ctx, b_gm, (t.N, t.Kb)).T if b_trans else _as_fp32(ctx, b_gm, (t.Kb, t.N))
+        gm_matrix(ctx, c_gm, t.M, t.N)[m0 : m0 + rows, n0 : n0 + cols] = a[m0 : m0 + rows] @ b[:, n0 : n0 + cols]
+        return
+    regions = ctx.launch.scratch.get("regions")
+    if regions is None:
+        regions = ctx.launch.scratch["regions"] = []
+        product = background_product(ctx, a_gm, b_gm, t, b_trans)
+        c = gm_matrix(ctx, c_gm, t.M, t.N)
+
+        def write() -> None:
+            full = product.result()
+            # distinct blocks have disjoint regions (TCubeTiling.core_region): as large as C, they tile it
+            if sum(nr * nc for _r0, _c0, nr, nc in regions) == t.M * t.N:
+                c[...] = full
+                return
+            for r0, c0, nr, nc in regions:
+                c[r0 : r0 + nr, c0 : c0 + nc] = full[r0 : r0 + nr, c0 : c0 + nc]
+
+        ctx.launch.after_blocks.append(write)
+    regions.append((m0, n0, rows, cols))
+
+
+def gm_matrix(ctx, g: asc.GlobalTensor, rows: int, cols: int) -> np.ndarray:
+    """A writable ``rows x cols`` view of GM from a GlobalTensor's start, in its dtype."""
+    n = rows * cols * g.dtype.sizeof()
+    return ctx.gm_bytes(g)[g.byte_offset : g.byte_offset + n].view(g.dtype.np).reshape(rows, cols)
+
+
+def background_product(ctx, a_gm, b_gm, t: TCubeTiling, b_trans: bool = False) -> BackgroundProduct:
+    """``A @ B`` (fp16 in, fp32 out) of this launch, started in a thread of its own the first time it is
+    asked for: numpy's matmul runs without the interpreter lock, so it overlaps the recording and timing
+    of the blocks; ``result()`` waits for it."""
+    products = ctx.launch.scratch.setdefault("products", {})
+    key = (a_gm.alloc.ident, a_gm.byte_offset, b_gm.alloc.ident, b_gm.byte_offset, t.M, t.Ka, t.N, b_trans)
+    found = products.get(key)
+    if found is None:
+        a = ctx.gm_bytes(a_gm)[a_gm.byte_offset : a_gm.byte_offset + t.M * t.Ka * 2].view(np.float16)
+        b = ctx.gm_bytes(b_gm)[b_gm.byte_offset : b_gm.byte_offset + t.Kb * t.N * 2].view(np.float16)
+        b = b.reshape(t.N, t.Kb).T if b_trans else b.reshape(t.Kb, t.N)
+        found = products[key] = BackgroundProduct(a.reshape(t.M, t.Ka), b)
+    return found
+
+
+class BackgroundProduct:
+    """``A @ B`` in fp32 (from fp16 inputs), computed in a thread of its own."""
+
+    def __init__(self, a: np.ndarray, b: np.ndarray) -> None:
+        self._result: np.ndarray | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, args=(a, b), daemon=True)
+        self._thread.start()
+
+    def _run(self, a: np.ndarray, b: np.ndarray) -> None:
+        try:
+            self._result = a.astype(np.float32) @ b.astype(np.float32)
+        except BaseException as exc:  # handed to the thread that waits for the result
+            self._error = exc
+
+    def result(self) -> np.ndarray:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._result
 
 
 matmul_tiled.fast_path = record_matmul_tiled

@@ -49,70 +49,100 @@ def matmul_leaky_relu(
     m0, n0, rows, cols = t.core_region(block)
     if rows == 0 or cols == 0:
         return
+    work = block_workspace(workspace, t, block)
+    blocks = base_blocks(t, m0, n0, rows, cols)
+    if asc.ascend_is_aic():
+        cube = CubeSide(t, a, b, work)
+        for i, blk in enumerate(blocks):
+            cube.step(i, blk, set_ready=not (skip_set and i == len(blocks) - 1))
+        cube.drain(len(blocks))
+    else:
+        vec = VectorSide(t, c, work)
+        for i, blk in enumerate(blocks):
+            vec.step(i, blk, alpha, wait_ready=not (skip_wait and i == 0))
+
+
+def block_workspace(workspace: asc.GlobalAddress, t: TCubeTiling, block: int) -> asc.GlobalTensor:
+    """This block's two fp32 base-block slots of the GM workspace."""
     slot_elems = t.baseM * t.baseN
     work = asc.GlobalTensor()
     work.set_global_buffer(workspace + block * SLOTS * slot_elems, SLOTS * slot_elems)  # + elements
-    blocks = base_blocks(t, m0, n0, rows, cols)
-    if asc.ascend_is_aic():
-        _cube_side(t, a, b, work, blocks, skip_set)
-    else:
-        _vector_side(t, c, work, blocks, alpha, skip_wait)
+    return work
 
 
-def _cube_side(t: TCubeTiling, a, b, work, blocks, skip_set: bool) -> None:
-    a_gm, b_gm = asc.GlobalTensor(), asc.GlobalTensor()
-    a_gm.set_global_buffer(a, t.M * t.Ka)
-    b_gm.set_global_buffer(b, t.Kb * t.N)
-    pipe = asc.TPipe()
-    q = CubeQueues(pipe, t)
-    for i, (bm, bn, mr, nc) in enumerate(blocks):
+class CubeSide:
+    """The AIC's part: each base block of A @ B through L1/L0 to L0C, then the fixpipe to a workspace slot."""
+
+    def __init__(self, t: TCubeTiling, a, b, work) -> None:
+        self.t = t
+        self.work = work
+        self.a_gm, self.b_gm = asc.GlobalTensor(), asc.GlobalTensor()
+        self.a_gm.set_global_buffer(a, t.M * t.Ka)
+        self.b_gm.set_global_buffer(b, t.Kb * t.N)
+        self.pipe = asc.TPipe()
+        self.q = CubeQueues(self.pipe, t)
+        self.queues = (self.q.a1, self.q.b1, self.q.a2, self.q.b2, self.q.co1)
+
+    def step(self, i: int, blk: tuple, set_ready: bool = True) -> None:
+        t, q = self.t, self.q
+        bm, bn, mr, nc = blk
         slot = i % SLOTS
-        compute_base_block(q, t, a_gm, b_gm, bm, bn, mr, nc)
+        compute_base_block(q, t, self.a_gm, self.b_gm, bm, bn, mr, nc)
         if i >= SLOTS:  # after the block's loads and mmads were issued: the wait holds every later instruction
             asc.cross_core_wait_flag(FREE + slot)  # both AIVs have read what this slot held
         acc = q.co1.deque()
-        asc.fixpipe(work.tile(slot * t.baseM, 0, mr, nc, t.baseN), acc, asc.FixpipeParams(mr, nc))
+        asc.fixpipe(self.work.tile(slot * t.baseM, 0, mr, nc, t.baseN), acc, asc.FixpipeParams(mr, nc))
         q.co1.free_tensor(acc)
-        if not (skip_set and i == len(blocks) - 1):
+        if set_ready:
             asc.cross_core_set_flag(READY + slot, pipe=asc.PipeID.PIPE_FIX)
-    for i in range(max(0, len(blocks) - SLOTS), len(blocks)):
-        asc.cross_core_wait_flag(FREE + i % SLOTS)  # the vectors are done with every slot
+
+    def drain(self, n_blocks: int) -> None:
+        for i in range(max(0, n_blocks - SLOTS), n_blocks):
+            asc.cross_core_wait_flag(FREE + i % SLOTS)  # the vectors are done with every slot
 
 
-def _vector_side(t: TCubeTiling, c, work, blocks, alpha: float, skip_wait: bool) -> None:
-    c_gm = asc.GlobalTensor()
-    c_gm.set_global_buffer(c, t.M * t.N)
-    pipe = asc.TPipe()
-    chunk_cap = CHUNK_ELEMENTS
-    inq = asc.TQue(asc.TPosition.VECIN, 2)
-    outq = asc.TQue(asc.TPosition.VECOUT, 2)
-    tmp_buf = asc.TBuf(asc.TPosition.VECCALC)
-    pipe.init_buffer(que=inq, num=2, len=chunk_cap * asc.float32.sizeof())
-    pipe.init_buffer(que=outq, num=2, len=chunk_cap * asc.half.sizeof())
-    pipe.init_buffer(buf=tmp_buf, num=chunk_cap * asc.float32.sizeof())
-    tmp = tmp_buf.get(asc.float32)
-    sub = asc.get_subblockidx()
-    for i, (bm, bn, mr, nc) in enumerate(blocks):
+class VectorSide:
+    """An AIV's part: its half of each base block's rows, workspace -> UB -> LeakyReLU -> fp16 -> C."""
+
+    def __init__(self, t: TCubeTiling, c, work) -> None:
+        self.t = t
+        self.work = work
+        self.c_gm = asc.GlobalTensor()
+        self.c_gm.set_global_buffer(c, t.M * t.N)
+        self.pipe = asc.TPipe()
+        self.inq = asc.TQue(asc.TPosition.VECIN, 2)
+        self.outq = asc.TQue(asc.TPosition.VECOUT, 2)
+        tmp_buf = asc.TBuf(asc.TPosition.VECCALC)
+        self.pipe.init_buffer(que=self.inq, num=2, len=CHUNK_ELEMENTS * asc.float32.sizeof())
+        self.pipe.init_buffer(que=self.outq, num=2, len=CHUNK_ELEMENTS * asc.half.sizeof())
+        self.pipe.init_buffer(buf=tmp_buf, num=CHUNK_ELEMENTS * asc.float32.sizeof())
+        self.tmp = tmp_buf.get(asc.float32)
+        self.sub = asc.get_subblockidx()
+        self.queues = (self.inq, self.outq)
+
+    def step(self, i: int, blk: tuple, alpha: float, wait_ready: bool = True) -> None:
+        t, inq, outq = self.t, self.inq, self.outq
+        bm, bn, mr, nc = blk
         slot = i % SLOTS
         upper = (mr + 1) // 2
-        r0, my_rows = (0, upper) if sub == 0 else (upper, mr - upper)
-        if not (skip_wait and i == 0):
+        r0, my_rows = (0, upper) if self.sub == 0 else (upper, mr - upper)
+        if wait_ready:
             asc.cross_core_wait_flag(READY + slot)  # the Cube's result is in the workspace
-        step = max(1, chunk_cap // nc)
+        step = max(1, CHUNK_ELEMENTS // nc)
         for r in range(r0, r0 + my_rows, step):
             n_rows = min(step, r0 + my_rows - r)
             count = n_rows * nc
             x = inq.alloc_tensor(asc.float32, shape=(n_rows, nc))
-            asc.data_copy(x, work.tile(slot * t.baseM + r, 0, n_rows, nc, t.baseN))
+            asc.data_copy(x, self.work.tile(slot * t.baseM + r, 0, n_rows, nc, t.baseN))
             inq.enque(x)
             x = inq.deque()
-            asc.muls(tmp, x, alpha, count)
-            asc.max(x, x, tmp, count)  # LeakyReLU for 0 <= alpha <= 1
+            asc.muls(self.tmp, x, alpha, count)
+            asc.max(x, x, self.tmp, count)  # LeakyReLU for 0 <= alpha <= 1
             y = outq.alloc_tensor(asc.half, shape=(n_rows, nc))
             asc.cast(y, x, "CAST_ROUND", count)
             inq.free_tensor(x)
             outq.enque(y)
             y = outq.deque()
-            asc.data_copy(c_gm.tile(bm + r, bn, n_rows, nc, t.N), y)
+            asc.data_copy(self.c_gm.tile(bm + r, bn, n_rows, nc, t.N), y)
             outq.free_tensor(y)
         asc.cross_core_set_flag(FREE + slot, pipe=asc.PipeID.PIPE_MTE2)  # my reads of the slot are done

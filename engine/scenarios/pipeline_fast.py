@@ -1,465 +1,428 @@
-"""The bulk host: the pipeline's batch section, timing only, at a fraction of the cost per call.
+"""The bulk host: the pipeline's batch section at a fraction of the cost per call.
 
 A call-by-call run costs ~15 us of Python per ``memcpy_async`` (context managers, task objects,
 the event core) and ~3 us per device task. For thousands of small batches that is the whole cost,
-so a timing-only run hands the batch section of the *same* host program (``host_buffers``,
+so the fast path hands the batch section of the *same* host program (``host_buffers``,
 ``submit_batch``, the synchronisations and ``free_host`` in :mod:`engine.scenarios.pipeline`) a
-:class:`BulkHost` instead of ``sim.acl``. It implements the calls that section makes, with the
-same checks where they matter (``Simulation.plan_copy``, ``OpMatmul.plan``, the real host
-allocator, the real streams' vector clocks), and keeps what they produce in lists:
+:class:`BulkHost` instead of ``sim.acl``. It implements the calls that section makes in two halves:
 
-* host calls advance the host clock by their profile cost and become rows at the end, each with
-  the source line that made it;
-* device tasks are integers in lists (stream, resource, duration, submit time) run by
-  :class:`_LeanDevice`, the runtime's scheduling rules for copies and op-level kernels: FIFO
-  streams, copy engines and the core array granted by (priority, submission order), the host
-  blocking when a stream holds ``stream_depth`` tasks or a pageable copy must finish;
-* every task gets its task-table entry, its two rows (stream lane and engine / kernel lane) and its
-  :class:`~engine.stream.TaskRecord` (reads, writes, vector clock) for the cross-stream check.
+* **the call** does at once what decides its return value: the checks of the call-by-call host
+  (initialised, device set, a live stream, ``Simulation.plan_copy``'s rules for pointers, sizes and
+  kinds, ``OpMatmul.plan``), answered from what the call site and arguments decided before (its
+  source line, stream, plan) plus a lookup of each pointer, and by the simulator's own code for
+  anything new; and the real host allocator. Then it logs one integer (its call site, its kind and
+  its *plan*: the stream, engine, duration, bytes and names every call of its kind on its stream
+  shares) and, for a copy, what it reads and writes.
+* :meth:`BulkHost.flush` (at the end, before a call that fails, and with numerics at each
+  synchronize) plays the log: the host clock advances by each call's profile cost (numpy prefix
+  sums); the calls that meet the device run the runtime's scheduling rules on integers
+  (:mod:`engine.scenarios.lean_device`: FIFO streams, copy engines and the core array granted by
+  (priority, submission order), the host blocking when a stream holds ``stream_depth`` tasks, a
+  pageable copy must finish or a stream must drain, the device advanced lazily, only as far as a
+  waiting host needs, exactly as ``Simulation.host_block_until`` does, and stamped ahead once its
+  state repeats). Every call and wait becomes its row, every
+  task its task-table entry, its two rows (stream lane and engine / kernel lane) and its
+  :class:`~engine.stream.TaskRecord` (reads, writes, vector clock, for the cross-stream check), built
+  when read from the columns of a :class:`BulkTasks`. With numerics, the tasks that finished move
+  their bytes and compute their matmuls in the order the device finished them (as the runtime does
+  at each task's end), so what the host reads after a synchronize is there.
 
-``tests/test_pipeline_fast.py`` runs both hosts on small cases (pinned and pageable, deep and
-shallow streams, one sync per batch) and checks every column of every row, the task table and the
-task records agree. A call the bulk host does not implement is an AttributeError, not a silent
-difference.
+A failing call plays the log, then goes through the call-by-call host's error handling
+(:class:`~engine.simulation.ApiCall`): the same call row, error row, finding and return code.
+``tests/test_pipeline_fast.py`` runs both hosts on small cases (pinned and pageable, deep and shallow
+streams, one sync per batch, with and without numerics, failing calls) and checks every column of
+every row, the task table, the task records, the findings and the numbers agree. A call the bulk
+host does not implement is an AttributeError, not a silent difference.
 """
 
 from __future__ import annotations
 
-from collections import deque
-from heapq import heappop, heappush
-from types import MappingProxyType
+from sys import _getframe
 
 import numpy as np
 
-from ..acl_codes import ACL_SUCCESS
+from ..acl_codes import ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE, ACL_SUCCESS, AclError
 from ..copy_engine import D2H, H2D
-from ..detail import HostWait
 from ..op_matmul import OpMatmul
-from ..stream import TaskKind, TaskRecord
-from ..trace import Kind
-
-_ARRIVE, _FINISH = 0, 1
-_H2D, _D2H, _CORES = 0, 1, 2
-_DIRECTION = MappingProxyType({H2D: _H2D, D2H: _D2H})
-
-
-class _LeanDevice:
-    """The runtime's scheduling rules for copies and op-level kernels on FIFO streams, on integers."""
-
-    def __init__(self, sim, streams: int) -> None:
-        host = sim.profile.host
-        self.heap: list[tuple[int, int, int, int]] = []
-        self.seq = 0
-        self.now = sim.clock.now
-        self.queues = [deque() for _ in range(streams)]
-        self.running = [-1] * streams
-        self.priority = [0] * streams
-        self.kernel_start = sim.runtime.kernel_start_ps
-        units = [host.copy_engines_h2d, host.copy_engines_d2h, 1]  # an op-level kernel takes every core
-        self.free = [list(range(u)) for u in units]
-        self.waiting: list[list[tuple[int, int]]] = [[], [], []]
-        # per task
-        self.t_stream: list[int] = []
-        self.t_res: list[int] = []
-        self.t_dur: list[int] = []
-        self.t_submit: list[int] = []
-        self.t_start: list[int] = []
-        self.t_end: list[int] = []
-        self.t_unit: list[int] = []
-        self.finish_order: list[int] = []
-
-    def pending(self, s: int) -> int:
-        return len(self.queues[s]) + (self.running[s] >= 0)
-
-    def submit(self, stream: int, res: int, duration: int, when: int) -> int:
-        t = len(self.t_stream)
-        self.t_stream.append(stream)
-        self.t_res.append(res)
-        self.t_dur.append(duration)
-        self.t_submit.append(when)
-        self.t_start.append(-1)
-        self.t_end.append(-1)
-        self.t_unit.append(-1)
-        queue = self.queues[stream]
-        if self.running[stream] < 0 and not queue:
-            queue.append(t)
-            self._schedule(when, _ARRIVE, stream)
-        else:
-            queue.append(t)
-        return t
-
-    def _schedule(self, time: int, what: int, arg: int) -> None:
-        heappush(self.heap, (time, self.seq, what, arg))
-        self.seq += 1
-
-    def _advance(self, s: int) -> None:
-        queue = self.queues[s]
-        if not queue:
-            return
-        t = queue[0]
-        if self.t_submit[t] > self.now:
-            self._schedule(self.t_submit[t], _ARRIVE, s)
-            return
-        queue.popleft()
-        self.running[s] = t
-        res = self.t_res[t]
-        free, waiting = self.free[res], self.waiting[res]
-        if res != _CORES and free and not waiting:
-            self._start(t, heappop(free))
-        else:
-            heappush(waiting, (self.priority[s], t, t))  # by stream priority, then submission order
-            self._dispatch(res)
-
-    def _dispatch(self, res: int) -> None:
-        free, waiting = self.free[res], self.waiting[res]
-        while free and waiting:
-            self._start(heappop(waiting)[2], heappop(free))
-
-    def _start(self, t: int, unit: int) -> None:
-        self.t_unit[t] = unit
-        self.t_start[t] = self.now
-        res = self.t_res[t]
-        end = self.now + self.t_dur[t] + (self.kernel_start if res == _CORES else 0)
-        self._schedule(end, _FINISH, t)
-
-    def _finish(self, t: int) -> None:
-        self.t_end[t] = self.now
-        self.finish_order.append(t)
-        res = self.t_res[t]
-        heappush(self.free[res], self.t_unit[t])
-        self._dispatch(res)
-        s = self.t_stream[t]
-        self.running[s] = -1
-        self._advance(s)
-
-    def step(self) -> bool:
-        if not self.heap:
-            return False
-        time, _seq, what, arg = heappop(self.heap)
-        self.now = time
-        if what == _ARRIVE:
-            if self.running[arg] < 0:
-                self._advance(arg)
-        else:
-            self._finish(arg)
-        return True
-
-    def run_until(self, done) -> None:
-        while not done():
-            if not self.step():
-                raise RuntimeError("pipeline bulk host: the device stopped with work pending")
+from ..stream import TaskKind
+from ..trace import DIRECTIONS
+from .bulk_log import (
+    CALLS,
+    CODE_BITS,
+    FAILED,
+    FREE_HOST,
+    MALLOC_HOST,
+    MATMUL,
+    MEMCPY,
+    PLAN_SHIFT,
+    RES_CORES,
+    RES_D2H,
+    RES_H2D,
+    SYNC,
+    BulkTasks,
+)
+from .bulk_play import LogPlayer
+from .lean_device import LeanDevice
 
 
-class BulkHost:
-    """Stands in for ``sim.acl`` in a timing-only batch section (``acl.rt.*`` and ``acl.op.matmul``).
+class BulkHost(LogPlayer):
+    """Stands in for ``sim.acl`` in the pipeline's batch section (``acl.rt.*``, ``acl.op.matmul``, ``acl.util``).
 
     Implements ``rt.malloc_host``, ``rt.free_host``, ``rt.memcpy_async`` (host <-> device),
-    ``op.matmul`` and ``rt.synchronize_stream``; :meth:`finish` appends everything to the trace.
+    ``op.matmul`` and ``rt.synchronize_stream``; :meth:`finish` ends the section. While a section
+    runs the program calls only the bulk host (the simulation's host clock moves at each flush).
     """
 
     def __init__(self, sim) -> None:
+        from ..simulation import INTERNAL_FILES
+
+        if not sim.runtime.all_idle():
+            raise RuntimeError("bulk host: the device still has work queued from before the section")
         self.sim = sim
         self.rt = self
         self.op = self
+        self.util = sim.acl.util  # ptr_to_numpy: views of host memory, no host call
+        self._numerics = sim.numerics
+        self._copy_allocs: list = []  # with numerics, per copy: its source and destination allocations
+        self._plan_kernels: dict[int, OpMatmul] = {}  # kernel plan -> the op it computes
+        self._moved = 0  # finished tasks whose data has moved
+        self._internal = INTERNAL_FILES
         host = sim.profile.host
-        self._cost = {
-            "acl.rt.malloc_host": sim.us(host.malloc_us),
-            "acl.rt.free_host": sim.us(host.free_us),
-            "acl.rt.memcpy_async": sim.us(host.memcpy_call_us),
-            "acl.op.matmul": sim.us(host.launch_call_us),
-            "acl.rt.synchronize_stream": sim.us(host.sync_call_us),
-        }
+        cost = [sim.us(getattr(host, attr)) for _name, attr in CALLS]
+        self._cost = cost + [0] * (FAILED - len(cost)) + cost
+        names = [sim.trace.name(name) for name, _attr in CALLS]
+        self._call_names = names + [0] * (FAILED - len(names)) + names
+        self._depth = sim.profile.limits.stream_depth
+        self._kernel_start = sim.runtime.kernel_start_ps
+        self._state = sim.state
+        self._dev_alloc = sim.devmem.space.by_ptr
+        self._pinned_alloc = sim.hostmem.pinned.by_ptr
+        self._srcs = sim.trace.srcs.items
+        self._known: dict[tuple, tuple] = {}  # (code object, instruction offset, arguments...) -> what a call knows
+        self._malloc = sim.hostmem.malloc_host
+        self._free = sim.hostmem.free_host
+        self._streams: list = []  # lean index -> Stream
+        self._plans: list[tuple] = []  # plan id -> plan (see _P_*)
+        self._plan_ids: dict[tuple, int] = {}
+        self._table: dict[str, np.ndarray] | None = None
+        self._wait_rows: dict[tuple[int, int], tuple[int, int]] = {}
         self._names: dict[str, int] = {}
-        self._lean_of: dict[int, int] = {}  # stream ident -> lean stream index
-        self._streams: list = []
-        self._kernels: dict[tuple, OpMatmul] = {}
-        self.lean = _LeanDevice(sim, len(sim.runtime.streams))
-        # host rows
-        self.start: list[int] = []
-        self.end: list[int] = []
-        self.kind: list[int] = []
-        self.name: list[int] = []
-        self.cause: list[int] = []
-        self.src: list[int] = []
-        self.detail: list[int] = []
-        # per task (aligned with the lean device's lists)
-        self.t_call: list[int] = []
-        self.t_detail: list[int] = []
-        self.t_name: list[int] = []
-        self.t_nbytes: list[int] = []
-        self.t_record: list[tuple] = []
-
-    # -- rows ---------------------------------------------------------------------------------------
-    def _name_id(self, text: str) -> int:
-        ident = self._names.get(text)
-        if ident is None:
-            ident = self._names[text] = self.sim.trace.name(text)
-        return ident
-
-    def _call(self, name: str) -> int:
-        """A host call's row, with the source line of the program that made it."""
-        sim = self.sim
-        t = sim.host_now
-        sim.host_now = t + self._cost[name]
-        self.start.append(t)
-        self.end.append(sim.host_now)
-        self.kind.append(Kind.CALL)
-        self.name.append(self._name_id(name))
-        self.cause.append(-1)
-        self.src.append(sim.caller_src(1))  # this module is the simulator's own: the program's line
-        self.detail.append(-1)
-        row = len(self.start) - 1
-        if not row % 4096:  # progress: the host rows so far and two rows per task submitted
-            sim.trace.progress(row + 2 * len(self.t_call))
-        return row
-
-    def _wait(self, call: int, what: str, on: HostWait, done) -> None:
-        """The host blocks until ``done()``; the call's row stretches over the wait (as ApiCall does)."""
-        sim = self.sim
-        if done():
-            return
-        start = sim.host_now
-        self.lean.run_until(done)
-        end = max(start, self.lean.now)
-        if end > start:
-            self.start.append(start)
-            self.end.append(end)
-            self.kind.append(Kind.WAIT)
-            self.name.append(self._name_id(f"wait: {what}"))
-            self.cause.append(call)
-            self.src.append(self.src[call])
-            self.detail.append(sim.trace.detail(on))
-            sim.host_now = end
-            self.end[call] = end
-
-    def _stream(self, handle: int, what: str):
-        stream = self.sim.stream(handle, what)
-        lean = self._lean_of.get(stream.ident)
-        if lean is None:
-            lean = self._lean_of[stream.ident] = len(self._streams)
-            self._streams.append(stream)
-            self.lean.priority[lean] = stream.priority
-        return stream, lean
-
-    # -- tasks --------------------------------------------------------------------------------------
-    def _task(
-        self,
-        call: int,
-        stream,
-        s: int,
-        kind: TaskKind,
-        res: int,
-        duration: int,
-        name: str,
-        nbytes: int,
-        reads: tuple,
-        writes: tuple,
-        label: str,
-        direction: str = "",
-    ) -> int:
-        sim = self.sim
-        depth = sim.profile.limits.stream_depth
-        lean = self.lean
-        if lean.pending(s) >= depth:
-            self._wait(
-                call,
-                f"room in {stream.label} (depth {depth})",
-                HostWait("room", stream.ident),
-                lambda: lean.pending(s) < depth,
-            )
-        rt = sim.runtime
-        rt._seq += 1
-        stream.submitted += 1
-        vc = dict(stream.vc)
-        for k, v in rt.host_vc.items():
-            if vc.get(k, 0) < v:
-                vc[k] = v
-        stream.count += 1
-        vc[stream.ident] = stream.count
-        stream.vc = vc
-        submit = sim.host_now
-        t = lean.submit(s, res, duration, submit)
-        self.t_call.append(call)
-        self.t_detail.append(sim.trace.task(rt._seq, stream.ident, int(kind), submit, -1, direction))
-        self.t_name.append(self._name_id(name))
-        self.t_nbytes.append(nbytes)
-        self.t_record.append((rt._seq, stream, kind, label, submit, reads, writes, tuple(sorted(vc.items()))))
-        return t
+        self._texts: list[str] = []  # task labels
+        self._text_ids: dict[str, int] = {}
+        # the log
+        self._log: list[int] = []  # per call
+        self._append = self._log.append
+        self._copies: list[int] = []  # per copy, four numbers: source ident, offset, destination ident, offset
+        self._played = 0  # calls already played
+        self._played_copies = 0
+        self._played_rows: list[tuple[int, int]] = []  # per flush: its first call and that call's trace row
+        self._played_src: list[np.ndarray] = []  # per flush: the source line of each call
+        self._first_seq = sim.runtime._seq + 1
+        self._device = LeanDevice((host.copy_engines_h2d, host.copy_engines_d2h, 1))
+        # per task, filled when played
+        self.t_plan: list[int] = []
+        self.t_call: list[int] = []  # the call that submitted it
+        self.t_copy: list[int] = []  # its entry in _copies, or -1
+        self.t_count: list[int] = []  # its stream's count (vector-clock entry)
+        self.t_version: list[int] = []  # the host's clock when it was submitted (index in host_vc)
+        self.t_detail: list[int] = []  # its task-table entry (detail id of its rows)
+        self.s_tasks = self._device.s_tasks  # lean stream -> its tasks in order
+        self.s_count: list[int] = []  # lean stream -> its count before the section
+        self.base_vc: list[dict] = []  # lean stream -> its vector clock before the section
+        self.host_vc: list[dict] = [dict(sim.runtime.host_vc)]  # the host's clock, one entry per change
 
     # -- the calls ----------------------------------------------------------------------------------
+    # Each call first looks up what it already knows about its call site and arguments (``_known``: its
+    # source line, stream, plan, the log entry it makes); only the pointers are checked every time.
     def malloc_host(self, size: int) -> tuple[int, int]:
-        call = self._call("acl.rt.malloc_host")
-        sim = self.sim
-        return sim.hostmem.malloc_host(size, sim.trace.srcs.items[self.src[call]]).ptr, ACL_SUCCESS
+        f = _getframe(1)
+        known = self._known.get((f.f_code, f.f_lasti))
+        if known is None:
+            known = self._learn_site(f, MALLOC_HOST)
+        try:
+            if not self._state.initialized:
+                self.sim.require_init()
+            ptr = self._malloc(size, known[1]).ptr
+        except AclError as exc:
+            return 0, self._fail(MALLOC_HOST, known[2], exc)
+        self._append(known[0])
+        return ptr, ACL_SUCCESS
 
     def free_host(self, ptr: int) -> int:
-        call = self._call("acl.rt.free_host")
-        sim = self.sim
-        sim.hostmem.free_host(ptr, sim.trace.srcs.items[self.src[call]])
+        f = _getframe(1)
+        known = self._known.get((f.f_code, f.f_lasti))
+        if known is None:
+            known = self._learn_site(f, FREE_HOST)
+        try:
+            if not self._state.initialized:
+                self.sim.require_init()
+            self._free(ptr, known[1])
+        except AclError as exc:
+            return self._fail(FREE_HOST, known[2], exc)
+        self._append(known[0])
         return ACL_SUCCESS
 
     def memcpy_async(self, dst, dst_max: int, src, count: int, kind: int, stream: int) -> int:
-        call = self._call("acl.rt.memcpy_async")
-        sim = self.sim
-        s_obj, s = self._stream(stream, "memcpy_async")
-        plan, dst_alloc, src_alloc = sim.plan_copy(dst, dst_max, src, count, kind, "memcpy_async")
-        res = _DIRECTION[plan.direction]  # H2H and D2D are not part of the batch section: KeyError
-        duration = sim.link.duration(plan.direction, plan.pinned, plan.count)
-        reads = (_range(src_alloc, plan.count),)
-        writes = (_range(dst_alloc, plan.count),)
-        label = f"{plan.direction} copy of {plan.count} B on {s_obj.label}"
-        t = self._task(
-            call,
-            s_obj,
-            s,
-            TaskKind.COPY,
-            res,
-            duration,
-            f"{plan.direction} copy",
-            plan.count,
-            reads,
-            writes,
-            label,
-            plan.direction,
-        )
-        if not plan.pinned:
-            lean = self.lean
-            self._wait(
-                call,
-                "a pageable copy (staged through a pinned buffer)",
-                HostWait("pageable", self._seq_of(t)),
-                lambda: lean.t_end[t] >= 0,
-            )
-            vc = dict(self.t_record[t][7])
-            for k, v in vc.items():
-                if sim.runtime.host_vc.get(k, 0) < v:
-                    sim.runtime.host_vc[k] = v
+        f = _getframe(1)
+        known = self._known.get((f.f_code, f.f_lasti, stream, kind, count, dst_max))
+        # the common case: a copy like one this call site made before, whole live allocations by pointer
+        if (
+            known is not None
+            and not known[1].closed
+            and self._state.device is not None
+            and type(dst) is int
+            and type(src) is int
+            and type(count) is int
+            and type(dst_max) is int
+        ):
+            if kind == ACL_MEMCPY_HOST_TO_DEVICE:
+                d, s_ = self._dev_alloc.get(dst), self._pinned_alloc.get(src)
+            else:  # ACL_MEMCPY_DEVICE_TO_HOST: only those two kinds are known here
+                d, s_ = self._pinned_alloc.get(dst), self._dev_alloc.get(src)
+            if (
+                d is not None
+                and s_ is not None
+                and not d.freed_at
+                and not s_.freed_at
+                and count <= d.size
+                and count <= s_.size
+            ):
+                self._append(known[0])
+                self._copies.extend((s_.ident, 0, d.ident, 0))
+                if self._numerics:
+                    self._copy_allocs.extend((s_, d))
+                return ACL_SUCCESS
+        return self._memcpy(f, dst, dst_max, src, count, kind, stream)
+
+    def _memcpy(self, f, dst, dst_max: int, src, count: int, kind: int, stream: int) -> int:
+        """``memcpy_async`` checked by the simulator's own rules (they raise what the call-by-call host raises)."""
+        site = self._site(f)
+        try:
+            if self._state.device is None:
+                self.sim.require_device()
+            found = self._stream(stream, "memcpy_async")
+            plan, (d, d_off), (s_, s_off) = self.sim.plan_copy(dst, dst_max, src, count, kind, "memcpy_async")
+        except AclError as exc:
+            return self._fail(MEMCPY, site, exc)
+        direction, pinned, count = plan.direction, plan.pinned, plan.count
+        if direction not in (H2D, D2H):
+            raise NotImplementedError(f"bulk host: {direction} copies are not part of the batch section")
+        key = (found[1], direction, pinned, count, s_.where, d.where)
+        plan = self._plan_ids.get(key)
+        if plan is None:
+            plan = self._copy_plan(found, key)
+        entry = ((plan << PLAN_SHIFT | (site + 1)) << CODE_BITS) | MEMCPY
+        exact = kind == (ACL_MEMCPY_HOST_TO_DEVICE if direction == H2D else ACL_MEMCPY_DEVICE_TO_HOST)
+        if exact and pinned and d_off == 0 and s_off == 0 and site >= 0 and type(count) is int:
+            # the next copy like it from here takes the common case
+            self._known[(f.f_code, f.f_lasti, stream, kind, count, dst_max)] = (entry, found[0])
+        self._append(entry)
+        self._copies.extend((s_.ident, s_off, d.ident, d_off))
+        if self._numerics:
+            self._copy_allocs.extend((s_, d))
         return ACL_SUCCESS
 
     def matmul(self, a: int, b: int, c: int, m: int, n: int, k: int, stream: int, out_dtype: str = "fp16") -> int:
-        call = self._call("acl.op.matmul")
-        s_obj, s = self._stream(stream, "matmul")
-        key = (a, b, c, m, n, k, out_dtype)
-        kernel = self._kernels.get(key)
-        if kernel is None:
-            kernel = self._kernels[key] = OpMatmul.plan(self.sim, a, b, c, m, n, k, out_dtype)
-        duration = max(1, round(kernel.seconds * 1e12))
-        t = self._task(
-            call,
-            s_obj,
-            s,
-            TaskKind.KERNEL,
-            _CORES,
-            duration,
-            kernel.name,
-            kernel.nbytes,
-            tuple(kernel.reads),
-            tuple(kernel.writes),
-            f"kernel {kernel.name} on {s_obj.label}",
-        )
-        self.sim.trace.set_task_flops(self.t_detail[t], kernel.flops)
+        f = _getframe(1)
+        known = self._known.get((f.f_code, f.f_lasti, a, b, c, m, n, k, stream, out_dtype))
+        if known is not None:
+            entry, found, kernel = known
+            if (
+                not found.closed
+                and self._state.device is not None
+                and not (kernel.a[0].freed_at or kernel.b[0].freed_at or kernel.c[0].freed_at)
+            ):
+                self._append(entry)
+                if not len(self._log) & 4095:  # progress, once in a while: the calls logged so far
+                    self.sim.trace.progress(len(self._log))
+                return ACL_SUCCESS
+        site = self._site(f)
+        try:
+            if self._state.device is None:
+                self.sim.require_device()
+            found = self._stream(stream, "matmul")
+            kernel = OpMatmul.plan(self.sim, a, b, c, m, n, k, out_dtype)
+        except AclError as exc:
+            return self._fail(MATMUL, site, exc)
+        key = (found[1], a, b, c, m, n, k, out_dtype)
+        plan = self._plan_ids.get(key)
+        if plan is None:
+            plan = self._kernel_plan(found, kernel, key)
+        entry = ((plan << PLAN_SHIFT | (site + 1)) << CODE_BITS) | MATMUL
+        if site >= 0:
+            self._known[(f.f_code, f.f_lasti, a, b, c, m, n, k, stream, out_dtype)] = (entry, found[0], kernel)
+        self._append(entry)
         return ACL_SUCCESS
 
     def synchronize_stream(self, stream: int) -> int:
-        call = self._call("acl.rt.synchronize_stream")
-        s_obj, s = self._stream(stream, "synchronize_stream")
-        lean = self.lean
-        self._wait(call, f"{s_obj.label} to drain", HostWait("stream", s_obj.ident), lambda: lean.pending(s) == 0)
-        rt = self.sim.runtime
-        for k, v in s_obj.vc.items():
-            if rt.host_vc.get(k, 0) < v:
-                rt.host_vc[k] = v
+        site = self._site(_getframe(1))
+        try:
+            if self._state.device is None:
+                self.sim.require_device()
+            found = self._stream(stream, "synchronize_stream")
+        except AclError as exc:
+            return self._fail(SYNC, site, exc)
+        key = (found[1], "sync")
+        plan = self._plan_ids.get(key)
+        if plan is None:
+            plan = self._add_plan(key, (found[1], -1, 0, -1, 0, 0, -1, 0, 0, None, None, None))
+        self._append(((plan << PLAN_SHIFT | (site + 1)) << CODE_BITS) | SYNC)
+        if self._numerics:  # what the host reads after a synchronize must be there
+            self.flush()
+            self._move_data()
         return ACL_SUCCESS
 
-    def _seq_of(self, t: int) -> int:
-        return self.t_record[t][0]
+    # -- helpers of the calls -----------------------------------------------------------------------
+    def _site(self, frame) -> int:
+        """The source line of a call made from ``frame``: the first frame outside the simulator."""
+        internal = self._internal
+        while frame is not None and frame.f_code.co_filename in internal:
+            frame = frame.f_back
+        return -1 if frame is None else self.sim.src_of(frame)
+
+    def _learn_site(self, frame, code: int) -> tuple:
+        """(log entry, source text, source id) of a host-only call from ``frame``, kept when the caller is
+        the program itself (an internal caller's line depends on who called it)."""
+        site = self._site(frame)
+        known = ((site + 1) << CODE_BITS | code, self._srcs[site] if site >= 0 else "", site)
+        if frame.f_code.co_filename not in self._internal:
+            self._known[(frame.f_code, frame.f_lasti)] = known
+        return known
+
+    def _stream(self, handle, what: str) -> tuple:
+        """(Stream, lean index) of a handle, checked as the call-by-call host checks it."""
+        stream = self.sim.stream(handle, what)
+        s = next((i for i, known in enumerate(self._streams) if known is stream), None)
+        if s is None:
+            s = len(self._streams)
+            self._streams.append(stream)
+            self._device.add_stream(stream.priority)
+            self.s_count.append(stream.count)
+            self.base_vc.append(dict(stream.vc))
+        return stream, s
+
+    def _add_plan(self, key: tuple, plan: tuple) -> int:
+        ident = self._plan_ids[key] = len(self._plans)
+        self._plans.append(plan)
+        return ident
+
+    def _name(self, text: str) -> int:
+        found = self._names.get(text)
+        if found is None:
+            found = self._names[text] = self.sim.trace.name(text)
+        return found
+
+    def _text(self, text: str) -> int:
+        found = self._text_ids.get(text)
+        if found is None:
+            found = self._text_ids[text] = len(self._texts)
+            self._texts.append(text)
+        return found
+
+    def _copy_plan(self, found: tuple, key: tuple) -> int:
+        stream, s = found
+        _s, direction, pinned, count, src_where, dst_where = key
+        return self._add_plan(
+            key,
+            (
+                s,
+                RES_H2D if direction == H2D else RES_D2H,
+                self.sim.link.duration(direction, pinned, count),
+                TaskKind.COPY,
+                self._name(f"{direction} copy"),
+                count,
+                self._text(f"{direction} copy of {count} B on {stream.label}"),
+                DIRECTIONS.index(direction),
+                0,
+                None,
+                None,
+                (src_where, dst_where, pinned),
+            ),
+        )
+
+    def _kernel_plan(self, found: tuple, kernel: OpMatmul, key: tuple) -> int:
+        stream, s = found
+        plan = self._add_plan(
+            key,
+            (
+                s,
+                RES_CORES,
+                max(1, round(kernel.seconds * 1e12)) + self._kernel_start,
+                TaskKind.KERNEL,
+                self._name(kernel.name),
+                kernel.nbytes,
+                self._text(f"kernel {kernel.name} on {stream.label}"),
+                0,
+                kernel.flops,
+                tuple(kernel.reads),
+                tuple(kernel.writes),
+                None,
+            ),
+        )
+        self._plan_kernels[plan] = kernel
+        return plan
+
+    def _fail(self, code: int, site: int, exc: AclError) -> int:
+        """A call that failed: play the log up to it, then let the call-by-call host's error handling
+        (``ApiCall``) make its error row and finding; return its code (or raise, when strict)."""
+        from ..simulation import ApiCall
+
+        self._log.append((site + 1) << CODE_BITS | (code + FAILED))
+        self.flush()
+        sim = self.sim
+        call = ApiCall(sim, CALLS[code][0], self._cost[code])
+        call.src = site
+        first_call, first_row = self._played_rows[-1]
+        call.row = first_row + len(self._log) - 1 - first_call
+        call.start = sim.host_now - self._cost[code]
+        if not call.__exit__(type(exc), exc, exc.__traceback__):
+            raise exc
+        return call.ret
 
     # -- the end ------------------------------------------------------------------------------------
     def finish(self) -> None:
-        """Append the section's rows (host first, then two per task in the order tasks finished), add the
-        task records, and move the device clock to where the section left it."""
-        sim = self.sim
-        trace = sim.trace
-        first = len(trace)
-        cause = np.asarray(self.cause, dtype=np.int32)
-        cause[cause >= 0] += first
-        n_host = len(self.start)
-        trace.extend(
-            start=np.asarray(self.start, dtype=np.int64),
-            end=np.asarray(self.end, dtype=np.int64),
-            lane=np.full(n_host, sim.host_lane, dtype=np.int16),
-            kind=np.asarray(self.kind, dtype=np.uint8),
-            name=np.asarray(self.name, dtype=np.int16),
-            src=np.asarray(self.src, dtype=np.int32),
-            cause=cause,
-            detail=np.asarray(self.detail, dtype=np.int32),
-        )
-        self._device_rows(first)
-        lean = self.lean
-        src = self.src
-        for t, (seq, stream, kind, label, submit, reads, writes, vc) in enumerate(self.t_record):
-            sim.runtime.records.append(
-                TaskRecord(
-                    seq,
-                    stream.ident,
-                    stream.label,
-                    kind,
-                    self.t_name[t],
-                    label,
-                    src[self.t_call[t]],
-                    submit,
-                    lean.t_start[t],
-                    lean.t_end[t],
-                    reads,
-                    writes,
-                    vc,
-                )
-            )
-        sim.clock.now = max(sim.clock.now, lean.now)
-
-    def _device_rows(self, first_host_row: int) -> None:
+        """Play what is left, run the device until every task has finished, append the tasks' rows and
+        records, and leave streams, runtime and clocks where the call-by-call host would have."""
         sim = self.sim
         rt = sim.runtime
-        lean = self.lean
-        order = np.asarray(lean.finish_order, dtype=np.int64)
-        if not len(order):
+        self.flush()
+        lean = self._device
+        lean.drain()
+        if self._numerics:
+            self._move_data()
+        sim.clock.now = max(sim.clock.now, lean.now)
+        sim.clock.processed += lean.events
+        n = len(self.t_plan)
+        if not n:
             return
-        res = np.asarray(lean.t_res, dtype=np.int64)[order]
-        start = np.asarray(lean.t_start, dtype=np.int64)[order]
-        end = np.asarray(lean.t_end, dtype=np.int64)[order]
-        unit = np.asarray(lean.t_unit, dtype=np.int64)[order]
-        stream_lanes = np.array([s.lane for s in self._streams], dtype=np.int16)
-        stream_lane = stream_lanes[np.asarray(lean.t_stream)[order]]
-        calls = np.asarray(self.t_call, dtype=np.int64)[order]
-        cause = (calls + first_host_row).astype(np.int32)
-        src = np.asarray(self.src, dtype=np.int32)[calls]
-        second_lane = np.full(len(order), rt.op_lane(), dtype=np.int16)
-        for r, direction in ((_H2D, H2D), (_D2H, D2H)):
-            sel = res == r
-            second_lane[sel] = np.array(rt.pools[direction].lanes, dtype=np.int16)[unit[sel]]
-        is_kernel = res == _CORES
-        kind = np.where(is_kernel, Kind.KERNEL, Kind.COPY).astype(np.uint8)
-        second_start = np.where(is_kernel, start + lean.kernel_start, start)
-        name = np.asarray(self.t_name, dtype=np.int16)[order]
-        nbytes = np.asarray(self.t_nbytes, dtype=np.int64)[order]
-        detail = np.asarray(self.t_detail, dtype=np.int32)[order]
-
-        def twice(x: np.ndarray) -> np.ndarray:
-            return np.concatenate([x, x])
-
-        sim.trace.extend(
-            start=np.concatenate([start, second_start]),
-            end=twice(end),
-            lane=np.concatenate([stream_lane, second_lane]),
-            kind=twice(kind),
-            name=twice(name),
-            nbytes=twice(nbytes),
-            cause=twice(cause),
-            src=twice(src),
-            detail=twice(detail),
+        self._device_rows()
+        for s, stream in enumerate(self._streams):
+            mine = self.s_tasks[s]
+            if mine:
+                stream.submitted += len(mine)
+                stream.count = self.t_count[mine[-1]]
+                stream.vc = self._vc(mine[-1])
+        rt.host_vc.clear()
+        rt.host_vc.update(self.host_vc[-1])
+        rt.tasks_done += n
+        src = np.concatenate(self._played_src)
+        rt.records.append(
+            BulkTasks(
+                first_seq=self._first_seq,
+                plan=self.t_plan,
+                plans=tuple(self._plans),
+                streams=tuple(st.ident for st in self._streams),
+                labels=tuple(st.label for st in self._streams),
+                texts=tuple(self._texts),
+                src=src[np.asarray(self.t_call, dtype=np.int64)].tolist(),
+                submit=lean.t_submit,
+                start=lean.t_start,
+                end=lean.t_end,
+                copy=self.t_copy,
+                copies=self._copies,
+                count=self.t_count,
+                version=self.t_version,
+                base_vc=tuple(self.base_vc),
+                host_vc=tuple(self.host_vc),
+            )
         )
-
-
-def _range(side: tuple, count: int) -> tuple[tuple[str, int], int, int]:
-    alloc, off = side
-    return (alloc.where, alloc.ident), off, off + count

@@ -1,0 +1,122 @@
+"""Stamping: a kernel step recorded once, appended again at other GM addresses (the fast paths).
+
+A kernel's program is a run of steps (a base block of a matmul, its LeakyReLU epilogue, ...).
+Every step a core enters with its queues in the same state issues exactly the same instructions,
+except that its GM reads and writes sit at other addresses. So a fast path runs the real code of a
+step the first time it meets the step's *signature* and keeps what the core recorded as a
+:class:`StepTemplate`; a later step with that signature is *stamped*: the template's instructions
+are appended with the GM tile keys of their reads (for L2), the GM rectangles of their moves (their
+trace details) and the GM write rectangles moved by each allocation's byte offset from the recorded
+step, the queues are put in the state the template left them in, and in a mixed kernel its
+cross-core flags are handed to the group recorder in order, so the AIC and the AIVs take turns
+exactly as the real code makes them.
+
+Everything the scheduler and the trace see is the same as running the step's code: the fast paths'
+tests compare both on every trace column and every finding. Races are checked on each template when
+it is recorded (a stamped copy is the same instructions at other addresses).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from engine.aicore.program import DETAIL, KEY, OP, SRC, XSET, XWAIT, Template
+from engine.detail import Instr
+
+
+def queue_state(queues) -> tuple:
+    """What decides the instructions a step's queue calls issue: each queue's next slot and slot states."""
+    for que in queues:
+        if que._queue:
+            raise ValueError("queue_state: a step boundary with tensors still enqueued")
+    return tuple((que._next, tuple(que._freed), tuple(que._state)) for que in queues)
+
+
+def set_queue_state(queues, state: tuple) -> None:
+    for que, (nxt, freed, slots) in zip(queues, state, strict=True):
+        que._next = nxt
+        que._freed = list(freed)
+        que._state = list(slots)
+
+
+def gm_key(g) -> tuple[str, int]:
+    """The allocation key of a GlobalTensor (what GM reads, writes and shifts are keyed by)."""
+    return (g.alloc.where, g.alloc.ident)
+
+
+class StepTemplate:
+    """The last ``count`` instructions a core recorded (one step), and where their GM addresses are."""
+
+    def __init__(self, ctx, count: int, first_write: int, queues) -> None:
+        memory = ctx.launch._device.memory
+        self.template = Template(ctx.program.tail(count))
+        self.exit_state = queue_state(queues)
+        instrs = self.template.instrs
+        # per GM read: (alloc key, offset, rows, row bytes, stride) of its L2 tile
+        self.reads = [memory.key_spec(instrs[pos][KEY]) for pos in self.template.reads]
+        self.writes = list(ctx.gm_writes[first_write:])  # (alloc key, start, rows, row bytes, stride, src)
+        details = ctx.sim.trace.details.items
+        self.moves = []  # per GM move (read or write), in order: (its Instr, alloc key)
+        for pos in self.template.moves.tolist():
+            instr = details[instrs[pos][DETAIL]]
+            gm = instr.dst if instr.dst.buf == 0 else instr.srcs[0]
+            self.moves.append((instr, ("device", gm.owner)))
+        srcs = ctx.sim.trace.srcs.items
+        # cross-core flags in order: (is a set, flag id, source line of a wait)
+        self.flags = [(ins[OP] == XSET, ins[KEY], srcs[ins[SRC]]) for ins in instrs if ins[OP] in (XSET, XWAIT)]
+        # a copy moved by the same number of bytes reads the same tile: its L2 key and detail are the same
+        self._keys: dict[tuple[int, int], int] = {}
+        self._details: dict[tuple[int, int], int] = {}
+
+    def stamp(self, ctx, delta: Mapping[tuple, int], queues) -> None:
+        """Append a copy of the step whose GM addresses in allocation ``a`` are ``delta[a]`` bytes further on."""
+        keys = [self._key(ctx, i, delta[spec[0]]) for i, spec in enumerate(self.reads)]
+        moved = [self._moved(ctx, i, delta[alloc]) for i, (_instr, alloc) in enumerate(self.moves)]
+        ctx.program.stamp(self.template, keys, moved)
+        ctx.accesses.extend([None] * len(self.template.instrs))
+        for alloc, start, rows, row_bytes, stride, src in self.writes:
+            ctx.gm_writes.append((alloc, start + delta[alloc], rows, row_bytes, stride, src))
+        set_queue_state(queues, self.exit_state)
+        group = ctx.group
+        for is_set, flag, where in self.flags:
+            if is_set:
+                group.cross_set(ctx.role, flag)
+            else:
+                group.cross_wait(ctx.role, flag, where)
+
+    def _key(self, ctx, i: int, delta: int) -> int:
+        """The L2 tile key of GM read ``i`` of a copy moved by ``delta`` bytes."""
+        found = self._keys.get((i, delta))
+        if found is None:
+            alloc, offset, rows, row_bytes, stride = self.reads[i]
+            found = ctx.launch._device.memory.tile_key(alloc, offset + delta, rows, row_bytes, stride)
+            self._keys[(i, delta)] = found
+        return found
+
+    def _moved(self, ctx, i: int, delta: int) -> int:
+        """The detail id of GM move ``i`` of a copy moved by ``delta`` bytes."""
+        found = self._details.get((i, delta))
+        if found is None:
+            found = self._details[(i, delta)] = ctx.launch.detail_id(moved(self.moves[i][0], delta))
+        return found
+
+
+def moved(instr: Instr, delta: int) -> Instr:
+    """A GM move's detail with its GM rectangle ``delta`` bytes further on."""
+    if instr.dst.buf == 0:
+        return instr._replace(dst=instr.dst._replace(start=instr.dst.start + delta))
+    gm = instr.srcs[0]
+    return instr._replace(srcs=(gm._replace(start=gm.start + delta), *instr.srcs[1:]))
+
+
+def record_or_stamp(ctx, templates: dict, signature, origin: tuple, delta_of, queues, step) -> None:
+    """Run ``step()`` for real the first time ``signature`` is met (keeping its template and the ``origin``
+    it was recorded at), else stamp the template with the GM offsets ``delta_of(origin)``."""
+    found = templates.get(signature)
+    if found is None:
+        first, first_write = len(ctx.program), len(ctx.gm_writes)
+        step()
+        templates[signature] = (StepTemplate(ctx, len(ctx.program) - first, first_write, queues), origin)
+    else:
+        template, recorded_at = found
+        template.stamp(ctx, delta_of(recorded_at), queues)

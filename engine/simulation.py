@@ -440,14 +440,17 @@ class Simulation:
         probe = RunResult(self.profile, trace, [], 0, 0, 0, {}, records)
         self.findings.extend(stream_races(probe))
 
-    def _mark_phases(self, records: list[TaskRecord]) -> None:
+    def _mark_phases(self) -> None:
         """Phase marks on the host lane: work begins when the first copy or kernel is queued, teardown when
         the last one has ended (set-up before: init, device, streams, memory; teardown after: frees, reset)."""
-        work = [r for r in records if r.kind in (TaskKind.COPY, TaskKind.KERNEL)]
-        if not work:
+        tasks = self.trace.task_table()
+        work = np.isin(tasks["kind"], (TaskKind.COPY, TaskKind.KERNEL))
+        if not work.any():
             return
-        begin = min(r.submit for r in work)
-        end = max(begin, *(r.end for r in work))
+        kind, ends = self.trace.packed("kind"), self.trace.packed("end")
+        ran = np.isin(kind, (Kind.COPY, Kind.KERNEL))
+        begin = int(tasks["submit"][work].min())
+        end = max(begin, int(ends[ran].max()) if ran.any() else begin)
         for name, at in (("work", begin), ("teardown", end)):
             detail = self.trace.detail(Phase(name))
             self.trace.add(at, at, self.host_lane, Kind.MARK, self.trace.name(f"phase: {name}"), detail=detail)
@@ -463,7 +466,7 @@ class Simulation:
             + [r for r in self.runtime.records if isinstance(r, TaskRecord)],
             [b for b in self.runtime.records if not isinstance(b, TaskRecord)],
         )
-        self._mark_phases(records)
+        self._mark_phases()
         trace = self.trace.freeze()
         self._check_streams(trace, records)
         end = int(max(self.host_now, trace.end.max() if len(trace) else 0))

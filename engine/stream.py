@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 
+import numpy as np
+
 
 class TaskKind(IntEnum):
     COPY = 0
@@ -182,6 +184,36 @@ class TaskRecords(Sequence):
 
     def __repr__(self) -> str:
         return f"<TaskRecords: {len(self)} tasks>"
+
+    def shared_tasks(self) -> list[int]:
+        """Indices, in order, of the tasks that ran (copies and kernels) and touch an allocation that a task
+        of another stream touches too: the only ones that can race across streams (bulk blocks answer from
+        their columns, so their records are not built)."""
+        keys: dict = {}
+        tasks, streams, allocs = [], [], []
+        offset = 0
+        for part in self._parts:
+            if isinstance(part, list):
+                t, s, a = [], [], []
+                for i, r in enumerate(part):
+                    if r.kind in (TaskKind.COPY, TaskKind.KERNEL) and r.end >= 0:
+                        for alloc, _lo, _hi in (*r.reads, *r.writes):
+                            t.append(i)
+                            s.append(r.stream)
+                            a.append(keys.setdefault(alloc, len(keys)))
+                t, s, a = (np.asarray(x, dtype=np.int64) for x in (t, s, a))
+            else:
+                t, s, a = part.footprints(keys)
+            tasks.append(t + offset)
+            streams.append(s)
+            allocs.append(a)
+            offset += len(part)
+        if not keys:
+            return []
+        t, s, a = (np.concatenate(x) for x in (tasks, streams, allocs))
+        pairs = np.unique(np.stack([a, s]), axis=1)  # each (allocation, stream) once
+        shared = np.bincount(pairs[0], minlength=len(keys)) > 1
+        return np.unique(t[shared[a]]).tolist()
 
 
 def _by_seq(record: TaskRecord) -> int:

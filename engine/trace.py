@@ -349,6 +349,10 @@ class Trace:
         """A copy of one column in append order (for tests and incremental readers)."""
         return self._compact()[name].copy()
 
+    def packed(self, name: str) -> np.ndarray:
+        """One column in append order, as stored (not a copy: read it, do not write it)."""
+        return self._compact()[name]
+
     def freeze(self) -> TraceData:
         """Sort by start time (ties keep append order) and return immutable numpy columns."""
         cols = self._compact()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..findings import Finding
 from ..simulation import RunResult
-from ..stream import TaskKind
+from ..stream import TaskRecords
 
 MAX_REPORTS = 20
 
@@ -28,9 +28,7 @@ def stream_races(result: RunResult) -> list[Finding]:
         src = srcs[task.src] if task.src >= 0 else "?"
         return f"{names[task.name]} on {task.stream_label} ({src})"
 
-    for task in result.tasks:
-        if task.kind not in (TaskKind.COPY, TaskKind.KERNEL) or task.end < 0:
-            continue  # only work that ran can race (a task stuck behind a deadlock never touched memory)
+    for task in _worth_checking(result.tasks):
         me = task.stream
         accesses = [(r, False) for r in task.reads] + [(w, True) for w in task.writes]
         for (alloc, lo, hi), write in accesses:
@@ -63,6 +61,14 @@ def stream_races(result: RunResult) -> list[Finding]:
                 )
             entries[(me, lo, hi, write)] = task
     return findings
+
+
+def _worth_checking(tasks):
+    """The tasks that ran and touch an allocation that tasks of another stream touch too, in order: only
+    those can race (``TaskRecords.shared_tasks``: a bulk path's tens of thousands stay columns)."""
+    if not isinstance(tasks, TaskRecords):
+        tasks = TaskRecords(list(tasks))
+    return [tasks[i] for i in tasks.shared_tasks()]
 
 
 def _verb(write: bool) -> str:

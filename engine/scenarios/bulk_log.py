@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..stream import TaskKind, TaskRecord
 
 # the calls, in the log's low bits (a call that failed: its code + FAILED)
@@ -73,6 +75,40 @@ class BulkTasks:
 
     def __len__(self) -> int:
         return len(self.plan)
+
+    def footprints(self, keys: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every (task, stream ident, allocation) of the tasks that ran (copies and kernels), as three arrays;
+        allocations as their codes in ``keys`` (allocation -> code, shared with the caller's other parts).
+        See :meth:`engine.stream.TaskRecords.shared_tasks`."""
+        plans = self.plans
+        plan = np.asarray(self.plan, dtype=np.int64)
+        copy = np.asarray(self.copy, dtype=np.int64)
+        kinds = np.array([p[P_KIND] for p in plans], dtype=np.int64)[plan]
+        ran = (np.asarray(self.end, dtype=np.int64) >= 0) & np.isin(kinds, (TaskKind.COPY, TaskKind.KERNEL))
+        stream = np.array([self.streams[p[P_STREAM]] for p in plans], dtype=np.int64)[plan]
+        task_parts, alloc_parts = [], []
+        idx = np.flatnonzero((copy >= 0) & ran)
+        if len(idx):
+            c = copy[idx]
+            copies = np.asarray(self.copies, dtype=np.int64)
+            for side, column in ((0, 0), (1, 2)):
+                where = [plans[j][P_WHERE][side] for j in plan[idx]]
+                idents = copies[4 * c + column].tolist()
+                codes = [keys.setdefault((w, a), len(keys)) for w, a in zip(where, idents, strict=True)]
+                task_parts.append(idx)
+                alloc_parts.append(np.asarray(codes, dtype=np.int64))
+        for j, p in enumerate(plans):
+            if p[P_KIND] != TaskKind.KERNEL:
+                continue
+            idx = np.flatnonzero((plan == j) & ran & (copy < 0))
+            for a, _lo, _hi in (*p[P_READS], *p[P_WRITES]):
+                task_parts.append(idx)
+                alloc_parts.append(np.full(len(idx), keys.setdefault(a, len(keys)), dtype=np.int64))
+        if not task_parts:
+            empty = np.zeros(0, dtype=np.int64)
+            return empty, empty, empty
+        tasks = np.concatenate(task_parts)
+        return tasks, stream[tasks], np.concatenate(alloc_parts)
 
     def record(self, i: int) -> TaskRecord:
         p = self.plans[self.plan[i]]

@@ -211,9 +211,11 @@ class TaskRecords(Sequence):
         if not keys:
             return []
         t, s, a = (np.concatenate(x) for x in (tasks, streams, allocs))
-        pairs = np.unique(np.stack([a, s]), axis=1)  # each (allocation, stream) once
-        shared = np.bincount(pairs[0], minlength=len(keys)) > 1
-        return np.unique(t[shared[a]]).tolist()
+        pairs = np.unique(a * (int(s.max()) + 1) + s) // (int(s.max()) + 1)  # each (allocation, stream) once
+        shared = np.bincount(pairs, minlength=len(keys)) > 1
+        chosen = np.zeros(offset, dtype=bool)
+        chosen[t[shared[a]]] = True
+        return np.flatnonzero(chosen).tolist()
 
 
 def _by_seq(record: TaskRecord) -> int:

@@ -155,6 +155,12 @@ def test_failing_calls_give_the_same_codes_rows_and_findings_on_both_hosts():
     assert [dataclasses.replace(t, name=0, src=0) for t in slow.tasks] == [
         dataclasses.replace(t, name=0, src=0) for t in fast.tasks
     ]
+    # the columnar footprints pick the same tasks as the records do, and only the ones that can race
+    from engine.stream import TaskRecords
+
+    shared = fast.tasks.shared_tasks()
+    assert shared == TaskRecords(list(fast.tasks)).shared_tasks() == slow.tasks.shared_tasks()
+    assert 0 < len(shared) < len(fast.tasks)
 
 
 def test_a_failing_call_raises_on_both_hosts_when_strict():

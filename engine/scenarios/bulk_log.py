@@ -92,11 +92,17 @@ class BulkTasks:
             c = copy[idx]
             copies = np.asarray(self.copies, dtype=np.int64)
             for side, column in ((0, 0), (1, 2)):
-                where = [plans[j][P_WHERE][side] for j in plan[idx]]
-                idents = copies[4 * c + column].tolist()
-                codes = [keys.setdefault((w, a), len(keys)) for w, a in zip(where, idents, strict=True)]
+                places = sorted({p[P_WHERE][side] for p in plans if p[P_KIND] == TaskKind.COPY})
+                place_of = np.array(
+                    [places.index(p[P_WHERE][side]) if p[P_KIND] == TaskKind.COPY else 0 for p in plans]
+                )
+                idents = copies[4 * c + column]
+                pairs, inverse = np.unique(place_of[plan[idx]] + len(places) * idents, return_inverse=True)
+                codes = [
+                    keys.setdefault((places[k % len(places)], int(k // len(places))), len(keys)) for k in pairs.tolist()
+                ]
                 task_parts.append(idx)
-                alloc_parts.append(np.asarray(codes, dtype=np.int64))
+                alloc_parts.append(np.asarray(codes, dtype=np.int64)[inverse.reshape(-1)])
         for j, p in enumerate(plans):
             if p[P_KIND] != TaskKind.KERNEL:
                 continue

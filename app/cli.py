@@ -124,8 +124,8 @@ def bench(as_json: bool, quick: bool) -> None:
     from app.present.bench import replay_figures
     from engine.bench import run_bench
 
-    def phase(index: int, total: int, what: str) -> None:
-        click.echo(f"bench [{index}/{total}] {what} ...", err=True)
+    def phase(index: int, total: int, what: str) -> None:  # the engine's measurements, then the replay's
+        click.echo(f"bench [{index}/{total + 1}] {what} ...", err=True)
 
     click.echo(
         "Measuring how fast the simulator runs on this computer. The figures describe this machine "
@@ -133,7 +133,7 @@ def bench(as_json: bool, quick: bool) -> None:
         err=True,
     )
     doc = run_bench(quick=quick, progress=phase)
-    phase(len(doc["figures"]) + 1, len(doc["figures"]) + 1, "replay: seeking in a huge run, stepping a small one")
+    click.echo("bench [4/4] replay: seeking in a huge run, stepping a small one ...", err=True)
     for figure in replay_figures(quick):
         doc["figures"][figure.name] = figure.to_dict()
         if quick:

@@ -62,8 +62,9 @@ def lesson_list(as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(rows, ensure_ascii=False, indent=1))
         return
+    width = max(len(r["title"]["en"]) for r in rows)
     for r in rows:
-        click.echo(f"{r['number']:>2}  {r['title']['en']:<46} {r['title']['zh']}")
+        click.echo(f"{r['number']:>2}  {r['title']['en']:<{width}}  {r['title']['zh']}")
 
 
 @lesson.command("show")

@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 import click
 
+from app.cli_web import web as web_command
 from engine.profile import DEFAULT_PROFILE, ProfileError, list_profiles, load_profile
 from engine.scenarios import Scenario, ScenarioArgError, ScenarioFailed, registry
 
@@ -274,6 +275,7 @@ def _build_groups() -> None:
 
 
 _build_groups()
+cli.add_command(web_command)
 
 
 def main(argv: list[str] | None = None) -> int:

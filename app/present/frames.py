@@ -28,6 +28,7 @@ from engine.aicore.pipes import LANE_NAMES
 from engine.trace import Kind
 
 from .messages import t as msg
+from .index import INIT_SLOT
 from .replay import Breakpoint, Replay
 from .views import code_view, core_view_of, host_view_of, step_label
 
@@ -113,6 +114,34 @@ class FrameSource:
             found = self._events[c] = (own, np.sort(self.replay.trace.end[own]))
         return found
 
+    def _tile_events(self, c: int) -> tuple[np.ndarray, np.ndarray]:
+        """Core ``c``'s block rows, and the sorted end times of the rows that decide what its slots hold
+        (writes into on-chip memory and the buffer layouts, ``init_buffer``)."""
+        key = -1 - c
+        found = self._events.get(key)
+        if found is None:
+            index = self.replay.index
+            core = index.cores[c]
+            blocks = index.lane_rows[core.block_lane] if core.block_lane >= 0 else np.zeros(0, dtype=np.int64)
+            parts = [e.rows for e in index.writer_index(c).values()]
+            parts += [e.rows for k, e in index.queue_index(c).items() if k % 1024 == INIT_SLOT]
+            effects = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+            found = self._events[key] = (blocks, np.sort(self.replay.trace.end[effects]))
+        return found
+
+    def tile_changes(self, c: int, rows: np.ndarray, times: np.ndarray) -> np.ndarray:
+        """True at each step where the tiles core ``c``'s slots hold may differ from the previous step's:
+        a block began, or a write into its on-chip memory (or a buffer layout) took effect in between."""
+        blocks, ends = self._tile_events(c)
+        changed = np.ones(len(rows), dtype=bool)
+        if len(rows) < 2:
+            return changed
+        began = np.searchsorted(blocks, rows, side="right")
+        ended = np.searchsorted(ends, times, side="right")
+        ended_before = np.searchsorted(ends, times, side="left")
+        changed[1:] = (began[1:] > began[:-1]) | (ended[1:] > ended_before[:-1])
+        return changed
+
     def core_changes(self, c: int, rows: np.ndarray, times: np.ndarray) -> np.ndarray:
         """True at each step where core ``c``'s state may differ from the previous step's (always at
         the first): a row of the core began since, the previous step's row is on it, or one of its
@@ -160,7 +189,8 @@ class FrameSource:
         show_tiles = bool(tensors) and bool(cores)
         writers = index.gm_writers() if tensors else {}
         outputs = [(i, writers[ident]) for i, ident in enumerate(replay.result.gm) if ident in writers]
-        change = {c: self.core_changes(c, rows, times) for c in range(len(cores)) if show_tiles or c == c_sel}
+        change = {c_sel: self.core_changes(c_sel, rows, times)} if c_sel >= 0 else {}
+        tile_change = {c: self.tile_changes(c, rows, times) for c in range(len(cores))} if show_tiles else {}
         core_now = None
         tiles = _Parts()
         tile_changes: list[list[int]] = []
@@ -181,7 +211,7 @@ class FrameSource:
                 parts.add("core", core_now)
             if show_tiles:
                 for c in range(len(cores)):
-                    if i == 0 or change[c][i]:
+                    if i == 0 or tile_change[c][i]:
                         held = _tiles_of(replay.core_state(c, row, time), tensors)
                         k = tiles.intern("tiles", held)
                         if held_now.get(c) != k:

@@ -143,8 +143,8 @@ _CATALOGUE = MappingProxyType(
         "web.of": ("{used} of {capacity}", "{used} / {capacity}"),
         "web.click_slot": ("Click a slot to see the numbers in it.", "点击槽位查看其中的数值。"),
         "web.tile_values": (
-            "Numbers in {buffer} {position} slot {slot} at this step: {tile}",
-            "此步 {buffer} {position} 槽位 {slot} 中的数值：{tile}",
+            "Numbers in {buffer}, queue {queue}, slot {slot}, at this step: {tile}",
+            "此步 {buffer} 队列 {queue} 槽位 {slot} 中的数值：{tile}",
         ),
         "web.tile_corner": ("top-left {rows} x {cols} of {shape}", "{shape} 的左上角 {rows} x {cols}"),
         "web.pipes": ("Pipes and what each runs", "各流水线及其正在执行的指令"),

@@ -1,10 +1,10 @@
 """Figure builders: plotly figures (plain dicts) from the presenter's view-models, one per chart.
 
 Each function takes a view-model of :mod:`app.present.views` (or a part of one) and returns a figure
-dict ``{"data": [...], "layout": {...}}`` that ``dcc.Graph`` draws; nothing here reads a run. The
-shapes a browser moves while stepping (the timeline's and the pipeline's cursor, the tiles outlined
-on the matrices) are laid out so a clientside ``Patch`` can update them alone: the cursor is always
-``layout.shapes[0]``.
+dict ``{"data": [...], "layout": {...}}`` that ``dcc.Graph`` draws; nothing here reads a run. What a
+browser changes while stepping is kept out of the data: the tiles outlined on the matrices are
+``layout.shapes`` (replaced by a clientside ``Patch``), and the cursor of the timeline and the
+pipeline is a line the browser lays over the chart (``layout.meta.cursor_us`` says where it starts).
 """
 
 from __future__ import annotations
@@ -64,36 +64,6 @@ def empty_figure(height: int = 140) -> dict:
     return {"data": [], "layout": layout}
 
 
-def cursor_shape(x: float, colour: str = "#d62728") -> dict:
-    """The vertical line at the current step (``layout.shapes[0]`` of the timeline and the pipeline)."""
-    return {
-        "type": "line",
-        "xref": "x",
-        "yref": "paper",
-        "x0": x,
-        "x1": x,
-        "y0": 0,
-        "y1": 1,
-        "line": {"color": colour, "width": 2},
-    }
-
-
-def future_shape(x: float, x_end: float) -> dict:
-    """A veil over what has not happened yet at the current step (``layout.shapes[1]`` of the pipeline)."""
-    return {
-        "type": "rect",
-        "xref": "x",
-        "yref": "paper",
-        "x0": x,
-        "x1": max(x, x_end),
-        "y0": 0,
-        "y1": 1,
-        "fillcolor": "rgba(255,255,255,0.7)",
-        "line": {"width": 0},
-        "layer": "above",
-    }
-
-
 # -- timeline ---------------------------------------------------------------------------------------------
 def _hover(bar: dict, labels: dict) -> str:
     dur = bar["end_us"] - bar["start_us"]
@@ -110,7 +80,7 @@ def _hover(bar: dict, labels: dict) -> str:
 
 def timeline_figure(view: dict, labels: dict, x_range: list | None = None) -> dict:
     """Lanes top to bottom, one bar per event coloured by kind (busy-share buckets for aggregated
-    lanes), the cursor at ``view["cursor_us"]``; WebGL above :data:`WEBGL_BARS` bars.
+    lanes); WebGL above :data:`WEBGL_BARS` bars; ``layout.meta.cursor_us`` the current step's time.
 
     ``labels``: ``duration``, ``bytes``, ``flops``, ``src``, ``busy``, ``time`` in the page's language.
     """
@@ -198,7 +168,8 @@ def timeline_figure(view: dict, labels: dict, x_range: list | None = None) -> di
             "automargin": True,
             "fixedrange": True,
         },
-        shapes=[cursor_shape(view["cursor_us"])],
+        shapes=[],
+        meta={"cursor_us": view["cursor_us"]},
         uirevision="timeline",
         dragmode="zoom",
     )
@@ -316,8 +287,8 @@ def tile_shapes(tiles: list, axes: list, buffer_dash: dict | None = None) -> lis
 
 # -- pipeline ----------------------------------------------------------------------------------------------
 def pipeline_figure(view: dict, time_label: str) -> dict:
-    """Tiles top to bottom, one bar per stage that worked on the tile (first start to last end), the
-    cursor at ``view["cursor_us"]`` and a veil over the future (shapes 0 and 1)."""
+    """Tiles top to bottom, one bar per stage that worked on the tile (first start to last end);
+    ``layout.meta.cursor_us`` the current step's time (the browser draws the cursor and veils the future)."""
     tiles = view["tiles"]
     labels = [row["tile"] for row in tiles]
     data = []
@@ -356,7 +327,7 @@ def pipeline_figure(view: dict, time_label: str) -> dict:
         legend={"orientation": "h", "y": -0.15},
         xaxis={"title": {"text": time_label}, "range": [t0 - pad, t1 + pad], "zeroline": False},
         yaxis={"categoryorder": "array", "categoryarray": list(reversed(labels)), "type": "category", "automargin": True},
-        shapes=[cursor_shape(view["cursor_us"]), future_shape(view["cursor_us"], t1 + pad)],
+        meta={"cursor_us": view["cursor_us"]},
     )
     layout["margin"] = {"l": 8, "r": 8, "t": 8, "b": 60}
     return {"data": data, "layout": layout}
@@ -449,7 +420,6 @@ __all__ = (
     "CORE_COLOURS",
     "KIND_COLOURS",
     "compare_bars_figure",
-    "cursor_shape",
     "empty_figure",
     "matrices_figure",
     "matrix_axes",

@@ -209,6 +209,9 @@ def player(ui: Ui) -> html.Div:
         dcc.Store(id="playing", data=False),
         dcc.Store(id="breakpoints", data=[]),
         dcc.Store(id="jump-target"),
+        dcc.Store(id="slot-click"),
+        dcc.Store(id="core-pick"),
+        dcc.Store(id="tl-zoom"),
         dcc.Interval(id="play-timer", interval=100, disabled=True),
     ]
     return html.Div([*stores, controls(ui), views(ui)], className="player")

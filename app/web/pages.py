@@ -13,7 +13,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from dash import ALL, ClientsideFunction, Input, Output, State, ctx, dcc, html, no_update
+from dash import ALL, Input, Output, State, ctx, dcc, html, no_update
 from dash.exceptions import PreventUpdate
 
 from app.present.messages import t as msg
@@ -191,16 +191,6 @@ def register(app, runs: Runs, default_lang: str) -> None:  # noqa: C901 - one cl
         )  # fmt: skip
         wanted = {"lesson": les.number}
         return (no_update if run == wanted else wanted), head, steps, questions, exercise
-
-    app.clientside_callback(
-        ClientsideFunction("ascendsim", "narrate"),
-        Output("narration", "children"),
-        Output({"type": "lesson-step", "i": ALL}, "className"),
-        *[Output(f"view-{v}", "className") for v in layout.VIEWS],
-        Input("step", "data"),
-        Input("meta", "data"),
-        Input("lang-page", "data"),
-    )
 
     @app.callback(
         Output({"type": "q-result", "q": ALL}, "children"),

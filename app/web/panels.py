@@ -74,34 +74,18 @@ def host_panel(part: dict, lang: str) -> html.Div:
     )
 
 
-def system_panel(static: dict, grid: list[str], lang: str) -> html.Div:
-    """The device box around the core grid (cells coloured per step by the browser) and a legend.
-
-    ``static``: :func:`app.present.views.system_view`'s ``device``; ``grid``: core names in grid order.
-    """
-    cells = []
-    for i, name in enumerate(grid):
-        kind, number = name.split(" ")
-        cells.append(
-            html.Div(
-                f"{kind[-1]}{number}", id={"type": "core-cell", "i": i}, className=f"cell i {kind.lower()}", title=name
-            )
-        )
+def system_panel(static: dict, lang: str) -> html.Div:
+    """The device box: memory, the grid of cores (filled and coloured per step by the browser from the
+    run's core names, a click opens a core) and a legend. ``static``: ``system_view(...)["device"]``."""
     legend = [html.Span(msg(f"activity.{a}", lang, block="n"), className=f"key {a[0]}") for a in ACTIVITIES]
     return html.Div(
         [
-            html.Div(id="sys-host"),
-            html.Div(
-                [
-                    html.H4(static["title"]),
-                    html.Div([html.Span(static["gm"]), html.Span(static["l2"])], className="mem"),
-                    html.Div(cells, className="grid"),
-                    html.Div([html.Span(msg("web.legend", lang) + ":"), *legend], className="legend"),
-                ],
-                className="box device",
-            ),
+            html.H4(static["title"]),
+            html.Div([html.Span(static["gm"]), html.Span(static["l2"])], className="mem"),
+            html.Div(id="core-grid", className="grid"),
+            html.Div([html.Span(msg("web.legend", lang) + ":"), *legend], className="legend"),
         ],
-        className="system",
+        className="box device",
     )
 
 
@@ -115,7 +99,9 @@ def core_panel(part: dict | None, lang: str) -> html.Div:
         [
             html.B(part["core"]),
             html.Span(block, className="num"),
-            html.Span(msg(f"activity.{part['activity']}", lang, block=part["block"]), className=f"act {part['activity']}"),
+            html.Span(
+                msg(f"activity.{part['activity']}", lang, block=part["block"]), className=f"act {part['activity']}"
+            ),
         ],
         className="corehead",
     )
@@ -123,7 +109,11 @@ def core_panel(part: dict | None, lang: str) -> html.Div:
     for b in part["buffers"]:
         slots = []
         for sl in b["slots"]:
-            name = f"{sl['position']} q{sl['queue']}·{sl['slot']}" if sl["slot"] >= 0 else f"{sl['position']} q{sl['queue']} TBuf"
+            name = (
+                f"{sl['position']} q{sl['queue']}·{sl['slot']}"
+                if sl["slot"] >= 0
+                else f"{sl['position']} q{sl['queue']} TBuf"
+            )
             slots.append(
                 html.Button(
                     [
@@ -131,9 +121,9 @@ def core_panel(part: dict | None, lang: str) -> html.Div:
                         html.Span(sl["state_label"], className="state"),
                         html.Span(sl["tile"] or "-", className="tile"),
                     ],
-                    id={"type": "slot", "buf": b["name"], "q": sl["queue"], "s": sl["slot"]},
                     className=f"slot {SLOT_CLASSES.get(sl['state'], 'free')}",
                     title=f"{_bytes(sl['length'])} @ {sl['offset']}",
+                    **{"data-buf": b["name"], "data-q": sl["queue"], "data-s": sl["slot"]},
                 )
             )
         used = msg("web.of", lang, used=_bytes(b["used"]), capacity=_bytes(b["capacity"]))
@@ -173,7 +163,12 @@ def tile_panel(view: dict, lang: str) -> html.Div:
     """The real numbers in one slot (``app.present.views.tile_view``)."""
     tile = view.get("tile") or {}
     head = msg(
-        "web.tile_values", lang, buffer=view["buffer"], position="", slot=view["slot"], tile=tile.get("label", "-")
+        "web.tile_values",
+        lang,
+        buffer=view["buffer"],
+        queue=view["queue"],
+        slot=view["slot"],
+        tile=tile.get("label", "-"),
     )
     if view.get("values") is None:
         return html.Div([html.Div(head, className="tilehead"), html.Div(view.get("note", ""), className="note")])
@@ -192,7 +187,9 @@ def tile_panel(view: dict, lang: str) -> html.Div:
 def code_panel(view: dict) -> html.Div:
     """The lines around the current event's source line, that line marked (``code_view`` with context)."""
     if not view["lines"]:
-        return html.Div([html.Div(view.get("file") or "", className="file"), html.Div(view.get("note", ""), className="note")])
+        return html.Div(
+            [html.Div(view.get("file") or "", className="file"), html.Div(view.get("note", ""), className="note")]
+        )
     first = view["first_line"]
     lines = []
     for i, text in enumerate(view["lines"]):

@@ -18,6 +18,7 @@ from app.present import views
 from app.present.messages import t as msg
 
 from . import panels, render
+from .layout import VIEWS
 from .runs import RunRequestError, Runs, breakpoints_of
 
 
@@ -73,7 +74,7 @@ def register(app, runs: Runs) -> None:  # noqa: C901 - one closure per callback,
         lang = _lang(lang)
         loaded = runs.load(run)
         device = views.system_view(loaded.replay, 0, lang)["device"]
-        sys = panels.system_panel(device, loaded.outline["grid"], lang)
+        sys = panels.system_panel(device, lang)
         metrics = panels.metrics_panel(views.metrics_view(loaded.replay, lang), lang, tryable="lesson" not in run)
         figure, note = render.matrices(loaded, lang)
         style = {} if loaded.outline["tensors"] else {"display": "none"}
@@ -106,18 +107,19 @@ def register(app, runs: Runs) -> None:  # noqa: C901 - one closure per callback,
         w = loaded.window(key, lambda: render.window(loaded, first, count, core, lang, bps))
         out = {**w, "sig": req.get("sig")}
         last = w["first"] + w["count"] - 1
-        pipeline = render.pipeline(loaded, last, w["core"], lang)
+        at = min(max(int(req.get("step") or w["first"]), w["first"]), last)
+        pipeline = render.pipeline(loaded, last, w["core"], lang, at)
         timeline = no_update
         if follow:
             span = render.window_span(w, loaded.outline["end_us"])
-            timeline = render.timeline(loaded, w["first"], lang, span, expand or [])
+            timeline = render.timeline(loaded, at, lang, span, expand or [])
         return out, pipeline, timeline
 
     # -- the timeline: zoom, whole run, expanded cores ---------------------------------------------------------
     @app.callback(
         Output("timeline-graph", "figure", allow_duplicate=True),
         Output("tl-follow", "value"),
-        Input("timeline-graph", "relayoutData"),
+        Input("tl-zoom", "data"),
         Input("tl-whole", "n_clicks"),
         Input("tl-expand", "value"),
         State("run", "data"),
@@ -136,7 +138,7 @@ def register(app, runs: Runs) -> None:  # noqa: C901 - one closure per callback,
         trigger = ctx.triggered_id
         if trigger == "tl-whole":
             return render.timeline(loaded, step, lang, None, expand or []), []
-        if trigger == "timeline-graph":
+        if trigger == "tl-zoom":
             relayout = relayout or {}
             if "xaxis.range[0]" in relayout and "xaxis.range[1]" in relayout:
                 span = (float(relayout["xaxis.range[0]"]), float(relayout["xaxis.range[1]"]))
@@ -218,39 +220,38 @@ def register(app, runs: Runs) -> None:  # noqa: C901 - one closure per callback,
     # -- a slot's numbers ------------------------------------------------------------------------------------
     @app.callback(
         Output("tile-values", "children"),
-        Input({"type": "slot", "buf": ALL, "q": ALL, "s": ALL}, "n_clicks"),
+        Input("slot-click", "data"),
         State("step", "data"),
         State("run", "data"),
         State("core-select", "value"),
         State("lang-page", "data"),
         prevent_initial_call=True,
     )
-    def tile_values(clicks, step, run, core, lang):
-        trigger = ctx.triggered_id
-        if not isinstance(trigger, dict) or not run or not any(c for c in clicks if c):
-            raise PreventUpdate
-        value = next((t["value"] for t in ctx.triggered if t["value"]), None)
-        if not value:
+    def tile_values(click, step, run, core, lang):
+        if not click or not run:
             raise PreventUpdate
         loaded = runs.load(run)
         lang = _lang(lang)
         try:
-            view = views.tile_view(loaded.replay, int(step or 0), core, trigger["buf"], int(trigger["q"]),
-                                   int(trigger["s"]), 12, lang)  # fmt: skip
-        except (KeyError, LookupError) as exc:
+            view = views.tile_view(loaded.replay, int(step or 0), core, str(click["buf"]), int(click["q"]),
+                                   int(click["s"]), 12, lang)  # fmt: skip
+        except (KeyError, LookupError, TypeError, ValueError) as exc:
             return html.Div(str(exc), className="note")
-        view["position"] = ""
         return panels.tile_panel(view, lang)
 
-    # -- the browser's part ----------------------------------------------------------------------------------
+    # -- the browser's part: one clientside callback per step (assets/player.js) ------------------------------
     app.clientside_callback(
-        ClientsideFunction("ascendsim", "control"),
+        ClientsideFunction("ascendsim", "player"),
         Output("step", "data"),
         Output("step-slider", "value"),
         Output("playing", "data"),
         Output("play-timer", "disabled"),
         Output("play-timer", "interval"),
         Output("play", "className"),
+        Output("matrices-graph", "figure", allow_duplicate=True),
+        Output("narration", "children"),
+        Output({"type": "lesson-step", "i": ALL}, "className"),
+        *[Output(f"view-{v}", "className") for v in VIEWS],
         Input("step-back", "n_clicks"),
         Input("step-forward", "n_clicks"),
         Input("step-slider", "value"),
@@ -262,38 +263,29 @@ def register(app, runs: Runs) -> None:  # noqa: C901 - one closure per callback,
         Input({"type": "lesson-step", "i": ALL}, "n_clicks"),
         Input({"type": "ls-nav", "dir": ALL}, "n_clicks"),
         Input("meta", "data"),
-        State("step", "data"),
-        State("window", "data"),
-        State("speed", "value"),
-        State("playing", "data"),
-        prevent_initial_call=True,
-    )
-    app.clientside_callback(
-        ClientsideFunction("ascendsim", "request"),
-        Output("window-request", "data"),
-        Input("step", "data"),
-        Input("meta", "data"),
+        Input("window", "data"),
         Input("core-select", "value"),
         Input("lang-page", "data"),
         Input("breakpoints", "data"),
-        State("window", "data"),
+        State("step", "data"),
+        State("speed", "value"),
+        State("playing", "data"),
+        State("tl-follow", "value"),
         State("window-request", "data"),
+        prevent_initial_call=True,
     )
     app.clientside_callback(
-        ClientsideFunction("ascendsim", "render"),
-        Output("step-label", "children"),
-        Output("event-label", "children"),
-        Output("sys-host", "children"),
-        Output({"type": "core-cell", "i": ALL}, "className"),
-        Output("core-body", "children"),
-        Output("code-body", "children"),
-        Output("timeline-graph", "figure", allow_duplicate=True),
-        Output("pipeline-graph", "figure", allow_duplicate=True),
-        Output("matrices-graph", "figure", allow_duplicate=True),
-        Input("step", "data"),
-        Input("window", "data"),
-        State("tl-follow", "value"),
-        State("meta", "data"),
+        ClientsideFunction("ascendsim", "zoomGate"),
+        Output("tl-zoom", "data"),
+        Input("timeline-graph", "relayoutData"),
+        prevent_initial_call=True,
+    )
+    app.clientside_callback(
+        "function (pick, cores) { return (pick && cores && cores.indexOf(pick.core) >= 0) ? pick.core"
+        " : window.dash_clientside.no_update; }",
+        Output("core-select", "value", allow_duplicate=True),
+        Input("core-pick", "data"),
+        State("core-select", "options"),
         prevent_initial_call=True,
     )
 

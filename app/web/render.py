@@ -16,11 +16,12 @@ from app.present import views
 from app.present.messages import t as msg
 
 from . import figures, panels
+from .markup import to_html
 from .runs import Loaded
 
 SMALL_RUN = 3000  # steps: a run this short is sent as one window
 WINDOW = 1000  # steps per window of a longer run
-WINDOW_WITH_TILES = 500  # ... when every core's tiles are tracked (matmul-sized runs)
+WINDOW_WITH_TILES = 250  # ... when every core's tiles are tracked (matmul-sized runs: about 1.5 ms a step)
 TIMELINE_BARS = 400  # per lane, above this the timeline shows busy share per bucket
 
 
@@ -40,6 +41,7 @@ def meta(loaded: Loaded) -> dict:
         "end_us": o["end_us"],
         "cores": o["cores"],
         "grid": [name.split(" ")[0].lower() for name in o["grid"]],
+        "grid_names": o["grid"],
         "outputs": o["outputs"],
         "window": window_size(loaded),
         "start": 0,
@@ -136,11 +138,14 @@ def window_span(w: dict, end_us: float) -> tuple[float, float]:
     return max(0.0, t0 - pad), min(max(end_us, t1), t1 + pad)
 
 
-def pipeline(loaded: Loaded, last_step: int, core: str | None, lang: str) -> dict:
-    """The pipeline table of ``core`` up to the window's last step (the browser veils the future)."""
+def pipeline(loaded: Loaded, last_step: int, core: str | None, lang: str, step: int | None = None) -> dict:
+    """The pipeline table of ``core`` up to the window's last step, the cursor at ``step`` (the browser
+    moves it and veils what has not happened yet)."""
     if core is None:
         return figures.pipeline_figure({"tiles": [], "stages": [], "t0_us": 0, "t1_us": 0, "cursor_us": 0}, "")
     view = views.pipeline_view(loaded.replay, last_step, core, 24, lang)
+    if step is not None:
+        view["cursor_us"] = loaded.replay.event(step).start / 1e6
     return figures.pipeline_figure(view, msg("web.time_us", lang))
 
 
@@ -149,15 +154,15 @@ def window(loaded: Loaded, first: int, count: int, core: str | None, lang: str, 
     w = loaded.source.frames(first, count, core, lang, breakpoints)
     parts = w["parts"]
     rendered = {
-        "host": [panels.host_panel(p, lang) for p in parts.get("host", [])],
-        "core": [panels.core_panel(p, lang) for p in parts.get("core", [])],
-        "code": [panels.code_panel(p) for p in parts.get("code", [])],
+        "host": [to_html(panels.host_panel(p, lang)) for p in parts.get("host", [])],
+        "core": [to_html(panels.core_panel(p, lang)) for p in parts.get("core", [])],
+        "code": [to_html(panels.code_panel(p)) for p in parts.get("code", [])],
         "grid": parts.get("grid", []),
         "done": parts.get("done", []),
     }
     index = dict(w["index"])
     if not rendered["core"]:
-        rendered["core"] = [panels.core_panel(None, lang)]
+        rendered["core"] = [to_html(panels.core_panel(None, lang))]
         index["core"] = [0] * w["count"]
     out = {k: w[k] for k in ("first", "count", "n", "core", "lang", "labels", "events", "times", "kinds", "breaks")}
     out.update(run=loaded.key, parts=rendered, index=index, tiles=w["tiles"])

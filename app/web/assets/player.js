@@ -1,25 +1,40 @@
 /* AscendSim player: stepping runs in the browser.
  *
  * The server sends a run's description (the "meta" store) once and windows of frames (the "window"
- * store): per step, indices into parts it rendered once (host, core, code panels), the cores'
- * activity codes, the tiles each core holds and the output tiles landed. These clientside callbacks
- * move the step (buttons, keys, slider, play, breakpoints), swap the parts in, move the cursors and
- * redraw the tile outlines with Patch updates, and ask for another window only when the step leaves
- * (or nears the edge of) the one loaded: no server round trip per frame.
+ * store): per step, indices into parts it rendered once (host, core and code panels as HTML), the
+ * cores' activity codes, the tiles each core holds and the output tiles landed. One clientside
+ * callback per step moves the step (buttons, keys, slider, play, breakpoints), draws it and asks for
+ * another window only when the step leaves (or nears the edge of) the one loaded: no server round
+ * trip per frame.
+ *
+ * Drawing a step must not cost time in proportion to the whole page, so what changes at every step
+ * is written straight into its container (panels, core colours, labels) and the charts' cursors are
+ * moved with Plotly.relayout; the tile outlines and the output's completion on the matrices, which
+ * change less often, go through Dash as a Patch of the figure. The containers are empty Dash
+ * components, so Dash never redraws over what is written here.
  */
 (function () {
     "use strict";
     const VIEWS = ["system", "core", "timeline", "matrices", "pipeline", "metrics", "code"];
-    const memo = {metaKey: null, win: null, last: {}};
+    const memo = {metaKey: null, win: null, last: {}, tick: null, narrated: null, grid: null};
 
     function nu() { return window.dash_clientside.no_update; }
     function trigger() {
         const c = window.dash_clientside.callback_context;
         return c ? c.triggered_id : undefined;
     }
+    function clicked() {
+        const c = window.dash_clientside.callback_context;
+        return !!(c && c.triggered && c.triggered.some(function (t) { return t.value; }));
+    }
     function clamp(x, lo, hi) { return Math.max(lo, Math.min(hi, x)); }
     function interval(speed) { return Math.max(50, Math.round(1000 / Math.max(1, speed || 10))); }
     function perTick(speed) { return Math.max(1, Math.round((speed || 10) * interval(speed) / 1000)); }
+    function byId(id) { return document.getElementById(id); }
+    function setText(id, text) {
+        const el = byId(id);
+        if (el && el.textContent !== text) { el.textContent = text; }
+    }
 
     function lessonIndex(meta, step) {
         const L = meta && meta.lesson;
@@ -32,12 +47,10 @@
     }
 
     // -- the step ------------------------------------------------------------------------------------
-    function control(_back, _fwd, slider, _ticks, jump, _play, _first, _last, _lsteps, _lnav, meta,
-                     step, win, speed, playing) {
+    function control(id, slider, jump, meta, step, win, speed, playing) {
         const same = [nu(), nu(), nu(), nu(), nu(), nu()];
         if (!meta) { return same; }
         const n = meta.n;
-        const id = trigger();
         let s = (typeof step === "number") ? step : 0;
         let play = !!playing;
         if (memo.metaKey !== meta.key) {
@@ -46,11 +59,7 @@
             play = false;
         }
         const kind = (id && typeof id === "object") ? id.type : id;
-        if (kind === "lesson-step" || kind === "ls-nav") {
-            const c = window.dash_clientside.callback_context;
-            const clicked = c && c.triggered && c.triggered.some(function (t) { return t.value; });
-            if (!clicked) { return same; }  // the buttons were re-rendered, not clicked
-        }
+        if ((kind === "lesson-step" || kind === "ls-nav") && !clicked()) { return same; }
         if (kind === "step-back") { s -= 1; play = false; }
         else if (kind === "step-forward") { s += 1; play = false; }
         else if (kind === "step-first") { s = 0; play = false; }
@@ -86,9 +95,18 @@
             if (s >= n - 1) { play = false; }
         }
         s = clamp(Math.round(s), 0, Math.max(0, n - 1));
-        const cls = play ? "btn play playing" : "btn play";
-        const moved = s !== step;
-        return [moved ? s : nu(), s, play === !!playing ? nu() : play, !play, interval(speed), cls];
+        const changedPlay = play !== !!playing;
+        const tick = interval(speed);
+        const newTick = tick !== memo.tick;
+        memo.tick = tick;
+        return [
+            s !== step ? s : nu(),
+            s !== slider ? s : nu(),
+            changedPlay ? play : nu(),
+            changedPlay ? !play : nu(),
+            newTick ? tick : nu(),
+            changedPlay ? (play ? "btn play playing" : "btn play") : nu(),
+        ];
     }
 
     // -- asking for frames ---------------------------------------------------------------------------
@@ -96,8 +114,7 @@
         if (!meta) { return nu(); }
         const W = meta.window;
         const s = (typeof step === "number") ? step : (meta.start || 0);
-        const want = {run: meta.key, core: core || null, lang: lang, bps: bps || []};
-        const sig = JSON.stringify([want.run, want.core, want.lang, want.bps]);
+        const sig = JSON.stringify([meta.key, core || null, lang, bps || []]);
         const covers = function (w) {
             if (!w) { return false; }
             const lo = w.first, hi = w.first + w.count;
@@ -110,7 +127,8 @@
         if (win && win.sig === sig && covers(win)) { return nu(); }
         if (req && req.sig === sig && covers(req)) { return nu(); } // already asked
         const first = clamp(s - Math.floor(W / 4), 0, Math.max(0, meta.n - W));
-        return Object.assign({}, want, {sig: sig, first: first, count: W});
+        return {run: meta.key, core: core || null, lang: lang, bps: bps || [], sig: sig, first: first, count: W,
+                step: s};
     }
 
     // -- drawing one step ------------------------------------------------------------------------------
@@ -156,100 +174,172 @@
         return z;
     }
 
-    function followRange(win, i) {
-        const T = win.times;
-        const lo = Math.max(0, i - 12), hi = Math.min(T.length - 1, i + 12);
-        const t = T[i];
-        const w = Math.max(T[hi] - T[lo], 0.02) * 1.3;
-        const start = Math.max(t - 0.4 * w, -0.02 * w);
-        return [start, start + w];
+    function plot(id) { return document.querySelector("#" + id + " .js-plotly-plot"); }
+
+    // The cursor (and the pipeline's veil over the future) is a line laid over the chart, placed in pixels
+    // from the chart's own axis: moving it costs nothing, whereas a Plotly shape would redraw the chart.
+    function overlay(id, cls) {
+        const box = byId(id);
+        if (!box) { return null; }
+        let el = box.querySelector(":scope > ." + cls);
+        if (!el) {
+            el = document.createElement("div");
+            el.className = cls;
+            box.appendChild(el);
+        }
+        return el;
     }
 
-    function render(step, win, follow, meta) {
-        const ctx = window.dash_clientside.callback_context;
-        const cells = (ctx && ctx.outputs_list && ctx.outputs_list[3]) ? ctx.outputs_list[3].length : 0;
-        const none = [nu(), nu(), nu(), cells ? new Array(cells).fill(nu()) : [], nu(), nu(), nu(), nu(), nu()];
-        if (!meta || !win || win.run !== meta.key) { return none; }
+    function placeCursor(id, t) {
+        memo.cursor = memo.cursor || {};
+        memo.cursor[id] = t;
+        const gd = plot(id);
+        const line = overlay(id, "cursor");
+        const veil = id === "pipeline-graph" ? overlay(id, "veil") : null;
+        if (!line) { return; }
+        line.dataset.x = String(t);
+        const fl = gd && gd._fullLayout;
+        const xa = fl && fl.xaxis;
+        if (!xa || !xa.l2p || !fl._size) { line.style.display = "none"; if (veil) { veil.style.display = "none"; } return; }
+        if (!gd._ascendsimHooked) {  // after any redraw (new figure, zoom), put the cursor back
+            gd._ascendsimHooked = true;
+            gd.on("plotly_afterplot", function () { placeCursor(id, memo.cursor[id]); });
+        }
+        const box = byId(id).getBoundingClientRect(), g = gd.getBoundingClientRect();
+        const x = g.left - box.left + xa._offset + xa.l2p(t);
+        const left = g.left - box.left + xa._offset, right = left + xa._length;
+        const top = g.top - box.top + fl._size.t;
+        const inside = x >= left - 0.5 && x <= right + 0.5;
+        line.style.display = inside ? "block" : "none";
+        line.style.left = x + "px";
+        line.style.top = top + "px";
+        line.style.height = fl._size.h + "px";
+        if (veil) {
+            const from = Math.max(left, Math.min(right, x));
+            veil.style.display = from < right ? "block" : "none";
+            veil.style.left = from + "px";
+            veil.style.width = (right - from) + "px";
+            veil.style.top = top + "px";
+            veil.style.height = fl._size.h + "px";
+        }
+    }
+
+    function follow(id, t, win, i) {
+        // keep the cursor in view: move the range only when the cursor leaves the middle 60 % of it
+        const gd = plot(id);
+        if (!gd || !window.Plotly || !gd.layout || !gd.layout.xaxis) { return; }
+        const r = gd.layout.xaxis.range;
+        const T = win.times;
+        const lo = Math.max(0, i - 12), hi = Math.min(T.length - 1, i + 12);
+        const want = Math.max(T[hi] - T[lo], 0.02) * 1.3;
+        const width = r ? r[1] - r[0] : 0;
+        if (!r || t < r[0] + 0.2 * width || t > r[0] + 0.8 * width || width > 8 * want || width < want / 8) {
+            const start = Math.max(t - 0.4 * want, -0.02 * want);
+            // Plotly.update emits no plotly_relayout: Dash does not take this for the user's zoom
+            window.Plotly.update(gd, {}, {"xaxis.range": [start, start + want]});
+        }
+    }
+
+    function ensureGrid(meta) {
+        const grid = byId("core-grid");
+        if (!grid) { return null; }
+        if (grid.dataset.key !== meta.key) {
+            let html = "";
+            meta.grid_names.forEach(function (name, c) {
+                const kind = name.split(" ")[0].toLowerCase();
+                const short = name.split(" ")[0].slice(-1) + name.split(" ")[1];
+                html += '<div class="cell i ' + kind + '" data-core="' + name + '" title="' + name + '">' + short + "</div>";
+            });
+            grid.innerHTML = html;
+            grid.dataset.key = meta.key;
+            grid.dataset.codes = "";
+        }
+        return grid;
+    }
+
+    function render(step, win, following, meta) {
+        // returns the Patch of the matrices (or no_update); everything else is written in place
+        if (!meta || !win || win.run !== meta.key) { return nu(); }
         const i = step - win.first;
         if (i < 0 || i >= win.count) {
-            none[0] = (step + 1) + " / " + meta.n;
-            none[1] = "…";
-            return none;
+            setText("step-label", (step + 1) + " / " + meta.n);
+            setText("event-label", "…");
+            return nu();
         }
         if (memo.win !== win) { memo.win = win; memo.last = {}; }
         const last = memo.last;
-        const out = none.slice();
-        out[0] = win.labels[i];
-        out[1] = win.events[i];
-        const pick = function (name, slot) {
-            const k = win.index[name] ? win.index[name][i] : undefined;
-            if (k === undefined) { return; }
-            if (last[name] !== k) { last[name] = k; out[slot] = win.parts[name][k]; }
-        };
-        pick("host", 2);
-        pick("core", 4);
-        pick("code", 5);
-        const g = win.index.grid ? win.index.grid[i] : undefined;
-        if (g !== undefined && last.grid !== g && cells) {
-            last.grid = g;
-            const codes = win.parts.grid[g];
-            const list = [];
-            for (let c = 0; c < cells; c++) {
-                const a = codes[c] || "i";
-                list.push("cell " + a + " " + (meta.grid[c] || ""));
+        setText("step-label", win.labels[i]);
+        setText("event-label", win.events[i]);
+        [["host", "sys-host"], ["core", "core-body"], ["code", "code-body"]].forEach(function (pair) {
+            const k = win.index[pair[0]] ? win.index[pair[0]][i] : undefined;
+            const el = byId(pair[1]);
+            if (k === undefined || !el) { return; }
+            if (last[pair[0]] !== k || el.dataset.part !== win.sig + ":" + k) {
+                last[pair[0]] = k;
+                el.innerHTML = win.parts[pair[0]][k];
+                el.dataset.part = win.sig + ":" + k;
             }
-            out[3] = list;
+        });
+        const grid = ensureGrid(meta);
+        const g = win.index.grid ? win.index.grid[i] : undefined;
+        if (grid && g !== undefined) {
+            const codes = win.parts.grid[g];
+            if (grid.dataset.codes !== codes) {
+                const old = grid.dataset.codes || "";
+                const cells = grid.children;
+                for (let c = 0; c < cells.length; c++) {
+                    const a = codes[c] || "i";
+                    if (old[c] !== a) { cells[c].className = "cell " + a + " " + (meta.grid[c] || ""); }
+                }
+                grid.dataset.codes = codes;
+            }
         }
         const t = win.times[i];
-        const tl = new window.dash_clientside.Patch();
-        tl.assign(["layout", "shapes", 0, "x0"], t).assign(["layout", "shapes", 0, "x1"], t);
-        if (follow && follow.length) { tl.assign(["layout", "xaxis", "range"], followRange(win, i)); }
-        out[6] = tl.build();
-        const pl = new window.dash_clientside.Patch();
-        pl.assign(["layout", "shapes", 0, "x0"], t).assign(["layout", "shapes", 0, "x1"], t);
-        pl.assign(["layout", "shapes", 1, "x0"], t);
-        out[7] = pl.build();
-        if (meta.axes && meta.axes.length) {
-            const mx = new window.dash_clientside.Patch();
-            let changed = false;
-            const held = tilesAt(win, i);
-            const sig = JSON.stringify(held);
-            if (last.tiles !== sig) {
-                last.tiles = sig;
-                mx.assign(["layout", "shapes"], tileShapes(win, held, meta));
-                changed = true;
-            }
-            const d = win.index.done ? win.index.done[i] : undefined;
-            if (d !== undefined && last.done !== d) {
-                last.done = d;
-                const counts = win.parts.done[d];
-                meta.outputs.forEach(function (o, j) {
-                    mx.assign(["data", meta.axes[o.tensor].trace, "z"], completion(meta, o, counts[j]));
-                });
-                changed = true;
-            }
-            if (changed) { out[8] = mx.build(); }
+        if (following && following.length) { follow("timeline-graph", t, win, i); }
+        placeCursor("timeline-graph", t);
+        placeCursor("pipeline-graph", t);
+        if (!meta.axes || !meta.axes.length) { return nu(); }
+        const mgd = plot("matrices-graph");
+        if (!mgd || !mgd.data || mgd.data.length < meta.axes.length) {
+            last.tiles = last.done = undefined; // the figure is not there yet: draw the overlays at the next step
+            return nu();
         }
-        return out;
+        const mx = new window.dash_clientside.Patch();
+        let changed = false;
+        const held = tilesAt(win, i);
+        const sig = JSON.stringify(held);
+        if (last.tiles !== sig) {
+            last.tiles = sig;
+            mx.assign(["layout", "shapes"], tileShapes(win, held, meta));
+            changed = true;
+        }
+        const d = win.index.done ? win.index.done[i] : undefined;
+        if (d !== undefined && last.done !== d) {
+            last.done = d;
+            const counts = win.parts.done[d];
+            meta.outputs.forEach(function (o, j) {
+                mx.assign(["data", meta.axes[o.tensor].trace, "z"], completion(meta, o, counts[j]));
+            });
+            changed = true;
+        }
+        return changed ? mx.build() : nu();
     }
 
     // -- a lesson's narration --------------------------------------------------------------------------
-    function narrate(step, meta, lang) {
-        const ctx = window.dash_clientside.callback_context;
-        const buttons = (ctx && ctx.outputs_list && ctx.outputs_list[1]) ? ctx.outputs_list[1].length : 0;
+    function narrate(step, meta, lang, buttons) {
         const L = meta && meta.lesson;
-        if (!L) { return [nu(), new Array(buttons).fill(nu())].concat(VIEWS.map(nu)); }
+        const none = [nu(), new Array(buttons).fill(nu())].concat(VIEWS.map(nu));
+        if (!L) { return none; }
         lang = lang || "en";
         const j = lessonIndex(meta, (typeof step === "number") ? step : 0);
+        const key = JSON.stringify([lang, j, buttons]);
+        if (memo.narrated && memo.narrated.meta === meta && memo.narrated.key === key) { return none; }
+        memo.narrated = {meta: meta, key: key};
         const div = function (cls, text) {
             return {type: "Div", namespace: "dash_html_components", props: {className: cls, children: text}};
         };
-        let children;
-        if (j < 0) {
-            children = [div("ntext", L.summary[lang])];
-        } else {
-            children = [div("nhead", (j + 1) + " / " + L.anchors.length), div("ntext", L.text[lang][j])];
-        }
+        const children = j < 0 ? [div("ntext", L.summary[lang])]
+            : [div("nhead", (j + 1) + " / " + L.anchors.length), div("ntext", L.text[lang][j])];
         const missing = L.missing.map(function (why) {
             return why ? L.missing_label[lang].replace("{why}", why) : null;
         }).filter(Boolean);
@@ -265,8 +355,35 @@
         return [children, classes].concat(VIEWS.map(function (v) { return v === focus ? "view focus" : "view"; }));
     }
 
+    // -- one callback per step: move, draw, ask for frames if needed, narrate ------------------------------
+    function player(_back, _fwd, slider, _ticks, jump, _play, _first, _last, _lsteps, _lnav, meta, win, core, lang,
+                    bps, step, speed, playing, follow, req) {
+        const ctx = window.dash_clientside.callback_context;
+        const lists = (ctx && ctx.outputs_list) || [];
+        const buttons = Array.isArray(lists[8]) ? lists[8].length : 0;
+        const moved = control(trigger(), slider, jump, meta, step, win, speed, playing);
+        const s = moved[0] === nu() ? ((typeof step === "number") ? step : 0) : moved[0];
+        const patch = render(s, win, follow, meta);
+        const asked = request(s, meta, core, lang, bps, win, req);
+        if (asked !== nu()) {
+            // a side update: the window request feeds a server callback whose window feeds this one
+            window.dash_clientside.set_props("window-request", {data: asked});
+        }
+        const told = narrate(s, meta, lang, buttons);
+        return moved.concat([patch], told);
+    }
+
+    // -- the timeline's relayout events: only a user's zoom or pan goes to the server ------------------------
+    function zoomGate(relayout) {
+        if (!relayout) { return nu(); }
+        const keys = Object.keys(relayout);
+        const user = keys.some(function (k) { return k.indexOf("xaxis.range") === 0 || k === "xaxis.autorange"; });
+        if (!user || keys.some(function (k) { return k.indexOf("shapes") === 0; })) { return nu(); }
+        return relayout;
+    }
+
     window.dash_clientside = Object.assign({}, window.dash_clientside, {
-        ascendsim: {control: control, request: request, render: render, narrate: narrate},
+        ascendsim: {player: player, zoomGate: zoomGate},
     });
 
     // -- keys: step when the focus is not in a text field ------------------------------------------------
@@ -281,9 +398,24 @@
                    (el.getAttribute && el.getAttribute("role") === "slider"))) { return; }
         const target = KEYS[ev.key];
         if (!target) { return; }
-        const button = document.getElementById(target);
+        const button = byId(target);
         if (!button) { return; }
         ev.preventDefault();
         button.click();
+    });
+
+    // -- clicks inside the panels written above: a slot shows its numbers, a core cell opens that core ---------
+    document.addEventListener("click", function (ev) {
+        const set = window.dash_clientside && window.dash_clientside.set_props;
+        if (!set || !ev.target.closest) { return; }
+        const slot = ev.target.closest("#core-body .slot[data-buf]");
+        if (slot) {
+            set("slot-click", {data: {buf: slot.dataset.buf, q: +slot.dataset.q, s: +slot.dataset.s, at: Date.now()}});
+            return;
+        }
+        const cell = ev.target.closest("#core-grid .cell[data-core]");
+        if (cell) {
+            set("core-pick", {data: {core: cell.dataset.core, at: Date.now()}});
+        }
     });
 }());

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from dash import Dash
 
-from . import layout, pages, player
+from . import layout, pages, player, render
 from .runs import Runs
 
 ASSETS = Path(__file__).resolve().parent / "assets"
@@ -24,7 +24,7 @@ def create_app(runs_dir: str | Path | None = None, lang: str = "en") -> Dash:
     system's temporary directory named after the code's hash); ``lang``: the default language."""
     if lang not in ("en", "zh"):
         raise ValueError(f"lang must be one of en, zh, got {lang!r}")
-    runs = Runs(runs_dir or os.environ.get("ASCENDSIM_RUNS") or None)
+    runs = Runs(runs_dir or os.environ.get("ASCENDSIM_RUNS") or None, prepare=render.prepare)
     app = Dash(
         __name__,
         assets_folder=str(ASSETS),

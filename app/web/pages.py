@@ -300,7 +300,7 @@ def register(app, runs: Runs, default_lang: str) -> None:  # noqa: C901 - one cl
         else:
             request = request_of(scenario, profile, m, n, k, ids, values, "on" in (numerics or []))
         try:
-            status = runs.start(request)
+            status = runs.start({**request, "lang": lang})
         except RunRequestError as exc:
             return str(exc), "", None, True, no_update, no_update, *unchanged
         deadline = time.monotonic() + WAIT_S

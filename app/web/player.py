@@ -150,7 +150,9 @@ def register(app, runs: Runs) -> None:  # noqa: C901 - one closure per callback,
                 raise PreventUpdate
             fig = render.timeline(loaded, step, lang, span, expand or [])
             return fig, []
-        span = render.window_span(win, loaded.outline["end_us"]) if follow and win else None
+        if not win or win.get("run") != loaded.key:
+            raise PreventUpdate  # the first window brings the timeline with it
+        span = render.window_span(win, loaded.outline["end_us"]) if follow else None
         return render.timeline(loaded, step, lang, span, expand or []), no_update
 
     # -- jumps ---------------------------------------------------------------------------------------------

@@ -169,4 +169,19 @@ def window(loaded: Loaded, first: int, count: int, core: str | None, lang: str, 
     return out
 
 
-__all__ = ("labels", "matrices", "meta", "pipeline", "timeline", "window", "window_size", "window_span")
+def first_window(loaded: Loaded, lang: str) -> dict:
+    """The window a player asks for first (from step 0, the run's first core, no breakpoints)."""
+    core = loaded.outline["cores"][0] if loaded.outline["cores"] else None
+    count = window_size(loaded)
+    return loaded.window((0, count, core, lang, ()), lambda: window(loaded, 0, count, core, lang, ()))
+
+
+def prepare(loaded: Loaded, request: dict) -> None:
+    """Compute what a page asks for first about a new run (the analysis, the first window), so it is
+    ready when the run is reported done (see :class:`~app.web.runs.Runs`)."""
+    lang = request.get("lang") if request.get("lang") in ("en", "zh") else "en"
+    loaded.replay.report()
+    first_window(loaded, lang)
+
+
+__all__ = ("first_window", "labels", "matrices", "meta", "prepare", "pipeline", "timeline", "window", "window_size", "window_span")

@@ -191,7 +191,15 @@ def breakpoints_of(items, loaded: Loaded) -> tuple[Breakpoint, ...]:
 class Runs:
     """Every run this process can serve: the shared store on disk, replays loaded here, jobs in flight."""
 
-    def __init__(self, directory: str | Path | None = None, max_loaded_events: int = MAX_LOADED_EVENTS) -> None:
+    def __init__(
+        self,
+        directory: str | Path | None = None,
+        max_loaded_events: int = MAX_LOADED_EVENTS,
+        prepare: Callable[[Loaded, dict], None] | None = None,
+    ) -> None:
+        """``prepare(loaded, request)``: run by a job once its run is stored, before it reports done, so
+        the first views a browser asks for are ready in this process."""
+        self.prepare = prepare
         default = Path(tempfile.gettempdir()) / f"ascendsim-runs-{fingerprint('engine', 'lessons', 'app/present')}"
         self.directory = Path(directory or default)
         self.store = RunStore(self.directory, max_bytes=256 * 2**20)
@@ -222,15 +230,14 @@ class Runs:
 
     def status(self, spec: RunSpec) -> dict:
         """``{"state": "done" | "running" | "error" | "none", ...}`` of a run, as any worker sees it."""
-        if self.store.path(spec).is_file():
-            return {"state": "done"}
+        stored = self.store.path(spec).is_file()
         path = self._job_path(spec)
         try:
             doc = json.loads(path.read_text())
         except (FileNotFoundError, json.JSONDecodeError):
-            return {"state": "none"}
+            return {"state": "done" if stored else "none"}
         if doc.get("state") == "running" and not _alive(doc.get("pid", -1)):
-            return {"state": "none"}  # its worker died: start it again
+            return {"state": "done" if stored else "none"}  # its worker died (start it again if need be)
         if doc.get("state") == "running":
             doc["elapsed_s"] = round(time.time() - doc["started"], 1)
         return doc
@@ -253,16 +260,19 @@ class Runs:
             return {**self.status(spec), "key": spec.key}
         with os.fdopen(fd, "w") as fh:
             json.dump(doc, fh)
-        threading.Thread(target=self._simulate, args=(spec, path, doc), daemon=True).start()
+        threading.Thread(target=self._simulate, args=(spec, path, doc, request), daemon=True).start()
         return {**doc, "elapsed_s": 0.0, "key": spec.key}
 
-    def _simulate(self, spec: RunSpec, path: Path, doc: dict) -> None:
+    def _simulate(self, spec: RunSpec, path: Path, doc: dict, request: dict) -> None:
         from engine.runner import run_scenario
 
         try:
             run = run_scenario(spec.scenario, spec.profile, numerics=spec.numerics, **dict(spec.params))
             _write(path, {**doc, "phase": "storing"})
             self.store.put(spec, run.result)
+            if self.prepare is not None:
+                _write(path, {**doc, "phase": "loading"})
+                self.prepare(self.load(request), request)
             path.unlink(missing_ok=True)
         except (ScenarioArgError, ScenarioFailed) as exc:
             _write(path, {**doc, "state": "error", "message": str(exc).splitlines()[0]})

@@ -17,12 +17,12 @@ def _values(name, **params):
 @pytest.mark.parametrize(
     ("name", "params"),
     [
-        ("matmul", dict(m=256, n=256, k=256)),
-        ("matmul", dict(m=1000, n=777, k=333)),
-        ("matmul", dict(m=2048, n=1024, k=512, buffer_num=1)),
-        ("matmul-leaky-relu", dict(m=512, n=512, k=256)),
-        ("vector-add", dict(length=100001, tile_length=512)),
-        ("pipeline", dict(n=256, batches=12)),
+        ("matmul", {"m": 256, "n": 256, "k": 256}),
+        ("matmul", {"m": 1000, "n": 777, "k": 333}),
+        ("matmul", {"m": 2048, "n": 1024, "k": 512, "buffer_num": 1}),
+        ("matmul-leaky-relu", {"m": 512, "n": 512, "k": 256}),
+        ("vector-add", {"length": 100001, "tile_length": 512}),
+        ("pipeline", {"n": 256, "batches": 12}),
     ],
 )
 def test_the_estimate_is_an_upper_bound_within_a_factor_of_two(name, params):

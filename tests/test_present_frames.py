@@ -14,10 +14,10 @@ from engine.runner import run_scenario
 from lessons.catalog import get
 
 RUNS = {
-    "vector-add": dict(length=4096, tile_length=512, cores=2),
-    "matmul": dict(m=256, n=256, k=256, cores=4),
-    "matmul-odd": dict(m=200, n=136, k=72, cores=3),
-    "matmul-leaky-relu": dict(m=128, n=128, k=128, cores=2),
+    "vector-add": {"length": 4096, "tile_length": 512, "cores": 2},
+    "matmul": {"m": 256, "n": 256, "k": 256, "cores": 4},
+    "matmul-odd": {"m": 200, "n": 136, "k": 72, "cores": 3},
+    "matmul-leaky-relu": {"m": 128, "n": 128, "k": 128, "cores": 2},
 }
 
 

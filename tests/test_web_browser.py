@@ -5,6 +5,7 @@ the language switch, the playground's validation and runs, sessions that never s
 in tests/artifacts/."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -12,7 +13,6 @@ from app.present import Breakpoint, Replay
 from engine import Simulation
 from engine.runner import run_scenario
 from lessons.catalog import get
-
 from tests.web_browser import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, Server, Tab, need_browser
 
 pytestmark = pytest.mark.slow
@@ -122,9 +122,7 @@ def test_the_slider_jumps(tab, lesson1):
     track = tab.page.locator("#step-slider .dash-slider-track")
     box = track.bounding_box()
     tab.page.mouse.click(box["x"] + box["width"] * 0.75, box["y"] + box["height"] / 2)
-    tab.page.wait_for_function(
-        "() => +document.getElementById('step-label').innerText.match(/(\\d+) \\//)[1] > 100"
-    )
+    tab.page.wait_for_function("() => +document.getElementById('step-label').innerText.match(/(\\d+) \\//)[1] > 100")
     i, total = tab.step()
     assert total == n and abs(i - 0.75 * n) < 0.1 * n
     tab.page.wait_for_timeout(300)
@@ -267,13 +265,13 @@ def test_compare_and_export_pages(tab):
     p.wait_for_function("() => document.getElementById('ex-run')?.innerText?.includes('lesson 1')")
     with p.expect_download() as info:
         p.click("#ex-summary")
-    doc = json.loads(open(info.value.path()).read())
+    doc = json.loads(Path(info.value.path()).read_text())
     assert doc["run"] == {"lesson": 1} and "metrics" in doc and doc["events"] > 100
     with p.expect_download() as info:
         p.click("#ex-chrome")
-    trace = json.loads(open(info.value.path()).read())
+    trace = json.loads(Path(info.value.path()).read_text())
     assert len(trace["traceEvents"]) > 100
     with p.expect_download() as info:
         p.click("#ex-csv")
-    assert open(info.value.path()).readline().startswith("kernel,kernel_us,core,pipe")
+    assert Path(info.value.path()).read_text().startswith("kernel,kernel_us,core,pipe")
     tab.shot("export")

@@ -61,7 +61,16 @@ class Server:
             if importlib.util.find_spec("gunicorn") is None:
                 message = "the multi-worker test needs gunicorn (pip install -e '.[test]')"
                 pytest.fail(message) if os.environ.get("CI") == "true" else pytest.skip(message)
-            cmd = [sys.executable, "-m", "gunicorn", "-w", str(workers), "-b", f"127.0.0.1:{self.port}", "app.web:server"]
+            cmd = [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "-w",
+                str(workers),
+                "-b",
+                f"127.0.0.1:{self.port}",
+                "app.web:server",
+            ]
         else:
             cmd = [sys.executable, "-m", "app.cli", "web", "--port", str(self.port), "--runs-dir", str(runs_dir)]
         self.log = runs_dir / "server.log"

@@ -27,8 +27,8 @@ import numpy as np
 from engine.aicore.pipes import LANE_NAMES
 from engine.trace import Kind
 
-from .messages import t as msg
 from .index import INIT_SLOT
+from .messages import t as msg
 from .replay import Breakpoint, Replay
 from .views import code_view, core_view_of, host_view_of, step_label
 
@@ -315,7 +315,9 @@ def frame(window: dict, step: int) -> dict:
     """One step of a :func:`frames` window, its parts resolved (what a UI draws at that step)."""
     i = step - window["first"]
     if not 0 <= i < window["count"]:
-        raise IndexError(f"step {step} is outside the window {window['first']}..{window['first'] + window['count'] - 1}")
+        raise IndexError(
+            f"step {step} is outside the window {window['first']}..{window['first'] + window['count'] - 1}"
+        )
     out = {key: window[key][i] for key in ("labels", "events", "times", "kinds")}
     for name, idx in window["index"].items():
         out[name] = window["parts"][name][idx[i]]

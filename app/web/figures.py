@@ -35,10 +35,31 @@ STAGE_COLOURS = {
 }
 # one colour per core (cycled): tile outlines and the output tiles each core wrote
 CORE_COLOURS = (
-    "#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#46f0f0", "#f032e6", "#bcf60c",
-    "#008080", "#9a6324", "#800000", "#808000", "#000075", "#808080", "#fabebe", "#ffd8b1",
-    "#aaffc3", "#e6beff", "#ffe119", "#000000", "#7f7fff", "#ff7f7f", "#7fbf7f", "#bf7fbf",
-)  # fmt: skip
+    "#e6194b",
+    "#3cb44b",
+    "#4363d8",
+    "#f58231",
+    "#911eb4",
+    "#46f0f0",
+    "#f032e6",
+    "#bcf60c",
+    "#008080",
+    "#9a6324",
+    "#800000",
+    "#808000",
+    "#000075",
+    "#808080",
+    "#fabebe",
+    "#ffd8b1",
+    "#aaffc3",
+    "#e6beff",
+    "#ffe119",
+    "#000000",
+    "#7f7fff",
+    "#ff7f7f",
+    "#7fbf7f",
+    "#bf7fbf",
+)
 WEBGL_BARS = 1500  # above this many bars the timeline draws with WebGL (scattergl)
 LANE_PX = 22
 _FONT = {"family": "system-ui, sans-serif", "size": 11}
@@ -189,9 +210,16 @@ def matrix_axes(shapes: list) -> list[dict]:
         suffix = "" if i == 0 else str(i + 1)
         x0 = i * (width + gap)
         out.append(
-            {"x": f"x{suffix}", "y": f"y{suffix}", "trace": i, "cell": _cells(rows, cols), "rows": rows, "cols": cols,
-             "domain": [round(x0, 6), round(x0 + width, 6)]}
-        )  # fmt: skip
+            {
+                "x": f"x{suffix}",
+                "y": f"y{suffix}",
+                "trace": i,
+                "cell": _cells(rows, cols),
+                "rows": rows,
+                "cols": cols,
+                "domain": [round(x0, 6), round(x0 + width, 6)],
+            }
+        )
     return out
 
 
@@ -279,7 +307,11 @@ def tile_shapes(tiles: list, axes: list, buffer_dash: dict | None = None) -> lis
                 "x1": col + cols,
                 "y0": row,
                 "y1": row + rows,
-                "line": {"color": CORE_COLOURS[core % len(CORE_COLOURS)], "width": 2, "dash": dash.get(buffer, "solid")},
+                "line": {
+                    "color": CORE_COLOURS[core % len(CORE_COLOURS)],
+                    "width": 2,
+                    "dash": dash.get(buffer, "solid"),
+                },
             }
         )
     return out
@@ -302,7 +334,9 @@ def pipeline_figure(view: dict, time_label: str) -> dict:
             base.append(cell["start_us"])
             x.append(max(cell["end_us"] - cell["start_us"], 1e-6))
             y.append(row["tile"])
-            text.append(f"{st['label']}<br>{row['tile']}<br>{cell['start_us']:.4f} - {cell['end_us']:.4f} us ({cell['count']})")
+            text.append(
+                f"{st['label']}<br>{row['tile']}<br>{cell['start_us']:.4f} - {cell['end_us']:.4f} us ({cell['count']})"
+            )
         data.append(
             {
                 "type": "bar",
@@ -326,7 +360,12 @@ def pipeline_figure(view: dict, time_label: str) -> dict:
         showlegend=True,
         legend={"orientation": "h", "y": -0.15},
         xaxis={"title": {"text": time_label}, "range": [t0 - pad, t1 + pad], "zeroline": False},
-        yaxis={"categoryorder": "array", "categoryarray": list(reversed(labels)), "type": "category", "automargin": True},
+        yaxis={
+            "categoryorder": "array",
+            "categoryarray": list(reversed(labels)),
+            "type": "category",
+            "automargin": True,
+        },
         meta={"cursor_us": view["cursor_us"]},
     )
     layout["margin"] = {"l": 8, "r": 8, "t": 8, "b": 60}
@@ -402,11 +441,23 @@ def compare_bars_figure(rows: list[tuple[str, float | None, float | None]], name
     """Two runs' values of the same metrics side by side (``rows``: name, A, B)."""
     keys = [r[0] for r in rows]
     data = [
-        {"type": "bar", "orientation": "h", "name": names[0], "y": keys, "x": [r[1] for r in rows],
-         "marker": {"color": "#4c78a8"}},
-        {"type": "bar", "orientation": "h", "name": names[1], "y": keys, "x": [r[2] for r in rows],
-         "marker": {"color": "#f58518"}},
-    ]  # fmt: skip
+        {
+            "type": "bar",
+            "orientation": "h",
+            "name": names[0],
+            "y": keys,
+            "x": [r[1] for r in rows],
+            "marker": {"color": "#4c78a8"},
+        },
+        {
+            "type": "bar",
+            "orientation": "h",
+            "name": names[1],
+            "y": keys,
+            "x": [r[2] for r in rows],
+            "marker": {"color": "#f58518"},
+        },
+    ]
     layout = _base_layout(
         max(160, 50 + 30 * len(rows)),
         barmode="group",

@@ -44,7 +44,9 @@ class Ui:
 def shell(lang: str) -> html.Div:
     """Header (navigation, language switch), the session's current run, and the page area."""
     ui = Ui(lang, "shell")
-    nav = [dcc.Link(ui.t(key), href=path, id=f"nav-{key.rsplit('.', 1)[1]}", className="navlink") for path, key in PAGES]
+    nav = [
+        dcc.Link(ui.t(key), href=path, id=f"nav-{key.rsplit('.', 1)[1]}", className="navlink") for path, key in PAGES
+    ]
     return html.Div(
         [
             dcc.Location(id="url", refresh=False),
@@ -99,21 +101,42 @@ def controls(ui: Ui) -> html.Div:
                         dcc.Slider(id="step-slider", min=0, max=1, step=1, value=0, marks=None, updatemode="drag"),
                         className="slider",
                     ),
-                    html.Label([ui.t("web.speed"), dcc.Dropdown(
-                        id="speed", options=[{"label": str(s), "value": s} for s in SPEEDS], value=DEFAULT_SPEED,
-                        clearable=False, className="dd small")], className="field"),  # fmt: skip
+                    html.Label(
+                        [
+                            ui.t("web.speed"),
+                            dcc.Dropdown(
+                                id="speed",
+                                options=[{"label": str(s), "value": s} for s in SPEEDS],
+                                value=DEFAULT_SPEED,
+                                clearable=False,
+                                className="dd small",
+                            ),
+                        ],
+                        className="field",
+                    ),
                 ],
                 className="row",
             ),
             html.Div(
                 [
-                    html.Label([ui.t("web.jump"), dcc.Dropdown(id="jump-kind", options=kinds, value="COMPUTE",
-                                                               clearable=False, className="dd")],
-                               className="field"),  # fmt: skip
+                    html.Label(
+                        [
+                            ui.t("web.jump"),
+                            dcc.Dropdown(
+                                id="jump-kind", options=kinds, value="COMPUTE", clearable=False, className="dd"
+                            ),
+                        ],
+                        className="field",
+                    ),
                     html.Button(ui.t("web.jump_prev"), id="jump-prev", className="btn", title="["),
                     html.Button(ui.t("web.jump_next"), id="jump-next", className="btn", title="]"),
-                    html.Label([ui.t("web.core_shown"), dcc.Dropdown(id="core-select", options=[], clearable=False,
-                                                                     className="dd")], className="field"),  # fmt: skip
+                    html.Label(
+                        [
+                            ui.t("web.core_shown"),
+                            dcc.Dropdown(id="core-select", options=[], clearable=False, className="dd"),
+                        ],
+                        className="field",
+                    ),
                     html.Span("", id="event-label", className="event"),
                 ],
                 className="row",
@@ -123,13 +146,23 @@ def controls(ui: Ui) -> html.Div:
                     html.Summary(ui.t("web.breakpoints")),
                     html.Div(
                         [
-                            html.Label([ui.t("web.bp_kind"), dcc.Dropdown(id="bp-kind", options=any_kind, value="",
-                                                                          clearable=False, className="dd")],
-                                       className="field"),  # fmt: skip
-                            html.Label([ui.t("web.bp_core"), dcc.Dropdown(id="bp-core", options=[], className="dd")],
-                                       className="field"),  # fmt: skip
-                            html.Label([ui.t("web.bp_src"), dcc.Input(id="bp-src", type="text", debounce=False)],
-                                       className="field"),  # fmt: skip
+                            html.Label(
+                                [
+                                    ui.t("web.bp_kind"),
+                                    dcc.Dropdown(
+                                        id="bp-kind", options=any_kind, value="", clearable=False, className="dd"
+                                    ),
+                                ],
+                                className="field",
+                            ),
+                            html.Label(
+                                [ui.t("web.bp_core"), dcc.Dropdown(id="bp-core", options=[], className="dd")],
+                                className="field",
+                            ),
+                            html.Label(
+                                [ui.t("web.bp_src"), dcc.Input(id="bp-src", type="text", debounce=False)],
+                                className="field",
+                            ),
                             html.Label([ui.t("web.bp_mark"), dcc.Input(id="bp-mark", type="text")], className="field"),
                             html.Button(ui.t("web.bp_add"), id="bp-add", className="btn"),
                         ],
@@ -158,11 +191,14 @@ def views(ui: Ui) -> html.Div:
     """The seven views; their contents are filled per run (server) and per step (browser)."""
     timeline_tools = html.Div(
         [
-            dcc.Checklist(id="tl-follow", options=[{"label": ui.t("web.follow"), "value": "on"}], value=["on"],
-                          inline=True),  # fmt: skip
+            dcc.Checklist(
+                id="tl-follow", options=[{"label": ui.t("web.follow"), "value": "on"}], value=["on"], inline=True
+            ),
             html.Button(ui.t("web.whole_run"), id="tl-whole", className="btn small"),
-            html.Label([ui.t("web.expand"), dcc.Dropdown(id="tl-expand", options=[], multi=True, className="dd wide")],
-                       className="field"),  # fmt: skip
+            html.Label(
+                [ui.t("web.expand"), dcc.Dropdown(id="tl-expand", options=[], multi=True, className="dd wide")],
+                className="field",
+            ),
         ],
         className="tools",
     )
@@ -175,14 +211,29 @@ def views(ui: Ui) -> html.Div:
                 ],
                 className="pair",
             ),
-            _view(ui, "timeline", "timeline", dcc.Graph(id="timeline-graph", figure=empty_figure(), config=GRAPH_CONFIG),
-                  extra=timeline_tools),  # fmt: skip
+            _view(
+                ui,
+                "timeline",
+                "timeline",
+                dcc.Graph(id="timeline-graph", figure=empty_figure(), config=GRAPH_CONFIG),
+                extra=timeline_tools,
+            ),
             html.Div(
                 [
-                    _view(ui, "matrices", "matrices", ui.t("web.tile_legend", tag=html.Div, className="hint"),
-                          html.Div(id="mx-note", className="note"),
-                          dcc.Graph(id="matrices-graph", figure=empty_figure(), config=GRAPH_CONFIG)),  # fmt: skip
-                    _view(ui, "pipeline", "pipeline", dcc.Graph(id="pipeline-graph", figure=empty_figure(), config=GRAPH_CONFIG)),
+                    _view(
+                        ui,
+                        "matrices",
+                        "matrices",
+                        ui.t("web.tile_legend", tag=html.Div, className="hint"),
+                        html.Div(id="mx-note", className="note"),
+                        dcc.Graph(id="matrices-graph", figure=empty_figure(), config=GRAPH_CONFIG),
+                    ),
+                    _view(
+                        ui,
+                        "pipeline",
+                        "pipeline",
+                        dcc.Graph(id="pipeline-graph", figure=empty_figure(), config=GRAPH_CONFIG),
+                    ),
                 ],
                 className="pair",
             ),
@@ -223,17 +274,30 @@ def lessons_page(lang: str, lessons, number: int = 1) -> html.Div:
     options = [{"label": f"{x.number}. {x.title[lang]}", "value": x.number} for x in lessons]
     aside = html.Aside(
         [
-            html.Label([ui.t("web.lesson"), dcc.Dropdown(id="lesson-select", options=options, value=number,
-                                                         clearable=False, persistence=True,
-                                                         persistence_type="session", className="dd")],
-                       className="field"),  # fmt: skip
+            html.Label(
+                [
+                    ui.t("web.lesson"),
+                    dcc.Dropdown(
+                        id="lesson-select",
+                        options=options,
+                        value=number,
+                        clearable=False,
+                        persistence=True,
+                        persistence_type="session",
+                        className="dd",
+                    ),
+                ],
+                className="field",
+            ),
             html.Div(id="lesson-head"),
             html.Div(id="narration", className="narration"),
             html.Div(
-                [html.Button(ui.t("web.prev_step"), id={"type": "ls-nav", "dir": -1}, className="btn"),
-                 html.Button(ui.t("web.next_step"), id={"type": "ls-nav", "dir": 1}, className="btn")],
+                [
+                    html.Button(ui.t("web.prev_step"), id={"type": "ls-nav", "dir": -1}, className="btn"),
+                    html.Button(ui.t("web.next_step"), id={"type": "ls-nav", "dir": 1}, className="btn"),
+                ],
                 className="row",
-            ),  # fmt: skip
+            ),
             ui.t("web.steps", tag=html.H4),
             html.Div(id="lesson-steps", className="lessonsteps"),
             html.Div(id="lesson-questions"),
@@ -248,28 +312,64 @@ def playground_page(lang: str, scenarios: list[str], profiles: list[str], scenar
     ui = Ui(lang, "playground")
 
     def text(ident: str, value) -> dcc.Input:
-        return dcc.Input(id=ident, type="text", inputMode="numeric", value=str(value), persistence=True,
-                         persistence_type="session", className="num")  # fmt: skip
+        return dcc.Input(
+            id=ident,
+            type="text",
+            inputMode="numeric",
+            value=str(value),
+            persistence=True,
+            persistence_type="session",
+            className="num",
+        )
 
     aside = html.Aside(
         [
-            html.Label([ui.t("web.scenario"), dcc.Dropdown(id="pg-scenario", options=scenarios, value=scenario,
-                                                           clearable=False, persistence=True,
-                                                           persistence_type="session", className="dd")],
-                       className="field"),  # fmt: skip
-            html.Label([ui.t("web.profile"), dcc.Dropdown(id="pg-profile", options=profiles, value=profile,
-                                                          clearable=False, persistence=True,
-                                                          persistence_type="session", className="dd")],
-                       className="field"),  # fmt: skip
+            html.Label(
+                [
+                    ui.t("web.scenario"),
+                    dcc.Dropdown(
+                        id="pg-scenario",
+                        options=scenarios,
+                        value=scenario,
+                        clearable=False,
+                        persistence=True,
+                        persistence_type="session",
+                        className="dd",
+                    ),
+                ],
+                className="field",
+            ),
+            html.Label(
+                [
+                    ui.t("web.profile"),
+                    dcc.Dropdown(
+                        id="pg-profile",
+                        options=profiles,
+                        value=profile,
+                        clearable=False,
+                        persistence=True,
+                        persistence_type="session",
+                        className="dd",
+                    ),
+                ],
+                className="field",
+            ),
             html.Div(
-                [html.Label(["m", text("pg-m", 1024)], id="pg-m-row", className="field"),
-                 html.Label(["n", text("pg-n", 1024)], id="pg-n-row", className="field"),
-                 html.Label(["k", text("pg-k", 1024)], id="pg-k-row", className="field")],
+                [
+                    html.Label(["m", text("pg-m", 1024)], id="pg-m-row", className="field"),
+                    html.Label(["n", text("pg-n", 1024)], id="pg-n-row", className="field"),
+                    html.Label(["k", text("pg-k", 1024)], id="pg-k-row", className="field"),
+                ],
                 className="mnk",
-            ),  # fmt: skip
+            ),
             html.Div(id="pg-params"),
-            dcc.Checklist(id="pg-numerics", options=[{"label": ui.t("web.numerics"), "value": "on"}], value=["on"],
-                          persistence=True, persistence_type="session"),  # fmt: skip
+            dcc.Checklist(
+                id="pg-numerics",
+                options=[{"label": ui.t("web.numerics"), "value": "on"}],
+                value=["on"],
+                persistence=True,
+                persistence_type="session",
+            ),
             html.Button(ui.t("web.run"), id="pg-run", className="btn run"),
             html.Div("", id="pg-error", className="error", role="alert"),
             html.Div(ui.t("web.pg_hint"), id="pg-progress", className="progress"),
@@ -290,10 +390,23 @@ def compare_page(lang: str, scenarios: list[str]) -> html.Div:
         return html.Div(
             [
                 ui.t(key, tag=html.H3),
-                dcc.Dropdown(id=f"cmp-{tag}-scenario", options=scenarios, value=scenario, clearable=False,
-                             persistence=True, persistence_type="session", className="dd"),  # fmt: skip
-                dcc.Input(id=f"cmp-{tag}-options", type="text", value=options, persistence=True,
-                          persistence_type="session", className="opts"),  # fmt: skip
+                dcc.Dropdown(
+                    id=f"cmp-{tag}-scenario",
+                    options=scenarios,
+                    value=scenario,
+                    clearable=False,
+                    persistence=True,
+                    persistence_type="session",
+                    className="dd",
+                ),
+                dcc.Input(
+                    id=f"cmp-{tag}-options",
+                    type="text",
+                    value=options,
+                    persistence=True,
+                    persistence_type="session",
+                    className="opts",
+                ),
             ],
             className="cmpside",
         )

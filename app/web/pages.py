@@ -42,7 +42,9 @@ def param_fields(scenario_name: str, lang: str) -> list:
             continue
         ident = {"type": "pg-param", "name": p.name}
         if p.type is bool:
-            field = dcc.Checklist(id=ident, options=[{"label": p.name, "value": "on"}], value=["on"] if p.default else [])
+            field = dcc.Checklist(
+                id=ident, options=[{"label": p.name, "value": "on"}], value=["on"] if p.default else []
+            )
             out.append(html.Div(field, className="param", title=p.help))
             continue
         if p.choices:
@@ -103,7 +105,7 @@ def parse_options(scenario: str, text: str) -> dict:
     return out
 
 
-def register(app, runs: Runs, default_lang: str) -> None:  # noqa: C901 - one closure per callback
+def register(app, runs: Runs, default_lang: str) -> None:
     scenario_names = list(registry())
     profiles = list_profiles()
 
@@ -162,10 +164,12 @@ def register(app, runs: Runs, default_lang: str) -> None:  # noqa: C901 - one cl
         except (LessonError, ValueError, TypeError) as exc:
             return no_update, html.Div(str(exc), className="error"), [], [], []
         head = html.Div(
-            [html.H2(msg("web.lesson_n", lang, n=les.number, title=les.title[lang])),
-             html.Details([html.Summary(msg("web.about", lang)), html.Div(les.summary[lang])])],
+            [
+                html.H2(msg("web.lesson_n", lang, n=les.number, title=les.title[lang])),
+                html.Details([html.Summary(msg("web.about", lang)), html.Div(les.summary[lang])]),
+            ],
             className="lessonhead",
-        )  # fmt: skip
+        )
         steps = []
         for i, step in enumerate(les.steps):
             first = step.text[lang].split("\n", 1)[0]
@@ -186,9 +190,12 @@ def register(app, runs: Runs, default_lang: str) -> None:  # noqa: C901 - one cl
                 )
             )
         exercise = html.Details(
-            [html.Summary(msg("web.exercise", lang)), html.Div(les.exercise_text[lang], className="exercise"),
-             html.Div(msg("web.start_with", lang, n=les.number), className="hint")],
-        )  # fmt: skip
+            [
+                html.Summary(msg("web.exercise", lang)),
+                html.Div(les.exercise_text[lang], className="exercise"),
+                html.Div(msg("web.start_with", lang, n=les.number), className="hint"),
+            ],
+        )
         wanted = {"lesson": les.number}
         return (no_update if run == wanted else wanted), head, steps, questions, exercise
 
@@ -312,7 +319,15 @@ def register(app, runs: Runs, default_lang: str) -> None:  # noqa: C901 - one cl
         if status["state"] == "done":
             return "", "", None, True, clean, clean, *unchanged
         if status["state"] == "error":
-            return msg("web.failed", lang, message=status.get("message", "")), "", None, True, no_update, no_update, *unchanged
+            return (
+                msg("web.failed", lang, message=status.get("message", "")),
+                "",
+                None,
+                True,
+                no_update,
+                no_update,
+                *unchanged,
+            )
         return "", progress(status, lang), {"request": clean, "key": spec.key}, False, no_update, no_update, *unchanged
 
     @app.callback(
@@ -368,10 +383,16 @@ def register(app, runs: Runs, default_lang: str) -> None:  # noqa: C901 - one cl
             try:
                 for label, scenario, options in (("A", sa, oa), ("B", sb, ob)):
                     if scenario not in registry():
-                        raise RunRequestError(f"{label}: scenario must be one of {', '.join(registry())}, got {scenario!r}")
+                        raise RunRequestError(
+                            f"{label}: scenario must be one of {', '.join(registry())}, got {scenario!r}"
+                        )
                     params = parse_options(scenario, options)
-                    req = {"scenario": scenario, "profile": params.pop("profile", DEFAULT_PROFILE), "params": params,
-                           "numerics": "on" in (numerics or [])}  # fmt: skip
+                    req = {
+                        "scenario": scenario,
+                        "profile": params.pop("profile", DEFAULT_PROFILE),
+                        "params": params,
+                        "numerics": "on" in (numerics or []),
+                    }
                     try:
                         validate_request(req)
                     except RunRequestError as exc:
@@ -496,7 +517,11 @@ def comparison(runs: Runs, requests: list[dict], lang: str) -> html.Div:
     reports = [x.replay.report() for x in loaded]
     diff = diff_reports(*reports)
     names = (msg("web.compare_a", lang), msg("web.compare_b", lang))
-    rows = [html.Tr([html.Th(msg("web.metric", lang)), html.Th(names[0]), html.Th(names[1]), html.Th(msg("web.change", lang))])]
+    rows = [
+        html.Tr(
+            [html.Th(msg("web.metric", lang)), html.Th(names[0]), html.Th(names[1]), html.Th(msg("web.change", lang))]
+        )
+    ]
     for key, row in diff["metrics"].items():
         ratio = row.get("ratio")
         change = f"{ratio:.3g}x" if ratio else ""
@@ -537,18 +562,29 @@ def comparison(runs: Runs, requests: list[dict], lang: str) -> html.Div:
         span = (max(0.0, k0 - 0.05 * width), k0 + 1.05 * width) if width else None
         view = render.timeline(x, 0, lang, span, [])
         view["layout"]["shapes"] = []
-        timelines.append(html.Div([html.H4(f"{label}: {describe(request)}"),
-                                   dcc.Graph(figure=view, config=layout.GRAPH_CONFIG)], className="view"))  # fmt: skip
+        timelines.append(
+            html.Div(
+                [html.H4(f"{label}: {describe(request)}"), dcc.Graph(figure=view, config=layout.GRAPH_CONFIG)],
+                className="view",
+            )
+        )
     return html.Div(
         [
             html.Div(
                 [
                     html.Div([html.Table(rows, className="cmp")], className="view"),
                     html.Div(
-                        [html.H4(msg("web.what_changed", lang)), html.Ul(what), html.H4(msg("web.why", lang)),
-                         html.Ul([html.Li(w) for w in why])] +
-                        ([dcc.Graph(figure=figures.compare_bars_figure(bars, names), config=layout.GRAPH_CONFIG)]
-                         if bars else []),
+                        [
+                            html.H4(msg("web.what_changed", lang)),
+                            html.Ul(what),
+                            html.H4(msg("web.why", lang)),
+                            html.Ul([html.Li(w) for w in why]),
+                        ]
+                        + (
+                            [dcc.Graph(figure=figures.compare_bars_figure(bars, names), config=layout.GRAPH_CONFIG)]
+                            if bars
+                            else []
+                        ),
                         className="view",
                     ),
                 ],
@@ -557,7 +593,7 @@ def comparison(runs: Runs, requests: list[dict], lang: str) -> html.Div:
             html.Div(timelines, className="pair"),
         ],
         id="cmp-body",
-    )  # fmt: skip
+    )
 
 
 def _fmt(v) -> str:

@@ -42,11 +42,15 @@ def host_panel(part: dict, lang: str) -> html.Div:
         detail = f"{_bytes(e['bytes_done'])} / {_bytes(e['bytes_total'])}" if e["busy"] else ""
         engines.append(
             html.Div(
-                [html.Span(e["label"], className="name"), html.Span(what, className="what"), bar(e["progress"]),
-                 html.Span(detail, className="num")],
+                [
+                    html.Span(e["label"], className="name"),
+                    html.Span(what, className="what"),
+                    bar(e["progress"]),
+                    html.Span(detail, className="num"),
+                ],
                 className="engine busy" if e["busy"] else "engine",
             )
-        )  # fmt: skip
+        )
     streams = []
     for st in part["streams"]:
         running = st["running"] or "-"
@@ -129,11 +133,15 @@ def core_panel(part: dict | None, lang: str) -> html.Div:
         used = msg("web.of", lang, used=_bytes(b["used"]), capacity=_bytes(b["capacity"]))
         buffers.append(
             html.Div(
-                [html.Div([html.B(b["name"]), html.Span(used, className="num"), bar(b["fill"])], className="bufhead"),
-                 html.Div(slots, className="slots")],
+                [
+                    html.Div(
+                        [html.B(b["name"]), html.Span(used, className="num"), bar(b["fill"])], className="bufhead"
+                    ),
+                    html.Div(slots, className="slots"),
+                ],
                 className="buffer",
             )
-        )  # fmt: skip
+        )
     rows = []
     for p in part["pipes"]:
         rows.append(
@@ -173,14 +181,22 @@ def tile_panel(view: dict, lang: str) -> html.Div:
     if view.get("values") is None:
         return html.Div([html.Div(head, className="tilehead"), html.Div(view.get("note", ""), className="note")])
     values = view["values"]
-    corner = msg("web.tile_corner", lang, rows=len(values), cols=len(values[0]) if values else 0,
-                 shape=" x ".join(map(str, view["shape"])) + f" {view['dtype']}")  # fmt: skip
+    corner = msg(
+        "web.tile_corner",
+        lang,
+        rows=len(values),
+        cols=len(values[0]) if values else 0,
+        shape=" x ".join(map(str, view["shape"])) + f" {view['dtype']}",
+    )
     rows = [html.Tr([html.Td(f"{v:.4g}") for v in row]) for row in values]
     return html.Div(
-        [html.Div(head, className="tilehead"), html.Div(corner, className="hint"),
-         html.Table(html.Tbody(rows), className="values")],
+        [
+            html.Div(head, className="tilehead"),
+            html.Div(corner, className="hint"),
+            html.Table(html.Tbody(rows), className="values"),
+        ],
         className="tilevalues",
-    )  # fmt: skip
+    )
 
 
 # -- code ------------------------------------------------------------------------------------------------------
@@ -215,8 +231,10 @@ def _value(v) -> str:
 def metrics_panel(view: dict, lang: str, tryable: bool = False) -> html.Div:
     """Headline numbers, busy share per pipe, the roofline, idle time by cause, findings and
     recommendations (with "try it" buttons that re-run the playground when ``tryable``)."""
-    cards = [html.Div([html.Div(_value(h["value"]), className="v"), html.Div(h["label"], className="k")],
-                      className="card") for h in view["headline"]]  # fmt: skip
+    cards = [
+        html.Div([html.Div(_value(h["value"]), className="v"), html.Div(h["label"], className="k")], className="card")
+        for h in view["headline"]
+    ]
     parts = [html.Div(cards, className="cards")]
     if any(view["pipe_ratios"].values()):
         fig = figures.pipe_ratio_figure(view["pipe_ratios"], msg("web.pipe_ratios", lang))
@@ -232,8 +250,15 @@ def metrics_panel(view: dict, lang: str, tryable: bool = False) -> html.Div:
         parts.append(html.Table([html.Caption(msg("web.gaps", lang)), html.Tbody(gaps)], className="gaps"))
     parts.append(html.H5(view["findings_title"]))
     if view["findings"]:
-        parts.append(html.Ul([html.Li(f"{f['kind']}: {f['message']}" + (f" ({f['src']})" if f["src"] else ""))
-                              for f in view["findings"]], className="findings"))  # fmt: skip
+        parts.append(
+            html.Ul(
+                [
+                    html.Li(f"{f['kind']}: {f['message']}" + (f" ({f['src']})" if f["src"] else ""))
+                    for f in view["findings"]
+                ],
+                className="findings",
+            )
+        )
     else:
         parts.append(html.Div(view["no_findings"], className="note"))
     parts.append(html.H5(view["recommendations_title"]))
@@ -242,8 +267,9 @@ def metrics_panel(view: dict, lang: str, tryable: bool = False) -> html.Div:
         items = [html.B(r["title"]), html.Span(" " + ", ".join(f"{k}={_value(v)}" for k, v in r["evidence"].items()))]
         if tryable and r["change"]:
             change = ", ".join(f"{k}={v}" for k, v in r["change"].items())
-            items.append(html.Button(f"{msg('web.try', lang)}: {change}", id={"type": "try-rec", "i": i},
-                                     className="try"))  # fmt: skip
+            items.append(
+                html.Button(f"{msg('web.try', lang)}: {change}", id={"type": "try-rec", "i": i}, className="try")
+            )
         recs.append(html.Li(items))
     parts.append(html.Ul(recs, className="recs") if recs else html.Div("-", className="note"))
     return html.Div(parts, className="metrics")

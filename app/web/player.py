@@ -26,7 +26,7 @@ def _lang(lang) -> str:
     return lang if lang in ("en", "zh") else "en"
 
 
-def register(app, runs: Runs) -> None:  # noqa: C901 - one closure per callback, over the shared runs
+def register(app, runs: Runs) -> None:
     # -- a run: its description (language-free) ----------------------------------------------------------
     @app.callback(
         Output("meta", "data"),
@@ -53,8 +53,13 @@ def register(app, runs: Runs) -> None:  # noqa: C901 - one closure per callback,
         meta = render.meta(loaded)
         cores = meta["cores"]
         first = cores[:1]
-        status = msg("web.ran", _lang(lang), scenario=loaded.spec.scenario, events=f"{loaded.events:,}",
-                     us=f"{loaded.outline['end_us']:,.3f}")  # fmt: skip
+        status = msg(
+            "web.ran",
+            _lang(lang),
+            scenario=loaded.spec.scenario,
+            events=f"{loaded.events:,}",
+            us=f"{loaded.outline['end_us']:,.3f}",
+        )
         return meta, max(1, meta["n"] - 1), cores, (first[0] if first else None), cores, cores, first, status
 
     # -- a run: the views that depend on the language ----------------------------------------------------------
@@ -206,8 +211,12 @@ def register(app, runs: Runs) -> None:  # noqa: C901 - one closure per callback,
             i = trigger["i"]
             current = [bp for j, bp in enumerate(current) if j != i]
         elif trigger == "bp-add":
-            item = {"kind": kind or None, "core": core or None, "src": (src or "").strip() or None,
-                    "mark": mark.strip() if isinstance(mark, str) and mark.strip() else None}  # fmt: skip
+            item = {
+                "kind": kind or None,
+                "core": core or None,
+                "src": (src or "").strip() or None,
+                "mark": mark.strip() if isinstance(mark, str) and mark.strip() else None,
+            }
             if item["mark"] is None and isinstance(mark, str) and mark == "" and not any(item.values()):
                 raise PreventUpdate
             try:
@@ -235,8 +244,9 @@ def register(app, runs: Runs) -> None:  # noqa: C901 - one closure per callback,
         loaded = runs.load(run)
         lang = _lang(lang)
         try:
-            view = views.tile_view(loaded.replay, int(step or 0), core, str(click["buf"]), int(click["q"]),
-                                   int(click["s"]), 12, lang)  # fmt: skip
+            view = views.tile_view(
+                loaded.replay, int(step or 0), core, str(click["buf"]), int(click["q"]), int(click["s"]), 12, lang
+            )
         except (KeyError, LookupError, TypeError, ValueError) as exc:
             return html.Div(str(exc), className="note")
         return panels.tile_panel(view, lang)

@@ -184,4 +184,15 @@ def prepare(loaded: Loaded, request: dict) -> None:
     first_window(loaded, lang)
 
 
-__all__ = ("first_window", "labels", "matrices", "meta", "prepare", "pipeline", "timeline", "window", "window_size", "window_span")
+__all__ = (
+    "first_window",
+    "labels",
+    "matrices",
+    "meta",
+    "pipeline",
+    "prepare",
+    "timeline",
+    "window",
+    "window_size",
+    "window_span",
+)

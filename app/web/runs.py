@@ -25,8 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.present import Breakpoint, Replay
-from app.present import budget
+from app.present import Breakpoint, Replay, budget
 from app.present.frames import FrameSource, outline
 from app.present.store import RunSpec, RunStore
 from engine.profile import DEFAULT_PROFILE, ProfileError, list_profiles, load_profile
@@ -109,7 +108,9 @@ def validate_request(request: dict) -> tuple[RunSpec, Scenario, budget.Cost | No
         raise RunRequestError(f"params must be a mapping, got {type(raw).__name__}")
     unknown = sorted(set(raw) - {p.name for p in scenario.params})
     if unknown:
-        raise RunRequestError(f"{unknown[0]} is not a parameter of {name} ({', '.join(p.name for p in scenario.params)})")
+        raise RunRequestError(
+            f"{unknown[0]} is not a parameter of {name} ({', '.join(p.name for p in scenario.params)})"
+        )
     numerics = request.get("numerics", True)
     if not isinstance(numerics, bool):
         raise RunRequestError(f"numerics must be true or false, got {numerics!r}")
@@ -276,7 +277,7 @@ class Runs:
             path.unlink(missing_ok=True)
         except (ScenarioArgError, ScenarioFailed) as exc:
             _write(path, {**doc, "state": "error", "message": str(exc).splitlines()[0]})
-        except Exception as exc:  # noqa: BLE001 - the page must say that the run failed, and why
+        except Exception as exc:
             _write(path, {**doc, "state": "error", "message": f"{type(exc).__name__}: {exc}".splitlines()[0]})
 
     # -- loading a run for playing ------------------------------------------------------------------------------
@@ -339,7 +340,9 @@ class Runs:
     def truth(self, lesson: Lesson, question: str) -> str:
         """What the simulator answers to a lesson's predict-then-run question (computed once, kept on disk)."""
         if question not in {q.id for q in lesson.questions}:
-            raise RunRequestError(f"question must be one of {', '.join(q.id for q in lesson.questions)}, got {question!r}")
+            raise RunRequestError(
+                f"question must be one of {', '.join(q.id for q in lesson.questions)}, got {question!r}"
+            )
         path = self.directory / f"truth-{self._lessons_hash}-{lesson.number}-{question}.txt"
         if path.is_file():
             return path.read_text()

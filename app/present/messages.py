@@ -186,7 +186,10 @@ _CATALOGUE = MappingProxyType(
         "web.steps": ("Steps", "步骤"),
         "web.prev_step": ("◀ previous step", "◀ 上一步骤"),
         "web.next_step": ("next step ▶", "下一步骤 ▶"),
-        "web.step_missing": ("This step's event is not in the run: {why}", "该步骤对应的事件不在运行中：{why}"),
+        "web.step_missing": (
+            "Steps {steps} point at events this run does not have ({why})",
+            "步骤 {steps} 对应的事件不在本次运行中（{why}）",
+        ),
         "web.questions": ("Predict, then run", "先预测，再运行"),
         "web.check": ("check with the simulator", "用模拟器验证"),
         "web.right": ("Right: the simulator says {answer}.", "正确：模拟器的结果是 {answer}。"),

@@ -59,11 +59,10 @@ def meta(loaded: Loaded) -> dict:
         out["lesson"] = {
             "number": lesson.number,
             "anchors": anchors,
-            "missing": missing,
             "views": [s.view for s in lesson.steps],
             "text": {lang: [reflow(s.text[lang]) for s in lesson.steps] for lang in ("en", "zh")},
             "summary": {lang: reflow(text) for lang, text in lesson.summary.items()},
-            "missing_label": {lang: msg("web.step_missing", lang, why="{why}") for lang in ("en", "zh")},
+            "missing_note": _missing_note(missing),
         }
         first = next((a for a in anchors if a is not None), 0)
         out["start"] = first
@@ -77,6 +76,15 @@ def tensor_shapes(loaded: Loaded) -> list[tuple[int, int]]:
         shape = tuple(info.shape)
         out.append(shape if len(shape) == 2 else (1, int(math.prod(shape))))
     return out
+
+
+def _missing_note(missing: list) -> dict | None:
+    """One line per language naming the lesson steps whose selector matched nothing (and the first reason)."""
+    steps = [str(i + 1) for i, why in enumerate(missing) if why]
+    if not steps:
+        return None
+    why = next(w for w in missing if w)
+    return {lang: msg("web.step_missing", lang, steps=", ".join(steps), why=why) for lang in ("en", "zh")}
 
 
 def reflow(text: str) -> str:

@@ -340,10 +340,7 @@
         };
         const children = j < 0 ? [div("ntext", L.summary[lang])]
             : [div("nhead", (j + 1) + " / " + L.anchors.length), div("ntext", L.text[lang][j])];
-        const missing = L.missing.map(function (why) {
-            return why ? L.missing_label[lang].replace("{why}", why) : null;
-        }).filter(Boolean);
-        if (missing.length) { children.push(div("note", missing.join(" "))); }
+        if (L.missing_note) { children.push(div("note", L.missing_note[lang])); }
         const classes = [];
         for (let k = 0; k < buttons; k++) {
             let cls = "lstep";

@@ -215,7 +215,41 @@ def test_the_playground_rejects_a_bad_shape_inline_then_runs_a_good_one(tab):
         " return z.flat().filter(v => v !== null).length / z.flat().length; }"
     )
     assert done == 1.0  # C complete at the last step
+    tab.choose("jump-kind", "COMPUTE")
+    p.click("#view-system h3")  # the focus out of the dropdown, so the keys step
+    p.keyboard.press("Home")
+    tab.wait_step(1, expected)
+    p.click("#jump-next")  # the first mmad: L0A and L0B hold tiles of A and B
+    tab.wait_step(lesson_free_step(expected, "COMPUTE") + 1, expected)
+    held = p.locator("#core-body .slot .tile", has_text="[").first  # a slot holding a tile of A or B
+    tile = held.inner_text()
+    held.click()
+    p.wait_for_selector("#tile-values table.values")
+    assert tile in tab.text("#tile-values") and len(p.locator("#tile-values td").all()) >= 16
     tab.shot("playground")
+
+
+def lesson_free_step(n_steps, kind):
+    """The first step of ``kind`` in the 64^3 matmul the playground test runs."""
+    replay = Replay(run_scenario("matmul", m=64, n=64, k=64).result)
+    assert len(replay) == n_steps
+    return replay.next_of_kind(0, kind)
+
+
+def test_a_recommendation_s_try_it_reruns_the_playground_with_its_change(tab):
+    tab.open("/playground")
+    p = tab.page
+    p.wait_for_selector("#pg-params .param")
+    tab.choose({"type": "pg-param", "name": "buffer_num"}, "1")
+    _run_playground(tab, 1024, 1024, 1024, numerics=False)
+    p.wait_for_selector("#metrics-body .try", timeout=60_000)
+    assert "buffer_num=2" in tab.text("#metrics-body .try")
+    before = tab.text("#player-status")
+    p.click("#metrics-body .try")
+    p.wait_for_function("b => document.getElementById('player-status').innerText !== b", arg=before, timeout=60_000)
+    assert p.locator('[id*="buffer_num"] .dash-dropdown-value').first.inner_text() == "2"  # the form follows
+    p.wait_for_selector("#metrics-body .card")
+    assert not p.locator("#metrics-body .try").count()  # double-buffered: nothing left to try
 
 
 def _two_sessions(browser, url):

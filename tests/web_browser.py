@@ -4,6 +4,7 @@ start it), Debian's headless Chromium through Playwright, and pages that record 
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import re
 import socket
@@ -140,10 +141,15 @@ class Tab:
     def text(self, selector: str) -> str:
         return self.page.inner_text(selector)
 
-    def choose(self, dropdown: str, option: str) -> None:
-        """Pick ``option`` in a dcc.Dropdown."""
-        self.page.click(f"#{dropdown}")
+    def choose(self, dropdown, option: str) -> None:
+        """Pick ``option`` in a dcc.Dropdown (``dropdown``: its id, a string or a pattern-matching dict)."""
+        if isinstance(dropdown, dict):
+            self.page.click(f"[id='{json.dumps(dropdown, separators=(',', ':'), sort_keys=True)}']")
+        else:
+            self.page.click(f"#{dropdown}")
         self.page.get_by_role("option", name=option, exact=True).click()
+        if self.page.get_by_role("option", name=option, exact=True).count():
+            self.page.keyboard.press("Escape")  # close the list if it stayed open
 
     def shot(self, name: str) -> Path:
         ARTIFACTS.mkdir(parents=True, exist_ok=True)

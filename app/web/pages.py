@@ -302,7 +302,8 @@ def register(app, runs: Runs, default_lang: str) -> None:
             request["params"] = {**run.get("params", {}), **rec["change"]}
             form = [request["params"].get(x, no_update) for x in MNK]
             form = [str(v) if v is not no_update else v for v in form]
-            params = [_form_value(request["params"].get(i["name"])) for i in ids]
+            named = {p.name: p for p in registry()[request["scenario"]].params}
+            params = [_form_value(named.get(i["name"]), request["params"].get(i["name"])) for i in ids]
             unchanged = [*form, params]
         else:
             request = request_of(scenario, profile, m, n, k, ids, values, "on" in (numerics or []))
@@ -350,8 +351,8 @@ def register(app, runs: Runs, default_lang: str) -> None:
         except RunRequestError as exc:
             return "", str(exc), True, no_update, no_update
         status = runs.status(spec)
-        if status["state"] == "done":
-            return msg("web.phase.loading", lang), "", True, job["request"], job["request"]
+        if status["state"] == "done":  # the player says what it loaded
+            return "", "", True, job["request"], job["request"]
         if status["state"] == "error":
             return "", msg("web.failed", lang, message=status.get("message", "")), True, no_update, no_update
         if status["state"] == "none":  # its worker died: start it again
@@ -461,14 +462,15 @@ def register(app, runs: Runs, default_lang: str) -> None:
         return dcc.send_string(text, f"{name}.pipes.csv"), ""
 
 
-def _form_value(value):
-    if value is None:
+def _form_value(param, value):
+    """A parameter's value as its form field holds it (a dropdown its choice, a checklist a list, text a string)."""
+    if param is None or value is None:
         return no_update
-    if isinstance(value, bool):
+    if param.type is bool:
         return ["on"] if value else []
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return str(value)
-    return value
+    if param.choices:
+        return value
+    return str(value)
 
 
 def _clean(request: dict) -> dict:

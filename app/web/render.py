@@ -173,7 +173,9 @@ def window(loaded: Loaded, first: int, count: int, core: str | None, lang: str, 
         rendered["core"] = [to_html(panels.core_panel(None, lang))]
         index["core"] = [0] * w["count"]
     out = {k: w[k] for k in ("first", "count", "n", "core", "lang", "labels", "events", "times", "kinds", "breaks")}
-    out.update(run=loaded.key, parts=rendered, index=index, tiles=w["tiles"])
+    # an event with no source line (a block, a stream task) keeps the code of the step before it on screen
+    blank = [i for i, p in enumerate(parts.get("code", [])) if not p["lines"]]
+    out.update(run=loaded.key, parts=rendered, index=index, tiles=w["tiles"], code_blank=blank)
     return out
 
 

@@ -274,6 +274,7 @@
             const k = win.index[pair[0]] ? win.index[pair[0]][i] : undefined;
             const el = byId(pair[1]);
             if (k === undefined || !el) { return; }
+            if (pair[0] === "code" && win.code_blank.indexOf(k) >= 0 && el.dataset.part) { return; }
             if (last[pair[0]] !== k || el.dataset.part !== win.sig + ":" + k) {
                 last[pair[0]] = k;
                 el.innerHTML = win.parts[pair[0]][k];

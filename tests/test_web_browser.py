@@ -248,8 +248,8 @@ def test_a_recommendation_s_try_it_reruns_the_playground_with_its_change(tab):
     p.click("#metrics-body .try")
     p.wait_for_function("b => document.getElementById('player-status').innerText !== b", arg=before, timeout=60_000)
     assert p.locator('[id*="buffer_num"] .dash-dropdown-value').first.inner_text() == "2"  # the form follows
-    p.wait_for_selector("#metrics-body .card")
-    assert not p.locator("#metrics-body .try").count()  # double-buffered: nothing left to try
+    # double-buffered: nothing left to try once the new run's metrics are drawn
+    p.wait_for_function("() => document.querySelector('#metrics-body .card') && !document.querySelector('.try')")
 
 
 def _two_sessions(browser, url):

@@ -430,8 +430,8 @@ def roofline_figure(roofline: list[dict], labels: dict) -> dict:
         )
     layout = _base_layout(
         240,
-        xaxis={"type": "log", "title": {"text": labels["intensity"]}},
-        yaxis={"type": "log", "title": {"text": labels["tflops"]}},
+        xaxis={"type": "log", "dtick": 1, "title": {"text": labels["intensity"]}},
+        yaxis={"type": "log", "dtick": 1, "title": {"text": labels["tflops"]}},
     )
     layout["margin"] = {"l": 50, "r": 8, "t": 8, "b": 40}
     return {"data": data, "layout": layout}

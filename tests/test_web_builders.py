@@ -10,7 +10,7 @@ from dash import html
 
 from app.cli import main
 from app.present.messages import t as msg
-from app.web import figures, layout, markup, pages, panels, render
+from app.web import compare, figures, layout, markup, pages, panels, playground, render
 from app.web.runs import RunRequestError, Runs, breakpoints_of, validate_request
 from lessons.catalog import lessons
 
@@ -439,14 +439,14 @@ def test_lesson_questions_are_answered_by_the_simulator_once(runs):
 
 
 def test_playground_and_compare_helpers():
-    assert pages.parse_options("matmul", "--m 64 --buffer-num 1") == {"m": "64", "buffer_num": "1"}
-    assert pages.parse_options("pipeline", "--pageable --streams 2") == {"pageable": True, "streams": "2"}
+    assert compare.parse_options("matmul", "--m 64 --buffer-num 1") == {"m": "64", "buffer_num": "1"}
+    assert compare.parse_options("pipeline", "--pageable --streams 2") == {"pageable": True, "streams": "2"}
     with pytest.raises(RunRequestError, match="--q"):
-        pages.parse_options("matmul", "--q 1")
-    request = pages.request_of("matmul", "ascend910b1", "64", "32", "16", [{"name": "buffer_num"}], [1], True)
+        compare.parse_options("matmul", "--q 1")
+    request = playground.request_of("matmul", "ascend910b1", "64", "32", "16", [{"name": "buffer_num"}], [1], True)
     assert request["params"] == {"m": "64", "n": "32", "k": "16", "buffer_num": 1}
     assert validate_request(request)[0].scenario == "matmul"
-    request = pages.request_of("pipeline", "ascend910b1", "1", "256", "1", [{"name": "pageable"}], [["on"]], False)
+    request = playground.request_of("pipeline", "ascend910b1", "1", "256", "1", [{"name": "pageable"}], [["on"]], False)
     assert request["params"] == {"n": "256", "pageable": True}
     assert pages.describe({"lesson": 3}) == "lesson 3"
     assert "m=64" in pages.describe({"scenario": "matmul", "profile": "p", "params": {"m": 64}, "numerics": False})

@@ -3,7 +3,8 @@
 * :mod:`.runs` — runs validated from what a browser asks, simulated once, shared by every worker;
 * :mod:`.render` — what the server sends a player: a run's description and windows of frames;
 * :mod:`.layout`, :mod:`.panels`, :mod:`.figures` — layout and figure builders over view-models;
-* :mod:`.player`, :mod:`.pages` — the callbacks; ``assets/player.js`` steps in the browser;
+* :mod:`.player`, :mod:`.pages`, :mod:`.playground`, :mod:`.compare` — the callbacks; ``assets/player.js``
+  steps in the browser;
 * :mod:`.app` — :func:`create_app`.
 
 ``app.web:server`` is the WSGI application (built on first access), for example

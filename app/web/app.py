@@ -13,7 +13,7 @@ from pathlib import Path
 
 from dash import Dash
 
-from . import layout, pages, player, render
+from . import compare, layout, pages, player, playground, render
 from .runs import Runs
 
 ASSETS = Path(__file__).resolve().parent / "assets"
@@ -34,6 +34,8 @@ def create_app(runs_dir: str | Path | None = None, lang: str = "en") -> Dash:
     )
     app.layout = layout.shell(lang)
     pages.register(app, runs, lang)
+    playground.register(app, runs)
+    compare.register(app, runs)
     player.register(app, runs)
     app.server.config["ASCENDSIM_RUNS"] = str(runs.directory)
     return app

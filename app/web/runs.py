@@ -296,14 +296,17 @@ class Runs:
                 found = self._loaded.get(key)
             if found is not None:
                 return found
-            loaded = self._build(run, spec)
+            try:
+                loaded = self._build(run, spec)
+            finally:
+                with self._lock:
+                    self._building.pop(key, None)
             with self._lock:
                 self._loaded[key] = loaded
                 total = sum(x.events for x in self._loaded.values())
                 while total > self.max_loaded_events and len(self._loaded) > 1:
                     _k, old = self._loaded.popitem(last=False)
                     total -= old.events
-                self._building.pop(key, None)
             return loaded
 
     def _build(self, run: dict, spec: RunSpec) -> Loaded:
@@ -314,8 +317,13 @@ class Runs:
                 from engine import Simulation
 
                 sim = Simulation(DEFAULT_PROFILE)
-                lesson.module("scenario").scenario(sim)
-                result = sim.finish()
+                try:
+                    lesson.module("scenario").scenario(sim)
+                    result = sim.finish()
+                except Exception as exc:  # a lesson being written may be broken: say so on the page
+                    raise RunRequestError(
+                        f"lesson {lesson.number}: its scenario failed: {type(exc).__name__}: {exc}"
+                    ) from exc
                 self.store.put(spec, result)
             replay = Replay(result)
             anchors = []

@@ -169,13 +169,14 @@ def test_the_language_switch_keeps_the_step(tab, lesson1):
     p.click("text=中文")
     p.wait_for_function("() => document.getElementById('step-label').innerText.startsWith('第')")
     tab.wait_step(i + 1, n)
-    assert "播放" in tab.text("#play") and "主机" in tab.text("#sys-host")
+    p.wait_for_function("() => document.getElementById('play').innerText.includes('播放')")  # the labels too
+    assert "主机" in tab.text("#sys-host")
     assert get(1).steps[7].text["zh"].strip()[:8] in tab.text("#narration")
     tab.shot("lessons-zh")
     p.click("text=English")
     p.wait_for_function("() => document.getElementById('step-label').innerText.startsWith('step')")
     tab.wait_step(i + 1, n)
-    assert "play" in tab.text("#play")
+    p.wait_for_function("() => document.getElementById('play').innerText.includes('play')")
 
 
 def _run_playground(tab, m, n, k, numerics=True):

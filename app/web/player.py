@@ -279,6 +279,7 @@ def register(app, runs: Runs) -> None:
         Input("core-select", "value"),
         Input("lang-page", "data"),
         Input("breakpoints", "data"),
+        Input("sys-device", "children"),  # the run's views arrived: draw the grid and the overlays again
         State("step", "data"),
         State("speed", "value"),
         State("playing", "data"),

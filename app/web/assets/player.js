@@ -355,8 +355,9 @@
 
     // -- one callback per step: move, draw, ask for frames if needed, narrate ------------------------------
     function player(_back, _fwd, slider, _ticks, jump, _play, _first, _last, _lsteps, _lnav, meta, win, core, lang,
-                    bps, step, speed, playing, follow, req) {
+                    bps, _device, step, speed, playing, follow, req) {
         const ctx = window.dash_clientside.callback_context;
+        if (trigger() === "sys-device") { memo.last.tiles = undefined; memo.last.done = undefined; }
         const lists = (ctx && ctx.outputs_list) || [];
         const buttons = Array.isArray(lists[8]) ? lists[8].length : 0;
         const moved = control(trigger(), slider, jump, meta, step, win, speed, playing);

@@ -37,6 +37,7 @@ import click
 from app.cli_calibrate import calibrate
 from app.cli_lessons import grade as grade_command
 from app.cli_lessons import lesson as lesson_group
+from app.cli_web import web as web_command
 from engine.analysis.export import CHROME_DETAIL
 from engine.profile import DEFAULT_PROFILE, list_profiles, load_profile
 from engine.runner import PROGRAM_ERRORS
@@ -418,6 +419,7 @@ _register()
 cli.add_command(lesson_group)
 cli.add_command(grade_command)
 cli.add_command(calibrate)
+cli.add_command(web_command)
 
 
 # -- errors ----------------------------------------------------------------------------------------

@@ -27,8 +27,9 @@ def test_python_examples_run_and_say_what_they_did(capsys):
 
 def test_main_job_command_runs(capsys):
     commands = [line for b in blocks("bash") for line in b.splitlines() if line.startswith("ascendsim ")]
-    assert commands, "the README names the main job"
-    args = shlex.split(commands[0])[1:]
+    assert commands[0] == "ascendsim web", "the README's main job is the dashboard (tests/test_web_browser.py)"
+    assert main(["web", "--help"]) == 0
+    args = shlex.split(commands[1])[1:]
     assert main(args) == 0
     out = capsys.readouterr().out
     assert "correct: True" in out and "simulated time" in out

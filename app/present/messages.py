@@ -190,6 +190,189 @@ _CATALOGUE = MappingProxyType(
         # events
         "step": ("step {i} / {n}", "第 {i} / {n} 步"),
         "event_at": ("{name} on {lane} at {time} us", "{time} us：{lane} 上的 {name}"),
+        # web dashboard (app/web)
+        "web.title": ("AscendSim: host and device, step by step", "AscendSim：主机与设备协同，逐步演示"),
+        "web.nav.lessons": ("Lessons", "课程"),
+        "web.nav.playground": ("Playground", "实验场"),
+        "web.nav.compare": ("Compare", "对比"),
+        "web.nav.export": ("Export", "导出"),
+        "web.not_found": ("No page at this address.", "该地址没有页面。"),
+        "web.back": ("◀ back", "◀ 后退"),
+        "web.forward": ("forward ▶", "前进 ▶"),
+        "web.play": ("▶ play", "▶ 播放"),
+        "web.pause": ("❚❚ pause", "❚❚ 暂停"),
+        "web.speed": ("speed (steps/s)", "速度（步/秒）"),
+        "web.jump": ("jump to the event kind", "按事件类型跳转"),
+        "web.jump_prev": ("◀ previous", "◀ 上一个"),
+        "web.jump_next": ("next ▶", "下一个 ▶"),
+        "web.core_shown": ("core shown", "显示的核"),
+        "web.breakpoints": ("Breakpoints (play stops there)", "断点（播放在此停止）"),
+        "web.bp_kind": ("event kind", "事件类型"),
+        "web.bp_core": ("core", "核"),
+        "web.bp_src": ("source line, file:line", "源码行 file:line"),
+        "web.bp_mark": ("user mark (empty: any)", "用户标记（留空：任意）"),
+        "web.bp_add": ("add breakpoint", "添加断点"),
+        "web.bp_none": ("no breakpoints", "没有断点"),
+        "web.any": ("any", "任意"),
+        "web.keys": (
+            "Keys (outside text fields): ← → step, space play / pause, [ ] previous / next event of the chosen "
+            "kind, Home / End first / last step.",
+            "快捷键（焦点不在输入框时）：← → 单步，空格 播放/暂停，[ ] "
+            "上一个/下一个所选类型的事件，Home / End 第一步/最后一步。",
+        ),
+        "web.loading": ("loading the steps around here…", "正在加载附近的步骤……"),
+        "web.view.system": ("System: host, link, device", "系统：主机、链路、设备"),
+        "web.view.core": ("Inside one core", "一个核的内部"),
+        "web.no_core": ("this run used no AI core", "本次运行没有使用 AI Core"),
+        "web.block": ("block {block}", "块 {block}"),
+        "web.no_block": ("no block yet", "尚未运行块"),
+        "web.of": ("{used} of {capacity}", "{used} / {capacity}"),
+        "web.click_slot": ("Click a slot to see the numbers in it.", "点击槽位查看其中的数值。"),
+        "web.tile_values": (
+            "Numbers in {buffer}, queue {queue}, slot {slot}, at this step: {tile}",
+            "此步 {buffer} 队列 {queue} 槽位 {slot} 中的数值：{tile}",
+        ),
+        "web.tile_corner": ("top-left {rows} x {cols} of {shape}", "{shape} 的左上角 {rows} x {cols}"),
+        "web.pipes": ("Pipes and what each runs", "各流水线及其正在执行的指令"),
+        "web.streams": ("Streams", "流"),
+        "web.engines": ("Copy engines", "拷贝引擎"),
+        "web.legend": ("Core colours", "核的颜色"),
+        "web.follow": ("follow the cursor", "跟随光标"),
+        "web.whole_run": ("whole run", "整个运行"),
+        "web.expand": ("pipes of", "展开流水线的核"),
+        "web.duration": ("duration", "时长"),
+        "web.bytes": ("bytes", "字节"),
+        "web.flops": ("flops", "浮点运算"),
+        "web.src": ("source", "源码"),
+        "web.busy": ("busy share", "忙碌占比"),
+        "web.time_us": ("simulated time (us)", "模拟时间（us）"),
+        "web.no_tensors": (
+            "This run names no GM tensors, so there is nothing to draw here.",
+            "本次运行没有命名的 GM 张量，此处无可显示内容。",
+        ),
+        "web.no_values": (
+            "values are not loaded for a run this large: outlines and progress only",
+            "运行规模过大，未加载数值：只显示分块轮廓和进度",
+        ),
+        "web.tile_legend": (
+            "Outlines: the tile each core holds now (its colour). Output: the core that wrote each tile.",
+            "轮廓：每个核当前持有的分块（按核着色）。输出：写出每个分块的核。",
+        ),
+        "web.no_tiles": ("no output tiles on this core", "该核没有输出分块"),
+        "web.pipe_ratios": ("busy share of the kernel's time (%)", "占核函数时间的忙碌比例（%）"),
+        "web.roofline": ("Roofline", "屋顶线"),
+        "web.intensity": ("arithmetic intensity (flop / HBM byte)", "算术强度（flop / HBM 字节）"),
+        "web.tflops": ("TFLOPS", "TFLOPS"),
+        "web.gaps": ("Idle time by cause (us)", "按原因统计的空闲时间（us）"),
+        "web.try": ("try it", "试一试"),
+        "web.gain": ("measured gain: {gain} %", "实测收益：{gain} %"),
+        "web.lesson": ("Lesson", "课程"),
+        "web.lesson_n": ("Lesson {n}: {title}", "第 {n} 课：{title}"),
+        "web.about": ("About this lesson", "本课简介"),
+        "web.steps": ("Steps", "步骤"),
+        "web.prev_step": ("◀ previous step", "◀ 上一步骤"),
+        "web.next_step": ("next step ▶", "下一步骤 ▶"),
+        "web.step_missing": (
+            "Steps {steps} point at events this run does not have ({why})",
+            "步骤 {steps} 对应的事件不在本次运行中（{why}）",
+        ),
+        "web.questions": ("Predict, then run", "先预测，再运行"),
+        "web.check": ("check with the simulator", "用模拟器验证"),
+        "web.right": ("Right: the simulator says {answer}.", "正确：模拟器的结果是 {answer}。"),
+        "web.wrong": (
+            "Not quite: you said {yours}, the simulator says {answer}.",
+            "不对：你的答案是 {yours}，模拟器的结果是 {answer}。",
+        ),
+        "web.choose_first": ("Choose an answer first.", "请先选择一个答案。"),
+        "web.exercise": ("Exercise", "练习"),
+        "web.start_with": (
+            "Start with ascendsim lesson start {n}; check with ascendsim lesson check {n}.",
+            "开始：ascendsim lesson start {n}；检查：ascendsim lesson check {n}。",
+        ),
+        "web.scenario": ("scenario", "场景"),
+        "web.profile": ("hardware profile", "硬件配置"),
+        "web.numerics": ("compute the numbers (numerics)", "计算真实数值（numerics）"),
+        "web.run": ("Run", "运行"),
+        "web.pg_hint": ("Choose a scenario and its parameters, then press Run.", "选择场景及其参数，然后点击运行。"),
+        "web.running": ("{phase}: {elapsed} s", "{phase}：{elapsed} 秒"),
+        "web.running_of": (
+            "{phase}: {elapsed} s of about {expected} s (estimated)",
+            "{phase}：{elapsed} 秒，预计约 {expected} 秒",
+        ),
+        "web.phase.simulating": ("simulating", "模拟中"),
+        "web.phase.storing": ("storing the run", "保存运行结果"),
+        "web.phase.loading": ("preparing the views", "准备视图"),
+        "web.ran": ("{scenario}: {events} events, {us} us simulated", "{scenario}：{events} 个事件，模拟时间 {us} us"),
+        "web.failed": ("The run failed: {message}", "运行失败：{message}"),
+        "web.compare_a": ("Run A", "运行 A"),
+        "web.compare_b": ("Run B", "运行 B"),
+        "web.compare_run": ("Compare", "对比"),
+        "web.metric": ("metric", "指标"),
+        "web.change": ("B vs A", "B 相对 A"),
+        "web.what_changed": ("What changed", "改变了什么"),
+        "web.why": ("Why", "原因"),
+        "web.same_params": ("The two runs have the same parameters.", "两次运行的参数相同。"),
+        "web.param_changed": ("{name}: {a} → {b}", "{name}：{a} → {b}"),
+        "web.only_in": ("only in {run}: {items}", "仅在 {run} 中：{items}"),
+        "web.export_title": ("Export the current run", "导出当前运行"),
+        "web.export_none": (
+            "No run yet: play a lesson or run the playground first.",
+            "还没有运行：请先播放一节课或在实验场中运行。",
+        ),
+        "web.export_run": ("Current run: {name}", "当前运行：{name}"),
+        "web.export_chrome": ("Chrome trace (open it in Perfetto)", "Chrome 轨迹（在 Perfetto 中打开）"),
+        "web.export_summary": ("Summary (JSON)", "摘要（JSON）"),
+        "web.export_csv": ("Busy ratio per core and pipe (CSV)", "各核各流水线忙碌比例（CSV）"),
+        "why.buffer_num": (
+            "buffer_num sets double buffering: with 2 slots the next tile loads (MTE2) while this one computes; "
+            "compare mte2_compute_overlap and the idle time 'waiting for data'.",
+            "buffer_num 决定是否双缓冲：有 2 个槽位时，下一个分块的搬入（MTE2）与当前分块的计算同时进行；"
+            "请对比 mte2_compute_overlap 和“等待数据”的空闲时间。",
+        ),
+        "why.cores": (
+            "cores sets how many cores share the work: fewer cores, less parallelism; compare "
+            "parallelism_utilization and kernel_us.",
+            "cores 决定由多少个核分担工作：核越少，并行度越低；请对比 parallelism_utilization 和 kernel_us。",
+        ),
+        "why.base": (
+            "base sets the block each mmad works on: bigger blocks reuse each loaded tile more (higher intensity) "
+            "but must fit L0A/L0B/L0C; compare percent_of_peak.",
+            "base 决定每次 mmad 处理的基本块：块越大，每个加载的分块复用越多（强度越高），但必须放得进 L0A/L0B/L0C；"
+            "请对比 percent_of_peak。",
+        ),
+        "why.streams": (
+            "streams sets how many queues feed the device: with two, one batch's copies overlap another's "
+            "matmul; compare copy_compute_overlap.",
+            "streams 决定向设备提交任务的队列数：有两个流时，"
+            "一批数据的拷贝与另一批的矩阵乘重叠；请对比 copy_compute_overlap。",
+        ),
+        "why.pageable": (
+            "pageable host memory makes each async copy hold the host until it is done; pinned memory lets the "
+            "host run ahead; compare host_wait_us.",
+            "可分页主机内存会让每次异步拷贝阻塞主机直至完成；锁页内存让主机可以继续向前执行；请对比 host_wait_us。",
+        ),
+        "why.sync_each": (
+            "sync_each makes the host wait after every batch, so the device idles between batches; compare "
+            "host_wait_us and device_busy_us.",
+            "sync_each 让主机在每批之后等待，设备在批次之间空闲；请对比 host_wait_us 和 device_busy_us。",
+        ),
+        "why.tile_length": (
+            "tile_length sets the work per loop iteration: bigger tiles mean fewer iterations and less per-tile "
+            "overhead, up to what fits in UB.",
+            "tile_length 决定每次循环处理的数据量：分块越大，迭代次数越少、每块开销越少，但必须放得进 UB。",
+        ),
+        "why.shape": (
+            "the shape changes the work itself: compare tflops and percent_of_peak rather than the times.",
+            "形状改变了工作量本身：请对比 tflops 和 percent_of_peak，而不是时间。",
+        ),
+        "why.profile": (
+            "another profile is another chip: different core counts, buffer sizes and bandwidths.",
+            "不同的硬件配置就是不同的芯片：核数、缓冲区大小和带宽都不同。",
+        ),
+        "why.other": (
+            "{name} changed; the metrics below show its effect.",
+            "{name} 改变了；下面的指标显示了它的影响。",
+        ),
     }
 )
 

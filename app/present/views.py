@@ -43,16 +43,47 @@ def activity(core) -> str:
     return "busy" if core.active else "idle"
 
 
-def system_view(replay: Replay, step: int, lang: str = "en") -> dict:
-    s = replay.state_at(step)
-    chip = replay.result.profile.chip
-    host = s.host
+def host_view_of(host, streams, engines, lang: str = "en") -> dict:
+    """The host, the link's copy engines and the streams of one state (``State.host``, ``.streams``,
+    ``.engines``): the part of the system view that is not the core grid."""
     if host.blocked:
         doing = msg("blocked_on", lang, what=msg(f"wait.{host.waiting_on}", lang))
     elif host.call:
         doing = msg("in_call", lang, call=host.call)
     else:
         doing = msg("host_free", lang)
+    return {
+        "host": {"title": msg("host", lang), "doing": doing, "call": host.call, "blocked": host.blocked},
+        "link": {
+            "title": msg("link", lang),
+            "engines": [
+                {
+                    "label": e.label,
+                    "direction": e.direction,
+                    "busy": e.copy is not None,
+                    "task": e.copy.name if e.copy else None,
+                    "bytes_done": e.bytes_done,
+                    "bytes_total": e.bytes_total,
+                    "progress": round(e.bytes_done / e.bytes_total, 4) if e.bytes_total else 0.0,
+                }
+                for e in engines
+            ],
+        },
+        "streams": [
+            {
+                "label": st.label,
+                "pending": st.pending_count,
+                "running": st.running.name if st.running else None,
+                "done": st.done,
+            }
+            for st in streams
+        ],
+    }
+
+
+def system_view(replay: Replay, step: int, lang: str = "en") -> dict:
+    s = replay.state_at(step)
+    chip = replay.result.profile.chip
     present = {c.name: c for c in s.cores}
     grid = []
     for kind, count in (("AIC", chip.aic_cores), ("AIV", chip.aiv_cores)):
@@ -62,41 +93,21 @@ def system_view(replay: Replay, step: int, lang: str = "en") -> dict:
             block = core.block if core is not None and core.active else None
             label = msg("activity.busy", lang, block=block) if what == "busy" else msg(f"activity.{what}", lang)
             grid.append({"name": f"{kind} {i}", "type": kind, "activity": what, "block": block, "label": label})
-    engines = [
-        {
-            "label": e.label,
-            "direction": e.direction,
-            "busy": e.copy is not None,
-            "task": e.copy.name if e.copy else None,
-            "bytes_done": e.bytes_done,
-            "bytes_total": e.bytes_total,
-            "progress": round(e.bytes_done / e.bytes_total, 4) if e.bytes_total else 0.0,
-        }
-        for e in s.engines
-    ]
-    streams = [
-        {
-            "label": st.label,
-            "pending": st.pending_count,
-            "running": st.running.name if st.running else None,
-            "done": st.done,
-        }
-        for st in s.streams
-    ]
+    parts = host_view_of(s.host, s.streams, s.engines, lang)
     return {
         "step": step,
         "step_label": step_label(replay, step, lang),
         "time_us": _us(s.time),
         "event": msg("event_at", lang, name=s.event.name, lane=s.event.lane, time=round(_us(s.time), 3)),
-        "host": {"title": msg("host", lang), "doing": doing, "call": host.call, "blocked": host.blocked},
-        "link": {"title": msg("link", lang), "engines": engines},
+        "host": parts["host"],
+        "link": parts["link"],
         "device": {
             "title": msg("device", lang),
             "gm": f"{msg('gm', lang)} {chip.device_memory_bytes / 2**30:.0f} GiB, {chip.hbm_gbps / 1000:.2f} TB/s",
             "l2": f"{msg('l2', lang)} {chip.l2_bytes / 2**20:.0f} MiB",
             "cores": grid,
         },
-        "streams": streams,
+        "streams": parts["streams"],
     }
 
 
@@ -106,6 +117,11 @@ def core_view(replay: Replay, step: int, core: str, lang: str = "en") -> dict:
     state = next((c for c in s.cores if c.name == core), None)
     if state is None:
         raise KeyError(f"no core {core!r} in this run")
+    return core_view_of(state, s.time, lang)
+
+
+def core_view_of(state, time: int, lang: str = "en") -> dict:
+    """The core view of one ``CoreState`` at ``time`` (picoseconds; only the pipes' progress uses it)."""
     buffers = []
     for b in state.buffers:
         slots = []
@@ -136,7 +152,7 @@ def core_view(replay: Replay, step: int, core: str, lang: str = "en") -> dict:
     pipes = []
     for p in state.pipes:
         span = max(1, p.end - p.start)
-        progress = min(1.0, max(0.0, (s.time - p.start) / span)) if p.busy else (1.0 if p.row >= 0 else 0.0)
+        progress = min(1.0, max(0.0, (time - p.start) / span)) if p.busy else (1.0 if p.row >= 0 else 0.0)
         pipes.append(
             {
                 "pipe": p.pipe,
@@ -453,6 +469,8 @@ __all__ = (
     "LANE_NAMES",
     "code_view",
     "core_view",
+    "core_view_of",
+    "host_view_of",
     "matrices_view",
     "metrics_view",
     "pipeline_view",

@@ -1,0 +1,57 @@
+"""The limits a server shared by a class enforces before it starts a run, so a run that would exhaust
+it is refused with a message naming the field, the limit and the value.
+
+A run's memory grows with the events it records (the trace's columns, then the replay's indexes and
+a browser's windows over them), and its wall time with the events too, plus the arithmetic when
+numerics are on. The events come from the one estimate the command line uses as well
+(:func:`engine.scenarios.cost.estimate`: the scenario's own tiler and per-unit counts measured on
+this code base, kept within 30 % of real runs by ``tests/test_cost.py``).
+"""
+
+from __future__ import annotations
+
+from engine.profile import Profile
+from engine.scenarios import ScenarioArgError
+from engine.scenarios.cost import Cost, estimate
+
+# 8192^3 timing-only (3.66 M events, measured) must fit with room to spare; a run of 6 M events
+# peaks at about 1.2 GB of one worker's memory (0.7 GB measured for the 8192^3 run and its replay,
+# scaled by events): two workers and their caches stay within a 4 GB class server.
+MAX_EVENTS = 6_000_000
+# Real arithmetic costs about 1 s per 2^33 multiply-adds (2048^3 measured: 1.1 s); 4096^3 (2^36,
+# about 9 s) is the largest matmul computed for real. Larger shapes run timing-only.
+MAX_NUMERIC_MACS = 4096**3
+MAX_NUMERIC_ELEMENTS = 64 * 2**20  # vector-add with numerics: 64 Mi fp16 elements (3 x 128 MiB on the host)
+
+
+def _fields(flags: str, values: dict) -> tuple[str, str]:
+    """("m x n x k", "8192 x 8192 x 8192") from the cost's flags ("--m/--n/--k") and the run's values."""
+    names = [f.removeprefix("--").replace("-", "_") for f in flags.split("/")]
+    return " x ".join(names), " x ".join(str(values[n]) for n in names)
+
+
+def check(scenario: str, profile: Profile, values: dict, numerics: bool, max_events: int = MAX_EVENTS) -> Cost:
+    """Refuse (:class:`ScenarioArgError`) a run too big for the server; returns its estimated cost."""
+    cost = estimate(scenario, profile, values, numerics)
+    if cost.events > max_events:
+        field, shown = _fields(cost.flags["events"], values)
+        raise ScenarioArgError(
+            f"{field}: this run would record about {cost.events:,} events, more than the server's limit of "
+            f"{max_events:,} (got {shown})"
+        )
+    if numerics and scenario in ("matmul", "matmul-leaky-relu"):
+        macs = values["m"] * values["n"] * values["k"]
+        if macs > MAX_NUMERIC_MACS:
+            raise ScenarioArgError(
+                f"m x n x k with numerics must be <= {MAX_NUMERIC_MACS:,} (4096^3), got {macs:,} "
+                f"({values['m']} x {values['n']} x {values['k']}); turn numerics off for a timing-only run"
+            )
+    if numerics and scenario == "vector-add" and values["length"] > MAX_NUMERIC_ELEMENTS:
+        raise ScenarioArgError(
+            f"length with numerics must be <= {MAX_NUMERIC_ELEMENTS:,}, got {values['length']:,}; "
+            "turn numerics off for a timing-only run"
+        )
+    return cost
+
+
+__all__ = ("MAX_EVENTS", "MAX_NUMERIC_ELEMENTS", "MAX_NUMERIC_MACS", "check")

@@ -1,0 +1,366 @@
+"""Frames: a window of consecutive steps as small plain parts, so a UI can step through them locally.
+
+A browser that steps a run must not ask the server for every frame, and a run can have millions of
+steps, so the server sends windows: :func:`frames` returns, for ``count`` steps from ``first``, what
+changes from step to step — the step label, the event, the cursor time, the host with its streams
+and copy engines, each core's activity, one selected core opened up, the current source line, the
+tiles each core holds and how many output tiles have landed. Consecutive steps mostly repeat these
+parts, so each kind of part is stored once per distinct value (``parts``) and every frame is a list of
+indices into them (``index``): a window of thousands of steps stays small.
+
+The parts are the view-models of :mod:`app.present.views` (the same dicts, the same words), computed
+without rebuilding the whole state at every step: core activity is evaluated for the whole window
+with one binary search per pipe lane, and a core is re-read only at steps where something on it can
+have changed (one of its rows began, or one ended). Tests compare every frame with the view-models
+computed step by step.
+
+:func:`outline` is what does not change within a run (step count, core names, the output tiles in
+the order they land, with the core that wrote each).
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from engine.aicore.pipes import LANE_NAMES
+from engine.trace import Kind
+
+from .index import INIT_SLOT
+from .messages import t as msg
+from .replay import Breakpoint, Replay
+from .views import code_view, core_view_of, host_view_of, step_label
+
+ACTIVITY_CODES = {"cube": "c", "vector": "v", "load": "l", "store": "s", "wait": "w", "busy": "b", "idle": "i"}
+CODE_CONTEXT = 10  # source lines shown above and below the current one
+MAX_LANDED = 20_000  # output tiles listed per tensor in the outline (the rest are counted, not drawn)
+_ACTIVITY = (("CUBE", "c"), ("VECTOR", "v"), ("MTE2", "l"), ("MTE1", "l"), ("FIXP", "s"), ("MTE3", "s"))
+_WORK = (int(Kind.MOVE), int(Kind.COMPUTE))
+
+
+def _us(ps) -> float:
+    return round(float(ps) / 1e6, 6)
+
+
+def grid_names(replay: Replay) -> list[str]:
+    """Every core of the chip, Cube cores first: the order of the activity codes."""
+    chip = replay.result.profile.chip
+    return [f"AIC {i}" for i in range(chip.aic_cores)] + [f"AIV {i}" for i in range(chip.aiv_cores)]
+
+
+# -- activity of every core, vectorised over a window ---------------------------------------------
+def activity_codes(replay: Replay, rows: np.ndarray, times: np.ndarray) -> list[str]:
+    """Per step (trace row, time): one character per core of :func:`grid_names` saying what it does
+    (:data:`ACTIVITY_CODES`), exactly as :func:`app.present.views.activity` would."""
+    t = replay.trace
+    index = replay.index
+    kinds = t.kind
+    ends = t.end
+    names = grid_names(replay)
+    columns = np.full((len(rows), len(names)), ord("i"), dtype=np.uint8)
+    position = {name: i for i, name in enumerate(names)}
+    for core in index.cores:
+        col = position.get(core.name)
+        if col is None:
+            continue
+        busy_kind = {}
+        for pipe, lane in core.pipes.items():
+            lane_rows = index.lane_rows[lane]
+            j = np.searchsorted(lane_rows, rows, side="right") - 1
+            last = lane_rows[np.maximum(j, 0)] if len(lane_rows) else np.zeros(len(rows), dtype=np.int64)
+            busy = (j >= 0) & ((last == rows) | (ends[last] > times))
+            busy_kind[LANE_NAMES[pipe]] = np.where(busy, kinds[last].astype(np.int16), -1)
+        code = np.full(len(rows), ord("i"), dtype=np.uint8)
+        if core.block_lane >= 0:
+            blocks = index.lane_rows[core.block_lane]
+            j = np.searchsorted(blocks, rows, side="right") - 1
+            if len(blocks):
+                active = (j >= 0) & (ends[blocks[np.maximum(j, 0)]] > times)
+                code[active] = ord("b")
+        waiting = np.zeros(len(rows), dtype=bool)
+        for k in busy_kind.values():
+            waiting |= k == int(Kind.FLAG_WAIT)
+        code[waiting] = ord("w")
+        decided = np.zeros(len(rows), dtype=bool)
+        for pipe, letter in _ACTIVITY:
+            k = busy_kind.get(pipe)
+            if k is None:
+                continue
+            hit = ~decided & np.isin(k, _WORK)
+            code[hit] = ord(letter)
+            decided |= hit
+        columns[:, col] = code
+    return [bytes(r).decode("ascii") for r in columns]
+
+
+# -- which steps can change a core ------------------------------------------------------------------
+class FrameSource:
+    """Frames of one replay; keeps, per core, its rows and their sorted end times (computed once, so
+    every later window costs only what it shows)."""
+
+    def __init__(self, replay: Replay) -> None:
+        self.replay = replay
+        self._events: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+    def _core_events(self, c: int) -> tuple[np.ndarray, np.ndarray]:
+        found = self._events.get(c)
+        if found is None:
+            index = self.replay.index
+            core = index.cores[c]
+            own = index.core_rows(c)
+            if core.block_lane >= 0:
+                own = np.sort(np.concatenate([own, index.lane_rows[core.block_lane]]))
+            found = self._events[c] = (own, np.sort(self.replay.trace.end[own]))
+        return found
+
+    def _tile_events(self, c: int) -> tuple[np.ndarray, np.ndarray]:
+        """Core ``c``'s block rows, and the sorted end times of the rows that decide what its slots hold
+        (writes into on-chip memory and the buffer layouts, ``init_buffer``)."""
+        key = -1 - c
+        found = self._events.get(key)
+        if found is None:
+            index = self.replay.index
+            core = index.cores[c]
+            blocks = index.lane_rows[core.block_lane] if core.block_lane >= 0 else np.zeros(0, dtype=np.int64)
+            parts = [e.rows for e in index.writer_index(c).values()]
+            parts += [e.rows for k, e in index.queue_index(c).items() if k % 1024 == INIT_SLOT]
+            effects = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+            found = self._events[key] = (blocks, np.sort(self.replay.trace.end[effects]))
+        return found
+
+    def tile_changes(self, c: int, rows: np.ndarray, times: np.ndarray) -> np.ndarray:
+        """True at each step where the tiles core ``c``'s slots hold may differ from the previous step's:
+        a block began, or a write into its on-chip memory (or a buffer layout) took effect in between."""
+        blocks, ends = self._tile_events(c)
+        changed = np.ones(len(rows), dtype=bool)
+        if len(rows) < 2:
+            return changed
+        began = np.searchsorted(blocks, rows, side="right")
+        ended = np.searchsorted(ends, times, side="right")
+        ended_before = np.searchsorted(ends, times, side="left")
+        changed[1:] = (began[1:] > began[:-1]) | (ended[1:] > ended_before[:-1])
+        return changed
+
+    def core_changes(self, c: int, rows: np.ndarray, times: np.ndarray) -> np.ndarray:
+        """True at each step where core ``c``'s state may differ from the previous step's (always at
+        the first): a row of the core began since, the previous step's row is on it, or one of its
+        rows ended in between (an instruction finished, a write landed, a wait was released)."""
+        own, ends = self._core_events(c)
+        changed = np.ones(len(rows), dtype=bool)
+        if len(rows) < 2 or not len(own):
+            changed[1:] = False
+            return changed
+        began = np.searchsorted(own, rows, side="right")
+        ended = np.searchsorted(ends, times, side="right")
+        ended_before = np.searchsorted(ends, times, side="left")
+        at = np.minimum(np.searchsorted(own, rows[:-1]), len(own) - 1)
+        prev_on_core = own[at] == rows[:-1]
+        changed[1:] = (began[1:] > began[:-1]) | (ended[1:] > ended_before[:-1]) | prev_on_core
+        return changed
+
+    def frames(
+        self,
+        first: int,
+        count: int,
+        core: str | None = None,
+        lang: str = "en",
+        breakpoints: tuple[Breakpoint, ...] = (),
+    ) -> dict:
+        """Steps ``first`` .. ``first + count - 1`` (clipped to the run): see :func:`frames`."""
+        replay = self.replay
+        n = len(replay)
+        first = max(0, min(int(first), n - 1))
+        last = min(n, first + max(1, int(count)))
+        steps = np.arange(first, last)
+        t = replay.trace
+        rows = replay.steps[first:last].astype(np.int64)
+        times = t.start[rows].astype(np.int64)
+        index = replay.index
+        cores = [c.name for c in index.cores]
+        core = core if core in cores else (cores[0] if cores else None)
+        c_sel = cores.index(core) if core is not None else -1
+        parts = _Parts()
+
+        for code in activity_codes(replay, rows, times):
+            parts.add("grid", code)
+
+        tensors = {info.name: i for i, info in enumerate(replay.result.gm.values())}
+        show_tiles = bool(tensors) and bool(cores)
+        writers = index.gm_writers() if tensors else {}
+        outputs = [(i, writers[ident]) for i, ident in enumerate(replay.result.gm) if ident in writers]
+        change = {c_sel: self.core_changes(c_sel, rows, times)} if c_sel >= 0 else {}
+        tile_change = {c: self.tile_changes(c, rows, times) for c in range(len(cores))} if show_tiles else {}
+        core_now = None
+        tiles = _Parts()
+        tile_changes: list[list[int]] = []
+        held_now: dict[int, int] = {}
+        code_memo: dict[str, dict] = {}
+        labels, events, cursor, kinds = [], [], [], []
+        for i, (step, row, time) in enumerate(zip(steps.tolist(), rows.tolist(), times.tolist(), strict=True)):
+            ev = replay.event_at_row(row)
+            labels.append(step_label(replay, step, lang))
+            events.append(msg("event_at", lang, name=ev.name, lane=ev.lane, time=round(_us(time), 3)))
+            cursor.append(_us(time))
+            kinds.append(ev.kind)
+            host = host_view_of(replay._host(row, time), replay._streams(row, time), replay._engines(row, time), lang)
+            parts.add("host", host)
+            if c_sel >= 0:
+                if core_now is None or change[c_sel][i]:
+                    core_now = core_part(replay, c_sel, row, time, lang)
+                parts.add("core", core_now)
+            if show_tiles:
+                for c in range(len(cores)):
+                    if i == 0 or tile_change[c][i]:
+                        held = _tiles_of(replay.core_state(c, row, time), tensors)
+                        k = tiles.intern("tiles", held)
+                        if held_now.get(c) != k:
+                            held_now[c] = k
+                            tile_changes.append([i, c, k])
+            if outputs:
+                parts.add("done", [_landed(effects, time, row) for _o, effects in outputs])
+            code = code_memo.get(ev.src)
+            if code is None:
+                code = code_memo[ev.src] = code_view(replay, step, CODE_CONTEXT, lang)
+            parts.add("code", code)
+
+        breaks: list[int] = []
+        if breakpoints:
+            bp_rows = np.unique(np.concatenate([bp.rows(replay) for bp in breakpoints]))
+            breaks = (steps[np.isin(rows, bp_rows)]).tolist()
+        return {
+            "first": first,
+            "count": last - first,
+            "n": n,
+            "core": core,
+            "lang": lang,
+            "labels": labels,
+            "events": events,
+            "times": cursor,
+            "kinds": kinds,
+            "breaks": breaks,
+            "parts": parts.values,
+            "index": parts.index,
+            "tiles": {"values": tiles.values.get("tiles", []), "changes": tile_changes},
+        }
+
+
+class _Parts:
+    """Distinct values of each part, and per frame the index of its value."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, list] = {}
+        self.index: dict[str, list[int]] = {}
+        self._seen: dict[str, dict[str, int]] = {}
+        self._last: dict[str, tuple[object, int]] = {}
+
+    def intern(self, name: str, value) -> int:
+        """The index of ``value`` among the distinct values of ``name`` (added if new)."""
+        last = self._last.get(name)
+        if last is not None and last[0] is value:
+            return last[1]
+        key = json.dumps(value, sort_keys=True)
+        seen = self._seen.setdefault(name, {})
+        i = seen.get(key)
+        if i is None:
+            values = self.values.setdefault(name, [])
+            i = seen[key] = len(values)
+            values.append(value)
+        self._last[name] = (value, i)
+        return i
+
+    def add(self, name: str, value) -> None:
+        self.index.setdefault(name, []).append(self.intern(name, value))
+
+
+def core_part(replay: Replay, c: int, row: int, time: int, lang: str) -> dict:
+    """The core view of core ``c`` without the pipes' progress (the one field that changes with time
+    alone; a UI draws it from the pipe's start and end and the frame's time)."""
+    view = core_view_of(replay.core_state(c, row, time), time, lang)
+    for pipe in view["pipes"]:
+        del pipe["progress"]
+    return view
+
+
+def _tiles_of(state, tensors: dict[str, int]) -> list[list]:
+    """The tiles of the named GM tensors that core ``state`` holds: [tensor, buffer, row, col, rows, cols]."""
+    out = []
+    for b in state.buffers:
+        for sl in b.slots:
+            ref = sl.tile
+            if ref and ref["tensor"] in tensors:
+                out.append([tensors[ref["tensor"]], b.name, ref["row"], ref["col"], ref["rows"], ref["cols"]])
+    return out
+
+
+def frames(
+    replay: Replay,
+    first: int,
+    count: int,
+    core: str | None = None,
+    lang: str = "en",
+    breakpoints: tuple[Breakpoint, ...] = (),
+) -> dict:
+    """Steps ``first`` .. ``first + count - 1`` (clipped to the run) as parts and per-frame indices.
+
+    ``core``: the core opened up in the ``core`` part (default: the run's first core; no core part if
+    the run used none). ``breakpoints``: the steps of the window they stop at are listed in ``breaks``.
+    ``tiles``: per core, the tiles it holds, as changes ``[frame offset, core index, value index]``.
+    Keep a :class:`FrameSource` to ask for many windows of one replay.
+    """
+    return FrameSource(replay).frames(first, count, core, lang, breakpoints)
+
+
+def frame(window: dict, step: int) -> dict:
+    """One step of a :func:`frames` window, its parts resolved (what a UI draws at that step)."""
+    i = step - window["first"]
+    if not 0 <= i < window["count"]:
+        raise IndexError(
+            f"step {step} is outside the window {window['first']}..{window['first'] + window['count'] - 1}"
+        )
+    out = {key: window[key][i] for key in ("labels", "events", "times", "kinds")}
+    for name, idx in window["index"].items():
+        out[name] = window["parts"][name][idx[i]]
+    held: dict[int, list] = {}
+    for offset, c, k in window["tiles"]["changes"]:
+        if offset > i:
+            break
+        held[c] = window["tiles"]["values"][k]
+    out["tiles"] = {c: held[c] for c in sorted(held)}
+    return out
+
+
+def _landed(effects, time: int, row: int) -> int:
+    last = effects.last(time, row)
+    return 0 if last < 0 else effects.position(last) + 1
+
+
+# -- what does not change within a run ------------------------------------------------------------------
+def outline(replay: Replay) -> dict:
+    """Step count, cores, the grid, and for each output tensor its tiles in the order they land (row,
+    col, rows, cols, the index of the core that wrote it)."""
+    t = replay.trace
+    index = replay.index
+    cores = [c.name for c in index.cores]
+    writers = index.gm_writers()
+    outputs = []
+    for i, (ident, info) in enumerate(replay.result.gm.items()):
+        effects = writers.get(ident)
+        if effects is None:
+            continue
+        tiles = []
+        for w in effects.rows[:MAX_LANDED].tolist():
+            ref = replay.tiles._gm_ref(t.detail_of(w).dst, "")
+            tiles.append([ref.row, ref.col, ref.rows, ref.cols, int(index.core_of_lane[int(t.lane[w])])])
+        outputs.append({"tensor": i, "name": info.name, "total": len(effects.rows), "tiles": tiles})
+    return {
+        "n": len(replay),
+        "end_us": _us(replay.result.end_ps),
+        "cores": cores,
+        "grid": grid_names(replay),
+        "tensors": [info.name for info in replay.result.gm.values()],
+        "outputs": outputs,
+    }
+
+
+__all__ = ("ACTIVITY_CODES", "FrameSource", "activity_codes", "core_part", "frame", "frames", "grid_names", "outline")

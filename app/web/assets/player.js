@@ -1,0 +1,420 @@
+/* AscendSim player: stepping runs in the browser.
+ *
+ * The server sends a run's description (the "meta" store) once and windows of frames (the "window"
+ * store): per step, indices into parts it rendered once (host, core and code panels as HTML), the
+ * cores' activity codes, the tiles each core holds and the output tiles landed. One clientside
+ * callback per step moves the step (buttons, keys, slider, play, breakpoints), draws it and asks for
+ * another window only when the step leaves (or nears the edge of) the one loaded: no server round
+ * trip per frame.
+ *
+ * Drawing a step must not cost time in proportion to the whole page, so what changes at every step
+ * is written straight into its container (panels, core colours, labels) and the charts' cursors are
+ * moved with Plotly.relayout; the tile outlines and the output's completion on the matrices, which
+ * change less often, go through Dash as a Patch of the figure. The containers are empty Dash
+ * components, so Dash never redraws over what is written here.
+ */
+(function () {
+    "use strict";
+    const VIEWS = ["system", "core", "timeline", "matrices", "pipeline", "metrics", "code"];
+    const memo = {metaKey: null, win: null, last: {}, tick: null, narrated: null, grid: null};
+
+    function nu() { return window.dash_clientside.no_update; }
+    function trigger() {
+        const c = window.dash_clientside.callback_context;
+        return c ? c.triggered_id : undefined;
+    }
+    function clicked() {
+        const c = window.dash_clientside.callback_context;
+        return !!(c && c.triggered && c.triggered.some(function (t) { return t.value; }));
+    }
+    function clamp(x, lo, hi) { return Math.max(lo, Math.min(hi, x)); }
+    function interval(speed) { return Math.max(50, Math.round(1000 / Math.max(1, speed || 10))); }
+    function perTick(speed) { return Math.max(1, Math.round((speed || 10) * interval(speed) / 1000)); }
+    function byId(id) { return document.getElementById(id); }
+    function setText(id, text) {
+        const el = byId(id);
+        if (el && el.textContent !== text) { el.textContent = text; }
+    }
+
+    function lessonIndex(meta, step) {
+        const L = meta && meta.lesson;
+        if (!L) { return -1; }
+        let best = -1, at = -1;
+        L.anchors.forEach(function (a, k) {
+            if (a !== null && a <= step && a >= at) { best = k; at = a; }
+        });
+        return best;
+    }
+
+    // -- the step ------------------------------------------------------------------------------------
+    function control(id, slider, jump, meta, step, win, speed, playing) {
+        const same = [nu(), nu(), nu(), nu(), nu(), nu()];
+        if (!meta) { return same; }
+        const n = meta.n;
+        let s = (typeof step === "number") ? step : 0;
+        let play = !!playing;
+        if (memo.metaKey !== meta.key) {
+            memo.metaKey = meta.key;
+            s = meta.start || 0;
+            play = false;
+        }
+        const kind = (id && typeof id === "object") ? id.type : id;
+        if ((kind === "lesson-step" || kind === "ls-nav") && !clicked()) { return same; }
+        if (kind === "step-back") { s -= 1; play = false; }
+        else if (kind === "step-forward") { s += 1; play = false; }
+        else if (kind === "step-first") { s = 0; play = false; }
+        else if (kind === "step-last") { s = n - 1; play = false; }
+        else if (kind === "step-slider") { s = slider; play = false; }
+        else if (kind === "jump-target" && jump) { s = jump.step; play = false; }
+        else if (kind === "play") {
+            play = !play;
+            if (play && s >= n - 1) { s = 0; }
+        } else if (kind === "lesson-step" && meta.lesson) {
+            const a = meta.lesson.anchors[id.i];
+            if (a !== null && a !== undefined) { s = a; }
+            play = false;
+        } else if (kind === "ls-nav" && meta.lesson) {
+            const A = meta.lesson.anchors;
+            let k = lessonIndex(meta, s) + id.dir;
+            while (k >= 0 && k < A.length && (A[k] === null)) { k += id.dir; }
+            if (k >= 0 && k < A.length) { s = A[k]; }
+            play = false;
+        } else if (kind === "play-timer") {
+            if (!play) { return same; }
+            let target = Math.min(n - 1, s + perTick(speed));
+            if (!win || win.run !== meta.key || s < win.first || s >= win.first + win.count) {
+                return same; // wait for the window around here
+            }
+            const hi = win.first + win.count - 1;
+            target = Math.min(target, hi);
+            if (target === s && s < n - 1) { return same; }
+            for (const b of win.breaks) {
+                if (b > s && b <= target) { target = b; play = false; break; }
+            }
+            s = target;
+            if (s >= n - 1) { play = false; }
+        }
+        s = clamp(Math.round(s), 0, Math.max(0, n - 1));
+        const changedPlay = play !== !!playing;
+        const tick = interval(speed);
+        const newTick = tick !== memo.tick;
+        memo.tick = tick;
+        return [
+            s !== step ? s : nu(),
+            s !== slider ? s : nu(),
+            changedPlay ? play : nu(),
+            changedPlay ? !play : nu(),
+            newTick ? tick : nu(),
+            changedPlay ? (play ? "btn play playing" : "btn play") : nu(),
+        ];
+    }
+
+    // -- asking for frames ---------------------------------------------------------------------------
+    function request(step, meta, core, lang, bps, win, req) {
+        if (!meta) { return nu(); }
+        const W = meta.window;
+        const s = (typeof step === "number") ? step : (meta.start || 0);
+        const sig = JSON.stringify([meta.key, core || null, lang, bps || []]);
+        const covers = function (w) {
+            if (!w) { return false; }
+            const lo = w.first, hi = w.first + w.count;
+            if (s < lo || s >= hi) { return false; }
+            const margin = Math.floor(W / 4);
+            if (s - lo < margin && lo > 0) { return false; }
+            if (hi - s <= margin && hi < meta.n) { return false; }
+            return true;
+        };
+        if (win && win.sig === sig && covers(win)) { return nu(); }
+        if (req && req.sig === sig && covers(req)) { return nu(); } // already asked
+        const first = clamp(s - Math.floor(W / 4), 0, Math.max(0, meta.n - W));
+        return {run: meta.key, core: core || null, lang: lang, bps: bps || [], sig: sig, first: first, count: W,
+                step: s};
+    }
+
+    // -- drawing one step ------------------------------------------------------------------------------
+    function tilesAt(win, i) {
+        const held = {};
+        for (const change of win.tiles.changes) {
+            if (change[0] > i) { break; }
+            held[change[1]] = change[2];
+        }
+        return held;
+    }
+
+    function tileShapes(win, held, meta) {
+        const shapes = [];
+        const colours = meta.colours;
+        Object.keys(held).forEach(function (c) {
+            for (const t of win.tiles.values[held[c]]) {
+                const ax = meta.axes[t[0]];
+                shapes.push({
+                    type: "rect", xref: ax.x, yref: ax.y,
+                    x0: t[3], x1: t[3] + t[5], y0: t[2], y1: t[2] + t[4],
+                    line: {color: colours[c % colours.length], width: 2, dash: t[1] === "L1" ? "dot" : "solid"},
+                });
+            }
+        });
+        return shapes;
+    }
+
+    function completion(meta, out, count) {
+        const ax = meta.axes[out.tensor];
+        const fr = ax.cell[0], fc = ax.cell[1];
+        const gr = Math.ceil(ax.rows / fr), gc = Math.ceil(ax.cols / fc);
+        const z = [];
+        for (let r = 0; r < gr; r++) { z.push(new Array(gc).fill(null)); }
+        const k = meta.colours.length;
+        for (let j = 0; j < Math.min(count, out.tiles.length); j++) {
+            const t = out.tiles[j];
+            const r1 = Math.min(gr, Math.ceil((t[0] + t[2]) / fr)), c1 = Math.min(gc, Math.ceil((t[1] + t[3]) / fc));
+            for (let r = Math.floor(t[0] / fr); r < r1; r++) {
+                for (let c = Math.floor(t[1] / fc); c < c1; c++) { z[r][c] = t[4] % k; }
+            }
+        }
+        return z;
+    }
+
+    function plot(id) { return document.querySelector("#" + id + " .js-plotly-plot"); }
+
+    // The cursor (and the pipeline's veil over the future) is a line laid over the chart, placed in pixels
+    // from the chart's own axis: moving it costs nothing, whereas a Plotly shape would redraw the chart.
+    function overlay(id, cls) {
+        const box = byId(id);
+        if (!box) { return null; }
+        let el = box.querySelector(":scope > ." + cls);
+        if (!el) {
+            el = document.createElement("div");
+            el.className = cls;
+            box.appendChild(el);
+        }
+        return el;
+    }
+
+    function placeCursor(id, t) {
+        memo.cursor = memo.cursor || {};
+        memo.cursor[id] = t;
+        const gd = plot(id);
+        const line = overlay(id, "cursor");
+        const veil = id === "pipeline-graph" ? overlay(id, "veil") : null;
+        if (!line) { return; }
+        line.dataset.x = String(t);
+        const fl = gd && gd._fullLayout;
+        const xa = fl && fl.xaxis;
+        if (!xa || !xa.l2p || !fl._size) { line.style.display = "none"; if (veil) { veil.style.display = "none"; } return; }
+        if (!gd._ascendsimHooked) {  // after any redraw (new figure, zoom), put the cursor back
+            gd._ascendsimHooked = true;
+            gd.on("plotly_afterplot", function () { placeCursor(id, memo.cursor[id]); });
+        }
+        const box = byId(id).getBoundingClientRect(), g = gd.getBoundingClientRect();
+        const x = g.left - box.left + xa._offset + xa.l2p(t);
+        const left = g.left - box.left + xa._offset, right = left + xa._length;
+        const top = g.top - box.top + fl._size.t;
+        const inside = x >= left - 0.5 && x <= right + 0.5;
+        line.style.display = inside ? "block" : "none";
+        line.style.left = x + "px";
+        line.style.top = top + "px";
+        line.style.height = fl._size.h + "px";
+        if (veil) {
+            const from = Math.max(left, Math.min(right, x));
+            veil.style.display = from < right ? "block" : "none";
+            veil.style.left = from + "px";
+            veil.style.width = (right - from) + "px";
+            veil.style.top = top + "px";
+            veil.style.height = fl._size.h + "px";
+        }
+    }
+
+    function follow(id, t, win, i) {
+        // keep the cursor in view: move the range only when the cursor leaves the middle 60 % of it
+        const gd = plot(id);
+        if (!gd || !window.Plotly || !gd.layout || !gd.layout.xaxis) { return; }
+        const r = gd.layout.xaxis.range;
+        const T = win.times;
+        const lo = Math.max(0, i - 12), hi = Math.min(T.length - 1, i + 12);
+        const want = Math.max(T[hi] - T[lo], 0.02) * 1.3;
+        const width = r ? r[1] - r[0] : 0;
+        if (!r || t < r[0] + 0.2 * width || t > r[0] + 0.8 * width || width > 8 * want || width < want / 8) {
+            const start = Math.max(t - 0.4 * want, -0.02 * want);
+            // Plotly.update emits no plotly_relayout: Dash does not take this for the user's zoom
+            window.Plotly.update(gd, {}, {"xaxis.range": [start, start + want]});
+        }
+    }
+
+    function ensureGrid(meta) {
+        const grid = byId("core-grid");
+        if (!grid) { return null; }
+        if (grid.dataset.key !== meta.key) {
+            let html = "";
+            meta.grid_names.forEach(function (name, c) {
+                const kind = name.split(" ")[0].toLowerCase();
+                const short = name.split(" ")[0].slice(-1) + name.split(" ")[1];
+                html += '<div class="cell i ' + kind + '" data-core="' + name + '" title="' + name + '">' + short + "</div>";
+            });
+            grid.innerHTML = html;
+            grid.dataset.key = meta.key;
+            grid.dataset.codes = "";
+        }
+        return grid;
+    }
+
+    function render(step, win, following, meta) {
+        // returns the Patch of the matrices (or no_update); everything else is written in place
+        if (!meta || !win || win.run !== meta.key) { return nu(); }
+        const i = step - win.first;
+        if (i < 0 || i >= win.count) {
+            setText("step-label", (step + 1) + " / " + meta.n);
+            setText("event-label", "…");
+            return nu();
+        }
+        if (memo.win !== win) { memo.win = win; memo.last = {}; }
+        const last = memo.last;
+        setText("step-label", win.labels[i]);
+        setText("event-label", win.events[i]);
+        [["host", "sys-host"], ["core", "core-body"], ["code", "code-body"]].forEach(function (pair) {
+            const k = win.index[pair[0]] ? win.index[pair[0]][i] : undefined;
+            const el = byId(pair[1]);
+            if (k === undefined || !el) { return; }
+            if (pair[0] === "code" && win.code_blank.indexOf(k) >= 0 && el.dataset.part) { return; }
+            if (last[pair[0]] !== k || el.dataset.part !== win.sig + ":" + k) {
+                last[pair[0]] = k;
+                el.innerHTML = win.parts[pair[0]][k];
+                el.dataset.part = win.sig + ":" + k;
+            }
+        });
+        const grid = ensureGrid(meta);
+        const g = win.index.grid ? win.index.grid[i] : undefined;
+        if (grid && g !== undefined) {
+            const codes = win.parts.grid[g];
+            if (grid.dataset.codes !== codes) {
+                const old = grid.dataset.codes || "";
+                const cells = grid.children;
+                for (let c = 0; c < cells.length; c++) {
+                    const a = codes[c] || "i";
+                    if (old[c] !== a) { cells[c].className = "cell " + a + " " + (meta.grid[c] || ""); }
+                }
+                grid.dataset.codes = codes;
+            }
+        }
+        const t = win.times[i];
+        if (following && following.length) { follow("timeline-graph", t, win, i); }
+        placeCursor("timeline-graph", t);
+        placeCursor("pipeline-graph", t);
+        if (!meta.axes || !meta.axes.length) { return nu(); }
+        const mgd = plot("matrices-graph");
+        if (!mgd || !mgd.data || mgd.data.length < meta.axes.length) {
+            last.tiles = last.done = undefined; // the figure is not there yet: draw the overlays at the next step
+            return nu();
+        }
+        const mx = new window.dash_clientside.Patch();
+        let changed = false;
+        const held = tilesAt(win, i);
+        const sig = JSON.stringify(held);
+        if (last.tiles !== sig) {
+            last.tiles = sig;
+            mx.assign(["layout", "shapes"], tileShapes(win, held, meta));
+            changed = true;
+        }
+        const d = win.index.done ? win.index.done[i] : undefined;
+        if (d !== undefined && last.done !== d) {
+            last.done = d;
+            const counts = win.parts.done[d];
+            meta.outputs.forEach(function (o, j) {
+                mx.assign(["data", meta.axes[o.tensor].trace, "z"], completion(meta, o, counts[j]));
+            });
+            changed = true;
+        }
+        return changed ? mx.build() : nu();
+    }
+
+    // -- a lesson's narration --------------------------------------------------------------------------
+    function narrate(step, meta, lang, buttons) {
+        const L = meta && meta.lesson;
+        const none = [nu(), new Array(buttons).fill(nu())].concat(VIEWS.map(nu));
+        if (!L) { return none; }
+        lang = lang || "en";
+        const j = lessonIndex(meta, (typeof step === "number") ? step : 0);
+        const key = JSON.stringify([lang, j, buttons]);
+        if (memo.narrated && memo.narrated.meta === meta && memo.narrated.key === key) { return none; }
+        memo.narrated = {meta: meta, key: key};
+        const div = function (cls, text) {
+            return {type: "Div", namespace: "dash_html_components", props: {className: cls, children: text}};
+        };
+        const children = j < 0 ? [div("ntext", L.summary[lang])]
+            : [div("nhead", (j + 1) + " / " + L.anchors.length), div("ntext", L.text[lang][j])];
+        if (L.missing_note) { children.push(div("note", L.missing_note[lang])); }
+        const classes = [];
+        for (let k = 0; k < buttons; k++) {
+            let cls = "lstep";
+            if (k === j) { cls += " current"; }
+            if (L.anchors[k] === null) { cls += " missing"; }
+            classes.push(cls);
+        }
+        const focus = j >= 0 ? L.views[j] : null;
+        return [children, classes].concat(VIEWS.map(function (v) { return v === focus ? "view focus" : "view"; }));
+    }
+
+    // -- one callback per step: move, draw, ask for frames if needed, narrate ------------------------------
+    function player(_back, _fwd, slider, _ticks, jump, _play, _first, _last, _lsteps, _lnav, meta, win, core, lang,
+                    bps, _device, step, speed, playing, follow, req) {
+        const ctx = window.dash_clientside.callback_context;
+        if (trigger() === "sys-device") { memo.last.tiles = undefined; memo.last.done = undefined; }
+        const lists = (ctx && ctx.outputs_list) || [];
+        const buttons = Array.isArray(lists[8]) ? lists[8].length : 0;
+        const moved = control(trigger(), slider, jump, meta, step, win, speed, playing);
+        const s = moved[0] === nu() ? ((typeof step === "number") ? step : 0) : moved[0];
+        const patch = render(s, win, follow, meta);
+        const asked = request(s, meta, core, lang, bps, win, req);
+        if (asked !== nu()) {
+            // a side update: the window request feeds a server callback whose window feeds this one
+            window.dash_clientside.set_props("window-request", {data: asked});
+        }
+        const told = narrate(s, meta, lang, buttons);
+        return moved.concat([patch], told);
+    }
+
+    // -- the timeline's relayout events: only a user's zoom or pan goes to the server ------------------------
+    function zoomGate(relayout) {
+        if (!relayout) { return nu(); }
+        const keys = Object.keys(relayout);
+        const user = keys.some(function (k) { return k.indexOf("xaxis.range") === 0 || k === "xaxis.autorange"; });
+        if (!user || keys.some(function (k) { return k.indexOf("shapes") === 0; })) { return nu(); }
+        return relayout;
+    }
+
+    window.dash_clientside = Object.assign({}, window.dash_clientside, {
+        ascendsim: {player: player, zoomGate: zoomGate},
+    });
+
+    // -- keys: step when the focus is not in a text field ------------------------------------------------
+    const KEYS = {
+        ArrowRight: "step-forward", ArrowLeft: "step-back", " ": "play", "[": "jump-prev", "]": "jump-next",
+        Home: "step-first", End: "step-last",
+    };
+    document.addEventListener("keydown", function (ev) {
+        const el = ev.target;
+        if (ev.ctrlKey || ev.metaKey || ev.altKey) { return; }
+        if (el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName) ||
+                   (el.getAttribute && el.getAttribute("role") === "slider"))) { return; }
+        const target = KEYS[ev.key];
+        if (!target) { return; }
+        const button = byId(target);
+        if (!button) { return; }
+        ev.preventDefault();
+        button.click();
+    });
+
+    // -- clicks inside the panels written above: a slot shows its numbers, a core cell opens that core ---------
+    document.addEventListener("click", function (ev) {
+        const set = window.dash_clientside && window.dash_clientside.set_props;
+        if (!set || !ev.target.closest) { return; }
+        const slot = ev.target.closest("#core-body .slot[data-buf]");
+        if (slot) {
+            set("slot-click", {data: {buf: slot.dataset.buf, q: +slot.dataset.q, s: +slot.dataset.s, at: Date.now()}});
+            return;
+        }
+        const cell = ev.target.closest("#core-grid .cell[data-core]");
+        if (cell) {
+            set("core-pick", {data: {core: cell.dataset.core, at: Date.now()}});
+        }
+    });
+}());

@@ -1,0 +1,219 @@
+"""The compare page: two runs given as the CLI's options, simulated (with progress), and set side by side:
+their metrics, what changed between them and why it matters, and both timelines over their kernels."""
+
+from __future__ import annotations
+
+import shlex
+
+from dash import Input, Output, State, ctx, dcc, html, no_update
+from dash.exceptions import PreventUpdate
+
+from app.present.messages import t as msg
+from engine.profile import DEFAULT_PROFILE
+from engine.scenarios import registry
+
+from . import figures, layout, render
+from .pages import describe
+from .playground import plain, progress
+from .runs import RunRequestError, Runs, validate_request
+
+
+def _lang(lang) -> str:
+    return lang if lang in ("en", "zh") else "en"
+
+
+def parse_options(scenario: str, text: str) -> dict:
+    """``--m 1024 --buffer-num 1 --pageable`` (the CLI's syntax) as parameter values; RunRequestError if malformed."""
+    params = {p.flag: p for p in registry()[scenario].params}
+    try:
+        words = shlex.split(text or "")
+    except ValueError as exc:
+        raise RunRequestError(f"options: {exc}") from None
+    out, i = {}, 0
+    while i < len(words):
+        word = words[i]
+        p = params.get(word)
+        if p is None:
+            raise RunRequestError(f"options: {word!r} is not an option of {scenario} ({', '.join(params)})")
+        if p.type is bool:
+            out[p.name] = True
+            i += 1
+            continue
+        if i + 1 >= len(words):
+            raise RunRequestError(f"options: {word} needs a value")
+        out[p.name] = words[i + 1]
+        i += 2
+    return out
+
+
+def register(app, runs: Runs) -> None:
+    # -- compare --------------------------------------------------------------------------------------------------
+    @app.callback(
+        Output("cmp-error", "children"),
+        Output("cmp-progress", "children"),
+        Output("cmp-job", "data"),
+        Output("cmp-poll", "disabled"),
+        Output("cmp-result", "children"),
+        Input("cmp-run", "n_clicks"),
+        Input("cmp-poll", "n_intervals"),
+        State("cmp-a-scenario", "value"),
+        State("cmp-a-options", "value"),
+        State("cmp-b-scenario", "value"),
+        State("cmp-b-options", "value"),
+        State("cmp-numerics", "value"),
+        State("cmp-job", "data"),
+        State("lang-page", "data"),
+        prevent_initial_call=True,
+    )
+    def compare(_run, _poll, sa, oa, sb, ob, numerics, job, lang):
+        lang = _lang(lang)
+        if ctx.triggered_id == "cmp-run":
+            requests = []
+            try:
+                for label, scenario, options in (("A", sa, oa), ("B", sb, ob)):
+                    if scenario not in registry():
+                        raise RunRequestError(
+                            f"{label}: scenario must be one of {', '.join(registry())}, got {scenario!r}"
+                        )
+                    params = parse_options(scenario, options)
+                    req = {
+                        "scenario": scenario,
+                        "profile": params.pop("profile", DEFAULT_PROFILE),
+                        "params": params,
+                        "numerics": "on" in (numerics or []),
+                    }
+                    try:
+                        validate_request(req)
+                    except RunRequestError as exc:
+                        raise RunRequestError(f"{label}: {exc}") from None
+                    requests.append(req)
+                for req in requests:
+                    runs.start(req)
+            except RunRequestError as exc:
+                return str(exc), "", None, True, no_update
+            job = {"requests": [plain(r) for r in requests]}
+        if not job:
+            raise PreventUpdate
+        states = [runs.status(runs.spec(r)) for r in job["requests"]]
+        failed = [s for s in states if s["state"] == "error"]
+        if failed:
+            return msg("web.failed", lang, message=failed[0].get("message", "")), "", None, True, no_update
+        pending = [s for s in states if s["state"] != "done"]
+        if pending:
+            for r, s in zip(job["requests"], states, strict=True):
+                if s["state"] == "none":
+                    runs.start(r)
+            return "", progress(pending[0] if pending[0]["state"] == "running" else {}, lang), job, False, no_update
+        return "", "", None, True, comparison(runs, job["requests"], lang)
+
+
+_SHARES = ("percent_of_peak", "cube_utilization", "mte2_compute_overlap", "copy_compute_overlap")
+_SHARES += ("parallelism_utilization",)
+
+
+def _pct(key: str, value):
+    """A share as a percentage (percent_of_peak already is one)."""
+    if not isinstance(value, (int, float)):
+        return None
+    return value if key == "percent_of_peak" else round(100 * value, 2)
+
+
+_WHY = {"buffer_num", "cores", "base", "streams", "pageable", "sync_each", "tile_length", "profile"}
+
+
+def comparison(runs: Runs, requests: list[dict], lang: str) -> html.Div:
+    """Metrics side by side, what changed between the two requests and why it matters, both timelines."""
+    from engine.analysis.compare import compare as diff_reports
+
+    loaded = [runs.load(r) for r in requests]
+    reports = [x.replay.report() for x in loaded]
+    diff = diff_reports(*reports)
+    names = (msg("web.compare_a", lang), msg("web.compare_b", lang))
+    rows = [
+        html.Tr(
+            [html.Th(msg("web.metric", lang)), html.Th(names[0]), html.Th(names[1]), html.Th(msg("web.change", lang))]
+        )
+    ]
+    for key, row in diff["metrics"].items():
+        ratio = row.get("ratio")
+        change = f"{ratio:.3g}x" if ratio else ""
+        rows.append(html.Tr([html.Td(key), html.Td(_fmt(row["a"])), html.Td(_fmt(row["b"])), html.Td(change)]))
+    changed = []
+    a, b = requests
+    pa, pb = dict(a.get("params", {})), dict(b.get("params", {}))
+    if a["scenario"] != b["scenario"]:
+        changed.append(("scenario", a["scenario"], b["scenario"]))
+    if a.get("profile") != b.get("profile"):
+        changed.append(("profile", a.get("profile"), b.get("profile")))
+    for key in sorted(set(pa) | set(pb)):
+        if str(pa.get(key)) != str(pb.get(key)):
+            changed.append((key, pa.get(key), pb.get(key)))
+    what = [html.Li(msg("web.param_changed", lang, name=k, a=x, b=y)) for k, x, y in changed] or [
+        html.Li(msg("web.same_params", lang))
+    ]
+    why = []
+    for key, _x, _y in changed:
+        if key in ("m", "n", "k", "length", "batches"):
+            why.append(msg("why.shape", lang))
+        elif key in _WHY:
+            why.append(msg(f"why.{key}", lang))
+        else:
+            why.append(msg("why.other", lang, name=key))
+    for label, items in (("A", diff["findings"]["only_a"]), ("B", diff["findings"]["only_b"])):
+        if items:
+            why.append(msg("web.only_in", lang, run=label, items="; ".join(f"{k}: {m}" for k, m in items)))
+    for label, items in (("A", diff["recommendations"]["only_a"]), ("B", diff["recommendations"]["only_b"])):
+        if items:
+            why.append(msg("web.only_in", lang, run=label, items=", ".join(items)))
+    bars = [(k, _pct(k, r["a"]), _pct(k, r["b"])) for k, r in diff["metrics"].items() if k in _SHARES]
+    bars = [b for b in bars if b[1] is not None and b[2] is not None]
+    spans = [render.kernel_span(x) for x in loaded]
+    width = max((b - a for a, b in spans if b > a), default=0.0)
+    timelines = []
+    for label, x, request, (k0, _k1) in zip(names, loaded, requests, spans, strict=True):
+        span = (max(0.0, k0 - 0.05 * width), k0 + 1.05 * width) if width else None
+        view = render.timeline(x, 0, lang, span, [])
+        view["layout"]["shapes"] = []
+        timelines.append(
+            html.Div(
+                [html.H4(f"{label}: {describe(request)}"), dcc.Graph(figure=view, config=layout.GRAPH_CONFIG)],
+                className="view",
+            )
+        )
+    return html.Div(
+        [
+            html.Div(
+                [
+                    html.Div([html.Table(rows, className="cmp")], className="view"),
+                    html.Div(
+                        [
+                            html.H4(msg("web.what_changed", lang)),
+                            html.Ul(what),
+                            html.H4(msg("web.why", lang)),
+                            html.Ul([html.Li(w) for w in why]),
+                        ]
+                        + (
+                            [dcc.Graph(figure=figures.compare_bars_figure(bars, names), config=layout.GRAPH_CONFIG)]
+                            if bars
+                            else []
+                        ),
+                        className="view",
+                    ),
+                ],
+                className="pair",
+            ),
+            html.Div(timelines, className="pair"),
+        ],
+        id="cmp-body",
+    )
+
+
+def _fmt(v) -> str:
+    if isinstance(v, float):
+        return f"{v:,.4g}"
+    if isinstance(v, int):
+        return f"{v:,}"
+    return "-" if v is None else str(v)
+
+
+__all__ = ("comparison", "parse_options", "register")

@@ -1,0 +1,474 @@
+"""Layout builders: the page shell, the player (controls and the seven views) and the four pages.
+
+Every label a trainee reads is a :meth:`Ui.t` span whose id names its catalogue key, so switching
+the language rewrites the labels in place (one callback) without rebuilding the page and without
+losing the step. Element ids listed in the README's automation contract (``step-back``, ``play``,
+``view-core``, ``pg-run``, ...) are created here and keep their meaning.
+"""
+
+from __future__ import annotations
+
+from dash import dcc, html
+
+from app.present.messages import t as msg
+from engine.trace import Kind
+
+from .figures import empty_figure
+
+SPEEDS = (1, 2, 5, 10, 20, 50, 200, 1000, 5000)  # steps per second
+DEFAULT_SPEED = 10
+LANGS = (("en", "English"), ("zh", "中文"))
+VIEWS = ("system", "core", "timeline", "matrices", "pipeline", "metrics", "code")
+PAGES = (("/", "web.nav.lessons"), ("/playground", "web.nav.playground"), ("/compare", "web.nav.compare"))
+PAGES += (("/export", "web.nav.export"),)
+GRAPH_CONFIG = {"displaylogo": False, "modeBarButtonsToRemove": ["select2d", "lasso2d", "autoScale2d"]}
+
+
+class Ui:
+    """Builds translatable labels for one page in one language."""
+
+    def __init__(self, lang: str, page: str) -> None:
+        self.lang = lang
+        self.page = page
+        self._n = 0
+
+    def t(self, key: str, tag=html.Span, **props):
+        """An element showing catalogue entry ``key``; the language switch rewrites it in place."""
+        self._n += 1
+        return tag(msg(key, self.lang), id={"type": "t", "key": key, "n": f"{self.page}-{self._n}"}, **props)
+
+    def s(self, key: str, **values) -> str:
+        return msg(key, self.lang, **values)
+
+
+def shell(lang: str) -> html.Div:
+    """Header (navigation, language switch), the session's current run, and the page area."""
+    ui = Ui(lang, "shell")
+    nav = [
+        dcc.Link(ui.t(key), href=path, id=f"nav-{key.rsplit('.', 1)[1]}", className="navlink") for path, key in PAGES
+    ]
+    return html.Div(
+        [
+            dcc.Location(id="url", refresh=False),
+            dcc.Store(id="last-run", storage_type="session"),
+            html.Header(
+                [
+                    html.Div([html.B("AscendSim"), ui.t("web.title", className="subtitle")], className="brand"),
+                    html.Nav(nav),
+                    dcc.RadioItems(
+                        id="lang-switch",
+                        options=[{"label": name, "value": code} for code, name in LANGS],
+                        value=lang,
+                        inline=True,
+                        persistence=True,
+                        persistence_type="local",
+                        className="lang",
+                    ),
+                ],
+                className="top",
+            ),
+            html.Main(id="page"),
+        ],
+        id="app",
+    )
+
+
+def page_stores(lang: str) -> list:
+    """What every page holds: its language (kept in step with the switch)."""
+    return [dcc.Store(id="lang-page", data=lang)]
+
+
+# -- the player -------------------------------------------------------------------------------------------------
+def controls(ui: Ui) -> html.Div:
+    kinds = [{"label": k, "value": k} for k in Kind.__members__]
+    any_kind = [{"label": "*", "value": ""}, *kinds]
+    return html.Div(
+        [
+            html.Div(
+                [
+                    html.Button(ui.t("web.back"), id="step-back", className="btn", title="←"),
+                    html.Button(
+                        [ui.t("web.play", className="lbl-play"), ui.t("web.pause", className="lbl-pause")],
+                        id="play",
+                        className="btn play",
+                        title="space",
+                    ),
+                    html.Button(ui.t("web.forward"), id="step-forward", className="btn", title="→"),
+                    html.Button("|◀", id="step-first", className="btn hidden", title="Home"),
+                    html.Button("▶|", id="step-last", className="btn hidden", title="End"),
+                    html.Span("", id="step-label", className="steplabel"),
+                    html.Div(
+                        dcc.Slider(id="step-slider", min=0, max=1, step=1, value=0, marks=None, updatemode="drag"),
+                        className="slider",
+                    ),
+                    html.Label(
+                        [
+                            ui.t("web.speed"),
+                            dcc.Dropdown(
+                                id="speed",
+                                options=[{"label": str(s), "value": s} for s in SPEEDS],
+                                value=DEFAULT_SPEED,
+                                clearable=False,
+                                className="dd small",
+                            ),
+                        ],
+                        className="field",
+                    ),
+                ],
+                className="row",
+            ),
+            html.Div(
+                [
+                    html.Label(
+                        [
+                            ui.t("web.jump"),
+                            dcc.Dropdown(
+                                id="jump-kind", options=kinds, value="COMPUTE", clearable=False, className="dd"
+                            ),
+                        ],
+                        className="field",
+                    ),
+                    html.Button(ui.t("web.jump_prev"), id="jump-prev", className="btn", title="["),
+                    html.Button(ui.t("web.jump_next"), id="jump-next", className="btn", title="]"),
+                    html.Label(
+                        [
+                            ui.t("web.core_shown"),
+                            dcc.Dropdown(id="core-select", options=[], clearable=False, className="dd"),
+                        ],
+                        className="field",
+                    ),
+                    html.Span("", id="event-label", className="event"),
+                ],
+                className="row",
+            ),
+            html.Details(
+                [
+                    html.Summary(ui.t("web.breakpoints")),
+                    html.Div(
+                        [
+                            html.Label(
+                                [
+                                    ui.t("web.bp_kind"),
+                                    dcc.Dropdown(
+                                        id="bp-kind", options=any_kind, value="", clearable=False, className="dd"
+                                    ),
+                                ],
+                                className="field",
+                            ),
+                            html.Label(
+                                [ui.t("web.bp_core"), dcc.Dropdown(id="bp-core", options=[], className="dd")],
+                                className="field",
+                            ),
+                            html.Label(
+                                [ui.t("web.bp_src"), dcc.Input(id="bp-src", type="text", debounce=False)],
+                                className="field",
+                            ),
+                            html.Label([ui.t("web.bp_mark"), dcc.Input(id="bp-mark", type="text")], className="field"),
+                            html.Button(ui.t("web.bp_add"), id="bp-add", className="btn"),
+                        ],
+                        className="row",
+                    ),
+                    html.Div(ui.t("web.bp_none"), id="bp-list", className="bplist"),
+                    html.Div("", id="bp-error", className="error"),
+                ],
+                className="breakpoints",
+            ),
+            ui.t("web.keys", tag=html.Div, className="keys"),
+            html.Div("", id="player-status", className="status"),
+        ],
+        className="controls",
+    )
+
+
+def _view(ui: Ui, name: str, title_key: str, *children, extra=None) -> html.Section:
+    head = [ui.t(title_key, tag=html.H3)]
+    if extra is not None:
+        head.append(extra)
+    return html.Section([html.Div(head, className="viewhead"), *children], id=f"view-{name}", className="view")
+
+
+def views(ui: Ui) -> html.Div:
+    """The seven views; their contents are filled per run (server) and per step (browser)."""
+    timeline_tools = html.Div(
+        [
+            dcc.Checklist(
+                id="tl-follow", options=[{"label": ui.t("web.follow"), "value": "on"}], value=["on"], inline=True
+            ),
+            html.Button(ui.t("web.whole_run"), id="tl-whole", className="btn small"),
+            html.Label(
+                [ui.t("web.expand"), dcc.Dropdown(id="tl-expand", options=[], multi=True, className="dd wide")],
+                className="field",
+            ),
+        ],
+        className="tools",
+    )
+    return html.Div(
+        [
+            html.Div(
+                [
+                    _view(ui, "system", "web.view.system", html.Div(id="sys-host"), html.Div(id="sys-device")),
+                    _view(ui, "core", "web.view.core", html.Div(id="core-body"), html.Div(id="tile-values")),
+                ],
+                className="pair",
+            ),
+            _view(
+                ui,
+                "timeline",
+                "timeline",
+                dcc.Graph(id="timeline-graph", figure=empty_figure(), config=GRAPH_CONFIG),
+                extra=timeline_tools,
+            ),
+            html.Div(
+                [
+                    _view(
+                        ui,
+                        "matrices",
+                        "matrices",
+                        ui.t("web.tile_legend", tag=html.Div, className="hint"),
+                        html.Div(id="mx-note", className="note"),
+                        dcc.Graph(id="matrices-graph", figure=empty_figure(), config=GRAPH_CONFIG),
+                    ),
+                    _view(
+                        ui,
+                        "pipeline",
+                        "pipeline",
+                        dcc.Graph(id="pipeline-graph", figure=empty_figure(), config=GRAPH_CONFIG),
+                    ),
+                ],
+                className="pair",
+            ),
+            html.Div(
+                [
+                    _view(ui, "code", "code", html.Div(id="code-body")),
+                    _view(ui, "metrics", "metrics", html.Div(id="metrics-body")),
+                ],
+                className="pair",
+            ),
+        ],
+        className="views",
+    )
+
+
+def player(ui: Ui) -> html.Div:
+    """Controls, views, and the browser-side state of one player (run, step, window of frames)."""
+    stores = [
+        dcc.Store(id="run"),
+        dcc.Store(id="meta"),
+        dcc.Store(id="step", data=0),
+        dcc.Store(id="window"),
+        dcc.Store(id="window-request"),
+        dcc.Store(id="playing", data=False),
+        dcc.Store(id="breakpoints", data=[]),
+        dcc.Store(id="jump-target"),
+        dcc.Store(id="slot-click"),
+        dcc.Store(id="core-pick"),
+        dcc.Store(id="tl-zoom"),
+        dcc.Interval(id="play-timer", interval=100, disabled=True),
+    ]
+    return html.Div([*stores, controls(ui), views(ui)], className="player")
+
+
+# -- pages ----------------------------------------------------------------------------------------------------
+def lessons_page(lang: str, lessons, number: int = 1) -> html.Div:
+    ui = Ui(lang, "lessons")
+    options = [{"label": f"{x.number}. {x.title[lang]}", "value": x.number} for x in lessons]
+    aside = html.Aside(
+        [
+            html.Label(
+                [
+                    ui.t("web.lesson"),
+                    dcc.Dropdown(
+                        id="lesson-select",
+                        options=options,
+                        value=number,
+                        clearable=False,
+                        persistence=True,
+                        persistence_type="session",
+                        className="dd",
+                    ),
+                ],
+                className="field",
+            ),
+            html.Div(id="lesson-head"),
+            html.Div(id="narration", className="narration"),
+            html.Div(
+                [
+                    html.Button(ui.t("web.prev_step"), id={"type": "ls-nav", "dir": -1}, className="btn"),
+                    html.Button(ui.t("web.next_step"), id={"type": "ls-nav", "dir": 1}, className="btn"),
+                ],
+                className="row",
+            ),
+            ui.t("web.steps", tag=html.H4),
+            html.Div(id="lesson-steps", className="lessonsteps"),
+            html.Div(id="lesson-questions"),
+            html.Div(id="lesson-exercise"),
+        ],
+        className="side",
+    )
+    return html.Div([*page_stores(lang), html.Div([aside, player(ui)], className="with-side")], className="page")
+
+
+def playground_page(lang: str, scenarios: list[str], profiles: list[str], scenario: str, profile: str) -> html.Div:
+    ui = Ui(lang, "playground")
+
+    def text(ident: str, value) -> dcc.Input:
+        return dcc.Input(
+            id=ident,
+            type="text",
+            inputMode="numeric",
+            value=str(value),
+            persistence=True,
+            persistence_type="session",
+            className="num",
+        )
+
+    aside = html.Aside(
+        [
+            html.Label(
+                [
+                    ui.t("web.scenario"),
+                    dcc.Dropdown(
+                        id="pg-scenario",
+                        options=scenarios,
+                        value=scenario,
+                        clearable=False,
+                        persistence=True,
+                        persistence_type="session",
+                        className="dd",
+                    ),
+                ],
+                className="field",
+            ),
+            html.Label(
+                [
+                    ui.t("web.profile"),
+                    dcc.Dropdown(
+                        id="pg-profile",
+                        options=profiles,
+                        value=profile,
+                        clearable=False,
+                        persistence=True,
+                        persistence_type="session",
+                        className="dd",
+                    ),
+                ],
+                className="field",
+            ),
+            html.Div(
+                [
+                    html.Label(["m", text("pg-m", 1024)], id="pg-m-row", className="field"),
+                    html.Label(["n", text("pg-n", 1024)], id="pg-n-row", className="field"),
+                    html.Label(["k", text("pg-k", 1024)], id="pg-k-row", className="field"),
+                ],
+                className="mnk",
+            ),
+            html.Div(id="pg-params"),
+            dcc.Checklist(
+                id="pg-numerics",
+                options=[{"label": ui.t("web.numerics"), "value": "on"}],
+                value=["on"],
+                persistence=True,
+                persistence_type="session",
+            ),
+            html.Button(ui.t("web.run"), id="pg-run", className="btn run"),
+            html.Div("", id="pg-error", className="error", role="alert"),
+            html.Div(ui.t("web.pg_hint"), id="pg-progress", className="progress"),
+            html.Div(html.Div(id="pg-summary"), id="narration", className="narration small"),
+            dcc.Interval(id="pg-poll", interval=300, disabled=True),
+            dcc.Store(id="pg-job"),
+            dcc.Store(id="pg-last", storage_type="session"),
+        ],
+        className="side",
+    )
+    return html.Div([*page_stores(lang), html.Div([aside, player(ui)], className="with-side")], className="page")
+
+
+def compare_page(lang: str, scenarios: list[str]) -> html.Div:
+    ui = Ui(lang, "compare")
+
+    def side(tag: str, key: str, scenario: str, options: str) -> html.Div:
+        return html.Div(
+            [
+                ui.t(key, tag=html.H3),
+                dcc.Dropdown(
+                    id=f"cmp-{tag}-scenario",
+                    options=scenarios,
+                    value=scenario,
+                    clearable=False,
+                    persistence=True,
+                    persistence_type="session",
+                    className="dd",
+                ),
+                dcc.Input(
+                    id=f"cmp-{tag}-options",
+                    type="text",
+                    value=options,
+                    persistence=True,
+                    persistence_type="session",
+                    className="opts",
+                ),
+            ],
+            className="cmpside",
+        )
+
+    return html.Div(
+        [
+            *page_stores(lang),
+            html.Div(
+                [
+                    side("a", "web.compare_a", "matmul", "--m 1024 --n 1024 --k 1024 --buffer-num 1"),
+                    side("b", "web.compare_b", "matmul", "--m 1024 --n 1024 --k 1024 --buffer-num 2"),
+                ],
+                className="pair",
+            ),
+            dcc.Checklist(id="cmp-numerics", options=[{"label": ui.t("web.numerics"), "value": "on"}], value=[]),
+            html.Button(ui.t("web.compare_run"), id="cmp-run", className="btn run"),
+            html.Div("", id="cmp-error", className="error", role="alert"),
+            html.Div("", id="cmp-progress", className="progress"),
+            dcc.Interval(id="cmp-poll", interval=400, disabled=True),
+            dcc.Store(id="cmp-job"),
+            html.Div(id="cmp-result"),
+        ],
+        className="page compare",
+    )
+
+
+def export_page(lang: str) -> html.Div:
+    ui = Ui(lang, "export")
+    return html.Div(
+        [
+            *page_stores(lang),
+            ui.t("web.export_title", tag=html.H2),
+            html.Div(id="ex-run", className="note"),
+            html.Div(
+                [
+                    html.Button(ui.t("web.export_chrome"), id="ex-chrome", className="btn"),
+                    html.Button(ui.t("web.export_summary"), id="ex-summary", className="btn"),
+                    html.Button(ui.t("web.export_csv"), id="ex-csv", className="btn"),
+                ],
+                className="row",
+            ),
+            html.Div("", id="ex-error", className="error"),
+            dcc.Download(id="ex-download"),
+        ],
+        className="page export",
+    )
+
+
+def not_found(lang: str) -> html.Div:
+    return html.Div([*page_stores(lang), Ui(lang, "404").t("web.not_found", tag=html.H2)], className="page")
+
+
+__all__ = (
+    "LANGS",
+    "SPEEDS",
+    "VIEWS",
+    "Ui",
+    "compare_page",
+    "export_page",
+    "lessons_page",
+    "not_found",
+    "player",
+    "playground_page",
+    "shell",
+)

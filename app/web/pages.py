@@ -1,0 +1,209 @@
+"""The pages' callbacks: routing, the language, the lesson player's text and questions, and the exports of
+the current run (the playground and compare pages have modules of their own).
+
+Everything a browser sends is validated before use; a bad input is answered in the page.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+from dash import ALL, Input, Output, State, ctx, dcc, html, no_update
+from dash.exceptions import PreventUpdate
+
+from app.present.messages import t as msg
+from engine.profile import DEFAULT_PROFILE, list_profiles
+from engine.scenarios import registry
+from lessons.catalog import LessonError, get
+
+from . import layout
+from .runs import RunRequestError, Runs
+
+
+def _lang(lang) -> str:
+    return lang if lang in ("en", "zh") else "en"
+
+
+def register(app, runs: Runs, default_lang: str) -> None:
+    scenario_names = list(registry())
+    profiles = list_profiles()
+
+    # -- routing and the language ---------------------------------------------------------------------------
+    @app.callback(Output("page", "children"), Input("url", "pathname"), State("lang-switch", "value"))
+    def route(path, lang):
+        lang = _lang(lang or default_lang)
+        path = (path or "/").rstrip("/") or "/"
+        if path in ("/", "/lessons"):
+            return layout.lessons_page(lang, runs.lessons())
+        if path == "/playground":
+            return layout.playground_page(lang, scenario_names, profiles, "matmul", DEFAULT_PROFILE)
+        if path == "/compare":
+            return layout.compare_page(lang, scenario_names)
+        if path == "/export":
+            return layout.export_page(lang)
+        return layout.not_found(lang)
+
+    @app.callback(Output("lang-page", "data"), Input("lang-switch", "value"), State("lang-page", "data"))
+    def mirror_lang(lang, current):
+        lang = _lang(lang)
+        if lang == current:
+            raise PreventUpdate
+        return lang
+
+    @app.callback(
+        Output({"type": "t", "key": ALL, "n": ALL}, "children"),
+        Input("lang-page", "data"),
+        State({"type": "t", "key": ALL, "n": ALL}, "id"),
+    )
+    def translate(lang, ids):
+        lang = _lang(lang)
+        return [msg(i["key"], lang) for i in ids]
+
+    @app.callback(Output("last-run", "data"), Input("run", "data"), prevent_initial_call=True)
+    def remember(run):
+        if not run:
+            raise PreventUpdate
+        return run
+
+    # -- lessons ----------------------------------------------------------------------------------------------
+    @app.callback(
+        Output("run", "data"),
+        Output("lesson-head", "children"),
+        Output("lesson-steps", "children"),
+        Output("lesson-questions", "children"),
+        Output("lesson-exercise", "children"),
+        Input("lesson-select", "value"),
+        Input("lang-page", "data"),
+        State("run", "data"),
+    )
+    def lesson(number, lang, run):
+        lang = _lang(lang)
+        try:
+            les = get(int(number or 1))
+        except (LessonError, ValueError, TypeError) as exc:
+            return no_update, html.Div(str(exc), className="error"), [], [], []
+        head = html.Div(
+            [
+                html.H2(msg("web.lesson_n", lang, n=les.number, title=les.title[lang])),
+                html.Details([html.Summary(msg("web.about", lang)), html.Div(les.summary[lang])]),
+            ],
+            className="lessonhead",
+        )
+        steps = []
+        for i, step in enumerate(les.steps):
+            first = step.text[lang].split("\n", 1)[0]
+            steps.append(html.Button(f"{i + 1}. {first[:70]}", id={"type": "lesson-step", "i": i}, className="lstep"))
+        questions = []
+        if les.questions:
+            questions.append(html.H4(msg("web.questions", lang)))
+        for q in les.questions:
+            questions.append(
+                html.Div(
+                    [
+                        html.Div(q.text[lang]),
+                        dcc.RadioItems(id={"type": "q-answer", "q": q.id}, options=list(q.choices), inline=True),
+                        html.Button(msg("web.check", lang), id={"type": "q-check", "q": q.id}, className="btn small"),
+                        html.Div(id={"type": "q-result", "q": q.id}, className="answer"),
+                    ],
+                    className="question",
+                )
+            )
+        exercise = html.Details(
+            [
+                html.Summary(msg("web.exercise", lang)),
+                html.Div(les.exercise_text[lang], className="exercise"),
+                html.Div(msg("web.start_with", lang, n=les.number), className="hint"),
+            ],
+        )
+        wanted = {"lesson": les.number}
+        return (no_update if run == wanted else wanted), head, steps, questions, exercise
+
+    @app.callback(
+        Output({"type": "q-result", "q": ALL}, "children"),
+        Output({"type": "q-result", "q": ALL}, "className"),
+        Input({"type": "q-check", "q": ALL}, "n_clicks"),
+        State({"type": "q-answer", "q": ALL}, "value"),
+        State({"type": "q-check", "q": ALL}, "id"),
+        State("lesson-select", "value"),
+        State("lang-page", "data"),
+        prevent_initial_call=True,
+    )
+    def answer(clicks, answers, ids, number, lang):
+        lang = _lang(lang)
+        trigger = ctx.triggered_id
+        if not isinstance(trigger, dict) or not any(clicks):
+            raise PreventUpdate
+        les = get(int(number))
+        texts, classes = [], []
+        for ident, yours, n in zip(ids, answers, clicks, strict=True):
+            if ident != trigger or not n:
+                texts.append(no_update)
+                classes.append(no_update)
+                continue
+            question = next(q for q in les.questions if q.id == ident["q"])
+            if yours is None:
+                texts.append(msg("web.choose_first", lang))
+                classes.append("answer")
+                continue
+            truth = runs.truth(les, question.id)
+            right = yours == truth
+            key = "web.right" if right else "web.wrong"
+            texts.append([html.Div(msg(key, lang, answer=truth, yours=yours)), html.Div(question.explain[lang])])
+            classes.append("answer right" if right else "answer wrong")
+        return texts, classes
+
+    # -- export ------------------------------------------------------------------------------------------------------
+    @app.callback(Output("ex-run", "children"), Input("last-run", "data"), Input("lang-page", "data"))
+    def export_label(run, lang):
+        lang = _lang(lang)
+        if not run:
+            return msg("web.export_none", lang)
+        return msg("web.export_run", lang, name=describe(run))
+
+    @app.callback(
+        Output("ex-download", "data"),
+        Output("ex-error", "children"),
+        Input("ex-chrome", "n_clicks"),
+        Input("ex-summary", "n_clicks"),
+        Input("ex-csv", "n_clicks"),
+        State("last-run", "data"),
+        State("lang-page", "data"),
+        prevent_initial_call=True,
+    )
+    def export(_c, _s, _v, run, lang):
+        if not run:
+            return no_update, msg("web.export_none", _lang(lang))
+        try:
+            loaded = runs.load(run)
+        except RunRequestError as exc:
+            return no_update, str(exc)
+        name = "".join(c if c.isalnum() or c in "-_." else "_" for c in describe(run))[:80]
+        which = ctx.triggered_id
+        if which == "ex-chrome":
+            from engine.analysis.export import chrome_document
+
+            doc = chrome_document(loaded.replay.result, metadata={"run": describe(run)})
+            return dcc.send_string(json.dumps(doc), f"{name}.trace.json"), ""
+        report = loaded.replay.report()
+        if which == "ex-summary":
+            doc = {"run": run, "events": loaded.events, "simulated_us": loaded.outline["end_us"], **report.to_dict()}
+            return dcc.send_string(json.dumps(doc, indent=1, default=str), f"{name}.summary.json"), ""
+        from engine.analysis.export import write_pipe_csv
+
+        with tempfile.TemporaryDirectory() as tmp:
+            path = write_pipe_csv(Path(tmp) / "pipes.csv", report.metrics)
+            text = path.read_text()
+        return dcc.send_string(text, f"{name}.pipes.csv"), ""
+
+
+def describe(run: dict) -> str:
+    if "lesson" in run:
+        return f"lesson {run['lesson']}"
+    params = ", ".join(f"{k}={v}" for k, v in (run.get("params") or {}).items() if v is not None)
+    numerics = "" if run.get("numerics", True) else " (timing only)"
+    return f"{run.get('scenario')} on {run.get('profile')}: {params}{numerics}"
+
+
+__all__ = ("describe", "register")

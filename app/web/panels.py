@@ -1,0 +1,278 @@
+"""Layout builders for the views drawn as HTML: plain functions from view-model dicts to Dash components.
+
+The system view's host, link and streams, the core view, the code view, a tile's numbers, the
+metrics and a lesson's text are built here from the dicts of :mod:`app.present.views` (and the parts
+of :mod:`app.present.frames`); the server renders each distinct part once per window of steps and
+the browser swaps them in as it steps. Nothing here reads a run or keeps state.
+"""
+
+from __future__ import annotations
+
+from dash import dcc, html
+
+from app.present.messages import t as msg
+
+from . import figures
+
+SLOT_CLASSES = {"free": "free", "allocated": "alloc", "enqueued": "ready", "dequeued": "inuse", "in use": "inuse"}
+ACTIVITIES = ("cube", "vector", "load", "store", "wait", "busy", "idle")
+
+
+def _bytes(n: int) -> str:
+    if n >= 2**20:
+        return f"{n / 2**20:.1f} MiB"
+    if n >= 2**10:
+        return f"{n / 2**10:.1f} KiB"
+    return f"{n} B"
+
+
+def bar(share: float, cls: str = "") -> html.Div:
+    """A horizontal fill bar (0..1)."""
+    pct = max(0.0, min(1.0, share)) * 100
+    return html.Div(html.Div(className="fill", style={"width": f"{pct:.1f}%"}), className=f"bar {cls}".strip())
+
+
+# -- system -----------------------------------------------------------------------------------------------
+def host_panel(part: dict, lang: str) -> html.Div:
+    """The host, the link's copy engines and the streams (``app.present.views.host_view_of``)."""
+    host = part["host"]
+    engines = []
+    for e in part["link"]["engines"]:
+        what = e["task"] or msg("no_copy", lang)
+        detail = f"{_bytes(e['bytes_done'])} / {_bytes(e['bytes_total'])}" if e["busy"] else ""
+        engines.append(
+            html.Div(
+                [
+                    html.Span(e["label"], className="name"),
+                    html.Span(what, className="what"),
+                    bar(e["progress"]),
+                    html.Span(detail, className="num"),
+                ],
+                className="engine busy" if e["busy"] else "engine",
+            )
+        )
+    streams = []
+    for st in part["streams"]:
+        running = st["running"] or "-"
+        streams.append(
+            html.Div(
+                [
+                    html.Span(st["label"], className="name"),
+                    html.Span(f"{msg('pending', lang)} {st['pending']}", className="num"),
+                    html.Span(f"{msg('running', lang)}: {running}", className="what"),
+                    html.Span(f"{msg('done', lang)} {st['done']}", className="num"),
+                ],
+                className="stream busy" if st["running"] else "stream",
+            )
+        )
+    return html.Div(
+        [
+            html.Div(
+                [html.H4(host["title"]), html.Div(host["doing"], className="doing")],
+                className="box host blocked" if host["blocked"] else "box host",
+            ),
+            html.Div([html.H4(part["link"]["title"]), *engines], className="box link"),
+            html.Div([html.H4(msg("web.streams", lang)), *streams], className="box streams"),
+        ],
+        className="hostlink",
+    )
+
+
+def system_panel(static: dict, lang: str) -> html.Div:
+    """The device box: memory, the grid of cores (filled and coloured per step by the browser from the
+    run's core names, a click opens a core) and a legend. ``static``: ``system_view(...)["device"]``."""
+    legend = [html.Span(msg(f"activity.{a}", lang, block="n"), className=f"key {a[0]}") for a in ACTIVITIES]
+    return html.Div(
+        [
+            html.H4(static["title"]),
+            html.Div([html.Span(static["gm"]), html.Span(static["l2"])], className="mem"),
+            html.Div(id="core-grid", className="grid"),
+            html.Div([html.Span(msg("web.legend", lang) + ":"), *legend], className="legend"),
+        ],
+        className="box device",
+    )
+
+
+# -- one core -------------------------------------------------------------------------------------------------
+def core_panel(part: dict | None, lang: str) -> html.Div:
+    """One core: header, each buffer with its fill and slots (clickable), each pipe and its instruction."""
+    if part is None:
+        return html.Div(msg("web.no_core", lang), className="note")
+    block = msg("web.block", lang, block=part["block"]) if part["block"] is not None else msg("web.no_block", lang)
+    header = html.Div(
+        [
+            html.B(part["core"]),
+            html.Span(block, className="num"),
+            html.Span(
+                msg(f"activity.{part['activity']}", lang, block=part["block"]), className=f"act {part['activity']}"
+            ),
+        ],
+        className="corehead",
+    )
+    buffers = []
+    for b in part["buffers"]:
+        slots = []
+        for sl in b["slots"]:
+            name = (
+                f"{sl['position']} q{sl['queue']}·{sl['slot']}"
+                if sl["slot"] >= 0
+                else f"{sl['position']} q{sl['queue']} TBuf"
+            )
+            slots.append(
+                html.Button(
+                    [
+                        html.Span(name, className="pos"),
+                        html.Span(sl["state_label"], className="state"),
+                        html.Span(sl["tile"] or "-", className="tile"),
+                    ],
+                    className=f"slot {SLOT_CLASSES.get(sl['state'], 'free')}",
+                    title=f"{_bytes(sl['length'])} @ {sl['offset']}",
+                    **{"data-buf": b["name"], "data-q": sl["queue"], "data-s": sl["slot"]},
+                )
+            )
+        used = msg("web.of", lang, used=_bytes(b["used"]), capacity=_bytes(b["capacity"]))
+        buffers.append(
+            html.Div(
+                [
+                    html.Div(
+                        [html.B(b["name"]), html.Span(used, className="num"), bar(b["fill"])], className="bufhead"
+                    ),
+                    html.Div(slots, className="slots"),
+                ],
+                className="buffer",
+            )
+        )
+    rows = []
+    for p in part["pipes"]:
+        rows.append(
+            html.Tr(
+                [
+                    html.Td(p["title"]),
+                    html.Td(p["instruction"] or "-", className="instr"),
+                    html.Td(p["kind"] if p["busy"] else ""),
+                    html.Td(f"{p['start_us']:.4f} - {p['end_us']:.4f} us" if p["busy"] else ""),
+                    html.Td(p["src"] if p["busy"] else "", className="src"),
+                ],
+                className="busy" if p["busy"] else "",
+            )
+        )
+    return html.Div(
+        [
+            header,
+            html.Div(buffers or [html.Div(msg("empty_slot", lang), className="note")], className="buffers"),
+            html.Div(msg("web.click_slot", lang), className="hint"),
+            html.Table([html.Caption(msg("web.pipes", lang)), html.Tbody(rows)], className="pipes"),
+        ],
+        className="core",
+    )
+
+
+def tile_panel(view: dict, lang: str) -> html.Div:
+    """The real numbers in one slot (``app.present.views.tile_view``)."""
+    tile = view.get("tile") or {}
+    head = msg(
+        "web.tile_values",
+        lang,
+        buffer=view["buffer"],
+        queue=view["queue"],
+        slot=view["slot"],
+        tile=tile.get("label", "-"),
+    )
+    if view.get("values") is None:
+        return html.Div([html.Div(head, className="tilehead"), html.Div(view.get("note", ""), className="note")])
+    values = view["values"]
+    corner = msg(
+        "web.tile_corner",
+        lang,
+        rows=len(values),
+        cols=len(values[0]) if values else 0,
+        shape=" x ".join(map(str, view["shape"])) + f" {view['dtype']}",
+    )
+    rows = [html.Tr([html.Td(f"{v:.4g}") for v in row]) for row in values]
+    return html.Div(
+        [
+            html.Div(head, className="tilehead"),
+            html.Div(corner, className="hint"),
+            html.Table(html.Tbody(rows), className="values"),
+        ],
+        className="tilevalues",
+    )
+
+
+# -- code ------------------------------------------------------------------------------------------------------
+def code_panel(view: dict) -> html.Div:
+    """The lines around the current event's source line, that line marked (``code_view`` with context)."""
+    if not view["lines"]:
+        return html.Div(
+            [html.Div(view.get("file") or "", className="file"), html.Div(view.get("note", ""), className="note")]
+        )
+    first = view["first_line"]
+    lines = []
+    for i, text in enumerate(view["lines"]):
+        number = first + i
+        lines.append(
+            html.Div(
+                [html.Span(str(number), className="ln"), html.Span(text or " ", className="tx")],
+                className="line current" if number == view["line"] else "line",
+            )
+        )
+    return html.Div([html.Div(f"{view['file']}:{view['line']}", className="file"), html.Pre(lines, className="code")])
+
+
+# -- metrics -------------------------------------------------------------------------------------------------
+def _value(v) -> str:
+    if isinstance(v, float):
+        return f"{v:,.4g}"
+    if isinstance(v, int):
+        return f"{v:,}"
+    return "-" if v is None else str(v)
+
+
+def metrics_panel(view: dict, lang: str, tryable: bool = False) -> html.Div:
+    """Headline numbers, busy share per pipe, the roofline, idle time by cause, findings and
+    recommendations (with "try it" buttons that re-run the playground when ``tryable``)."""
+    cards = [
+        html.Div([html.Div(_value(h["value"]), className="v"), html.Div(h["label"], className="k")], className="card")
+        for h in view["headline"]
+    ]
+    parts = [html.Div(cards, className="cards")]
+    if any(view["pipe_ratios"].values()):
+        fig = figures.pipe_ratio_figure(view["pipe_ratios"], msg("web.pipe_ratios", lang))
+        parts.append(dcc.Graph(figure=fig, config={"displayModeBar": False}, className="small-graph"))
+    if any(k.get("achieved_tflops") for k in view["roofline"]):
+        labels = {"intensity": msg("web.intensity", lang), "tflops": msg("web.tflops", lang)}
+        parts.append(html.H5(msg("web.roofline", lang)))
+        parts.append(
+            dcc.Graph(figure=figures.roofline_figure(view["roofline"], labels), config={"displayModeBar": False})
+        )
+    gaps = [html.Tr([html.Td(k), html.Td(_value(v), className="num")]) for k, v in view["gaps"].items() if v]
+    if gaps:
+        parts.append(html.Table([html.Caption(msg("web.gaps", lang)), html.Tbody(gaps)], className="gaps"))
+    parts.append(html.H5(view["findings_title"]))
+    if view["findings"]:
+        parts.append(
+            html.Ul(
+                [
+                    html.Li(f"{f['kind']}: {f['message']}" + (f" ({f['src']})" if f["src"] else ""))
+                    for f in view["findings"]
+                ],
+                className="findings",
+            )
+        )
+    else:
+        parts.append(html.Div(view["no_findings"], className="note"))
+    parts.append(html.H5(view["recommendations_title"]))
+    recs = []
+    for i, r in enumerate(view["recommendations"]):
+        items = [html.B(r["title"]), html.Span(" " + ", ".join(f"{k}={_value(v)}" for k, v in r["evidence"].items()))]
+        if tryable and r["change"]:
+            change = ", ".join(f"{k}={v}" for k, v in r["change"].items())
+            items.append(
+                html.Button(f"{msg('web.try', lang)}: {change}", id={"type": "try-rec", "i": i}, className="try")
+            )
+        recs.append(html.Li(items))
+    parts.append(html.Ul(recs, className="recs") if recs else html.Div("-", className="note"))
+    return html.Div(parts, className="metrics")
+
+
+__all__ = ("code_panel", "core_panel", "host_panel", "metrics_panel", "system_panel", "tile_panel")

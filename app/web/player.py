@@ -1,0 +1,316 @@
+"""The player's callbacks: the server loads a run and sends windows of frames; the browser steps.
+
+Server side (one round trip per run, per window of steps, per click that needs the run): the run's
+description and its language-dependent views; a window of frames with the timeline and pipeline
+around it; jumps to the next event of a kind; breakpoints; a slot's numbers; timeline zoom.
+Browser side (``assets/player.js``, no round trip): the step (buttons, keys, slider, play, stopping at
+breakpoints), drawing a step from the window, and asking for the next window near its edge.
+"""
+
+from __future__ import annotations
+
+import time
+
+from dash import ALL, ClientsideFunction, Input, Output, State, ctx, html, no_update
+from dash.exceptions import PreventUpdate
+
+from app.present import views
+from app.present.messages import t as msg
+
+from . import panels, render
+from .layout import VIEWS
+from .runs import RunRequestError, Runs, breakpoints_of
+
+
+def _lang(lang) -> str:
+    return lang if lang in ("en", "zh") else "en"
+
+
+def register(app, runs: Runs) -> None:
+    # -- a run: its description (language-free) ----------------------------------------------------------
+    @app.callback(
+        Output("meta", "data"),
+        Output("step-slider", "max"),
+        Output("core-select", "options"),
+        Output("core-select", "value"),
+        Output("bp-core", "options"),
+        Output("tl-expand", "options"),
+        Output("tl-expand", "value"),
+        Output("player-status", "children"),
+        Input("run", "data"),
+        State("lang-page", "data"),
+        State("meta", "data"),
+    )
+    def load_run(run, lang, old):
+        if not run:
+            raise PreventUpdate
+        try:
+            loaded = runs.load(run)
+        except RunRequestError as exc:
+            return (no_update,) * 7 + (str(exc),)
+        if old and old.get("key") == loaded.key:
+            raise PreventUpdate
+        meta = render.meta(loaded)
+        cores = meta["cores"]
+        first = cores[:1]
+        status = msg(
+            "web.ran",
+            _lang(lang),
+            scenario=loaded.spec.scenario,
+            events=f"{loaded.events:,}",
+            us=f"{loaded.outline['end_us']:,.3f}",
+        )
+        return meta, max(1, meta["n"] - 1), cores, (first[0] if first else None), cores, cores, first, status
+
+    # -- a run: the views that depend on the language ----------------------------------------------------------
+    @app.callback(
+        Output("sys-device", "children"),
+        Output("metrics-body", "children"),
+        Output("matrices-graph", "figure"),
+        Output("mx-note", "children"),
+        Output("matrices-graph", "style"),
+        Input("meta", "data"),
+        Input("lang-page", "data"),
+        State("run", "data"),
+    )
+    def run_views(meta, lang, run):
+        if not meta or not run:
+            raise PreventUpdate
+        lang = _lang(lang)
+        loaded = runs.load(run)
+        device = views.system_view(loaded.replay, 0, lang)["device"]
+        sys = panels.system_panel(device, lang)
+        metrics = panels.metrics_panel(views.metrics_view(loaded.replay, lang), lang, tryable="lesson" not in run)
+        figure, note = render.matrices(loaded, lang)
+        style = {} if loaded.outline["tensors"] else {"display": "none"}
+        return sys, metrics, figure, note, style
+
+    # -- a window of frames --------------------------------------------------------------------------------
+    @app.callback(
+        Output("window", "data"),
+        Output("pipeline-graph", "figure"),
+        Output("timeline-graph", "figure"),
+        Input("window-request", "data"),
+        State("run", "data"),
+        State("tl-expand", "value"),
+        State("tl-follow", "value"),
+    )
+    def fetch_window(req, run, expand, follow):
+        if not req or not run:
+            raise PreventUpdate
+        loaded = runs.load(run)
+        if req.get("run") != loaded.key:
+            raise PreventUpdate
+        lang = _lang(req.get("lang"))
+        try:
+            bps = breakpoints_of(req.get("bps"), loaded)
+        except RunRequestError:
+            bps = ()
+        first, count = int(req.get("first", 0)), max(1, min(int(req.get("count", 1)), render.WINDOW * 3))
+        core = req.get("core")
+        key = (first, count, core, lang, bps)
+        w = loaded.window(key, lambda: render.window(loaded, first, count, core, lang, bps))
+        out = {**w, "sig": req.get("sig")}
+        last = w["first"] + w["count"] - 1
+        at = min(max(int(req.get("step") or w["first"]), w["first"]), last)
+        pipeline = render.pipeline(loaded, last, w["core"], lang, at)
+        timeline = no_update
+        if follow:
+            span = render.window_span(w, loaded.outline["end_us"])
+            timeline = render.timeline(loaded, at, lang, span, expand or [])
+        return out, pipeline, timeline
+
+    # -- the timeline: zoom, whole run, expanded cores ---------------------------------------------------------
+    @app.callback(
+        Output("timeline-graph", "figure", allow_duplicate=True),
+        Output("tl-follow", "value"),
+        Input("tl-zoom", "data"),
+        Input("tl-whole", "n_clicks"),
+        Input("tl-expand", "value"),
+        State("run", "data"),
+        State("step", "data"),
+        State("lang-page", "data"),
+        State("tl-follow", "value"),
+        State("window", "data"),
+        prevent_initial_call=True,
+    )
+    def zoom(relayout, _whole, expand, run, step, lang, follow, win):
+        if not run:
+            raise PreventUpdate
+        loaded = runs.load(run)
+        step = int(step or 0)
+        lang = _lang(lang)
+        trigger = ctx.triggered_id
+        if trigger == "tl-whole":
+            return render.timeline(loaded, step, lang, None, expand or []), []
+        if trigger == "tl-zoom":
+            relayout = relayout or {}
+            if "xaxis.range[0]" in relayout and "xaxis.range[1]" in relayout:
+                span = (float(relayout["xaxis.range[0]"]), float(relayout["xaxis.range[1]"]))
+            elif "xaxis.range" in relayout:
+                span = tuple(map(float, relayout["xaxis.range"]))
+            elif relayout.get("xaxis.autorange"):
+                span = None
+            else:
+                raise PreventUpdate
+            fig = render.timeline(loaded, step, lang, span, expand or [])
+            return fig, []
+        if not win or win.get("run") != loaded.key:
+            raise PreventUpdate  # the first window brings the timeline with it
+        span = render.window_span(win, loaded.outline["end_us"]) if follow else None
+        return render.timeline(loaded, step, lang, span, expand or []), no_update
+
+    # -- jumps ---------------------------------------------------------------------------------------------
+    @app.callback(
+        Output("jump-target", "data"),
+        Output("player-status", "children", allow_duplicate=True),
+        Input("jump-prev", "n_clicks"),
+        Input("jump-next", "n_clicks"),
+        State("step", "data"),
+        State("jump-kind", "value"),
+        State("run", "data"),
+        State("lang-page", "data"),
+        prevent_initial_call=True,
+    )
+    def jump(_prev, _next, step, kind, run, lang):
+        if not run or not kind:
+            raise PreventUpdate
+        loaded = runs.load(run)
+        forward = ctx.triggered_id == "jump-next"
+        from engine.trace import Kind
+
+        if kind not in Kind.__members__:
+            return no_update, f"kind must be one of {', '.join(Kind.__members__)}, got {kind!r}"
+        found = loaded.replay.next_of_kind(int(step or 0), kind, forward)
+        if found is None:
+            return no_update, f"{kind}: -"
+        return {"step": found, "at": time.time()}, ""
+
+    # -- breakpoints ---------------------------------------------------------------------------------------
+    @app.callback(
+        Output("breakpoints", "data"),
+        Output("bp-list", "children"),
+        Output("bp-error", "children"),
+        Input("bp-add", "n_clicks"),
+        Input({"type": "bp-del", "i": ALL}, "n_clicks"),
+        State("bp-kind", "value"),
+        State("bp-core", "value"),
+        State("bp-src", "value"),
+        State("bp-mark", "value"),
+        State("breakpoints", "data"),
+        State("run", "data"),
+        State("lang-page", "data"),
+        prevent_initial_call=True,
+    )
+    def breakpoints(_add, deletes, kind, core, src, mark, current, run, lang):
+        current = list(current or [])
+        trigger = ctx.triggered_id
+        if isinstance(trigger, dict) and trigger.get("type") == "bp-del":
+            if not any(deletes):
+                raise PreventUpdate
+            i = trigger["i"]
+            current = [bp for j, bp in enumerate(current) if j != i]
+        elif trigger == "bp-add":
+            item = {
+                "kind": kind or None,
+                "core": core or None,
+                "src": (src or "").strip() or None,
+                "mark": mark.strip() if isinstance(mark, str) and mark.strip() else None,
+            }
+            if item["mark"] is None and isinstance(mark, str) and mark == "" and not any(item.values()):
+                raise PreventUpdate
+            try:
+                if run:
+                    breakpoints_of([item], runs.load(run))
+            except RunRequestError as exc:
+                return no_update, no_update, str(exc)
+            if any(v is not None for v in item.values()) and item not in current:
+                current.append(item)
+        return current, _bp_list(current, _lang(lang)), ""
+
+    # -- a slot's numbers ------------------------------------------------------------------------------------
+    @app.callback(
+        Output("tile-values", "children"),
+        Input("slot-click", "data"),
+        State("step", "data"),
+        State("run", "data"),
+        State("core-select", "value"),
+        State("lang-page", "data"),
+        prevent_initial_call=True,
+    )
+    def tile_values(click, step, run, core, lang):
+        if not click or not run:
+            raise PreventUpdate
+        loaded = runs.load(run)
+        lang = _lang(lang)
+        try:
+            view = views.tile_view(
+                loaded.replay, int(step or 0), core, str(click["buf"]), int(click["q"]), int(click["s"]), 12, lang
+            )
+        except (KeyError, LookupError, TypeError, ValueError) as exc:
+            return html.Div(str(exc), className="note")
+        return panels.tile_panel(view, lang)
+
+    # -- the browser's part: one clientside callback per step (assets/player.js) ------------------------------
+    app.clientside_callback(
+        ClientsideFunction("ascendsim", "player"),
+        Output("step", "data"),
+        Output("step-slider", "value"),
+        Output("playing", "data"),
+        Output("play-timer", "disabled"),
+        Output("play-timer", "interval"),
+        Output("play", "className"),
+        Output("matrices-graph", "figure", allow_duplicate=True),
+        Output("narration", "children"),
+        Output({"type": "lesson-step", "i": ALL}, "className"),
+        *[Output(f"view-{v}", "className") for v in VIEWS],
+        Input("step-back", "n_clicks"),
+        Input("step-forward", "n_clicks"),
+        Input("step-slider", "value"),
+        Input("play-timer", "n_intervals"),
+        Input("jump-target", "data"),
+        Input("play", "n_clicks"),
+        Input("step-first", "n_clicks"),
+        Input("step-last", "n_clicks"),
+        Input({"type": "lesson-step", "i": ALL}, "n_clicks"),
+        Input({"type": "ls-nav", "dir": ALL}, "n_clicks"),
+        Input("meta", "data"),
+        Input("window", "data"),
+        Input("core-select", "value"),
+        Input("lang-page", "data"),
+        Input("breakpoints", "data"),
+        Input("sys-device", "children"),  # the run's views arrived: draw the grid and the overlays again
+        State("step", "data"),
+        State("speed", "value"),
+        State("playing", "data"),
+        State("tl-follow", "value"),
+        State("window-request", "data"),
+        prevent_initial_call=True,
+    )
+    app.clientside_callback(
+        ClientsideFunction("ascendsim", "zoomGate"),
+        Output("tl-zoom", "data"),
+        Input("timeline-graph", "relayoutData"),
+        prevent_initial_call=True,
+    )
+    app.clientside_callback(
+        "function (pick, cores) { return (pick && cores && cores.indexOf(pick.core) >= 0) ? pick.core"
+        " : window.dash_clientside.no_update; }",
+        Output("core-select", "value", allow_duplicate=True),
+        Input("core-pick", "data"),
+        State("core-select", "options"),
+        prevent_initial_call=True,
+    )
+
+
+def _bp_list(items: list[dict], lang: str):
+    if not items:
+        return msg("web.bp_none", lang)
+    out = []
+    for i, bp in enumerate(items):
+        text = " ".join(f"{k}={v}" for k, v in bp.items() if v is not None)
+        out.append(html.Span([text, html.Button("x", id={"type": "bp-del", "i": i}, title="remove")], className="bp"))
+    return out
+
+
+__all__ = ("register",)

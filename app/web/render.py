@@ -1,0 +1,208 @@
+"""What the server sends a player: a run's description (once per run) and windows of frames.
+
+:func:`meta` is everything about a run that does not change with the step or the language: its step
+count, cores, grid, the matrices' axes and the output tiles in landing order, a lesson's step anchors
+and narration in both languages, and the window size the browser asks for. :func:`window` is a
+window of frames (:func:`app.present.frames.frames`) with each distinct part rendered once into
+Dash components by :mod:`.panels`; the browser swaps them in as it steps, with no server round trip
+until it leaves the window. Both are plain JSON-able data; nothing here keeps state.
+"""
+
+from __future__ import annotations
+
+import math
+
+from app.present import views
+from app.present.messages import t as msg
+
+from . import figures, panels
+from .markup import to_html
+from .runs import Loaded
+
+SMALL_RUN = 3000  # steps: a run this short is sent as one window
+WINDOW = 1000  # steps per window of a longer run
+WINDOW_WITH_TILES = 250  # ... when every core's tiles are tracked (matmul-sized runs: about 1.5 ms a step)
+TIMELINE_BARS = 400  # per lane, above this the timeline shows busy share per bucket
+
+
+def window_size(loaded: Loaded) -> int:
+    n = len(loaded.replay)
+    if n <= SMALL_RUN:
+        return n
+    return WINDOW_WITH_TILES if loaded.outline["tensors"] and len(loaded.outline["cores"]) > 4 else WINDOW
+
+
+def meta(loaded: Loaded) -> dict:
+    """A run's description for the browser (language-free: lesson texts come in both languages)."""
+    o = loaded.outline
+    out = {
+        "key": loaded.key,
+        "n": o["n"],
+        "end_us": o["end_us"],
+        "cores": o["cores"],
+        "grid": [name.split(" ")[0].lower() for name in o["grid"]],
+        "grid_names": o["grid"],
+        "outputs": o["outputs"],
+        "window": window_size(loaded),
+        "start": 0,
+        "scenario": loaded.spec.scenario,
+        "params": dict(loaded.spec.params),
+        "numerics": loaded.spec.numerics,
+        "events": loaded.events,
+        "axes": figures.matrix_axes(tensor_shapes(loaded)),
+        "colours": list(figures.CORE_COLOURS),
+    }
+    lesson = loaded.lesson
+    if lesson is not None:
+        anchors = [a if isinstance(a, int) else None for a in loaded.anchors]
+        missing = [a["error"] if isinstance(a, dict) else None for a in loaded.anchors]
+        out["lesson"] = {
+            "number": lesson.number,
+            "anchors": anchors,
+            "views": [s.view for s in lesson.steps],
+            "text": {lang: [reflow(s.text[lang]) for s in lesson.steps] for lang in ("en", "zh")},
+            "summary": {lang: reflow(text) for lang, text in lesson.summary.items()},
+            "missing_note": _missing_note(missing),
+        }
+        first = next((a for a in anchors if a is not None), 0)
+        out["start"] = first
+    return out
+
+
+def tensor_shapes(loaded: Loaded) -> list[tuple[int, int]]:
+    """Each named GM tensor as a matrix (a vector is one row), in the order the matrices view lists them."""
+    out = []
+    for info in loaded.replay.result.gm.values():
+        shape = tuple(info.shape)
+        out.append(shape if len(shape) == 2 else (1, int(math.prod(shape))))
+    return out
+
+
+def _missing_note(missing: list) -> dict | None:
+    """One line per language naming the lesson steps whose selector matched nothing (and the first reason)."""
+    steps = [str(i + 1) for i, why in enumerate(missing) if why]
+    if not steps:
+        return None
+    why = next(w for w in missing if w)
+    return {lang: msg("web.step_missing", lang, steps=", ".join(steps), why=why) for lang in ("en", "zh")}
+
+
+def reflow(text: str) -> str:
+    """Lesson text wrapped for a terminal, as paragraphs (single line breaks joined; no space between
+    Chinese characters)."""
+    paragraphs = []
+    for block in text.strip().split("\n\n"):
+        lines = [line.strip() for line in block.splitlines() if line.strip()]
+        out = ""
+        for line in lines:
+            if out and not (_wide(out[-1]) and _wide(line[0])):
+                out += " "
+            out += line
+        paragraphs.append(out)
+    return "\n\n".join(paragraphs)
+
+
+def _wide(ch: str) -> bool:
+    return ord(ch) >= 0x2E80
+
+
+def matrices(loaded: Loaded, lang: str) -> tuple[dict, str]:
+    """The matrices figure (heatmaps at step 0; the browser draws tiles and completion) and a note."""
+    if not loaded.outline["tensors"]:
+        return figures.matrices_figure({"tensors": []}), msg("web.no_tensors", lang)
+    view = views.matrices_view(loaded.replay, 0, 48, lang)
+    note = "" if loaded.replay.tiles.inputs is not None else msg("web.no_values", lang)
+    return figures.matrices_figure(view), note
+
+
+def labels(lang: str) -> dict:
+    keys = ("duration", "bytes", "flops", "src", "busy")
+    out = {k: msg(f"web.{k}", lang) for k in keys}
+    out["time"] = msg("web.time_us", lang)
+    return out
+
+
+def timeline(loaded: Loaded, step: int, lang: str, span: tuple[float, float] | None, expand: list[str]) -> dict:
+    """The timeline over ``span`` (microseconds; None: the whole run), pipes of ``expand`` cores shown."""
+    view = views.timeline_view(loaded.replay, step, span, TIMELINE_BARS, tuple(expand or ()), lang)
+    return figures.timeline_figure(view, labels(lang))
+
+
+def kernel_span(loaded: Loaded) -> tuple[float, float]:
+    """The time (microseconds) from the first kernel's start to the last kernel's end (0, 0 if none)."""
+    from engine.analysis.pipes import kernel_rows
+
+    t = loaded.replay.trace
+    rows = kernel_rows(t)
+    if not len(rows):
+        return 0.0, 0.0
+    return float(t.start[rows].min()) / 1e6, float(t.end[rows].max()) / 1e6
+
+
+def window_span(w: dict, end_us: float) -> tuple[float, float]:
+    """The time a window of frames covers, padded a little on both sides."""
+    t0, t1 = w["times"][0], w["times"][-1]
+    pad = max((t1 - t0) * 0.05, 0.01)
+    return max(0.0, t0 - pad), min(max(end_us, t1), t1 + pad)
+
+
+def pipeline(loaded: Loaded, last_step: int, core: str | None, lang: str, step: int | None = None) -> dict:
+    """The pipeline table of ``core`` up to the window's last step, the cursor at ``step`` (the browser
+    moves it and veils what has not happened yet)."""
+    if core is None:
+        return figures.pipeline_figure({"tiles": [], "stages": [], "t0_us": 0, "t1_us": 0, "cursor_us": 0}, "")
+    view = views.pipeline_view(loaded.replay, last_step, core, 24, lang)
+    if step is not None:
+        view["cursor_us"] = loaded.replay.event(step).start / 1e6
+    return figures.pipeline_figure(view, msg("web.time_us", lang))
+
+
+def window(loaded: Loaded, first: int, count: int, core: str | None, lang: str, breakpoints: tuple) -> dict:
+    """A window of frames with its parts rendered (see the module docstring)."""
+    w = loaded.source.frames(first, count, core, lang, breakpoints)
+    parts = w["parts"]
+    rendered = {
+        "host": [to_html(panels.host_panel(p, lang)) for p in parts.get("host", [])],
+        "core": [to_html(panels.core_panel(p, lang)) for p in parts.get("core", [])],
+        "code": [to_html(panels.code_panel(p)) for p in parts.get("code", [])],
+        "grid": parts.get("grid", []),
+        "done": parts.get("done", []),
+    }
+    index = dict(w["index"])
+    if not rendered["core"]:
+        rendered["core"] = [to_html(panels.core_panel(None, lang))]
+        index["core"] = [0] * w["count"]
+    out = {k: w[k] for k in ("first", "count", "n", "core", "lang", "labels", "events", "times", "kinds", "breaks")}
+    # an event with no source line (a block, a stream task) keeps the code of the step before it on screen
+    blank = [i for i, p in enumerate(parts.get("code", [])) if not p["lines"]]
+    out.update(run=loaded.key, parts=rendered, index=index, tiles=w["tiles"], code_blank=blank)
+    return out
+
+
+def first_window(loaded: Loaded, lang: str) -> dict:
+    """The window a player asks for first (from step 0, the run's first core, no breakpoints)."""
+    core = loaded.outline["cores"][0] if loaded.outline["cores"] else None
+    count = window_size(loaded)
+    return loaded.window((0, count, core, lang, ()), lambda: window(loaded, 0, count, core, lang, ()))
+
+
+def prepare(loaded: Loaded, request: dict) -> None:
+    """Compute what a page asks for first about a new run (the analysis, the first window), so it is
+    ready when the run is reported done (see :class:`~app.web.runs.Runs`)."""
+    lang = request.get("lang") if request.get("lang") in ("en", "zh") else "en"
+    loaded.replay.report()
+    first_window(loaded, lang)
+
+
+__all__ = (
+    "first_window",
+    "labels",
+    "matrices",
+    "meta",
+    "pipeline",
+    "prepare",
+    "timeline",
+    "window",
+    "window_size",
+    "window_span",
+)

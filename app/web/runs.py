@@ -1,0 +1,390 @@
+"""The runs a dashboard server plays: validated from what a browser asks, simulated once, shared by all.
+
+A browser names a run with a small dict it keeps in its own session (``{"lesson": 1}`` or
+``{"scenario": "matmul", "profile": ..., "params": {...}, "numerics": false}``); nothing about a user is
+kept here. Every such dict is validated again on each use (the scenario's own parameter checks and
+the server's budget), turned into a :class:`~app.present.store.RunSpec`, and the run is found by the
+spec's hash: in this process's memory, on disk (written by any worker), or simulated now.
+
+Playground runs are simulated in a background thread so the page can show progress; the job's state
+lives in a small JSON file next to the stored runs, so any worker can answer "how far is it?" and
+the finished run (the ``.npz`` the :class:`~app.present.store.RunStore` writes) is visible to all.
+Lesson runs are small and computed on first use.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from app.present import Breakpoint, Replay, budget
+from app.present.frames import FrameSource, outline
+from app.present.store import RunSpec, RunStore
+from engine.profile import DEFAULT_PROFILE, ProfileError, list_profiles, load_profile
+from engine.scenarios import Scenario, ScenarioArgError, ScenarioFailed, registry
+from engine.scenarios.cost import Cost
+from engine.trace import Kind
+from lessons.catalog import Lesson, LessonError, get, lessons
+from lessons.selectors import SelectorError, resolve
+
+ROOT = Path(__file__).resolve().parents[2]
+MAX_INPUT_BYTES = 64 * 2**20  # inputs regenerated for tile values and heatmaps up to this size
+MAX_LOADED_EVENTS = 8_000_000  # replays kept in one process's memory, counted in events
+EVENTS_PER_S = 600_000  # simulation speed, timing only (8192^3: 3.66 M events in 5.4 s on a 2-core machine)
+STORED_EVENTS_PER_S = 450_000  # compressing a run to disk (8192^3: 8 s)
+WINDOWS_KEPT = 24  # rendered frame windows kept per run
+
+
+class RunRequestError(ValueError):
+    """A run asked for by a browser is invalid or too big; the message names the field, the limit and the value."""
+
+
+def fingerprint(*folders: str) -> str:
+    """A hash of the sources that determine a run (so a stored run of older code is never served)."""
+    h = hashlib.sha256()
+    for folder in folders:
+        for path in sorted((ROOT / folder).rglob("*")):
+            if path.suffix in (".py", ".toml", ".json") and "__pycache__" not in path.parts:
+                h.update(str(path.relative_to(ROOT)).encode())
+                h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+# -- validating what a browser sends -------------------------------------------------------------------
+def _field(message: str, p) -> str:
+    """A scenario message names its CLI flag (``--buffer-num``); the page names the field (``buffer_num``)."""
+    return message.replace(p.flag, p.name, 1) if p is not None else message
+
+
+def _coerce(p, raw):
+    """A form value (number, text, bool or empty) as the parameter's type, or ScenarioArgError."""
+    if p.type is bool:
+        return bool(raw)
+    if raw is None or raw == "":
+        if p.default is None:
+            return None
+        raise ScenarioArgError(f"{p.name} is required (default {p.default}), got nothing")
+    if p.type is int:
+        if isinstance(raw, float) and raw.is_integer():
+            return int(raw)
+        if isinstance(raw, str):
+            try:
+                return int(raw.strip())
+            except ValueError:
+                raise ScenarioArgError(f"{p.name} must be an integer, got {raw!r}") from None
+    if p.type is float and isinstance(raw, str):
+        try:
+            return float(raw.strip())
+        except ValueError:
+            raise ScenarioArgError(f"{p.name} must be a number, got {raw!r}") from None
+    if p.type is str and not isinstance(raw, str):
+        raise ScenarioArgError(f"{p.name} must be text, got {raw!r}")
+    return raw
+
+
+def validate_request(request: dict) -> tuple[RunSpec, Scenario, Cost]:
+    """A playground request as a :class:`RunSpec` (raises :class:`RunRequestError` naming the field)."""
+    scenarios = registry()
+    name = request.get("scenario")
+    if name not in scenarios:
+        raise RunRequestError(f"scenario must be one of {', '.join(scenarios)}, got {name!r}")
+    scenario = scenarios[name]
+    profile_name = request.get("profile") or DEFAULT_PROFILE
+    if profile_name not in list_profiles():
+        raise RunRequestError(f"profile must be one of {', '.join(list_profiles())}, got {profile_name!r}")
+    try:
+        profile = load_profile(profile_name)
+    except ProfileError as exc:
+        raise RunRequestError(f"profile: {exc}") from None
+    raw = request.get("params") or {}
+    if not isinstance(raw, dict):
+        raise RunRequestError(f"params must be a mapping, got {type(raw).__name__}")
+    unknown = sorted(set(raw) - {p.name for p in scenario.params})
+    if unknown:
+        raise RunRequestError(
+            f"{unknown[0]} is not a parameter of {name} ({', '.join(p.name for p in scenario.params)})"
+        )
+    numerics = request.get("numerics", True)
+    if not isinstance(numerics, bool):
+        raise RunRequestError(f"numerics must be true or false, got {numerics!r}")
+    values = {}
+    current = None
+    try:
+        for p in scenario.params:
+            current = p
+            values[p.name] = _coerce(p, raw.get(p.name, p.default))
+        current = None
+        values = scenario.validate(profile, values)
+        cost = budget.check(name, profile, values, numerics)
+    except ScenarioArgError as exc:
+        message = str(exc)
+        for p in scenario.params:
+            if message.startswith(p.flag):
+                current = p
+        raise RunRequestError(_field(message, current)) from None
+    return RunSpec.of(name, profile_name, values, numerics), scenario, cost
+
+
+# -- a run loaded for playing ------------------------------------------------------------------------------
+@dataclass
+class Loaded:
+    """One run ready to play: its replay, its frame source, what a page shows about it."""
+
+    key: str
+    spec: RunSpec
+    replay: Replay
+    source: FrameSource
+    outline: dict
+    lesson: Lesson | None = None
+    anchors: list = field(default_factory=list)  # per lesson step: its step, or None with why
+    windows: OrderedDict = field(default_factory=OrderedDict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def events(self) -> int:
+        return len(self.replay.trace)
+
+    def window(self, key: tuple, build: Callable[[], dict]) -> dict:
+        """A rendered window of frames, built once (``key``: first, count, core, lang, breakpoints)."""
+        with self.lock:
+            found = self.windows.get(key)
+            if found is not None:
+                self.windows.move_to_end(key)
+                return found
+        built = build()
+        with self.lock:
+            self.windows[key] = built
+            while len(self.windows) > WINDOWS_KEPT:
+                self.windows.popitem(last=False)
+        return built
+
+
+def breakpoints_of(items, loaded: Loaded) -> tuple[Breakpoint, ...]:
+    """Breakpoints a browser sent, validated (an invalid one raises RunRequestError)."""
+    out = []
+    cores = set(loaded.outline["cores"])
+    for item in items or []:
+        if not isinstance(item, dict):
+            raise RunRequestError(f"a breakpoint must be a mapping, got {item!r}")
+        kind, core = item.get("kind") or None, item.get("core") or None
+        src, mark = item.get("src") or None, item.get("mark")
+        if kind is not None and kind not in Kind.__members__:
+            raise RunRequestError(f"breakpoint kind must be one of {', '.join(Kind.__members__)}, got {kind!r}")
+        if core is not None and core not in cores:
+            raise RunRequestError(f"breakpoint core must be one of {', '.join(sorted(cores))}, got {core!r}")
+        if src is not None and (not isinstance(src, str) or len(src) > 300):
+            raise RunRequestError(f"breakpoint src must be file:line (at most 300 characters), got {src!r}")
+        if mark is not None and (not isinstance(mark, str) or len(mark) > 100):
+            raise RunRequestError(f"breakpoint mark must be text of at most 100 characters, got {mark!r}")
+        if kind is None and core is None and src is None and mark is None:
+            continue
+        out.append(Breakpoint(kind=kind, core=core, src=src, mark=mark))
+    return tuple(out)
+
+
+class Runs:
+    """Every run this process can serve: the shared store on disk, replays loaded here, jobs in flight."""
+
+    def __init__(
+        self,
+        directory: str | Path | None = None,
+        max_loaded_events: int = MAX_LOADED_EVENTS,
+        prepare: Callable[[Loaded, dict], None] | None = None,
+    ) -> None:
+        """``prepare(loaded, request)``: run by a job once its run is stored, before it reports done, so
+        the first views a browser asks for are ready in this process."""
+        self.prepare = prepare
+        default = Path(tempfile.gettempdir()) / f"ascendsim-runs-{fingerprint('engine', 'lessons', 'app/present')}"
+        self.directory = Path(directory or default)
+        self.store = RunStore(self.directory, max_bytes=256 * 2**20)
+        self.jobs = self.directory / "jobs"
+        self.jobs.mkdir(parents=True, exist_ok=True)
+        self.max_loaded_events = max_loaded_events
+        self._loaded: OrderedDict[str, Loaded] = OrderedDict()
+        self._lock = threading.Lock()
+        self._building: dict[str, threading.Lock] = {}
+        self._lessons_hash = fingerprint("lessons", "engine")
+
+    # -- what a browser names ------------------------------------------------------------------------------
+    def spec(self, run: dict) -> RunSpec:
+        """The spec of a run dict (validated: a lesson that exists, or a valid playground request)."""
+        if not isinstance(run, dict):
+            raise RunRequestError(f"a run must be a mapping, got {type(run).__name__}")
+        if "lesson" in run:
+            try:
+                lesson = get(run["lesson"])
+            except LessonError as exc:
+                raise RunRequestError(str(exc)) from None
+            return RunSpec.of(f"lesson:{lesson.number}", DEFAULT_PROFILE, {"source": self._lessons_hash})
+        return validate_request(run)[0]
+
+    # -- jobs ---------------------------------------------------------------------------------------------------
+    def _job_path(self, spec: RunSpec) -> Path:
+        return self.jobs / f"{spec.key}.json"
+
+    def status(self, spec: RunSpec) -> dict:
+        """``{"state": "done" | "running" | "error" | "none", ...}`` of a run, as any worker sees it."""
+        stored = self.store.path(spec).is_file()
+        path = self._job_path(spec)
+        try:
+            doc = json.loads(path.read_text())
+        except (FileNotFoundError, json.JSONDecodeError):
+            return {"state": "done" if stored else "none"}
+        if doc.get("state") == "running" and not _alive(doc.get("pid", -1)):
+            return {"state": "done" if stored else "none"}  # its worker died (start it again if need be)
+        if doc.get("state") == "running":
+            doc["elapsed_s"] = round(time.time() - doc["started"], 1)
+        return doc
+
+    def start(self, request: dict) -> dict:
+        """Validate a playground request and start its run unless it is stored or running; its status."""
+        spec, _scenario, cost = validate_request(request)
+        status = self.status(spec)
+        if status["state"] in ("done", "running", "error"):
+            return {**status, "key": spec.key}
+        path = self._job_path(spec)
+        path.unlink(missing_ok=True)  # a stale job of a dead worker
+        events = cost.events
+        expect = events / EVENTS_PER_S + events / STORED_EVENTS_PER_S
+        doc = {"state": "running", "phase": "simulating", "started": time.time(), "pid": os.getpid()}
+        doc.update(estimated_events=events, expected_s=round(expect, 1))
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:  # another request started it a moment ago
+            return {**self.status(spec), "key": spec.key}
+        with os.fdopen(fd, "w") as fh:
+            json.dump(doc, fh)
+        threading.Thread(target=self._simulate, args=(spec, path, doc, request), daemon=True).start()
+        return {**doc, "elapsed_s": 0.0, "key": spec.key}
+
+    def _simulate(self, spec: RunSpec, path: Path, doc: dict, request: dict) -> None:
+        from engine.runner import run_scenario
+
+        try:
+            run = run_scenario(spec.scenario, spec.profile, numerics=spec.numerics, **dict(spec.params))
+            _write(path, {**doc, "phase": "storing"})
+            self.store.put(spec, run.result)
+            if self.prepare is not None:
+                _write(path, {**doc, "phase": "loading"})
+                self.prepare(self.load(request), request)
+            path.unlink(missing_ok=True)
+        except (ScenarioArgError, ScenarioFailed) as exc:
+            _write(path, {**doc, "state": "error", "message": str(exc).splitlines()[0]})
+        except Exception as exc:
+            _write(path, {**doc, "state": "error", "message": f"{type(exc).__name__}: {exc}".splitlines()[0]})
+
+    # -- loading a run for playing ------------------------------------------------------------------------------
+    def load(self, run: dict) -> Loaded:
+        """The run ready to play (lessons are simulated on first use; a playground run must be finished)."""
+        spec = self.spec(run)
+        key = spec.key
+        with self._lock:
+            found = self._loaded.get(key)
+            if found is not None:
+                self._loaded.move_to_end(key)
+                return found
+            building = self._building.setdefault(key, threading.Lock())
+        with building:
+            with self._lock:
+                found = self._loaded.get(key)
+            if found is not None:
+                return found
+            try:
+                loaded = self._build(run, spec)
+            finally:
+                with self._lock:
+                    self._building.pop(key, None)
+            with self._lock:
+                self._loaded[key] = loaded
+                total = sum(x.events for x in self._loaded.values())
+                while total > self.max_loaded_events and len(self._loaded) > 1:
+                    _k, old = self._loaded.popitem(last=False)
+                    total -= old.events
+            return loaded
+
+    def _build(self, run: dict, spec: RunSpec) -> Loaded:
+        if spec.scenario.startswith("lesson:"):
+            lesson = get(run["lesson"])
+            result = self.store.get(spec)
+            if result is None:
+                from engine import Simulation
+
+                sim = Simulation(DEFAULT_PROFILE)
+                try:
+                    lesson.module("scenario").scenario(sim)
+                    result = sim.finish()
+                except Exception as exc:  # a lesson being written may be broken: say so on the page
+                    raise RunRequestError(
+                        f"lesson {lesson.number}: its scenario failed: {type(exc).__name__}: {exc}"
+                    ) from exc
+                self.store.put(spec, result)
+            replay = Replay(result)
+            anchors = []
+            for step in lesson.steps:
+                try:
+                    anchors.append(replay.step_of_row(resolve(result.trace, step.selector)))
+                except SelectorError as exc:
+                    anchors.append({"error": str(exc)})
+            return Loaded(spec.key, spec, replay, FrameSource(replay), outline(replay), lesson, anchors)
+        result = self.store.get(spec)
+        if result is None:
+            raise RunRequestError(f"run {spec.scenario} {dict(spec.params)} is not finished yet")
+        inputs = None
+        if _input_bytes(spec) <= MAX_INPUT_BYTES:
+            inputs = spec.inputs()
+        replay = Replay(result, inputs=inputs, context={"params": dict(spec.params)})
+        return Loaded(spec.key, spec, replay, FrameSource(replay), outline(replay))
+
+    def lessons(self) -> tuple[Lesson, ...]:
+        return lessons()
+
+    def truth(self, lesson: Lesson, question: str) -> str:
+        """What the simulator answers to a lesson's predict-then-run question (computed once, kept on disk)."""
+        if question not in {q.id for q in lesson.questions}:
+            raise RunRequestError(
+                f"question must be one of {', '.join(q.id for q in lesson.questions)}, got {question!r}"
+            )
+        path = self.directory / f"truth-{self._lessons_hash}-{lesson.number}-{question}.txt"
+        if path.is_file():
+            return path.read_text()
+        answer = str(lesson.module("scenario").__dict__[f"truth_{question}"]())
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(answer)
+        os.replace(tmp, path)
+        return answer
+
+
+def _input_bytes(spec: RunSpec) -> int:
+    p = dict(spec.params)
+    if spec.scenario in ("matmul", "matmul-leaky-relu"):
+        return 2 * (p["m"] * p["k"] + p["k"] * p["n"])
+    if spec.scenario == "vector-add":
+        return 4 * p["length"]
+    if spec.scenario == "pipeline":
+        return 2 * 3 * p["n"] * p["n"] * p["batches"]
+    return 0
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(int(pid), 0)
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+def _write(path: Path, doc: dict) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(doc))
+    os.replace(tmp, path)
+
+
+__all__ = ("Loaded", "RunRequestError", "Runs", "breakpoints_of", "fingerprint", "validate_request")

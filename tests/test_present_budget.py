@@ -1,0 +1,44 @@
+"""The server's run budget: refusals that name the field, the limit and the value."""
+
+import pytest
+
+from app.present import budget
+from engine.profile import load_profile
+from engine.scenarios import ScenarioArgError, registry
+
+PROFILE = load_profile("ascend910b1")
+
+
+def _values(name, **params):
+    return registry()[name].validate(PROFILE, params)
+
+
+def test_8192_cubed_timing_only_fits_and_twice_that_is_refused_naming_the_field():
+    assert budget.check("matmul", PROFILE, _values("matmul", m=8192, n=8192, k=8192), numerics=False).events < (
+        budget.MAX_EVENTS
+    )
+    with pytest.raises(ScenarioArgError) as err:
+        budget.check("matmul", PROFILE, _values("matmul", m=16384, n=8192, k=8192), numerics=False)
+    text = str(err.value)
+    assert text.startswith("m x n x k:") and f"{budget.MAX_EVENTS:,}" in text and "16384 x 8192 x 8192" in text
+
+
+def test_numerics_of_8192_cubed_are_refused_with_the_limit():
+    with pytest.raises(ScenarioArgError) as err:
+        budget.check("matmul", PROFILE, _values("matmul", m=8192, n=8192, k=8192), numerics=True)
+    text = str(err.value)
+    assert "m x n x k with numerics must be <=" in text and f"{budget.MAX_NUMERIC_MACS:,}" in text
+    assert "8192 x 8192 x 8192" in text
+    assert budget.check("matmul", PROFILE, _values("matmul", m=2048, n=2048, k=2048), numerics=True) is not None
+
+
+def test_vector_add_limits_name_length():
+    with pytest.raises(ScenarioArgError, match=r"^length: .*\(got 1000000000\)"):
+        budget.check("vector-add", PROFILE, _values("vector-add", length=10**9, tile_length=16), numerics=False)
+    with pytest.raises(ScenarioArgError, match=r"^length with numerics must be <="):
+        budget.check("vector-add", PROFILE, _values("vector-add", length=100 * 2**20), numerics=True)
+
+
+def test_every_scenario_has_an_estimate_and_small_runs_pass():
+    for name, scenario in registry().items():
+        assert budget.check(name, PROFILE, scenario.validate(PROFILE, {}), numerics=True).events > 0

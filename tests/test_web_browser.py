@@ -1,0 +1,312 @@
+"""The dashboard in a real browser (Debian's headless Chromium through Playwright) against the real
+server on a free port: lesson 1 with every view, stepping by buttons, keys and the slider, a breakpoint,
+the language switch, the playground's validation and runs, sessions that never see each other's runs
+(one process and two WSGI workers), compare and export; no console errors; a screenshot of every page
+in tests/artifacts/."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from app.present import Breakpoint, Replay
+from engine import Simulation
+from engine.runner import run_scenario
+from lessons.catalog import get
+from tests.web_browser import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, Server, Tab, need_browser
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def lesson1():
+    sim = Simulation()
+    get(1).module("scenario").scenario(sim)
+    return Replay(sim.finish())
+
+
+@pytest.fixture(scope="module")
+def browser():
+    need_browser()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    need_browser()
+    s = Server(tmp_path_factory.mktemp("runs"))
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="module")
+def workers(tmp_path_factory):
+    need_browser()
+    s = Server(tmp_path_factory.mktemp("runs2"), workers=2)
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def tab(browser, server):
+    context = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
+    t = Tab(context, server.url)
+    yield t
+    t.assert_no_errors()
+    context.close()
+
+
+def test_lesson_1_loads_ready_to_play_with_every_view(tab, lesson1):
+    tab.open("/")
+    n = len(lesson1)
+    tab.wait_steps(n)
+    p = tab.page
+    p.wait_for_selector("#code-body .line.current")
+    p.wait_for_selector("#metrics-body .card")
+    for view in ("system", "core", "timeline", "matrices", "pipeline", "metrics", "code"):
+        assert p.is_visible(f"#view-{view}"), view
+    assert tab.step() == (1, n)
+    assert p.locator("#core-grid .cell").count() == 24 + 48
+    assert "Host CPU" in tab.text("#sys-host") and "acl.init" in tab.text("#sys-host")
+    assert "AIV 0" in tab.text("#core-body")
+    assert p.evaluate("() => document.querySelector('#timeline-graph .js-plotly-plot').data.length") > 0
+    assert p.evaluate("() => document.querySelector('#pipeline-graph .js-plotly-plot').data.length") > 0
+    assert "names no GM tensors" in tab.text("#view-matrices")
+    assert p.locator("#metrics-body .card").count() == 4
+    assert "acl.init" in tab.text("#code-body .line.current")
+    assert get(1).steps[0].text["en"].split()[0] in tab.text("#narration")
+    assert "Lesson 1" in tab.text("#lesson-head")
+    tab.shot("lessons")
+
+
+def test_buttons_and_arrow_keys_move_the_step_cursor_and_core_view_back_and_forth(tab, lesson1):
+    tab.open("/")
+    n = len(lesson1)
+    tab.wait_steps(n)
+    p = tab.page
+    p.click("#step-forward")
+    tab.wait_step(2, n)
+    p.click("#step-back")
+    tab.wait_step(1, n)
+    tab.choose("jump-kind", "MOVE")
+    p.click("#jump-next")  # the first on-chip move: the kernel runs from here
+    start = lesson1.next_of_kind(0, "MOVE") + 1
+    tab.wait_step(start, n)
+    p.wait_for_timeout(300)
+    cursor0, core0 = tab.cursor(), tab.text("#core-body")
+    seen_cursor, seen_core = [cursor0], {core0}
+    for i in range(1, 16):
+        p.click("#step-forward") if i % 2 else p.keyboard.press("ArrowRight")
+        tab.wait_step(start + i, n)
+        seen_cursor.append(tab.cursor())
+        seen_core.add(tab.text("#core-body"))
+    assert seen_cursor == sorted(seen_cursor) and seen_cursor[-1] > cursor0
+    assert len(seen_core) > 1, "the core view never changed"
+    assert seen_cursor[-1] == pytest.approx(lesson1.event(start + 14).start / 1e6, abs=1e-6)
+    for i in range(1, 16):
+        p.keyboard.press("ArrowLeft")
+        tab.wait_step(start + 15 - i, n)
+    p.wait_for_timeout(300)
+    assert tab.cursor() == cursor0 and tab.text("#core-body") == core0
+
+
+def test_the_slider_jumps(tab, lesson1):
+    tab.open("/")
+    n = len(lesson1)
+    tab.wait_steps(n)
+    track = tab.page.locator("#step-slider .dash-slider-track")
+    box = track.bounding_box()
+    tab.page.mouse.click(box["x"] + box["width"] * 0.75, box["y"] + box["height"] / 2)
+    tab.page.wait_for_function("() => +document.getElementById('step-label').innerText.match(/(\\d+) \\//)[1] > 100")
+    i, total = tab.step()
+    assert total == n and abs(i - 0.75 * n) < 0.1 * n
+    tab.page.wait_for_timeout(300)
+    assert tab.cursor() == pytest.approx(lesson1.event(i - 1).start / 1e6, abs=1e-6)
+
+
+def test_a_breakpoint_stops_play(tab, lesson1):
+    tab.open("/")
+    n = len(lesson1)
+    tab.wait_steps(n)
+    p = tab.page
+    p.click("#view-system")  # focus out of any field
+    p.click(".breakpoints summary")
+    tab.choose("bp-kind", "KERNEL")
+    p.click("#bp-add")
+    p.wait_for_selector("#bp-list .bp")
+    assert "kind=KERNEL" in tab.text("#bp-list")
+    tab.choose("speed", "200")
+    p.wait_for_timeout(500)  # the window is fetched again with the breakpoint
+    stopped = (
+        "s => !document.getElementById('play').className.includes('playing')"
+        " && +document.getElementById('step-label').innerText.match(/(\\d+) \\//)[1] > s"
+    )
+    p.click("#play")
+    p.wait_for_function(stopped, arg=1, timeout=30_000)
+    stop = lesson1.next_where(0, Breakpoint(kind="KERNEL").rows(lesson1))
+    assert tab.step() == (stop + 1, n)
+    assert tab.text("#event-label").startswith(lesson1.event(stop).name)
+    p.click("#play")  # play on: stops at the next one
+    p.wait_for_function(stopped, arg=stop + 1, timeout=30_000)
+    again = lesson1.next_where(stop, Breakpoint(kind="KERNEL").rows(lesson1))
+    assert tab.step() == ((again if again is not None else n - 1) + 1, n)
+
+
+def test_the_language_switch_keeps_the_step(tab, lesson1):
+    tab.open("/")
+    n = len(lesson1)
+    tab.wait_steps(n)
+    p = tab.page
+    p.click(".lstep >> nth=7")
+    i = tab.step()[0]
+    p.keyboard.press("ArrowRight")
+    tab.wait_step(i + 1, n)
+    p.click("text=中文")
+    p.wait_for_function("() => document.getElementById('step-label').innerText.startsWith('第')")
+    tab.wait_step(i + 1, n)
+    p.wait_for_function("() => document.getElementById('play').innerText.includes('播放')")  # the labels too
+    assert "主机" in tab.text("#sys-host")
+    assert get(1).steps[7].text["zh"].strip()[:8] in tab.text("#narration")
+    tab.shot("lessons-zh")
+    p.click("text=English")
+    p.wait_for_function("() => document.getElementById('step-label').innerText.startsWith('step')")
+    tab.wait_step(i + 1, n)
+    p.wait_for_function("() => document.getElementById('play').innerText.includes('play')")
+
+
+def _run_playground(tab, m, n, k, numerics=True):
+    p = tab.page
+    for field, value in (("pg-m", m), ("pg-n", n), ("pg-k", k)):
+        p.fill(f"#{field}", str(value))
+    checked = p.is_checked("#pg-numerics input")
+    if checked != numerics:
+        p.click("#pg-numerics input")
+    p.click("#pg-run")
+
+
+def test_the_playground_rejects_a_bad_shape_inline_then_runs_a_good_one(tab):
+    tab.open("/playground")
+    p = tab.page
+    p.wait_for_selector("#pg-params .param")
+    _run_playground(tab, 0, 64, 64)
+    p.wait_for_function("() => document.getElementById('pg-error').innerText.length > 0")
+    assert tab.text("#pg-error") == "m must be >= 1, got 0"
+    p.fill("#pg-m", "abc")
+    p.click("#pg-run")
+    p.wait_for_function("() => document.getElementById('pg-error').innerText.includes('abc')")
+    assert tab.text("#pg-error") == "m must be an integer, got 'abc'"
+    _run_playground(tab, 16384, 8192, 8192, numerics=False)
+    p.wait_for_function("() => document.getElementById('pg-error').innerText.includes('events')")
+    assert tab.text("#pg-error").startswith("m x n x k: this run would record about")
+    expected = len(run_scenario("matmul", m=64, n=64, k=64).result.trace)
+    _run_playground(tab, 64, 64, 64)
+    tab.wait_steps(expected)
+    assert tab.text("#pg-error") == ""
+    p.wait_for_selector("#matrices-graph .js-plotly-plot")
+    p.keyboard.press("End")
+    tab.wait_step(expected, expected)
+    p.wait_for_timeout(500)
+    done = p.evaluate(
+        "() => { const d = document.querySelector('#matrices-graph .js-plotly-plot').data; const z = d[d.length - 1].z;"
+        " return z.flat().filter(v => v !== null).length / z.flat().length; }"
+    )
+    assert done == 1.0  # C complete at the last step
+    tab.choose("jump-kind", "COMPUTE")
+    p.click("#view-system h3")  # the focus out of the dropdown, so the keys step
+    p.keyboard.press("Home")
+    tab.wait_step(1, expected)
+    p.click("#jump-next")  # the first mmad: L0A and L0B hold tiles of A and B
+    tab.wait_step(lesson_free_step(expected, "COMPUTE") + 1, expected)
+    held = p.locator("#core-body .slot .tile", has_text="[").first  # a slot holding a tile of A or B
+    tile = held.inner_text()
+    held.click()
+    p.wait_for_selector("#tile-values table.values")
+    assert tile in tab.text("#tile-values") and len(p.locator("#tile-values td").all()) >= 16
+    tab.shot("playground")
+
+
+def lesson_free_step(n_steps, kind):
+    """The first step of ``kind`` in the 64^3 matmul the playground test runs."""
+    replay = Replay(run_scenario("matmul", m=64, n=64, k=64).result)
+    assert len(replay) == n_steps
+    return replay.next_of_kind(0, kind)
+
+
+def test_a_recommendation_s_try_it_reruns_the_playground_with_its_change(tab):
+    tab.open("/playground")
+    p = tab.page
+    p.wait_for_selector("#pg-params .param")
+    tab.choose({"type": "pg-param", "name": "buffer_num"}, "1")
+    _run_playground(tab, 1024, 1024, 1024, numerics=False)
+    p.wait_for_selector("#metrics-body .try", timeout=60_000)
+    assert "buffer_num=2" in tab.text("#metrics-body .try")
+    before = tab.text("#player-status")
+    p.click("#metrics-body .try")
+    p.wait_for_function("b => document.getElementById('player-status').innerText !== b", arg=before, timeout=60_000)
+    assert p.locator('[id*="buffer_num"] .dash-dropdown-value').first.inner_text() == "2"  # the form follows
+    # double-buffered: nothing left to try once the new run's metrics are drawn
+    p.wait_for_function("() => document.querySelector('#metrics-body .card') && !document.querySelector('.try')")
+
+
+def _two_sessions(browser, url):
+    sessions = []
+    for m in (64, 96):
+        context = browser.new_context(viewport=VIEWPORT)
+        t = Tab(context, url).open("/playground")
+        t.page.wait_for_selector("#pg-params .param")
+        sessions.append((context, t, m))
+    counts = {m: len(run_scenario("matmul", m=m, n=m, k=m).result.trace) for _c, _t, m in sessions}
+    for _c, t, m in sessions:
+        _run_playground(t, m, m, m)
+    for _c, t, m in sessions:
+        t.wait_steps(counts[m])
+    for _c, t, m in sessions:  # after both ran, each still plays its own, also after a reload
+        assert t.step()[1] == counts[m]
+        t.page.reload()
+        t.wait_steps(counts[m])
+        t.page.click("#nav-export")
+        t.page.wait_for_function("m => document.getElementById('ex-run')?.innerText?.includes('m=' + m)", arg=m)
+        other = 96 if m == 64 else 64
+        assert f"m={other}" not in t.text("#ex-run")
+    for context, t, _m in sessions:
+        t.assert_no_errors()
+        context.close()
+
+
+def test_two_sessions_never_see_each_others_runs(browser, server):
+    _two_sessions(browser, server.url)
+
+
+def test_two_sessions_under_two_wsgi_workers(browser, workers):
+    _two_sessions(browser, workers.url)
+
+
+def test_compare_and_export_pages(tab):
+    tab.open("/compare")
+    p = tab.page
+    p.click("#cmp-run")
+    p.wait_for_selector("#cmp-body", timeout=60_000)
+    assert "buffer_num: 1 → 2" in tab.text("#cmp-result")
+    assert "double buffering" in tab.text("#cmp-result")
+    tab.shot("compare")
+    tab.open("/")
+    tab.page.wait_for_selector("#metrics-body .card")
+    p.click("#nav-export")
+    p.wait_for_function("() => document.getElementById('ex-run')?.innerText?.includes('lesson 1')")
+    with p.expect_download() as info:
+        p.click("#ex-summary")
+    doc = json.loads(Path(info.value.path()).read_text())
+    assert doc["run"] == {"lesson": 1} and "metrics" in doc and doc["events"] > 100
+    with p.expect_download() as info:
+        p.click("#ex-chrome")
+    trace = json.loads(Path(info.value.path()).read_text())
+    assert len(trace["traceEvents"]) > 100
+    with p.expect_download() as info:
+        p.click("#ex-csv")
+    assert Path(info.value.path()).read_text().startswith("kernel,kernel_us,core,pipe")
+    tab.shot("export")

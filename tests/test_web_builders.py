@@ -1,0 +1,472 @@
+"""The dashboard's builders as plain functions (no browser): figures and panels from small known
+view-models, HTML text of components, the layouts' automation-contract ids, what the server sends a
+player, the validation of what a browser asks for, and the ``ascendsim web`` command."""
+
+import json
+import time
+
+import pytest
+from dash import html
+
+from app.cli import main
+from app.present.messages import t as msg
+from app.web import compare, figures, layout, markup, pages, panels, playground, render
+from app.web.runs import RunRequestError, Runs, breakpoints_of, validate_request
+from lessons.catalog import lessons
+
+CONTRACT = ("step-back", "step-forward", "play", "step-slider", "step-label", "lang-switch")
+CONTRACT += tuple(f"view-{v}" for v in ("system", "core", "timeline", "matrices", "pipeline", "metrics", "code"))
+PLAYGROUND = ("pg-scenario", "pg-m", "pg-n", "pg-k", "pg-run", "pg-error")
+
+
+def _ids(node, out=None):
+    out = set() if out is None else out
+    if isinstance(node, (list, tuple)):
+        for n in node:
+            _ids(n, out)
+        return out
+    if hasattr(node, "to_plotly_json"):
+        ident = getattr(node, "id", None)
+        if isinstance(ident, str):
+            out.add(ident)
+        for prop in ("children",):
+            _ids(getattr(node, prop, None), out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    return Runs(tmp_path_factory.mktemp("runs"), prepare=render.prepare)
+
+
+# -- figures ---------------------------------------------------------------------------------------------------
+TIMELINE = {
+    "t0_us": 0.0,
+    "t1_us": 10.0,
+    "cursor_us": 4.0,
+    "lanes": [
+        {
+            "label": "Host/host thread",
+            "bars": [
+                {
+                    "start_us": 0.0,
+                    "end_us": 2.0,
+                    "name": "acl.init",
+                    "kind": "CALL",
+                    "bytes": 0,
+                    "flops": 0,
+                    "src": "a.py:1",
+                },
+                {
+                    "start_us": 3.0,
+                    "end_us": 4.0,
+                    "name": "memcpy",
+                    "kind": "COPY",
+                    "bytes": 4096,
+                    "flops": 0,
+                    "src": "",
+                },
+            ],
+        },
+        {"label": "AIC 0/CUBE", "note": "900 events", "buckets": [{"start_us": 5.0, "end_us": 6.0, "busy": 0.5}]},
+    ],
+}
+LABELS = {"duration": "duration", "bytes": "bytes", "flops": "flops", "src": "source", "busy": "busy", "time": "t"}
+
+
+def test_timeline_figure_draws_one_bar_per_event_and_buckets_by_busy_share():
+    fig = figures.timeline_figure(TIMELINE, LABELS)
+    bars = {t["name"]: t for t in fig["data"]}
+    assert bars["CALL"]["type"] == "bar" and bars["CALL"]["base"] == [0.0] and bars["CALL"]["x"] == [2.0]
+    assert "4,096" in bars["COPY"]["hovertext"][0] and "a.py:1" in bars["CALL"]["hovertext"][0]
+    assert bars["busy"]["marker"]["opacity"] == [0.5] and bars["busy"]["y"] == ["AIC 0/CUBE"]
+    layout_ = fig["layout"]
+    assert layout_["yaxis"]["categoryarray"] == ["AIC 0/CUBE", "Host/host thread"]  # first lane on top
+    assert layout_["xaxis"]["range"] == [0.0, 10.0] and layout_["meta"]["cursor_us"] == 4.0
+
+
+def test_timeline_figure_switches_to_webgl_above_the_threshold():
+    many = [
+        {"start_us": i, "end_us": i + 0.5, "name": "mmad", "kind": "COMPUTE", "bytes": 0, "flops": 1, "src": ""}
+        for i in range(figures.WEBGL_BARS + 1)
+    ]
+    fig = figures.timeline_figure({**TIMELINE, "lanes": [{"label": "AIC 0/CUBE", "bars": many}]}, LABELS)
+    (trace,) = fig["data"]
+    assert trace["type"] == "scattergl" and len(trace["x"]) == 3 * len(many)
+    assert trace["x"][:3] == [0, 0.5, None]
+
+
+def test_matrices_figure_axes_heat_and_an_empty_output():
+    view = {
+        "tensors": [
+            {
+                "name": "A",
+                "shape": [96, 64],
+                "role": "input",
+                "role_label": "input",
+                "heat": [[0.5] * 32] * 48,
+                "cell": [2, 2],
+            },
+            {"name": "C", "shape": [96, 96], "role": "output", "role_label": "output", "heat": None, "cell": None},
+        ]
+    }
+    fig = figures.matrices_figure(view)
+    a, c = fig["data"]
+    assert (a["xaxis"], c["xaxis"]) == ("x", "x2") and a["z"] == [[0.5] * 32] * 48
+    assert (a["dx"], a["dy"], a["x0"]) == (2, 2, 1.0)  # 48 x 48 cells at most, in element coordinates
+    assert c["z"] == [[None] * 48] * 48 and fig["layout"]["yaxis2"]["range"] == [96, 0]
+    axes = figures.matrix_axes([(96, 64), (96, 96)])
+    shapes = figures.tile_shapes([[1, 3, "L0C", 16, 32, 16, 8]], axes, {"L1": "dot"})
+    assert shapes == [
+        {
+            "type": "rect",
+            "xref": "x2",
+            "yref": "y2",
+            "x0": 32,
+            "x1": 40,
+            "y0": 16,
+            "y1": 32,
+            "line": {"color": figures.CORE_COLOURS[3], "width": 2, "dash": "solid"},
+        }
+    ]
+
+
+def test_pipeline_figure_one_bar_per_stage_and_tile():
+    view = {
+        "stages": [{"stage": "MTE2", "label": "CopyIn"}, {"stage": "CUBE", "label": "Compute"}],
+        "tiles": [
+            {
+                "tile": "C[0:16, 0:16]",
+                "cells": {
+                    "MTE2": {"start_us": 1.0, "end_us": 2.0, "count": 2},
+                    "CUBE": {"start_us": 2.0, "end_us": 3.0, "count": 4},
+                },
+            },
+            {"tile": "C[0:16, 16:32]", "cells": {"MTE2": {"start_us": 2.0, "end_us": 2.5, "count": 2}}},
+        ],
+        "t0_us": 1.0,
+        "t1_us": 3.0,
+        "cursor_us": 2.2,
+    }
+    fig = figures.pipeline_figure(view, "t")
+    mte2, cube = fig["data"]
+    assert mte2["y"] == ["C[0:16, 0:16]", "C[0:16, 16:32]"] and mte2["x"] == [1.0, 0.5]
+    assert cube["y"] == ["C[0:16, 0:16]"] and "(4)" in cube["hovertext"][0]
+    assert fig["layout"]["meta"]["cursor_us"] == 2.2
+
+
+def test_metric_figures():
+    fig = figures.pipe_ratio_figure({"aic_mac_ratio": 0.5, "aic_mte2_ratio": 0.0}, "busy")
+    assert fig["data"][0]["y"] == ["aic_mac_ratio"] and fig["data"][0]["x"] == [50.0]
+    roof = [
+        {
+            "kernel": "k",
+            "intensity_flops_per_byte": 10.0,
+            "hbm_intensity_flops_per_byte": 100.0,
+            "achieved_tflops": 50.0,
+            "bound_by": "compute",
+            "roofs": {"compute_tflops": 300.0, "hbm_tflops": 180.0},
+        }
+    ]
+    fig = figures.roofline_figure(roof, {"intensity": "i", "tflops": "t"})
+    roofs, point = fig["data"]
+    assert point["x"] == [100.0] and roofs["y"][1] == 300.0  # the ridge at peak
+    assert roofs["x"][1] == pytest.approx(300.0 / 1.8)  # 1.8 TB/s = 180 TFLOPS at 100 flop/B
+    bars = figures.compare_bars_figure([("percent_of_peak", 30.0, 60.0)], ("A", "B"))
+    assert [t["x"] for t in bars["data"]] == [[30.0], [60.0]]
+
+
+# -- panels and HTML -------------------------------------------------------------------------------------
+HOST = {
+    "host": {"title": "Host CPU", "doing": "in acl.init", "call": "acl.init", "blocked": True},
+    "link": {
+        "title": "link",
+        "engines": [
+            {
+                "label": "H2D engine 0",
+                "direction": "H2D",
+                "busy": True,
+                "task": "H2D copy",
+                "bytes_done": 1024,
+                "bytes_total": 4096,
+                "progress": 0.25,
+            }
+        ],
+    },
+    "streams": [{"label": "stream 1", "pending": 2, "running": "add_kernel", "done": 1}],
+}
+CORE = {
+    "core": "AIV 0",
+    "type": "AIV",
+    "block": 3,
+    "active": True,
+    "activity": "vector",
+    "buffers": [
+        {
+            "name": "UB",
+            "capacity": 196608,
+            "used": 24576,
+            "fill": 0.125,
+            "slots": [
+                {
+                    "position": "VECIN",
+                    "queue": 0,
+                    "slot": 1,
+                    "offset": 4096,
+                    "length": 4096,
+                    "state": "enqueued",
+                    "state_label": "enqueued (data ready)",
+                    "tile": "x[0:1, 2048:4096]",
+                    "tile_ref": {},
+                    "writer": 17,
+                }
+            ],
+        }
+    ],
+    "pipes": [
+        {
+            "pipe": "VECTOR",
+            "title": "Vector unit",
+            "busy": True,
+            "instruction": "add",
+            "last": "add",
+            "kind": "COMPUTE",
+            "src": "k.py:9",
+            "start_us": 1.0,
+            "end_us": 1.5,
+        }
+    ],
+}
+
+
+def test_host_panel():
+    text = markup.to_html(panels.host_panel(HOST, "en"))
+    assert 'class="box host blocked"' in text and "in acl.init" in text
+    assert "H2D copy" in text and "1.0 KiB / 4.0 KiB" in text and 'style="width: 25.0%"' in text
+    assert "queued 2" in text and "running: add_kernel" in text
+
+
+def test_core_panel_slots_carry_their_identity_for_clicks():
+    text = markup.to_html(panels.core_panel(CORE, "en"))
+    assert 'class="slot ready"' in text
+    assert all(attr in text for attr in ('data-buf="UB"', 'data-q="0"', 'data-s="1"'))
+    assert "x[0:1, 2048:4096]" in text and "block 3" in text and "Vector computing" in text
+    assert "24.0 KiB of 192.0 KiB" in text and "k.py:9" in text
+    assert "使用" not in text and "数" in markup.to_html(panels.core_panel(CORE, "zh"))
+    assert msg("web.no_core", "en") in markup.to_html(panels.core_panel(None, "en"))
+
+
+def test_code_panel_marks_the_current_line():
+    view = {"file": "k.py", "line": 11, "first_line": 10, "lines": ["a = 1", "b = a < 2", "c = 3"]}
+    text = markup.to_html(panels.code_panel(view))
+    assert '<div class="line current"><span class="ln">11</span><span class="tx">b = a &lt; 2</span></div>' in text
+    assert "k.py:11" in text
+
+
+def test_metrics_panel_try_buttons_only_on_the_playground():
+    view = {
+        "headline": [{"key": "tflops", "label": "TFLOPS", "value": 12.5}],
+        "pipe_ratios": {},
+        "roofline": [],
+        "gaps": {"waiting for data": 1.5},
+        "findings": [],
+        "findings_title": "Findings",
+        "no_findings": "none",
+        "recommendations": [
+            {"rule": "double_buffering", "title": "Double-buffer", "evidence": {"x": 1}, "change": {"buffer_num": 2}}
+        ],
+        "recommendations_title": "Recs",
+    }
+    with_try = str(panels.metrics_panel(view, "en", tryable=True))
+    assert "try-rec" in with_try and "buffer_num=2" in with_try
+    assert "try-rec" not in str(panels.metrics_panel(view, "en", tryable=False))
+
+
+def test_tile_panel_shows_the_numbers():
+    view = {
+        "core": "AIC 0",
+        "buffer": "L0A",
+        "queue": 2,
+        "slot": 0,
+        "tile": {"label": "A[0:16, 0:16]"},
+        "values": [[1.0, 2.5], [3.0, 4.0]],
+        "shape": [16, 16],
+        "dtype": "float16",
+        "truncated": True,
+    }
+    text = str(panels.tile_panel(view, "en"))
+    assert "A[0:16, 0:16]" in text and "2.5" in text and "16 x 16 float16" in text
+
+
+def test_to_html_escapes_and_refuses_what_it_cannot_write():
+    assert markup.to_html(html.Span("<b>&", title='"x"')) == '<span title="&quot;x&quot;">&lt;b&gt;&amp;</span>'
+    assert markup.to_html([None, "a", 1, html.Br()]) == "a1<br>"
+    from dash import dcc
+
+    with pytest.raises(TypeError):
+        markup.to_html(dcc.Graph())
+
+
+# -- layouts: the automation contract --------------------------------------------------------------------------------
+def test_every_contract_id_exists_on_the_lesson_and_playground_pages():
+    shell = _ids(layout.shell("en"))
+    lesson = _ids(layout.lessons_page("en", lessons()))
+    playground = _ids(layout.playground_page("en", ["matmul"], ["ascend910b1"], "matmul", "ascend910b1"))
+    assert "lang-switch" in shell
+    for ids in (lesson, playground):
+        assert set(CONTRACT) - {"lang-switch"} <= ids
+    assert "narration" in lesson and set(PLAYGROUND) <= playground
+
+
+def test_every_label_has_both_languages():
+    page = layout.lessons_page("zh", lessons())
+    spans = []
+
+    def walk(node):
+        if isinstance(node, (list, tuple)):
+            for n in node:
+                walk(n)
+        elif hasattr(node, "to_plotly_json"):
+            if isinstance(getattr(node, "id", None), dict) and node.id.get("type") == "t":
+                spans.append(node)
+            walk(getattr(node, "children", None))
+
+    walk(page)
+    assert len(spans) > 20
+    for span in spans:
+        assert span.children == msg(span.id["key"], "zh") != msg(span.id["key"], "en") or span.id["key"] == "web.tflops"
+
+
+# -- what the server sends ---------------------------------------------------------------------------------------
+def test_lesson_meta_and_window(runs):
+    loaded = runs.load({"lesson": 1})
+    meta = render.meta(loaded)
+    assert meta["n"] == len(loaded.replay) and meta["window"] == meta["n"]  # a short run in one window
+    assert meta["lesson"]["anchors"][0] == 0 and len(meta["lesson"]["text"]["zh"]) == len(meta["lesson"]["anchors"])
+    assert "\n" not in meta["lesson"]["text"]["en"][0]  # paragraphs, not terminal lines
+    w = render.window(loaded, 0, meta["window"], "AIV 0", "en", ())
+    assert w["count"] == meta["n"] and len(w["index"]["core"]) == w["count"]
+    assert w["parts"]["core"][0].startswith('<div class="core">') and "AIV 0" in w["parts"]["core"][0]
+    assert len(json.dumps(w)) < 1000 * meta["n"]  # 770 bytes a step measured, panels included
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("number", [lesson.number for lesson in lessons()])
+def test_every_lesson_plays(runs, number):
+    loaded = runs.load({"lesson": number})
+    meta = render.meta(loaded)
+    resolved = [a for a in meta["lesson"]["anchors"] if a is not None]
+    assert all(0 <= a < meta["n"] for a in resolved)
+    w = render.first_window(loaded, "zh")
+    assert w["count"] == meta["window"] and w["labels"][0].startswith("第")
+    fig, _note = render.matrices(loaded, "en")
+    assert isinstance(fig["data"], list)
+
+
+def test_validation_names_the_field_the_limit_and_the_value():
+    base = {"scenario": "matmul", "profile": "ascend910b1", "numerics": True}
+    cases = [
+        ({"m": 0, "n": 64, "k": 64}, "m must be >= 1, got 0"),
+        ({"m": "abc"}, "m must be an integer, got 'abc'"),
+        ({"m": ""}, "m is required (default 1024), got nothing"),
+        ({"buffer_num": 3}, "buffer_num must be one of 1, 2, got 3"),
+        ({"cores": 99}, "cores must be in 1..24 (ascend910b1), got 99"),
+        ({"m": 8192, "n": 8192, "k": 8192}, "m x n x k with numerics must be <= 68,719,476,736 (4096^3)"),
+        ({"evil": 1}, "evil is not a parameter of matmul"),
+    ]
+    for params, expected in cases:
+        with pytest.raises(RunRequestError) as err:
+            validate_request({**base, "params": params})
+        assert str(err.value).startswith(expected), str(err.value)
+    with pytest.raises(RunRequestError, match=r"^scenario must be one of"):
+        validate_request({"scenario": "rm -rf /"})
+    with pytest.raises(RunRequestError, match=r"^profile must be one of"):
+        validate_request({**base, "profile": "../../etc/passwd"})
+    with pytest.raises(RunRequestError, match=r"^numerics must be true or false"):
+        validate_request({**base, "numerics": "yes"})
+    spec, _scenario, cost = validate_request({**base, "params": {"m": "8192", "n": 8192, "k": 8192}, "numerics": False})
+    assert dict(spec.params)["m"] == 8192 and cost.events < 6_000_000
+
+
+def test_a_job_runs_in_the_background_and_any_process_sees_it_done(runs, tmp_path):
+    request = {"scenario": "matmul", "profile": "ascend910b1", "params": {"m": 48, "n": 32, "k": 16}, "numerics": True}
+    status = runs.start(request)
+    assert status["state"] in ("running", "done")
+    spec = runs.spec(request)
+    deadline = time.monotonic() + 60
+    while runs.status(spec)["state"] != "done" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    other = Runs(runs.directory)  # another worker: same folder, nothing in memory
+    assert other.status(spec)["state"] == "done"
+    loaded = other.load(request)
+    assert loaded.key == spec.key and len(loaded.replay) > 10
+    assert runs.start(request)["state"] == "done"  # stored: not simulated again
+    with pytest.raises(RunRequestError, match="not finished"):
+        other.load({**request, "params": {"m": 49, "n": 32, "k": 16}})
+
+
+def test_a_failing_run_reports_why(runs):
+    request = {"scenario": "debug-demo", "params": {"bug": "wait-cycle"}, "numerics": True}
+    runs.start(request)
+    spec = runs.spec(request)
+    deadline = time.monotonic() + 60
+    while runs.status(spec)["state"] == "running" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    status = runs.status(spec)
+    assert status["state"] in ("done", "error")
+    if status["state"] == "error":
+        assert status["message"]
+
+
+def test_breakpoints_from_the_browser_are_validated(runs):
+    loaded = runs.load({"lesson": 1})
+    bps = breakpoints_of([{"kind": "KERNEL"}, {"core": "AIV 1"}, {"src": "x.py:1"}, {"mark": ""}, {}], loaded)
+    assert len(bps) == 4
+    with pytest.raises(RunRequestError, match=r"^breakpoint kind must be one of"):
+        breakpoints_of([{"kind": "NOPE"}], loaded)
+    with pytest.raises(RunRequestError, match=r"^breakpoint core must be one of"):
+        breakpoints_of([{"core": "AIC 99"}], loaded)
+
+
+def test_lesson_questions_are_answered_by_the_simulator_once(runs):
+    lesson = lessons()[0]
+    question = lesson.questions[0].id
+    answer = runs.truth(lesson, question)
+    assert answer in lesson.questions[0].choices
+    assert runs.truth(lesson, question) == answer
+    with pytest.raises(RunRequestError):
+        runs.truth(lesson, "nope")
+
+
+def test_playground_and_compare_helpers():
+    assert compare.parse_options("matmul", "--m 64 --buffer-num 1") == {"m": "64", "buffer_num": "1"}
+    assert compare.parse_options("pipeline", "--pageable --streams 2") == {"pageable": True, "streams": "2"}
+    with pytest.raises(RunRequestError, match="--q"):
+        compare.parse_options("matmul", "--q 1")
+    request = playground.request_of("matmul", "ascend910b1", "64", "32", "16", [{"name": "buffer_num"}], [1], True)
+    assert request["params"] == {"m": "64", "n": "32", "k": "16", "buffer_num": 1}
+    assert validate_request(request)[0].scenario == "matmul"
+    request = playground.request_of("pipeline", "ascend910b1", "1", "256", "1", [{"name": "pageable"}], [["on"]], False)
+    assert request["params"] == {"n": "256", "pageable": True}
+    assert pages.describe({"lesson": 3}) == "lesson 3"
+    assert "m=64" in pages.describe({"scenario": "matmul", "profile": "p", "params": {"m": 64}, "numerics": False})
+
+
+# -- the command and the WSGI object ------------------------------------------------------------------------------
+def test_web_command_help_and_bad_arguments(capsys):
+    assert main(["web", "--help"]) == 0
+    assert "--host" in capsys.readouterr().out
+    assert main(["web", "--port", "0"]) == 2
+    assert "--port" in capsys.readouterr().err
+    assert main(["web", "--lang", "fr"]) == 2
+
+
+def test_the_wsgi_object(tmp_path, monkeypatch):
+    monkeypatch.setenv("ASCENDSIM_RUNS", str(tmp_path))
+    import app.web
+
+    server = app.web.server
+    client = server.test_client()
+    page = client.get("/")
+    assert page.status_code == 200 and b"AscendSim" in page.data
+    assert client.get("/_dash-layout").status_code == 200

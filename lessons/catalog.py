@@ -5,7 +5,9 @@ A lesson folder ``lNN_slug/`` holds:
 * ``lesson.toml`` — title, summary and exercise text in English and Chinese; the steps (each a
   selector into the scenario's run and its text in both languages); the predict-then-run questions;
   the criteria of the check with their titles and hints; optional limits and settings;
-* ``scenario.py`` — ``scenario(sim)``, the run the lesson plays, and ``truth_<question>()`` for each
+* ``scenario.py`` — ``scenario(sim)``, the run the lesson plays (its outcome: ``correct``);
+  optionally ``scenario_inputs()``, the arrays it copies to the device by the names it gives them
+  with ``sim.name_tensor``, so the views show tile values; and ``truth_<question>()`` for each
   question, answered by running the simulator;
 * ``exercise.py`` — the stub a trainee starts from (``# TODO`` where they write);
 * ``solution.py`` — the reference solution;
@@ -105,6 +107,12 @@ class Lesson:
     def module(self, name: str):
         """One of the lesson's modules: ``scenario``, ``drive`` or ``check``."""
         return importlib.import_module(f"{self.package}.{name}")
+
+    def scenario_inputs(self) -> dict | None:
+        """The arrays the lesson's scenario copies to the device, by the names it gives the tensors (for
+        tile values; None when the scenario names none)."""
+        make = getattr(self.module("scenario"), "scenario_inputs", None)
+        return make() if make is not None else None
 
     def criterion(self, ident: str) -> CriterionMeta:
         meta = self.criteria.get(ident)

@@ -35,9 +35,11 @@ def run_vector_kernel(
     block_dim: int,
     *args,
     out_dtype=np.float16,
+    tensors: tuple[tuple[str, tuple[int, ...]], ...] = (),
 ) -> np.ndarray:
     """init, copy ``inputs`` in, launch ``kernel(*inputs, out, *args)`` on ``block_dim`` blocks, copy the
-    output back, tear down; returns the output (numpy). Host buffers are pinned (``malloc_host``)."""
+    output back, tear down; returns the output (numpy). Host buffers are pinned (``malloc_host``).
+    ``tensors``: a (name, shape) per input and for the output, so the views draw them as those matrices."""
     acl = sim.acl
     check(acl.init(), "acl.init")
     check(acl.rt.set_device(0), "acl.rt.set_device")
@@ -50,6 +52,10 @@ def run_vector_kernel(
         p, ret = acl.rt.malloc(size, ACL_MEM_MALLOC_HUGE_FIRST)
         check(ret, "acl.rt.malloc")
         dev.append(p)
+        if tensors:
+            name, shape = tensors[len(dev) - 1]
+            dtype = inputs[len(dev) - 1].dtype if len(dev) <= len(inputs) else np.dtype(out_dtype)
+            sim.name_tensor(p, name, shape, str(dtype))
         h, ret = acl.rt.malloc_host(size)
         check(ret, "acl.rt.malloc_host")
         host.append(h)

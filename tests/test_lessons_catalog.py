@@ -79,3 +79,38 @@ def test_a_broken_lesson_is_refused_naming_the_field(tmp_path):
     (broken / "check.py").unlink()
     with pytest.raises(LessonError, match=r"check\.py is missing"):
         load(broken)
+
+
+@pytest.mark.parametrize("number", [3, 4, 5, 6, 7])
+def test_the_lessons_tensors_show_the_numbers_of_their_tiles(number):
+    """Lessons that name their tensors give the views tile values: the first tile a core holds in an
+    on-chip buffer is exactly the slice of the scenario's input it names."""
+    import numpy as np
+
+    from app.present import Replay
+
+    lesson = catalog.get(number)
+    sim = Simulation()
+    lesson.module("scenario").scenario(sim)
+    result = sim.finish()
+    inputs = lesson.scenario_inputs()
+    assert {t.name for t in result.gm.values()} >= set(inputs)
+    replay = Replay(result, inputs=inputs)
+    held = []
+    for step in range(len(replay)):  # the first step at which a slot holds a tile
+        state = replay.state_at(step)
+        held = [(c, b, s) for c in state.cores for b in c.buffers for s in b.slots if s.writer >= 0 and s.tile]
+        if held:
+            break
+    assert held, "no slot ever holds a named tile"
+    core, buffer, slot = held[0]
+    tile = slot.tile
+    values = replay.tile_values(step, core.name, buffer.name, slot.queue, slot.slot)
+    source = inputs[tile["tensor"]]
+    if source.ndim == 1:
+        expected = source[tile["col"] : tile["col"] + tile["cols"]]
+        got = values.reshape(-1)[: tile["cols"]]
+    else:
+        expected = source[tile["row"] : tile["row"] + tile["rows"], tile["col"] : tile["col"] + tile["cols"]]
+        got = values[: tile["rows"], : tile["cols"]]
+    np.testing.assert_array_equal(got, expected)

@@ -103,7 +103,7 @@ def lesson_walkthrough(number: int, progress: Callable[[str], None] = _noop) -> 
     lesson.module("scenario").scenario(sim)
     result = sim.finish()
     progress("replay")
-    replay = Replay(result)
+    replay = Replay(result, inputs=lesson.scenario_inputs())
     progress("steps")
     stops = []
     for i, step in enumerate(lesson.steps):

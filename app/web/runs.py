@@ -326,7 +326,7 @@ class Runs:
                         f"lesson {lesson.number}: its scenario failed: {type(exc).__name__}: {exc}"
                     ) from exc
                 self.store.put(spec, result)
-            replay = Replay(result)
+            replay = Replay(result, inputs=lesson.scenario_inputs())
             anchors = []
             for step in lesson.steps:
                 try:

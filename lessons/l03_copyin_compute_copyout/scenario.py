@@ -31,9 +31,13 @@ def expected(x: np.ndarray) -> np.ndarray:
 def scenario(sim: Simulation) -> dict:
     from .solution import relu_axpb
 
-    x = inputs(0, 2 * 2 * 4096)
-    y = run_vector_kernel(sim, relu_axpb, [x], x.size, 2, x.size, A, B)
+    x = scenario_inputs()["x"]
+    y = run_vector_kernel(sim, relu_axpb, [x], x.size, 2, x.size, A, B, tensors=(("x", x.shape), ("y", x.shape)))
     return {"correct": bool(np.array_equal(y, expected(x)))}
+
+
+def scenario_inputs() -> dict:
+    return {"x": inputs(0, 2 * 2 * 4096)}
 
 
 def truth_load_pipe() -> str:

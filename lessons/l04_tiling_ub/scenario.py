@@ -44,15 +44,20 @@ def run_case(sim: Simulation, kernel, plan_fn, total: int, blocks: int, x: np.nd
     """The host side: plan the tiles for the longest block's share, launch, return y."""
     per_block = -(-total // blocks)
     tile_length = tile or plan_fn(per_block, UB_BYTES, 2, QUEUES, BUFFER_NUM).tile_length
-    return run_vector_kernel(sim, kernel, [x], total, blocks, total, tile_length, BUFFER_NUM, A, B)
+    xy = (("x", x.shape), ("y", x.shape))
+    return run_vector_kernel(sim, kernel, [x], total, blocks, total, tile_length, BUFFER_NUM, A, B, tensors=xy)
 
 
 def scenario(sim: Simulation) -> dict:
     from .solution import plan_tiles, relu_axpb
 
-    x = inputs("scenario", 60_003)
+    x = scenario_inputs()["x"]
     y = run_case(sim, relu_axpb, plan_tiles, x.size, 1, x)
     return {"correct": bool(np.array_equal(y, expected(x)))}
+
+
+def scenario_inputs() -> dict:
+    return {"x": inputs("scenario", 60_003)}
 
 
 def truth_halve_tile() -> str:

@@ -41,7 +41,7 @@ def expected(x: np.ndarray) -> np.ndarray:
 
 def run(sim: Simulation, kernel, name: str, total: int, blocks: int) -> np.ndarray:
     x = inputs(name, total) if sim.numerics else np.zeros(total, np.float16)
-    return run_vector_kernel(sim, kernel, [x], total, blocks, total)
+    return run_vector_kernel(sim, kernel, [x], total, blocks, total, tensors=(("x", x.shape), ("y", x.shape)))
 
 
 @asc.jit(kernel_type=asc.KernelType.AIV_ONLY)
@@ -77,7 +77,11 @@ def baseline_us() -> float:
 
 def scenario(sim: Simulation) -> dict:
     y = run(sim, solution.hard_swish, "scenario", 4 * solution.TILE, 1)
-    return {"correct": bool(np.array_equal(y, expected(inputs("scenario", 4 * solution.TILE))))}
+    return {"correct": bool(np.array_equal(y, expected(scenario_inputs()["x"])))}
+
+
+def scenario_inputs() -> dict:
+    return {"x": inputs("scenario", 4 * solution.TILE)}
 
 
 def truth_busiest_pipe() -> str:

@@ -30,7 +30,10 @@ def tolerance(ref: np.ndarray, k: int) -> float:
 
 def run(sim: Simulation, kernel, name: str, m: int, n: int, k: int) -> np.ndarray:
     a, b = inputs(name, m, n, k)
-    c = run_vector_kernel(sim, kernel, [a.reshape(-1), b.reshape(-1)], m * n, 1, m, n, k, out_dtype=np.float32)
+    abc = (("A", (m, k)), ("B", (k, n)), ("C", (m, n)))
+    c = run_vector_kernel(
+        sim, kernel, [a.reshape(-1), b.reshape(-1)], m * n, 1, m, n, k, out_dtype=np.float32, tensors=abc
+    )
     return c.reshape(m, n)
 
 
@@ -40,6 +43,11 @@ def scenario(sim: Simulation) -> dict:
     c = run(sim, matmul_cube, "scenario", 128, 128, 128)
     ref = expected(*inputs("scenario", 128, 128, 128))
     return {"correct": bool(np.max(np.abs(c - ref)) <= tolerance(ref, 128))}
+
+
+def scenario_inputs() -> dict:
+    a, b = inputs("scenario", 128, 128, 128)
+    return {"A": a, "B": b}
 
 
 def truth_mmad_count() -> str:

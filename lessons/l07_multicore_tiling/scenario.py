@@ -40,7 +40,10 @@ def run(sim: Simulation, tiling: TCubeTiling) -> np.ndarray:
         a, b = inputs(m, n, k)
     else:
         a, b = np.zeros((m, k), np.float16), np.zeros((k, n), np.float16)
-    c = run_vector_kernel(sim, matmul_tiled, [a.reshape(-1), b.reshape(-1)], m * n, tiling.usedCoreNum, tiling)
+    abc = (("A", (m, k)), ("B", (k, n)), ("C", (m, n)))
+    c = run_vector_kernel(
+        sim, matmul_tiled, [a.reshape(-1), b.reshape(-1)], m * n, tiling.usedCoreNum, tiling, tensors=abc
+    )
     return c.reshape(m, n)
 
 
@@ -50,6 +53,11 @@ def scenario(sim: Simulation) -> dict:
     c = run(sim, make_tiling(1024, 1024, 1024, CORES))
     ref = expected(1024, 1024, 1024)
     return {"correct": bool(np.max(np.abs(c.astype(np.float32) - ref)) <= tolerance(ref, 1024))}
+
+
+def scenario_inputs() -> dict:
+    a, b = inputs(1024, 1024, 1024)
+    return {"A": a, "B": b}
 
 
 def truth_half_cores() -> str:

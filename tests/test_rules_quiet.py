@@ -108,3 +108,20 @@ def test_no_recommended_change_is_already_in_place(name, params):
     for rec in recs:
         if rec.change:
             assert not all(used.get(k) == v for k, v in rec.change.items()), (rec.rule, rec.change, used)
+
+
+def test_one_recommendation_per_change_also_when_the_caller_cannot_rerun():
+    """A run with no scenario parameters (a lesson, a trainee's program) gets advice only: the seed's rules
+    still do not repeat a change an earlier rule recommends (single-buffered kernel on 2 of 48 cores:
+    double buffering once, more blocks once)."""
+    from engine import Simulation
+    from engine.analysis import analyze
+    from lessons import catalog
+
+    sim = Simulation()
+    catalog.get(3).module("scenario").scenario(sim)
+    recs = analyze(sim.finish(), {}, None).recommendations
+    rules = [r.rule for r in recs]
+    assert "double_buffering" in rules and "memory_bottleneck" not in rules
+    assert "too_few_blocks" in rules and "low_parallelism" not in rules
+    assert all(r.change is None for r in recs)

@@ -177,7 +177,7 @@ _CATALOGUE = MappingProxyType(
         "short.pane": ("pane", "窗格"),
         # metrics
         "metrics": ("Metrics", "指标"),
-        "percent_of_peak": ("% of Cube peak", "Cube 峰值占比 %"),
+        "percent_of_peak": ("% of peak (its unit)", "峰值占比 %（所用单元）"),
         "tflops": ("achieved TFLOPS", "实际 TFLOPS"),
         "kernel_us": ("kernel time (us)", "核函数时间（us）"),
         "simulated_us": ("simulated time (us)", "模拟时间（us）"),

@@ -27,8 +27,9 @@ low_parallelism        seed 6.1: the main kernel's parallelism utilisation is be
                                                                                                  advice: retile
 =====================  =========================================================================  =====================
 
-The seed's three rules come last: where an earlier rule already recommends the same change, the seed's
-repeats it no more (the earlier one is the more specific).
+The seed's three rules come last: where an earlier rule already recommends the same change (whether
+or not the caller can re-run it), the seed's repeats it no more (the earlier one is the more
+specific); ``low_parallelism`` stays quiet when ``too_few_blocks`` already explains the idle cores.
 
 A rule never recommends the configuration already in use: when the run's parameters already hold a
 rule's change, the rule stays quiet (and the advice of ``unbalanced_tail`` and
@@ -91,15 +92,20 @@ def recommend(
 ) -> list[Recommendation]:
     params = context.get("params", {})
     out: list[Recommendation] = []
+    proposed: list[dict] = []  # the changes recommended so far, also those the caller cannot re-run
     rules = (_double_buffering, _larger_base, _pinned, _second_stream, _few_blocks, _tail, _tilings, _host_gaps)
     for rule in (*rules, _seed_balance, _seed_memory, _seed_parallelism):
         rec = rule(result, metrics, gaps, context, params)
         if rec is None:
             continue
-        if rec.change is not None and any(r.change == rec.change for r in out):
+        if rec.change is not None and rec.change in proposed:
             continue  # the same change is already recommended, by a more specific rule
         if rec.rule == "host_between_launches" and any(r.rule == "pinned_memory" for r in out):
             continue  # the host was blocked in pageable copies: that is the cause to fix first
+        if rec.rule == "low_parallelism" and any(r.rule == "too_few_blocks" for r in out):
+            continue  # too few blocks is why the cores sit idle: the more specific advice already says it
+        if rec.change is not None:
+            proposed.append(rec.change)
         if rec.change is not None and all(k in params for k in rec.change):
             if all(params[k] == v for k, v in rec.change.items()):
                 continue  # already the configuration in use: never recommend it

@@ -184,3 +184,12 @@ def test_every_detail_type_is_known_to_the_codec():
 
     types = {name for name, obj in inspect.getmembers(detail, inspect.isclass) if hasattr(obj, "_fields")}
     assert types == set(_DETAIL_TYPES)
+
+
+def test_every_cause_of_idle_time_is_translated(matmul):
+    from engine.analysis.gaps import CAUSES
+
+    assert all(t(f"gap.{cause}", "zh") != cause for cause in CAUSES)
+    _run, replay = matmul
+    zh = V.metrics_view(replay, "zh")["gaps"]
+    assert zh and not set(zh) & set(CAUSES)

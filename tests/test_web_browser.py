@@ -310,3 +310,18 @@ def test_compare_and_export_pages(tab):
         p.click("#ex-csv")
     assert Path(info.value.path()).read_text().startswith("kernel,kernel_us,core,pipe")
     tab.shot("export")
+
+
+@pytest.mark.parametrize("path", ["/playground", "/compare", "/export"])
+def test_the_language_switch_works_on_every_page(tab, path):
+    """Each page switches to Chinese and back in place; parts that other pages lack (the lesson list, the
+    player) raise no errors in the console (checked by the ``tab`` fixture)."""
+    tab.open(path)
+    p = tab.page
+    p.wait_for_selector('#page [id*=\'"type":"t"\']')
+    before = p.inner_text("#page")
+    p.click("text=中文")
+    p.wait_for_function("() => /[\\u4e00-\\u9fff]/.test(document.getElementById('page').innerText)")
+    assert p.inner_text("#page") != before
+    p.click("text=English")
+    p.wait_for_function("b => document.getElementById('page').innerText === b", arg=before)

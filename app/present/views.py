@@ -423,7 +423,7 @@ def metrics_view(replay: Replay, lang: str = "en") -> dict:
         ],
         "pipe_ratios": pipes,
         "roofline": report.roofline,
-        "gaps": report.gaps["totals_us"],
+        "gaps": {msg(f"gap.{cause}", lang): us for cause, us in report.gaps["totals_us"].items()},
         "findings": [{"kind": f.kind, "message": f.message, "src": f.src} for f in report.findings],
         "findings_title": msg("findings", lang),
         "no_findings": msg("no_findings", lang),

@@ -74,7 +74,11 @@ def shell(lang: str) -> html.Div:
 
 
 def page_stores(lang: str) -> list:
-    """What every page holds: its language (kept in step with the switch)."""
+    """What every page holds: its language (kept in step with the switch).
+
+    A callback's inputs must all be on the page or all absent (Dash reports a page that has some of them
+    as an error), so parts that exist on some pages only (the player, the lesson list) keep their own
+    copy of the language (``player-lang``, ``lesson-lang``), copied from this one in the browser."""
     return [dcc.Store(id="lang-page", data=lang)]
 
 
@@ -252,6 +256,7 @@ def views(ui: Ui) -> html.Div:
 def player(ui: Ui) -> html.Div:
     """Controls, views, and the browser-side state of one player (run, step, window of frames)."""
     stores = [
+        dcc.Store(id="player-lang", data=ui.lang),
         dcc.Store(id="run"),
         dcc.Store(id="meta"),
         dcc.Store(id="step", data=0),
@@ -289,6 +294,7 @@ def lessons_page(lang: str, lessons, number: int = 1) -> html.Div:
                 ],
                 className="field",
             ),
+            dcc.Store(id="lesson-lang", data=lang),
             html.Div(id="lesson-head"),
             html.Div(id="narration", className="narration"),
             html.Div(

@@ -52,14 +52,13 @@ def register(app, runs: Runs, default_lang: str) -> None:
             raise PreventUpdate
         return lang
 
-    @app.callback(
-        Output({"type": "t", "key": ALL, "n": ALL}, "children"),
-        Input("lang-page", "data"),
-        State({"type": "t", "key": ALL, "n": ALL}, "id"),
-    )
-    def translate(lang, ids):
+    @app.callback(Output({"type": "t", "key": ALL, "n": ALL}, "children"), Input("lang-page", "data"))
+    def translate(lang):
         lang = _lang(lang)
-        return [msg(i["key"], lang) for i in ids]
+        return [msg(out["id"]["key"], lang) for out in ctx.outputs_list]
+
+    for local in ("lesson-lang", "player-lang"):  # see layout.page_stores
+        app.clientside_callback("(lang) => lang", Output(local, "data"), Input("lang-page", "data"))
 
     @app.callback(Output("last-run", "data"), Input("run", "data"), prevent_initial_call=True)
     def remember(run):
@@ -75,7 +74,7 @@ def register(app, runs: Runs, default_lang: str) -> None:
         Output("lesson-questions", "children"),
         Output("lesson-exercise", "children"),
         Input("lesson-select", "value"),
-        Input("lang-page", "data"),
+        Input("lesson-lang", "data"),
         State("run", "data"),
     )
     def lesson(number, lang, run):

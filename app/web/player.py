@@ -70,7 +70,7 @@ def register(app, runs: Runs) -> None:
         Output("mx-note", "children"),
         Output("matrices-graph", "style"),
         Input("meta", "data"),
-        Input("lang-page", "data"),
+        Input("player-lang", "data"),
         State("run", "data"),
     )
     def run_views(meta, lang, run):
@@ -277,7 +277,7 @@ def register(app, runs: Runs) -> None:
         Input("meta", "data"),
         Input("window", "data"),
         Input("core-select", "value"),
-        Input("lang-page", "data"),
+        Input("player-lang", "data"),
         Input("breakpoints", "data"),
         Input("sys-device", "children"),  # the run's views arrived: draw the grid and the overlays again
         State("step", "data"),

@@ -12,6 +12,7 @@ waiting for the AI cores           the kernel was ready but the cores were runni
 waiting on an event                a ``stream_wait_event`` (detail: the event, who recorded it)
 waiting for data                   a pipe held at a ``wait_flag`` for data (detail: from which pipe)
 no free buffer slot                a producer held at ``alloc_tensor`` until the consumer freed a slot
+waiting for a cross-core flag      a vector core held for the Cube's data (or the Cube for room), mixed kernels
 waiting on a flag                  any other ``wait_flag`` (hand-written synchronisation)
 shared-bandwidth contention        a GM transfer took longer than its core's own path rate allows
 no work: tail                      a core finished its blocks while others were still running
@@ -38,6 +39,20 @@ from ..trace import Kind, LaneKind, TraceData
 from .pipes import group_leaders, kernel_core_type, kernel_rows
 
 TOP = 12
+CAUSES = (  # every cause a gap can have, as the report names it (the UIs translate these)
+    "waiting for the host",
+    "waiting for the previous task",
+    "waiting for a copy engine",
+    "waiting for the AI cores",
+    "waiting on an event",
+    "waiting for data",
+    "no free buffer slot",
+    "waiting for a cross-core flag",
+    "waiting on a flag",
+    "shared-bandwidth contention",
+    "no work: tail",
+    "no work: too few blocks",
+)
 # the profile path a GM move uses, by (reads GM, the on-chip buffer's code): L1=1, L0A=2, L0B=3, L0C=4, UB=5
 _GM_PATHS = MappingProxyType(
     {
@@ -64,6 +79,7 @@ class _Tally:
     def add(self, lane_type: str, cause: str, ps: int, lane: str = "", start: int = 0, detail: str = "") -> None:
         if ps <= 0:
             return
+        assert cause in CAUSES, cause
         self.totals[lane_type][cause] += ps
         if lane:
             self.top.append({"lane": lane, "start_us": _us(start), "us": _us(ps), "cause": cause, "detail": detail})

@@ -327,5 +327,7 @@ def test_the_language_switch_works_on_every_page(tab, path):
     before = p.evaluate(LABELS)
     p.click("text=中文")
     p.wait_for_function(f"() => /[\\u4e00-\\u9fff]/.test(({LABELS})())")
+    tab.open(path)  # the browser keeps the choice: a page opened afresh is Chinese, header included
+    p.wait_for_function("() => document.querySelector('header nav')?.innerText?.includes('课程')")
     p.click("text=English")
     p.wait_for_function(f"b => ({LABELS})() === b", arg=before)

@@ -52,7 +52,9 @@ def register(app, runs: Runs, default_lang: str) -> None:
             raise PreventUpdate
         return lang
 
-    @app.callback(Output({"type": "t", "key": ALL, "n": ALL}, "children"), Input("lang-page", "data"))
+    # from the switch itself (in the header, on every page): its first call, with the language the browser
+    # kept, translates the header too (pages are built in that language already)
+    @app.callback(Output({"type": "t", "key": ALL, "n": ALL}, "children"), Input("lang-switch", "value"))
     def translate(lang):
         lang = _lang(lang)
         return [msg(out["id"]["key"], lang) for out in ctx.outputs_list]

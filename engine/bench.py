@@ -17,6 +17,7 @@ hold. Figures:
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import platform
@@ -162,7 +163,10 @@ def timing_run(n: int, rounds: int) -> tuple[Figure, Figure, Figure]:
 def host_events(batches: int, rounds: int):
     run_scenario("pipeline", "ascend910b1", numerics=False, n=64, batches=50, streams=4)  # warm up (imports)
     rates = []
+    run = None
     for _ in range(rounds):
+        run = None  # like one command: no earlier run alive for the garbage collector to walk through
+        gc.collect()
         t0 = time.perf_counter()
         run = run_scenario("pipeline", "ascend910b1", numerics=False, n=64, batches=batches, streams=4)
         wall = time.perf_counter() - t0

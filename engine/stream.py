@@ -189,7 +189,7 @@ class TaskRecords(Sequence):
         """Indices, in order, of the tasks that ran (copies and kernels) and touch an allocation that a task
         of another stream touches too: the only ones that can race across streams (bulk blocks answer from
         their columns, so their records are not built)."""
-        keys: dict = {}
+        places: dict = {}
         tasks, streams, allocs = [], [], []
         offset = 0
         for part in self._parts:
@@ -197,25 +197,33 @@ class TaskRecords(Sequence):
                 t, s, a = [], [], []
                 for i, r in enumerate(part):
                     if r.kind in (TaskKind.COPY, TaskKind.KERNEL) and r.end >= 0:
-                        for alloc, _lo, _hi in (*r.reads, *r.writes):
+                        for (where, ident), _lo, _hi in (*r.reads, *r.writes):
                             t.append(i)
                             s.append(r.stream)
-                            a.append(keys.setdefault(alloc, len(keys)))
+                            a.append(allocation_key(places.setdefault(where, len(places)), ident))
                 t, s, a = (np.asarray(x, dtype=np.int64) for x in (t, s, a))
             else:
-                t, s, a = part.footprints(keys)
+                t, s, a = part.footprints(places)
             tasks.append(t + offset)
             streams.append(s)
             allocs.append(a)
             offset += len(part)
-        if not keys:
+        t, s, a = (np.concatenate(x) if x else np.zeros(0, dtype=np.int64) for x in (tasks, streams, allocs))
+        if not len(t):
             return []
-        t, s, a = (np.concatenate(x) for x in (tasks, streams, allocs))
-        pairs = np.unique(a * (int(s.max()) + 1) + s) // (int(s.max()) + 1)  # each (allocation, stream) once
-        shared = np.bincount(pairs, minlength=len(keys)) > 1
+        s = s - s.min()
+        span = int(s.max()) + 1
+        pairs = np.unique(a * span + s)  # each (allocation, stream) once
+        allocations, per_allocation = np.unique(pairs // span, return_counts=True)
+        shared = np.isin(a, allocations[per_allocation > 1])
         chosen = np.zeros(offset, dtype=bool)
-        chosen[t[shared[a]]] = True
+        chosen[t[shared]] = True
         return np.flatnonzero(chosen).tolist()
+
+
+def allocation_key(place, ident):
+    """An allocation ``(where, ident)`` as one number (``place``: a small code of ``where``; idents < 2**40)."""
+    return place * (1 << 40) + ident
 
 
 def _by_seq(record: TaskRecord) -> int:

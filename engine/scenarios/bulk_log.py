@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..stream import TaskKind, TaskRecord
+from ..stream import TaskKind, TaskRecord, allocation_key
 
 # the calls, in the log's low bits (a call that failed: its code + FAILED)
 MALLOC_HOST, FREE_HOST, MEMCPY, MATMUL, SYNC = range(5)
@@ -76,10 +76,10 @@ class BulkTasks:
     def __len__(self) -> int:
         return len(self.plan)
 
-    def footprints(self, keys: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def footprints(self, places: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every (task, stream ident, allocation) of the tasks that ran (copies and kernels), as three arrays;
-        allocations as their codes in ``keys`` (allocation -> code, shared with the caller's other parts).
-        See :meth:`engine.stream.TaskRecords.shared_tasks`."""
+        an allocation ``(where, ident)`` as the number :func:`engine.stream.allocation_key` gives it (``places``:
+        where -> code, shared with the caller's other parts). See :meth:`engine.stream.TaskRecords.shared_tasks`."""
         plans = self.plans
         plan = np.asarray(self.plan, dtype=np.int64)
         copy = np.asarray(self.copy, dtype=np.int64)
@@ -89,32 +89,29 @@ class BulkTasks:
         task_parts, alloc_parts = [], []
         idx = np.flatnonzero((copy >= 0) & ran)
         if len(idx):
-            c = copy[idx]
             copies = np.asarray(self.copies, dtype=np.int64)
             for side, column in ((0, 0), (1, 2)):
-                places = sorted({p[P_WHERE][side] for p in plans if p[P_KIND] == TaskKind.COPY})
-                place_of = np.array(
-                    [places.index(p[P_WHERE][side]) if p[P_KIND] == TaskKind.COPY else 0 for p in plans]
+                copying = [p[P_KIND] == TaskKind.COPY for p in plans]
+                place = np.array(
+                    [
+                        places.setdefault(p[P_WHERE][side], len(places)) if c else 0
+                        for p, c in zip(plans, copying, strict=True)
+                    ]
                 )
-                idents = copies[4 * c + column]
-                pairs, inverse = np.unique(place_of[plan[idx]] + len(places) * idents, return_inverse=True)
-                codes = [
-                    keys.setdefault((places[k % len(places)], int(k // len(places))), len(keys)) for k in pairs.tolist()
-                ]
                 task_parts.append(idx)
-                alloc_parts.append(np.asarray(codes, dtype=np.int64)[inverse.reshape(-1)])
+                alloc_parts.append(allocation_key(place[plan[idx]], copies[4 * copy[idx] + column]))
         for j, p in enumerate(plans):
             if p[P_KIND] != TaskKind.KERNEL:
                 continue
             idx = np.flatnonzero((plan == j) & ran & (copy < 0))
-            for a, _lo, _hi in (*p[P_READS], *p[P_WRITES]):
+            for (where, ident), _lo, _hi in (*p[P_READS], *p[P_WRITES]):
                 task_parts.append(idx)
-                alloc_parts.append(np.full(len(idx), keys.setdefault(a, len(keys)), dtype=np.int64))
+                alloc_parts.append(np.full(len(idx), allocation_key(places.setdefault(where, len(places)), ident)))
         if not task_parts:
             empty = np.zeros(0, dtype=np.int64)
             return empty, empty, empty
         tasks = np.concatenate(task_parts)
-        return tasks, stream[tasks], np.concatenate(alloc_parts)
+        return tasks, stream[tasks], np.concatenate(alloc_parts).astype(np.int64)
 
     def record(self, i: int) -> TaskRecord:
         p = self.plans[self.plan[i]]

@@ -48,6 +48,7 @@ COMMANDS = {
     "grade": [["grade", "subs", "--lesson", "1", "--out", "grades.json"]],
     "calibrate": [["calibrate", "--case", "add-48core-16384", "--json"]],
     "tui": [["tui", "--lesson", "1", "--steps", "3", "--screenshot", "tui.svg", "--size", "80x24"]],
+    "web": [],  # a server: started below, asked for its page, layout and assets, then stopped
 }
 
 
@@ -60,6 +61,40 @@ def shipped_files() -> list[str]:
     except (OSError, subprocess.CalledProcessError):
         out = [str(p.relative_to(ROOT)) for pkg in PACKAGES for p in (ROOT / pkg).rglob("*") if p.is_file()]
     return sorted(f for f in out if "__pycache__" not in f and not f.endswith(".pyc"))
+
+
+def serve_from_the_wheel(ascendsim: Path, work: Path, env: dict) -> None:
+    """``ascendsim web`` from the venv answers with the dashboard, its layout and its own assets."""
+    import socket
+    import urllib.request
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    cmd = [str(ascendsim), "web", "--port", str(port), "--runs-dir", str(work / "runs")]
+    server = subprocess.Popen(cmd, cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    url = f"http://127.0.0.1:{port}"
+
+    def get(path: str) -> str:
+        with urllib.request.urlopen(url + path, timeout=30) as response:
+            assert response.status == 200, path
+            return response.read().decode()
+
+    try:
+        for _ in range(300):
+            try:
+                page = get("/")
+                break
+            except OSError:
+                assert server.poll() is None, server.stdout.read()
+                time.sleep(0.1)
+        assert "AscendSim" in page
+        assert "ascendsim" in get("/assets/player.js") and get("/assets/style.css")
+        layout = get("/_dash-layout")
+        assert "lang-switch" in layout and "page" in layout
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
 
 
 def run(cmd, cwd, env, timeout=300):
@@ -140,6 +175,7 @@ def test_wheel_installs_into_a_fresh_venv_and_every_command_runs(tmp_path):
         [str(ascendsim), "run", "matmul", "--m", "0"], cwd=work, env=env, capture_output=True, text=True, check=False
     )
     assert bad.returncode == 2 and bad.stderr.startswith("error: --m must be >= 1")
+    serve_from_the_wheel(ascendsim, work, env)
 
     end = time.perf_counter()
     total = end - t0

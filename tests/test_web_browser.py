@@ -13,6 +13,7 @@ from app.present import Breakpoint, Replay
 from engine import Simulation
 from engine.runner import run_scenario
 from lessons.catalog import get
+from lessons.selectors import resolve
 from tests.web_browser import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, Server, Tab, need_browser
 
 pytestmark = pytest.mark.slow
@@ -163,7 +164,8 @@ def test_the_language_switch_keeps_the_step(tab, lesson1):
     tab.wait_steps(n)
     p = tab.page
     p.click(".lstep >> nth=7")
-    i = tab.step()[0]
+    i = lesson1.step_of_row(resolve(lesson1.trace, get(1).steps[7].selector)) + 1  # 1-based, as shown
+    tab.wait_step(i, n)
     p.keyboard.press("ArrowRight")
     tab.wait_step(i + 1, n)
     p.click("text=中文")

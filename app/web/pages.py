@@ -59,8 +59,13 @@ def register(app, runs: Runs, default_lang: str) -> None:
         lang = _lang(lang)
         return [msg(out["id"]["key"], lang) for out in ctx.outputs_list]
 
-    for local in ("lesson-lang", "player-lang"):  # see layout.page_stores
-        app.clientside_callback("(lang) => lang", Output(local, "data"), Input("lang-page", "data"))
+    for local in ("lesson-lang", "player-lang"):  # see layout.page_stores; unchanged: nothing redrawn
+        app.clientside_callback(
+            "(lang, now) => lang === now ? window.dash_clientside.no_update : lang",
+            Output(local, "data"),
+            Input("lang-page", "data"),
+            State(local, "data"),
+        )
 
     @app.callback(Output("last-run", "data"), Input("run", "data"), prevent_initial_call=True)
     def remember(run):

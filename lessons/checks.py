@@ -164,6 +164,17 @@ def findings(run) -> list[str]:
     return out
 
 
+NO_FINDINGS = bi("no race, deadlock or kernel error", "没有数据竞争、死锁或核函数错误")
+
+
+def no_findings(problems: list[str], expected: Text = NO_FINDINGS, shown: int = 1) -> Criterion:
+    """The ``no_findings`` criterion: passes when ``problems`` (from :func:`findings`) is empty; shows the
+    first ``shown`` of them."""
+    return Criterion(
+        "no_findings", not problems, "\n".join(problems[:shown]) if problems else bi("none", "无"), expected
+    )
+
+
 def tasks_of(run, kind: TaskKind) -> list:
     return [task for task in run.tasks if task.kind == kind]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lessons.checks import Criterion, bi, compare, d2h_from_kernel, findings, pipe_flops
+from lessons.checks import Criterion, bi, compare, d2h_from_kernel, findings, no_findings, pipe_flops
 
 from .scenario import KERNEL_CASES, PURE_CASES, TINY, inputs
 
@@ -84,12 +84,5 @@ def judge(data, ctx) -> list[Criterion]:
         )
     )
     problems = [p for name, *_ in KERNEL_CASES for p in findings(data.run(name))]
-    out.append(
-        Criterion(
-            "no_findings",
-            not problems,
-            problems[0] if problems else bi("none", "无"),
-            bi("no kernel error, race or deadlock", "没有核函数错误、数据竞争或死锁"),
-        )
-    )
+    out.append(no_findings(problems, bi("no kernel error, race or deadlock", "没有核函数错误、数据竞争或死锁")))
     return out

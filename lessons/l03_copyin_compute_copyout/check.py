@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from lessons.checks import Criterion, compare, d2h_from_kernel, findings, named_rows, pipe_bytes, pipe_flops
+from lessons.checks import (
+    Criterion,
+    compare,
+    d2h_from_kernel,
+    findings,
+    named_rows,
+    no_findings,
+    pipe_bytes,
+    pipe_flops,
+)
 
 from .scenario import CASES, expected, inputs
 
@@ -52,7 +61,5 @@ def judge(data, ctx) -> list[Criterion]:
         )
     )
     problems = [p for name, *_ in CASES for p in findings(data.run(name))]
-    out.append(
-        Criterion("no_findings", not problems, problems[0] if problems else "none", "no race, deadlock or error")
-    )
+    out.append(no_findings(problems))
     return out

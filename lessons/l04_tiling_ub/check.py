@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lessons.checks import Criterion, bi, compare, d2h_from_kernel, findings, pipe_flops
+from lessons.checks import Criterion, bi, compare, d2h_from_kernel, findings, no_findings, pipe_flops
 
 from .scenario import KERNEL_CASES, PLAN_CASES, expected, inputs, max_tile
 
@@ -88,11 +88,8 @@ def judge(data, ctx) -> list[Criterion]:
     )
     problems = [p for name, *_ in KERNEL_CASES for p in findings(data.run(name))]
     out.append(
-        Criterion(
-            "no_findings",
-            not problems,
-            problems[0] if problems else bi("none", "无"),
-            bi("no kernel error (a tile too large for UB is one)", "没有核函数错误（分块超出 UB 就是一种）"),
+        no_findings(
+            problems, bi("no kernel error (a tile too large for UB is one)", "没有核函数错误（分块超出 UB 就是一种）")
         )
     )
     return out

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine.analysis.metrics import run_metrics
-from lessons.checks import Criterion, bi, compare, d2h_from_kernel, findings, kernel_time_us, pipe_flops
+from lessons.checks import Criterion, bi, compare, d2h_from_kernel, findings, kernel_time_us, no_findings, pipe_flops
 
 from .scenario import CASES, expected, inputs
 
@@ -77,12 +77,5 @@ def judge(data, ctx) -> list[Criterion]:
         )
     )
     problems = [p for name, *_ in CASES for p in findings(data.run(name))]
-    out.append(
-        Criterion(
-            "no_findings",
-            not problems,
-            problems[0] if problems else bi("none", "无"),
-            bi("no race, deadlock or kernel error", "没有数据竞争、死锁或核函数错误"),
-        )
-    )
+    out.append(no_findings(problems))
     return out

@@ -3,7 +3,17 @@
 from __future__ import annotations
 
 from engine.trace import Kind
-from lessons.checks import Criterion, bi, compare, d2h_from_kernel, findings, named_rows, pipe_bytes, pipe_flops
+from lessons.checks import (
+    Criterion,
+    bi,
+    compare,
+    d2h_from_kernel,
+    findings,
+    named_rows,
+    no_findings,
+    pipe_bytes,
+    pipe_flops,
+)
 
 from .scenario import CASES, expected, inputs, tolerance
 
@@ -80,12 +90,5 @@ def judge(data, ctx) -> list[Criterion]:
         )
     )
     problems = [p for name, *_ in CASES for p in findings(data.run(name))]
-    out.append(
-        Criterion(
-            "no_findings",
-            not problems,
-            problems[0] if problems else bi("none", "无"),
-            bi("no race, deadlock or kernel error", "没有数据竞争、死锁或核函数错误"),
-        )
-    )
+    out.append(no_findings(problems))
     return out

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.analysis.metrics import run_metrics
-from lessons.checks import Criterion, bi, compare, d2h_from_kernel, findings, kernel_flops, pipe_flops
+from lessons.checks import Criterion, bi, compare, d2h_from_kernel, findings, kernel_flops, no_findings, pipe_flops
 
 from .scenario import BIG, SMALL, expected, tolerance
 
@@ -81,12 +81,5 @@ def judge(data, ctx) -> list[Criterion]:
         )
     )
     problems = [p for name in ("small", "big") if data.has_run(name) for p in findings(data.run(name))]
-    out.append(
-        Criterion(
-            "no_findings",
-            not problems,
-            problems[0] if problems else bi("none", "无"),
-            bi("no race, deadlock or kernel error", "没有数据竞争、死锁或核函数错误"),
-        )
-    )
+    out.append(no_findings(problems))
     return out

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lessons.checks import Criterion, bi, compare, d2h_from_kernel, findings, pipe_flops
+from lessons.checks import Criterion, bi, compare, d2h_from_kernel, findings, no_findings, pipe_flops
 
 from .scenario import NUMERICS, SEQUENCES, device_us, expected, shapes, tiling_us, tolerance
 
@@ -57,14 +57,7 @@ def judge(data, ctx) -> list[Criterion]:
     )
     out.append(_on_device(data))
     problems = [p for name in SEQUENCES for p in findings(data.run(name))]
-    out.append(
-        Criterion(
-            "no_findings",
-            not problems,
-            problems[0] if problems else bi("none", "无"),
-            bi("no race, deadlock or kernel error", "没有数据竞争、死锁或核函数错误"),
-        )
-    )
+    out.append(no_findings(problems))
     return out
 
 

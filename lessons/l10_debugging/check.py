@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine.analysis.rules import recommend
-from lessons.checks import Criterion, bi, compare, d2h_from_kernel, findings, kernel_time_us, pipe_flops
+from lessons.checks import Criterion, bi, compare, d2h_from_kernel, findings, kernel_time_us, no_findings, pipe_flops
 
 from .scenario import N, expected, inputs
 
@@ -15,12 +15,7 @@ def judge(data, ctx) -> list[Criterion]:
     out = [compare("numerics", data.value("y"), expected(inputs()), 2.0**-10, 2.0**-9)]
     problems = findings(run)
     out.append(
-        Criterion(
-            "no_findings",
-            not problems,
-            "\n".join(problems[:3]) if problems else bi("none", "无"),
-            bi("no race, deadlock, error or misuse finding", "没有数据竞争、死锁、错误或误用报告"),
-        )
+        no_findings(problems, bi("no race, deadlock, error or misuse finding", "没有数据竞争、死锁、错误或误用报告"), 3)
     )
     yours = kernel_time_us(run)
     target = float(ctx.settings["target_factor"]) * ctx.reference("reference_kernel_us")

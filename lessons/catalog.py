@@ -114,12 +114,6 @@ class Lesson:
         make = getattr(self.module("scenario"), "scenario_inputs", None)
         return make() if make is not None else None
 
-    def criterion(self, ident: str) -> CriterionMeta:
-        meta = self.criteria.get(ident)
-        if meta is None:
-            raise LessonError(f"lesson {self.number}: criterion {ident!r} has no entry in lesson.toml")
-        return meta
-
 
 def _bilingual(doc: dict, key: str, where: str) -> dict:
     value = doc.get(key)

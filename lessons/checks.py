@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.analysis.pipes import kernel_rows as pipes_kernel_rows
 from engine.intervals import covered
 from engine.stream import TaskKind
 from engine.trace import Kind
@@ -108,10 +109,8 @@ def compare(ident: str, yours, expected: np.ndarray, atol: float = 0.0, rtol: fl
 
 # -- what the device did --------------------------------------------------------------------------
 def kernel_rows(run) -> np.ndarray:
-    t = run.trace
-    facts = trace_lane_facts(t)
-    lanes = [i for i, f in enumerate(facts) if f.kind == "kernels"]
-    return np.flatnonzero(np.isin(t.lane, lanes) & (t.kind == Kind.KERNEL))
+    """The rows of the kernels that ran (:func:`engine.analysis.pipes.kernel_rows`)."""
+    return pipes_kernel_rows(run.trace)
 
 
 def kernel_flops(run) -> int:
@@ -147,13 +146,6 @@ def named_rows(run, name: str, kind: Kind | None = None) -> np.ndarray:
     if kind is not None:
         keep &= t.kind == kind
     return np.flatnonzero(keep)
-
-
-def blocks_run(run) -> int:
-    t = run.trace
-    facts = trace_lane_facts(t)
-    lanes = [i for i, f in enumerate(facts) if f.kind == "block"]
-    return int((np.isin(t.lane, lanes) & (t.kind == Kind.BLOCK)).sum())
 
 
 def findings(run) -> list[str]:
@@ -197,12 +189,3 @@ def d2h_from_kernel(run) -> int:
                 copied += hi - lo
                 break
     return copied
-
-
-def gm_writes_by_kernels(run) -> int:
-    """Bytes the kernels' vector / MTE3 / fixpipe moves wrote to GM."""
-    return pipe_bytes(run, "MTE3") + pipe_bytes(run, "FIXP")
-
-
-def fmt_us(us: float) -> str:
-    return f"{us:,.2f} us"

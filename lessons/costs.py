@@ -22,6 +22,7 @@ from engine.analysis.metrics import run_metrics
 from engine.intervals import covered
 from engine.trace import Kind
 
+from .checks import kernel_rows
 from .selectors import trace_lane_facts
 
 _LINK = {"H2D": "host -> device", "D2H": "device -> host", "D2D": "device -> device"}
@@ -69,9 +70,8 @@ def cost_table(run) -> dict:
         moved[level] += int(c["nbytes"][i])
     work = np.isin(c["kind"], (Kind.MOVE, Kind.COMPUTE))
     pipes: dict[str, dict] = {}
-    kernel_lanes = [i for i, f in enumerate(facts) if f.kind == "kernels"]
-    kernel_rows = np.flatnonzero(np.isin(c["lane"], kernel_lanes) & (c["kind"] == Kind.KERNEL))
-    kernel_time = covered(c["start"][kernel_rows], c["end"][kernel_rows]) if len(kernel_rows) else 0
+    kernels = kernel_rows(run)
+    kernel_time = covered(c["start"][kernels], c["end"][kernels]) if len(kernels) else 0
     for pipe in ("SCALAR", "VECTOR", "CUBE", "MTE1", "MTE2", "MTE3", "FIXP"):
         lanes = [i for i, f in enumerate(facts) if f.kind == "pipe" and f.pipe == pipe]
         sel = work & np.isin(c["lane"], lanes)

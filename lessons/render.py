@@ -23,7 +23,6 @@ _UI = {
         "pipes": "time per pipe (busy, summed over cores; share of kernel time)",
         "util": "utilisation",
         "printed": "your program printed",
-        "not_run": "not run",
         "start": "Start with: ascendsim lesson start {n}; check with: ascendsim lesson check {n}",
     },
     "zh": {
@@ -42,7 +41,6 @@ _UI = {
         "pipes": "各流水线耗时（各核忙碌时间之和；占核函数时间的比例）",
         "util": "利用率",
         "printed": "你的程序输出",
-        "not_run": "未运行",
         "start": "开始：ascendsim lesson start {n}；检查：ascendsim lesson check {n}",
     },
 }

@@ -102,7 +102,6 @@ class AscendApp(App):
         self.message = ""
         self.checking = False
         self.check_result = None  # the last lessons.grader.GradeResult
-        self.check_report = ""
         self.failure = ""
         self._timer: Timer | None = None
         self._digits = ""
@@ -525,7 +524,7 @@ class AscendApp(App):
         self.run_worker(work, name="check", group="check", thread=True, exclusive=True, exit_on_error=False)
 
     def _checked(self, result, report: str, lang: str) -> None:
-        self.check_result, self.check_report = result, report
+        self.check_result = result
         self.message = f"{result.verdict} {result.score}/100"
         self.redraw()
         self.push_screen(CheckScreen(msg("check_title", lang, file=str(self.exercise)), report, result.passed, lang))

@@ -45,7 +45,7 @@ class TimelineView(View):
     def draw(self, model: dict, width: int) -> Text:
         view = model["view"]
         lw = self.label_width(model, width)
-        sw = max(1, width - lw - 1)
+        sw = self.strip_width(model, width)
         t0, t1, cursor = view["t0_us"], view["t1_us"], view["cursor_us"]
         col = column_of(cursor, t0, t1, sw)
         out = Text()

@@ -447,10 +447,9 @@ class Simulation:
         work = np.isin(tasks["kind"], (TaskKind.COPY, TaskKind.KERNEL))
         if not work.any():
             return
-        kind, ends = self.trace.packed("kind"), self.trace.packed("end")
-        ran = np.isin(kind, (Kind.COPY, Kind.KERNEL))
         begin = int(tasks["submit"][work].min())
-        end = max(begin, int(ends[ran].max()) if ran.any() else begin)
+        last = self.trace.last_end((Kind.COPY, Kind.KERNEL))
+        end = begin if last is None else max(begin, last)
         for name, at in (("work", begin), ("teardown", end)):
             detail = self.trace.detail(Phase(name))
             self.trace.add(at, at, self.host_lane, Kind.MARK, self.trace.name(f"phase: {name}"), detail=detail)

@@ -349,9 +349,12 @@ class Trace:
         """A copy of one column in append order (for tests and incremental readers)."""
         return self._compact()[name].copy()
 
-    def packed(self, name: str) -> np.ndarray:
-        """One column in append order, as stored (not a copy: read it, do not write it)."""
-        return self._compact()[name]
+    def last_end(self, kinds: tuple[int, ...]) -> int | None:
+        """The latest end of the rows of these kinds so far (None: no such row), read chunk by chunk: the
+        rows are not merged (``freeze`` merges them once)."""
+        self._pack()
+        ends = [int(c["end"][sel].max()) for c in self._chunks if (sel := np.isin(c["kind"], kinds)).any()]
+        return max(ends) if ends else None
 
     def freeze(self) -> TraceData:
         """Sort by start time (ties keep append order) and return immutable numpy columns."""

@@ -8,7 +8,7 @@ requested language.
 
 from __future__ import annotations
 
-from engine.analysis.phases import phases, work_window
+from engine.analysis.phases import phase_spans
 
 from .messages import t as msg
 from .replay import Replay
@@ -18,14 +18,9 @@ PHASES = ("setup", "work", "teardown")
 
 def phase_bounds(replay: Replay) -> dict[str, tuple[int, int]]:
     """Each phase's [start, end) in picoseconds (an empty phase has start == end)."""
-    end = max(int(replay.result.end_ps), 0)
-    spans = phases(replay.result)
-    window = work_window(replay.result)
-    if window is None:
-        return {"setup": (0, end), "work": (end, end), "teardown": (end, end)}
-    first, last = window
-    setup_end = round(spans["setup"]["end_us"] * 1e6) if "setup" in spans else first
-    return {"setup": (0, setup_end), "work": (first, last), "teardown": (last, max(end, last))}
+    if replay.result.end_ps <= 0:  # an empty run
+        return dict.fromkeys(PHASES, (0, 0))
+    return phase_spans(replay.result)
 
 
 def phases_view(replay: Replay, step: int, lang: str = "en", bounds: dict | None = None) -> dict:

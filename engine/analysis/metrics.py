@@ -32,7 +32,7 @@ from ..detail import Flag, QueueOp
 from ..intervals import covered, intersection, merged
 from ..simulation import RunResult
 from ..trace import Kind, LaneKind, TraceData
-from .phases import phases, work_window
+from .phases import phase_spans, phases, work_window
 from .pipes import group_leaders, kernel_core_type, kernel_metrics, kernel_rows, kernel_units
 
 MAX_DETAILED_KERNELS = 16
@@ -43,17 +43,15 @@ def _us(ps: float) -> float:
     return round(float(ps) / 1e6, 4)
 
 
-def _waits_for_data(details: tuple) -> np.ndarray:
-    """Per detail id + 1: does a wait with this detail wait for data (a queue's data flag, or a hand-written
-    flag set by a pipe that moves data in: MTE1, MTE2, MTE3)."""
-    data_pipes = (Pipe.MTE1, Pipe.MTE2, Pipe.MTE3)
-    table = [False]
-    for d in details:
-        if isinstance(d, QueueOp):
-            table.append(d.purpose == "data")
-        else:
-            table.append(isinstance(d, Flag) and d.src_pipe in data_pipes)
-    return np.array(table, dtype=bool)
+_DATA_PIPES = (Pipe.MTE1, Pipe.MTE2, Pipe.MTE3)
+
+
+def _waits_for_data(d) -> bool:
+    """Does a wait with this detail wait for data (a queue's data flag, or a hand-written flag set by a pipe
+    that moves data in: MTE1, MTE2, MTE3)."""
+    if isinstance(d, QueueOp):
+        return d.purpose == "data"
+    return isinstance(d, Flag) and d.src_pipe in _DATA_PIPES
 
 
 def _covered_in(starts: np.ndarray, ends: np.ndarray, window: tuple[int, int]) -> int:
@@ -67,8 +65,9 @@ def run_metrics(result: RunResult, whole_run: bool = False) -> dict:
     c = t.columns
     profile = result.profile
     wall = max(1, result.end_ps)
-    out: dict = {"simulated_us": _us(wall), "phases": phases(result)}
-    window = None if whole_run else work_window(result)
+    spans = phase_spans(result)
+    out: dict = {"simulated_us": _us(wall), "phases": phases(result, spans)}
+    window = None if whole_run else work_window(result, spans)
     out["balance_over"] = "work" if window else "whole run"
     window = window or (0, wall)
 
@@ -81,20 +80,24 @@ def run_metrics(result: RunResult, whole_run: bool = False) -> dict:
     out["kernel_us"] = _us(kernel_time)
     out["tflops"] = round(flops / kernel_time, 3) if kernel_time else 0.0  # flops per ps = TFLOPS
     # % of peak: the time each kernel's work needs at the peak of the unit that did it, over kernel time
-    _units, work, peaks = kernel_units(t, profile, krows)
+    units, work, peaks = kernel_units(t, profile, krows)
     at_peak_ps = float((work / peaks).sum()) * 1e12 if len(krows) else 0.0
     out["percent_of_peak"] = round(100 * at_peak_ps / kernel_time, 2) if kernel_time else 0.0
     detailed = []
     block_rows = np.flatnonzero((c["kind"] == Kind.BLOCK) & t.rows_on(LaneKind.BLOCK))
-    for row in krows:
+    for_data = None  # per row: a wait for data (built once, for the first kernel that needs it)
+    for j, row in enumerate(krows):
         if len(detailed) >= MAX_DETAILED_KERNELS:
             break
         s, e = int(c["start"][row]), int(c["end"][row])
         blocks = block_rows[(c["start"][block_rows] >= s) & (c["end"][block_rows] <= e)]
         if not len(blocks):
             continue  # an op-level kernel: no per-core detail
-        m = kernel_metrics(t, profile, int(row))
-        m.update(_kernel_detail(t, profile, s, e, blocks))
+        unit = {"unit": units[j], "flops": int(work[j]), "peak_flops": float(peaks[j])}
+        m = kernel_metrics(t, profile, int(row), unit)
+        if for_data is None:
+            for_data = t.rows_with(_waits_for_data)
+        m.update(_kernel_detail(t, profile, s, e, blocks, for_data))
         detailed.append(m)
     out["kernels"] = detailed
     if detailed:
@@ -148,7 +151,7 @@ def run_metrics(result: RunResult, whole_run: bool = False) -> dict:
     return out
 
 
-def _kernel_detail(t: TraceData, profile, start: int, end: int, blocks: np.ndarray) -> dict:
+def _kernel_detail(t: TraceData, profile, start: int, end: int, blocks: np.ndarray, for_data: np.ndarray) -> dict:
     c = t.columns
     duration = max(1, end - start)
     lanes = t.lanes
@@ -160,7 +163,6 @@ def _kernel_detail(t: TraceData, profile, start: int, end: int, blocks: np.ndarr
     block_time = int((c["end"][blocks] - c["start"][blocks]).sum())
     compute_pipe = Pipe.M if cube else Pipe.V
     waits = computes = overlap = compute_total = 0
-    for_data = _waits_for_data(t.details)[t.detail_index()]
     window = (c["start"] >= start) & (c["start"] < end)
     for core in block_cores:
         comp = t.core_lane(core, compute_pipe)

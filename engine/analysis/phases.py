@@ -20,8 +20,9 @@ from ..simulation import RunResult
 from ..trace import Kind
 
 
-def phases(result: RunResult) -> dict:
-    """``{"setup"|"work"|"teardown": {"start_us", "end_us", "us", "share"}}`` (only set-up without device work)."""
+def phase_spans(result: RunResult) -> dict[str, tuple[int, int]]:
+    """``{"setup"|"work"|"teardown": (start_ps, end_ps)}`` from the phase marks (without device work: all
+    set-up, and an empty work phase at the end)."""
     t = result.trace
     end = max(int(result.end_ps), 1)
     at = {}
@@ -29,7 +30,13 @@ def phases(result: RunResult) -> dict:
         at[t.detail_of(int(row)).name] = int(t.start[row])
     begin = at.get("work", end)
     finish = at.get("teardown", end)
-    spans = {"setup": (0, begin), "work": (begin, finish), "teardown": (finish, end)}
+    return {"setup": (0, begin), "work": (begin, finish), "teardown": (finish, end)}
+
+
+def phases(result: RunResult, spans: dict[str, tuple[int, int]] | None = None) -> dict:
+    """``{"setup"|"work"|"teardown": {"start_us", "end_us", "us", "share"}}`` (only set-up without device work)."""
+    spans = spans or phase_spans(result)
+    end = spans["teardown"][1]
     return {
         name: {"start_us": s / 1e6, "end_us": e / 1e6, "us": round((e - s) / 1e6, 6), "share": round((e - s) / end, 4)}
         for name, (s, e) in spans.items()
@@ -37,8 +44,7 @@ def phases(result: RunResult) -> dict:
     }
 
 
-def work_window(result: RunResult) -> tuple[int, int] | None:
+def work_window(result: RunResult, spans: dict[str, tuple[int, int]] | None = None) -> tuple[int, int] | None:
     """The work phase in picoseconds, or None when the run queued no device work."""
-    p = phases(result)["work"]
-    s, e = round(p["start_us"] * 1e6), round(p["end_us"] * 1e6)
+    s, e = (spans or phase_spans(result))["work"]
     return (s, e) if e > s else None

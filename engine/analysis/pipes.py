@@ -41,8 +41,9 @@ def core_busy(trace: TraceData, start: int, end: int) -> dict[str, dict[str, int
     return out
 
 
-def kernel_metrics(trace: TraceData, profile: Profile, row: int | None = None) -> dict:
-    """Metrics of one kernel (the last one when ``row`` is None)."""
+def kernel_metrics(trace: TraceData, profile: Profile, row: int | None = None, work: dict | None = None) -> dict:
+    """Metrics of one kernel (the last one when ``row`` is None); ``work``: its :func:`kernel_work`, when the
+    caller has it already (from :func:`kernel_units` over every kernel)."""
     rows = kernel_rows(trace)
     if not len(rows):
         return {}
@@ -75,7 +76,7 @@ def kernel_metrics(trace: TraceData, profile: Profile, row: int | None = None) -
     in_kernel = (trace.start >= start) & (trace.start <= end) & np.isin(trace.kind, kinds)
     seconds = duration / 1e12
     tflops = flops / seconds / 1e12 if flops else 0.0
-    work = kernel_work(trace, profile, i)
+    work = work or kernel_work(trace, profile, i)
     return {
         "kernel": trace.names[int(trace.name[i])],
         "kernel_us": round(duration / 1e6, 4),

@@ -64,7 +64,7 @@ def profile_document(name: str) -> dict:
                 origin[f.name] = {"kind": "default", "source": text}
                 continue
             origin[f.name] = {"kind": src.kind, "source": src.text, "file": src.file}
-            cited.update(src.tags)
+            cited.update(src.tags(legend))
             if src.kind == "assumption":
                 cited.add("ASSUMPTION")
         doc[section] = values

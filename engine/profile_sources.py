@@ -30,10 +30,10 @@ class Source:
     text: str
     file: str
 
-    @property
-    def tags(self) -> list[str]:
-        known = source_legend()
-        return [t for t in dict.fromkeys(_TAG.findall(self.text)) if t in known and t != "ASSUMPTION"]
+    def tags(self, legend: dict) -> list[str]:
+        """The source tags the comment cites, of those in ``legend`` (:func:`source_legend`, read once by
+        the caller)."""
+        return [t for t in dict.fromkeys(_TAG.findall(self.text)) if t in legend and t != "ASSUMPTION"]
 
 
 def source_legend() -> dict[str, dict[str, str]]:

@@ -41,8 +41,8 @@ def test_every_number_has_a_source_or_a_reasoned_assumption(name):
             reasoning = src.text.split("ASSUMPTION", 1)[1].strip(" :")
             assert len(reasoning.split()) >= 4, f"{name} {key}: an assumption needs its reasoning: {src.text!r}"
         else:
-            assert src.tags, f"{name} {key}: the comment names no source from sources.toml: {src.text!r}"
-            assert all(tag in legend for tag in src.tags)
+            assert src.tags(legend), f"{name} {key}: the comment names no source from sources.toml: {src.text!r}"
+            assert all(tag in legend for tag in src.tags(legend))
 
 
 def test_nothing_in_the_product_points_outside_it():

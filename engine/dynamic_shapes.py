@@ -6,8 +6,9 @@ work can sit on the critical path. The seed's answer has three parts, named as i
 * :class:`ShapeHistory` keeps the recent shapes and measures how much they vary: the *variability*
   is the seed's average relative change between consecutive problem sizes (``|s_i - s_{i-1}| /
   s_{i-1}`` with ``s = M*N*K``), the *stability* is ``1 - variability`` (clipped to [0, 1]).
-* :class:`DynamicTilingAdapter` turns a history into a :class:`TilingPolicy` (static when the
-  variability is below 0.1, the seed's threshold, with a safe block size).
+* :class:`DynamicTilingAdapter` turns a history and the current shape into a :class:`TilingPolicy`
+  (static when the variability is below 0.1, the seed's threshold; its stability), which the
+  coordinator decides by.
 * :class:`DynamicShapeCoordinator` makes a :class:`TuningDecision` for each shape under one of three
   policies: ``recompute`` (search the tiling every time), ``cache`` (a :class:`TilingCache` keyed by
   shape and profile: a repeated shape costs one lookup), or ``adaptive`` (the seed's). Adaptive
@@ -61,16 +62,21 @@ class ShapeHistory:
         return sum(changes) / len(changes)
 
     def stability(self, current: Shape | None = None) -> float:
-        return max(0.0, min(1.0, 1.0 - self.variability(current)))
+        return stability_of(self.variability(current))
+
+
+def stability_of(variability: float) -> float:
+    """The seed's stability: ``1 - variability``, clipped to [0, 1]."""
+    return max(0.0, min(1.0, 1.0 - variability))
 
 
 @dataclass(frozen=True)
 class TilingPolicy:
-    """Seed 3.2's policy: static or not, the variability, and the block size it considers safe."""
+    """Seed 3.2's analysis of the shapes so far and the current one: static or not, how much they vary."""
 
     is_static: bool
     variability: float
-    safe_block_size: tuple[int, int, int]
+    stability: float
 
 
 class TilingCache:
@@ -135,7 +141,7 @@ class DynamicTilingAdapter:
 
     def analyze_shape_pattern(self, history: ShapeHistory, current: Shape) -> TilingPolicy:
         variability = history.variability(current)
-        return TilingPolicy(variability < SEED_STATIC_VARIABILITY, variability, size_bucket(current))
+        return TilingPolicy(variability < SEED_STATIC_VARIABILITY, variability, stability_of(variability))
 
 
 class DynamicShapeCoordinator:
@@ -174,8 +180,8 @@ class DynamicShapeCoordinator:
 
     def make_decision(self, shape: Shape) -> TuningDecision:
         shape = tuple(int(x) for x in shape)
-        stability = self.history.stability(shape)
-        variability = self.history.variability(shape)
+        pattern = self.adapter.analyze_shape_pattern(self.history, shape)
+        stability, variability = pattern.stability, pattern.variability
         key = self.cache.key(self.profile, shape, self.cores, self.buffer_num)
         if self.policy == "recompute":
             tiling, scored = self._search(shape)

@@ -15,7 +15,7 @@ from heapq import heappop, heappush
 from typing import TYPE_CHECKING, Protocol
 
 from .copy_engine import D2D, D2H, H2D, H2H, CopyEnginePool
-from .stream import AclEvent, Stream, Task, TaskKind
+from .stream import AclEvent, Stream, Task, TaskKind, merge_clock
 from .trace import Kind, LaneKind
 
 if TYPE_CHECKING:
@@ -189,9 +189,9 @@ class DeviceRuntime:
         stream = task.stream
         stream.submitted += 1
         vc = dict(stream.vc)
-        _merge(vc, self.host_vc)
+        merge_clock(vc, self.host_vc)
         if task.kind == TaskKind.WAIT and 0 < task.target <= len(task.event.record_tasks):
-            _merge(vc, task.event.record_tasks[task.target - 1].vc)
+            merge_clock(vc, task.event.record_tasks[task.target - 1].vc)
         stream.count += 1
         vc[stream.ident] = stream.count
         task.vc = stream.vc = vc
@@ -344,7 +344,7 @@ class DeviceRuntime:
 
     def host_learns(self, vc: dict[int, int]) -> None:
         """The host waited for work with clock ``vc``: everything it submits later comes after it."""
-        _merge(self.host_vc, vc)
+        merge_clock(self.host_vc, vc)
 
     # -- driving ------------------------------------------------------------------------------
     def run_until(self, done: Callable[[], bool]) -> bool:
@@ -381,12 +381,6 @@ class CopyPlan:
     pinned: bool
     count: int
     perform: Callable[[], None]
-
-
-def _merge(into: dict[int, int], other: dict[int, int]) -> None:
-    for k, v in other.items():
-        if into.get(k, 0) < v:
-            into[k] = v
 
 
 DIRECTIONS = (H2D, D2H, D2D, H2H)

@@ -163,18 +163,21 @@ class Simulation:
 
     def caller_src(self, depth: int = 1) -> int:
         """Trace id of the first ``file:line`` outside the simulator's own modules, or -1."""
-        frame = sys._getframe(depth + 1)
+        return self.src_from(sys._getframe(depth + 1))
+
+    def src_from(self, frame) -> int:
+        """Trace id of the first ``file:line`` outside the simulator's own modules, from ``frame`` outwards."""
         internal = INTERNAL_FILES
         while frame is not None and frame.f_code.co_filename in internal:
             frame = frame.f_back
-        return -1 if frame is None else self.src_of(frame)
+        return -1 if frame is None else self.src_at(frame.f_code.co_filename, frame.f_lineno)
 
-    def src_of(self, frame) -> int:
-        """Trace id of the ``file:line`` a frame is at."""
-        key = (frame.f_code.co_filename, frame.f_lineno)
+    def src_at(self, filename: str, lineno: int) -> int:
+        """Trace id of ``file:line`` (interned once per simulation)."""
+        key = (filename, lineno)
         ident = self._src_cache.get(key)
         if ident is None:
-            ident = self._src_cache[key] = self.trace.src(f"{short_path(key[0])}:{key[1]}")
+            ident = self._src_cache[key] = self.trace.src(f"{short_path(filename)}:{lineno}")
         return ident
 
     def caller_src_text(self) -> str:

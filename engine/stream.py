@@ -221,6 +221,13 @@ class TaskRecords(Sequence):
         return np.flatnonzero(chosen).tolist()
 
 
+def merge_clock(into: dict[int, int], other: dict[int, int]) -> None:
+    """Vector clocks: ``into`` learns what ``other`` knows (entry-wise maximum, in place)."""
+    for k, v in other.items():
+        if into.get(k, 0) < v:
+            into[k] = v
+
+
 def allocation_key(place, ident):
     """An allocation ``(where, ident)`` as one number (``place``: a small code of ``where``; idents < 2**40)."""
     return place * (1 << 40) + ident

@@ -230,14 +230,9 @@ class KernelLaunch:
         return self.sim.trace.detail(record)
 
     def src_id(self, filename: str, lineno: int) -> tuple[int, str]:
-        """(trace id, text) of a kernel source line (ids cached per simulation, as ``Simulation.src_of`` does)."""
-        from ..simulation import short_path
-
-        sim = self.sim
-        ident = sim._src_cache.get((filename, lineno))
-        if ident is None:
-            ident = sim._src_cache[(filename, lineno)] = sim.trace.src(f"{short_path(filename)}:{lineno}")
-        return ident, sim.trace.srcs.items[ident]
+        """(trace id, text) of a kernel source line (``Simulation.src_at``)."""
+        ident = self.sim.src_at(filename, lineno)
+        return ident, self.sim.trace.srcs.items[ident]
 
     # -- launch checks ------------------------------------------------------------------------------
     def _gm_reads(self) -> tuple:

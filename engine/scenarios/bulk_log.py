@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..stream import TaskKind, TaskRecord, allocation_key
+from ..stream import TaskKind, TaskRecord, allocation_key, merge_clock
 
 # the calls, in the log's low bits (a call that failed: its code + FAILED)
 MALLOC_HOST, FREE_HOST, MEMCPY, MATMUL, SYNC = range(5)
@@ -43,9 +43,7 @@ def task_clock(base: dict, host: dict, ident: int, count: int) -> dict:
     """A task's vector clock: its stream's clock before the section merged with the host's when it was
     submitted, its own stream's entry set to its count (``DeviceRuntime.submit``)."""
     vc = dict(base)
-    for k, v in host.items():
-        if vc.get(k, 0) < v:
-            vc[k] = v
+    merge_clock(vc, host)
     vc[ident] = count
     return vc
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..copy_engine import D2H, H2D
 from ..detail import HostWait
+from ..stream import merge_clock
 from ..trace import Kind
 from .bulk_log import (
     CODE_BITS,
@@ -321,9 +322,7 @@ class LogPlayer:
         if all(known.get(k, 0) >= v for k, v in vc.items()):
             return False
         merged = dict(known)
-        for k, v in vc.items():
-            if merged.get(k, 0) < v:
-                merged[k] = v
+        merge_clock(merged, vc)
         self.host_vc.append(merged)
         return True
 

@@ -275,10 +275,7 @@ class BulkHost(LogPlayer):
     # -- helpers of the calls -----------------------------------------------------------------------
     def _site(self, frame) -> int:
         """The source line of a call made from ``frame``: the first frame outside the simulator."""
-        internal = self._internal
-        while frame is not None and frame.f_code.co_filename in internal:
-            frame = frame.f_back
-        return -1 if frame is None else self.sim.src_of(frame)
+        return self.sim.src_from(frame)
 
     def _learn_site(self, frame, code: int) -> tuple:
         """(log entry, source text, source id) of a host-only call from ``frame``, kept when the caller is

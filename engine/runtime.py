@@ -129,7 +129,7 @@ class DeviceRuntime:
         self.completed: list[Task] = []  # finished copies and kernels, for the memory-consistency check
         self._ai_cores = None
         self.history: list[Task] = []  # every submitted task, in submission order
-        self.records: list = []  # TaskRecords / TaskBlocks of tasks a bulk path ran outside this runtime
+        self.records: list = []  # the BulkTasks blocks of the tasks a bulk path ran outside this runtime
         self.host_vc: dict[int, int] = {}  # what the host has synchronised with
         self._names = {
             "wait": self.trace.name("stream_wait_event"),

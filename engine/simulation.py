@@ -463,11 +463,7 @@ class Simulation:
             return self._finished
         self.runtime.drain()
         self._report_stuck("its end")
-        records = TaskRecords(
-            [TaskRecord.of(task) for task in self.runtime.history]
-            + [r for r in self.runtime.records if isinstance(r, TaskRecord)],
-            [b for b in self.runtime.records if not isinstance(b, TaskRecord)],
-        )
+        records = TaskRecords([TaskRecord.of(task) for task in self.runtime.history], list(self.runtime.records))
         self._mark_phases()
         trace = self.trace.freeze()
         self._check_streams(trace, records)

@@ -179,16 +179,6 @@ def _round_up(x: int, a: int) -> int:
     return (x + a - 1) // a * a
 
 
-def estimate_us(t: TCubeTiling, profile: Profile, out_bytes: int = FP16) -> float:
-    """Analytic kernel time of a tiling: the busiest core's base blocks times the per-K-slice bottleneck,
-    or the time the shared L2 needs to carry every core's loads, whichever is longer."""
-    double = t.dbL0A == 2 and t.dbL0B == 2 and t.depthA1 == 2 and t.depthB1 == 2
-    model = _SliceModel(profile, (t.baseM, t.baseN, t.baseK), min(t.stepKa, t.stepKb), double, out_bytes)
-    blocks = math.ceil(min(t.singleCoreM, t.M) / t.baseM) * math.ceil(min(t.singleCoreN, t.N) / t.baseN)
-    loads = _l2_bytes(t.M, t.N, t.Ka, t.singleCoreM, t.singleCoreN, t.baseM, t.baseN)
-    return model.us(blocks, math.ceil(t.Ka / t.baseK), loads)
-
-
 def _l2_bytes(m: int, n: int, k: int, single_m: int, single_n: int, bm: int, bn: int) -> int:
     """Bytes all cores load from GM: every base block reads its rows of A and its columns of B over all of K,
     so A is read once per column of base blocks and B once per row of them."""
@@ -256,7 +246,9 @@ def auto_tiling(
     base: tuple[int, int, int] | None = None,
     out_bytes: int = FP16,
 ) -> tuple[TCubeTiling, int]:
-    """The fastest valid tiling by :func:`estimate_us`; returns ``(tiling, candidates_scored)``.
+    """The fastest valid tiling by the analytic kernel time (:class:`_SliceModel`: the busiest core's base
+    blocks times the per-K-slice bottleneck, or the time the shared L2 needs to carry every core's loads,
+    whichever is longer); returns ``(tiling, candidates_scored)``.
 
     Candidates: every base block of 16..256 per side that fits the buffers (or the fixed ``base``), each
     with the deepest K step (1, 2, 4 or 8) whose L1 buffers fit, times every split of the cores over M and

@@ -51,7 +51,7 @@ class Template:
     tiles) change from copy to copy.
     """
 
-    __slots__ = ("columns", "flag_counts", "instrs", "moves", "notes", "reads", "sched")
+    __slots__ = ("columns", "flag_counts", "instrs", "moves", "reads", "sched")
 
     def __init__(self, instrs: list[tuple]) -> None:
         self.instrs = instrs
@@ -60,7 +60,6 @@ class Template:
         self.sched = sched_of(instrs)
         self.reads = [i for i, ins in enumerate(instrs) if ins[OP] == GM_READ]
         self.moves = np.array([i for i, ins in enumerate(instrs) if ins[OP] in (GM_READ, GM_WRITE)], dtype=np.intp)
-        self.notes = sum(1 for ins in instrs if ins[OP] == NOTE)
 
 
 class Program:
@@ -75,7 +74,6 @@ class Program:
         "forward_waits",
         "length",
         "max_flag_key",
-        "notes",
         "segments",
     )
 
@@ -86,7 +84,6 @@ class Program:
         # ("rec", tuples) or ("tpl", template, keys of its reads, details of its GM moves)
         self.segments: list[tuple] = []
         self.length = 0
-        self.notes = 0  # NOTE instructions (buffer events that are not hardware work)
         self.max_flag_key = -1
         self.forward_waits = False  # a wait_flag precedes its set_flag in program order
         self._sets: dict[int, int] = defaultdict(int)
@@ -104,8 +101,6 @@ class Program:
                 self._waits[key] += 1
                 if self._waits[key] > self._sets[key]:
                     self.forward_waits = True
-        elif op == NOTE:
-            self.notes += 1
         if not self._records:
             self.segments.append(("rec", self._records))
         self._records.append(instr)
@@ -123,7 +118,6 @@ class Program:
         self._records = []
         self.segments.append(("tpl", template, read_keys, move_details))
         self.length += len(template.instrs)
-        self.notes += template.notes
 
     def tail(self, count: int) -> list[tuple]:
         """The last ``count`` instructions, which must all be in the open recorded run."""

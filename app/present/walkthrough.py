@@ -91,31 +91,44 @@ def _noop(_phase: str) -> None:
     return None
 
 
-def lesson_walkthrough(number: int, progress: Callable[[str], None] = _noop) -> Walkthrough:
-    """Run lesson ``number``'s scenario and resolve its steps."""
+def run_lesson(lesson):
+    """The run a lesson plays: its scenario on a fresh simulation (the default profile), finished."""
     from engine import Simulation
-    from lessons import catalog
-    from lessons.selectors import SelectorError, resolve
 
-    lesson = catalog.get(number)
-    progress("run")
     sim = Simulation()
     lesson.module("scenario").scenario(sim)
-    result = sim.finish()
-    progress("replay")
-    replay = Replay(result, inputs=lesson.scenario_inputs())
-    progress("steps")
+    return sim.finish()
+
+
+def lesson_stops(replay: Replay, lesson) -> tuple[Stop, ...]:
+    """Each lesson step resolved to its replay step (or kept with the reason its selector matches nothing)."""
+    from lessons.selectors import SelectorError, resolve
+
     stops = []
     for i, step in enumerate(lesson.steps):
         try:
-            at, problem = replay.step_of_row(resolve(result.trace, step.selector)), ""
+            at, problem = replay.step_of_row(resolve(replay.trace, step.selector)), ""
         except SelectorError as exc:
             at, problem = None, str(exc)
         stops.append(Stop(i, at, dict(step.text), step.view, problem))
+    return tuple(stops)
+
+
+def lesson_walkthrough(number: int, progress: Callable[[str], None] = _noop) -> Walkthrough:
+    """Run lesson ``number``'s scenario and resolve its steps."""
+    from lessons import catalog
+
+    lesson = catalog.get(number)
+    progress("run")
+    result = run_lesson(lesson)
+    progress("replay")
+    replay = Replay(result, inputs=lesson.scenario_inputs())
+    progress("steps")
+    stops = lesson_stops(replay, lesson)
     progress("analysis")
     replay.report()
     title = {lang: msg("lesson_title", lang, n=number, title=lesson.title[lang]) for lang in LANGS}
-    return Walkthrough(replay, title, dict(lesson.summary), tuple(stops), lesson=number)
+    return Walkthrough(replay, title, dict(lesson.summary), stops, lesson=number)
 
 
 def scenario_walkthrough(

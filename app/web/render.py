@@ -54,8 +54,8 @@ def meta(loaded: Loaded) -> dict:
     }
     lesson = loaded.lesson
     if lesson is not None:
-        anchors = [a if isinstance(a, int) else None for a in loaded.anchors]
-        missing = [a["error"] if isinstance(a, dict) else None for a in loaded.anchors]
+        anchors = [s.step for s in loaded.stops]
+        missing = [s.problem or None for s in loaded.stops]
         out["lesson"] = {
             "number": lesson.number,
             "anchors": anchors,

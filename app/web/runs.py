@@ -28,12 +28,12 @@ from pathlib import Path
 from app.present import Breakpoint, Replay, budget
 from app.present.frames import FrameSource, outline
 from app.present.store import RunSpec, RunStore
+from app.present.walkthrough import Stop, lesson_stops, run_lesson
 from engine.profile import DEFAULT_PROFILE, ProfileError, list_profiles, load_profile
 from engine.scenarios import Scenario, ScenarioArgError, ScenarioFailed, registry
 from engine.scenarios.cost import Cost
 from engine.trace import Kind
 from lessons.catalog import Lesson, LessonError, get, lessons
-from lessons.selectors import SelectorError, resolve
 
 ROOT = Path(__file__).resolve().parents[2]
 MAX_INPUT_BYTES = 64 * 2**20  # inputs regenerated for tile values and heatmaps up to this size
@@ -144,7 +144,7 @@ class Loaded:
     source: FrameSource
     outline: dict
     lesson: Lesson | None = None
-    anchors: list = field(default_factory=list)  # per lesson step: its step, or None with why
+    stops: tuple[Stop, ...] = ()  # per lesson step: its replay step, or None with why
     windows: OrderedDict = field(default_factory=OrderedDict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -315,25 +315,16 @@ class Runs:
             lesson = get(run["lesson"])
             result = self.store.get(spec)
             if result is None:
-                from engine import Simulation
-
-                sim = Simulation(DEFAULT_PROFILE)
                 try:
-                    lesson.module("scenario").scenario(sim)
-                    result = sim.finish()
+                    result = run_lesson(lesson)
                 except Exception as exc:  # a lesson being written may be broken: say so on the page
                     raise RunRequestError(
                         f"lesson {lesson.number}: its scenario failed: {type(exc).__name__}: {exc}"
                     ) from exc
                 self.store.put(spec, result)
             replay = Replay(result, inputs=lesson.scenario_inputs())
-            anchors = []
-            for step in lesson.steps:
-                try:
-                    anchors.append(replay.step_of_row(resolve(result.trace, step.selector)))
-                except SelectorError as exc:
-                    anchors.append({"error": str(exc)})
-            return Loaded(spec.key, spec, replay, FrameSource(replay), outline(replay), lesson, anchors)
+            stops = lesson_stops(replay, lesson)
+            return Loaded(spec.key, spec, replay, FrameSource(replay), outline(replay), lesson, stops)
         result = self.store.get(spec)
         if result is None:
             raise RunRequestError(f"run {spec.scenario} {dict(spec.params)} is not finished yet")

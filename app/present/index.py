@@ -228,7 +228,7 @@ class TraceIndex:
             n = len(t.tasks["seq"])
             row = np.full(n, -1, dtype=np.int64)
             on_stream = t.rows_on(LaneKind.STREAM)
-            task = t.task_rows()
+            task = self.task_of_row
             sel = np.flatnonzero(on_stream & (task >= 0) & (t.kind != Kind.MARK))
             row[task[sel]] = sel
             marks = np.flatnonzero(on_stream & (task >= 0) & (t.kind == Kind.MARK))

@@ -112,6 +112,13 @@ class Replay:
         self._bp_rows: np.ndarray | None = None
         self.tiles = TileResolver(t, self.index, result.gm, _gm_bytes(result, inputs))
         self._task_names = None
+        # per run, not per step: the host's calls and waits, each stream's task mask, the copy engines' lanes
+        host_lanes = t.lanes_of(LaneKind.HOST)
+        host = self.index.lane_rows[host_lanes[0]] if host_lanes else np.zeros(0, dtype=np.int64)
+        self._host_calls = host[t.kind[host] == Kind.CALL]
+        self._host_waits = host[t.kind[host] == Kind.WAIT]
+        self._stream_tasks = [(t.lanes[i], t.tasks["stream"] == t.lanes[i].unit) for i in t.lanes_of(LaneKind.STREAM)]
+        self._engine_lanes = t.lanes_of(LaneKind.COPY_ENGINE)
 
     # -- steps ------------------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -229,12 +236,8 @@ class Replay:
 
     def _host(self, row: int, time: int) -> S.HostState:
         t = self.trace
-        host_lanes = t.lanes_of(LaneKind.HOST)
-        rows = self.index.lane_rows[host_lanes[0]] if host_lanes else np.zeros(0, dtype=np.int64)
-        calls = rows[t.kind[rows] == Kind.CALL]
-        waits = rows[t.kind[rows] == Kind.WAIT]
-        call = self._running(calls, row, time)
-        wait = self._running(waits, row, time)
+        call = self._running(self._host_calls, row, time)
+        wait = self._running(self._host_waits, row, time)
         on = t.detail_of(wait) if wait >= 0 else None
         src = int(t.src[call]) if call >= 0 else -1
         return S.HostState(
@@ -274,9 +277,7 @@ class Replay:
         running = seen & ((end > time) | (task_row == row))
         submitted = t.tasks["submit"] <= time
         out = []
-        for lane_id in t.lanes_of(LaneKind.STREAM):
-            lane = t.lanes[lane_id]
-            mine = t.tasks["stream"] == lane.unit
+        for lane, mine in self._stream_tasks:
             pending = np.flatnonzero(mine & submitted & ~seen)
             now = np.flatnonzero(mine & running)
             out.append(
@@ -295,7 +296,7 @@ class Replay:
         t = self.trace
         out = []
         task = self.index.task_of_row
-        for lane_id in t.lanes_of(LaneKind.COPY_ENGINE):
+        for lane_id in self._engine_lanes:
             lane = t.lanes[lane_id]
             r = self._running(self.index.lane_rows[lane_id], row, time)
             copy = done = total = 0

@@ -23,7 +23,7 @@ def _lesson(number: int) -> Walkthrough:
 
 def lesson(number: int = 1) -> Walkthrough:
     walk = _lesson(number)
-    return dataclasses.replace(walk, replay=Replay(walk.replay.result), _kind_rows={}, _memo={})
+    return dataclasses.replace(walk, replay=Replay(walk.replay.result), _memo={})
 
 
 def matmul() -> Walkthrough:

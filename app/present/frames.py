@@ -30,23 +30,13 @@ from engine.trace import Kind
 from .index import INIT_SLOT
 from .messages import t as msg
 from .replay import Breakpoint, Replay
-from .views import code_view, core_view_of, host_view_of, step_label
+from .views import PIPE_ACTIVITY, code_view, core_view_of, count_landed, grid_names, host_view_of, step_label, to_us
 
 ACTIVITY_CODES = {"cube": "c", "vector": "v", "load": "l", "store": "s", "wait": "w", "busy": "b", "idle": "i"}
 CODE_CONTEXT = 10  # source lines shown above and below the current one
 MAX_LANDED = 20_000  # output tiles listed per tensor in the outline (the rest are counted, not drawn)
-_ACTIVITY = (("CUBE", "c"), ("VECTOR", "v"), ("MTE2", "l"), ("MTE1", "l"), ("FIXP", "s"), ("MTE3", "s"))
+_ACTIVITY = tuple((pipe, ACTIVITY_CODES[what]) for pipe, what in PIPE_ACTIVITY)
 _WORK = (int(Kind.MOVE), int(Kind.COMPUTE))
-
-
-def _us(ps) -> float:
-    return round(float(ps) / 1e6, 6)
-
-
-def grid_names(replay: Replay) -> list[str]:
-    """Every core of the chip, Cube cores first: the order of the activity codes."""
-    chip = replay.result.profile.chip
-    return [f"AIC {i}" for i in range(chip.aic_cores)] + [f"AIV {i}" for i in range(chip.aiv_cores)]
 
 
 # -- activity of every core, vectorised over a window ---------------------------------------------
@@ -200,8 +190,8 @@ class FrameSource:
         for i, (step, row, time) in enumerate(zip(steps.tolist(), rows.tolist(), times.tolist(), strict=True)):
             ev = replay.event_at_row(row)
             labels.append(step_label(replay, step, lang))
-            events.append(msg("event_at", lang, name=ev.name, lane=ev.lane, time=round(_us(time), 3)))
-            cursor.append(_us(time))
+            events.append(msg("event_at", lang, name=ev.name, lane=ev.lane, time=round(to_us(time), 3)))
+            cursor.append(to_us(time))
             kinds.append(ev.kind)
             host = host_view_of(replay._host(row, time), replay._streams(row, time), replay._engines(row, time), lang)
             parts.add("host", host)
@@ -218,7 +208,7 @@ class FrameSource:
                             held_now[c] = k
                             tile_changes.append([i, c, k])
             if outputs:
-                parts.add("done", [_landed(effects, time, row) for _o, effects in outputs])
+                parts.add("done", [count_landed(effects, time, row) for _o, effects in outputs])
             code = code_memo.get(ev.src)
             if code is None:
                 code = code_memo[ev.src] = code_view(replay, step, CODE_CONTEXT, lang)
@@ -330,11 +320,6 @@ def frame(window: dict, step: int) -> dict:
     return out
 
 
-def _landed(effects, time: int, row: int) -> int:
-    last = effects.last(time, row)
-    return 0 if last < 0 else effects.position(last) + 1
-
-
 # -- what does not change within a run ------------------------------------------------------------------
 def outline(replay: Replay) -> dict:
     """Step count, cores, the grid, and for each output tensor its tiles in the order they land (row,
@@ -355,7 +340,7 @@ def outline(replay: Replay) -> dict:
         outputs.append({"tensor": i, "name": info.name, "total": len(effects.rows), "tiles": tiles})
     return {
         "n": len(replay),
-        "end_us": _us(replay.result.end_ps),
+        "end_us": to_us(replay.result.end_ps),
         "cores": cores,
         "grid": grid_names(replay),
         "tensors": [info.name for info in replay.result.gm.values()],

@@ -112,6 +112,7 @@ class Replay:
         self._bp_rows: np.ndarray | None = None
         self.tiles = TileResolver(t, self.index, result.gm, _gm_bytes(result, inputs))
         self._task_names = None
+        self._kind_rows: dict[tuple, np.ndarray] = {}
         # per run, not per step: the host's calls and waits, each stream's task mask, the copy engines' lanes
         host_lanes = t.lanes_of(LaneKind.HOST)
         host = self.index.lane_rows[host_lanes[0]] if host_lanes else np.zeros(0, dtype=np.int64)
@@ -157,15 +158,12 @@ class Replay:
         return int(np.searchsorted(self.steps, kept[0] if forward else kept[-1]))
 
     def next_of_kind(self, step: int, kind: str, forward: bool = True, core: str | None = None) -> int | None:
-        """The next (previous) step after ``step`` whose event is of ``kind`` (on ``core``, e.g. "AIC 0")."""
-        t = self.trace
-        keep = t.kind == Kind[kind]
-        if core is not None:
-            keep &= t.lane_mask(lambda lane: lane.core >= 0 and lane.process == core)[t.lane]
-        return self.next_where(step, np.flatnonzero(keep), forward)
-
-    def next_mark(self, step: int, forward: bool = True) -> int | None:
-        return self.next_where(step, Breakpoint(mark="").rows(self), forward)
+        """The next (previous) step after ``step`` whose event is of ``kind`` (on ``core``, e.g. "AIC 0");
+        each (kind, core)'s rows are found once (UIs ask on every redraw)."""
+        rows = self._kind_rows.get((kind, core))
+        if rows is None:
+            rows = self._kind_rows[(kind, core)] = Breakpoint(kind=kind, core=core).rows(self)
+        return self.next_where(step, rows, forward)
 
     # -- breakpoints --------------------------------------------------------------------------------
     def toggle_breakpoint(self, bp: Breakpoint) -> bool:
@@ -416,7 +414,11 @@ class Replay:
         s = self.slot(step, core, buffer, queue, slot)
         if s.writer < 0:
             raise LookupError(f"{core} {buffer} queue {queue} slot {slot} holds nothing yet at step {step}")
-        return self.tiles.values(self._core_index(core), s.writer)
+        return self.slot_values(core, s)
+
+    def slot_values(self, core: str, slot: S.SlotState) -> np.ndarray:
+        """The real numbers of a slot state already looked up (:meth:`slot`) that holds a tile."""
+        return self.tiles.values(self._core_index(core), slot.writer)
 
     def _core_index(self, name: str) -> int:
         for i, core in enumerate(self.index.cores):

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.aicore.pipes import LANE_NAMES
 from engine.intervals import merged
 from engine.trace import Kind, LaneKind
 
@@ -18,12 +17,19 @@ from .messages import t as msg
 from .replay import Replay
 from .stages import STAGE_ORDER, stage_table
 
-_ACTIVITY = (("CUBE", "cube"), ("VECTOR", "vector"), ("MTE2", "load"), ("MTE1", "load"), ("FIXP", "store"))
-_ACTIVITY += (("MTE3", "store"),)
+PIPE_ACTIVITY = (("CUBE", "cube"), ("VECTOR", "vector"), ("MTE2", "load"), ("MTE1", "load"), ("FIXP", "store"))
+PIPE_ACTIVITY += (("MTE3", "store"),)
 
 
-def _us(ps: int | float) -> float:
+def to_us(ps: int | float) -> float:
+    """Picoseconds as microseconds, to the picosecond."""
     return round(float(ps) / 1e6, 6)
+
+
+def grid_names(replay: Replay) -> list[str]:
+    """Every core of the chip, Cube cores first: the grid's order."""
+    chip = replay.result.profile.chip
+    return [f"AIC {i}" for i in range(chip.aic_cores)] + [f"AIV {i}" for i in range(chip.aiv_cores)]
 
 
 def step_label(replay: Replay, step: int, lang: str = "en") -> str:
@@ -34,7 +40,7 @@ def step_label(replay: Replay, step: int, lang: str = "en") -> str:
 def activity(core) -> str:
     """What a core is doing, for colouring: cube, vector, load, store, wait, busy or idle."""
     busy = {p.pipe: p for p in core.pipes if p.busy}
-    for pipe, what in _ACTIVITY:
+    for pipe, what in PIPE_ACTIVITY:
         p = busy.get(pipe)
         if p is not None and p.kind in ("MOVE", "COMPUTE"):
             return what
@@ -81,32 +87,35 @@ def host_view_of(host, streams, engines, lang: str = "en") -> dict:
     }
 
 
+def device_view(replay: Replay, lang: str = "en") -> dict:
+    """What does not change in the device box: its title, GM (capacity, bandwidth) and L2."""
+    chip = replay.result.profile.chip
+    return {
+        "title": msg("device", lang),
+        "gm": f"{msg('gm', lang)} {chip.device_memory_bytes / 2**30:.0f} GiB, {chip.hbm_gbps / 1000:.2f} TB/s",
+        "l2": f"{msg('l2', lang)} {chip.l2_bytes / 2**20:.0f} MiB",
+    }
+
+
 def system_view(replay: Replay, step: int, lang: str = "en") -> dict:
     s = replay.state_at(step)
-    chip = replay.result.profile.chip
     present = {c.name: c for c in s.cores}
     grid = []
-    for kind, count in (("AIC", chip.aic_cores), ("AIV", chip.aiv_cores)):
-        for i in range(count):
-            core = present.get(f"{kind} {i}")
-            what = activity(core) if core is not None else "idle"
-            block = core.block if core is not None and core.active else None
-            label = msg("activity.busy", lang, block=block) if what == "busy" else msg(f"activity.{what}", lang)
-            grid.append({"name": f"{kind} {i}", "type": kind, "activity": what, "block": block, "label": label})
+    for name in grid_names(replay):
+        core = present.get(name)
+        what = activity(core) if core is not None else "idle"
+        block = core.block if core is not None and core.active else None
+        label = msg("activity.busy", lang, block=block) if what == "busy" else msg(f"activity.{what}", lang)
+        grid.append({"name": name, "type": name.split(" ")[0], "activity": what, "block": block, "label": label})
     parts = host_view_of(s.host, s.streams, s.engines, lang)
     return {
         "step": step,
         "step_label": step_label(replay, step, lang),
-        "time_us": _us(s.time),
-        "event": msg("event_at", lang, name=s.event.name, lane=s.event.lane, time=round(_us(s.time), 3)),
+        "time_us": to_us(s.time),
+        "event": msg("event_at", lang, name=s.event.name, lane=s.event.lane, time=round(to_us(s.time), 3)),
         "host": parts["host"],
         "link": parts["link"],
-        "device": {
-            "title": msg("device", lang),
-            "gm": f"{msg('gm', lang)} {chip.device_memory_bytes / 2**30:.0f} GiB, {chip.hbm_gbps / 1000:.2f} TB/s",
-            "l2": f"{msg('l2', lang)} {chip.l2_bytes / 2**20:.0f} MiB",
-            "cores": grid,
-        },
+        "device": {**device_view(replay, lang), "cores": grid},
         "streams": parts["streams"],
     }
 
@@ -162,8 +171,8 @@ def core_view_of(state, time: int, lang: str = "en") -> dict:
                 "last": p.name or None,
                 "kind": p.kind,
                 "src": p.src,
-                "start_us": _us(p.start),
-                "end_us": _us(p.end),
+                "start_us": to_us(p.start),
+                "end_us": to_us(p.end),
                 "progress": round(progress, 4),
             }
         )
@@ -188,7 +197,7 @@ def tile_view(
         out["note"] = msg("empty_slot", lang)
         return out
     try:
-        values = replay.tile_values(step, core, buffer, queue, slot)
+        values = replay.slot_values(core, sl)
     except LookupError as exc:
         out["note"] = msg("values_unavailable", lang, why=str(exc))
         return out
@@ -269,7 +278,7 @@ def timeline_view(
             entry["aggregated"] = True
             entry["note"] = msg("aggregated", lang, n=len(rows))
             entry["buckets"] = [
-                {"start_us": _us(a), "end_us": _us(b), "busy": round(float(x / w), 4)}
+                {"start_us": to_us(a), "end_us": to_us(b), "busy": round(float(x / w), 4)}
                 for a, b, x, w in zip(edges[:-1], edges[1:], busy, width, strict=True)
                 if x > 0
             ]
@@ -278,8 +287,8 @@ def timeline_view(
             entry["bars"] = [
                 {
                     "row": int(r),
-                    "start_us": _us(t.start[r]),
-                    "end_us": _us(t.end[r]),
+                    "start_us": to_us(t.start[r]),
+                    "end_us": to_us(t.end[r]),
                     "name": names[int(t.name[r])],
                     "kind": Kind(int(t.kind[r])).name,
                     "bytes": int(t.columns["nbytes"][r]),
@@ -292,9 +301,9 @@ def timeline_view(
         lanes.append(entry)
     return {
         "title": msg("timeline", lang),
-        "t0_us": _us(t0),
-        "t1_us": _us(t1),
-        "cursor_us": _us(t.start[row]),
+        "t0_us": to_us(t0),
+        "t1_us": to_us(t1),
+        "cursor_us": to_us(t.start[row]),
         "cursor_row": row,
         "lanes": lanes,
     }
@@ -356,7 +365,7 @@ def matrices_view(replay: Replay, step: int, cells: int = 48, lang: str = "en") 
             "tiles": tiles,
         }
         if is_output:
-            landed = effects.rows[: _count_landed(effects, s.time, row)]
+            landed = effects.rows[: count_landed(effects, s.time, row)]
             done = []
             for w in landed[-4096:]:
                 d = replay.trace.detail_of(int(w)).dst
@@ -371,7 +380,7 @@ def matrices_view(replay: Replay, step: int, cells: int = 48, lang: str = "en") 
     return {"title": msg("matrices", lang), "tensors": tensors}
 
 
-def _count_landed(effects, time: int, row: int) -> int:
+def count_landed(effects, time: int, row: int) -> int:
     last = effects.last(time, row)
     return 0 if last < 0 else effects.position(last) + 1
 
@@ -388,7 +397,7 @@ def pipeline_view(replay: Replay, step: int, core: str, max_tiles: int = 24, lan
                 "tile": r.label,
                 "done": r.done,
                 "cells": {
-                    stage: {"start_us": _us(cell.start), "end_us": _us(cell.end), "count": cell.count}
+                    stage: {"start_us": to_us(cell.start), "end_us": to_us(cell.end), "count": cell.count}
                     for stage, cell in r.cells.items()
                 },
             }
@@ -402,7 +411,7 @@ def pipeline_view(replay: Replay, step: int, core: str, max_tiles: int = 24, lan
         "tiles": out_rows,
         "t0_us": min(starts) if starts else 0.0,
         "t1_us": max(ends) if ends else 0.0,
-        "cursor_us": _us(replay.trace.start[replay.row(step)]),
+        "cursor_us": to_us(replay.trace.start[replay.row(step)]),
     }
 
 
@@ -466,10 +475,13 @@ def code_view(replay: Replay, step: int, context: int = 0, lang: str = "en") -> 
 
 
 __all__ = (
-    "LANE_NAMES",
+    "PIPE_ACTIVITY",
     "code_view",
     "core_view",
     "core_view_of",
+    "count_landed",
+    "device_view",
+    "grid_names",
     "host_view_of",
     "matrices_view",
     "metrics_view",
@@ -477,4 +489,5 @@ __all__ = (
     "system_view",
     "tile_view",
     "timeline_view",
+    "to_us",
 )

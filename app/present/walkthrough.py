@@ -44,16 +44,12 @@ class Walkthrough:
     lesson: int | None = None
     scenario: str | None = None
     params: dict = field(default_factory=dict)
-    _kind_rows: dict = field(default_factory=dict, repr=False)
     _memo: dict = field(default_factory=dict, repr=False)  # answers that scan the whole trace, kept
 
     @property
     def start(self) -> int:
         """The step a UI opens on: the first lesson step that resolved, else the first event."""
         return next((s.step for s in self.stops if s.step is not None), 0)
-
-    def stop_at(self, index: int) -> Stop:
-        return self.stops[index]
 
     def cores(self) -> list[str]:
         """The cores that ran something, as a viewer lists them (AICs then AIVs, by number)."""
@@ -80,11 +76,7 @@ class Walkthrough:
         return self._memo["phases"]
 
     def next_of_kind(self, step: int, kind: str, forward: bool = True) -> int | None:
-        """Like :meth:`Replay.next_of_kind`, with each kind's rows found once (UIs ask on every redraw)."""
-        rows = self._kind_rows.get(kind)
-        if rows is None:
-            rows = self._kind_rows[kind] = np.flatnonzero(self.replay.trace.kind == Kind[kind])
-        return self.replay.next_where(step, rows, forward)
+        return self.replay.next_of_kind(step, kind, forward)
 
 
 def _noop(_phase: str) -> None:

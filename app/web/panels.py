@@ -80,7 +80,7 @@ def host_panel(part: dict, lang: str) -> html.Div:
 
 def system_panel(static: dict, lang: str) -> html.Div:
     """The device box: memory, the grid of cores (filled and coloured per step by the browser from the
-    run's core names, a click opens a core) and a legend. ``static``: ``system_view(...)["device"]``."""
+    run's core names, a click opens a core) and a legend. ``static``: ``device_view(...)``."""
     legend = [html.Span(msg(f"activity.{a}", lang, block="n"), className=f"key {a[0]}") for a in ACTIVITIES]
     return html.Div(
         [

@@ -78,8 +78,7 @@ def register(app, runs: Runs) -> None:
             raise PreventUpdate
         lang = _lang(lang)
         loaded = runs.load(run)
-        device = views.system_view(loaded.replay, 0, lang)["device"]
-        sys = panels.system_panel(device, lang)
+        sys = panels.system_panel(views.device_view(loaded.replay, lang), lang)
         metrics = panels.metrics_panel(views.metrics_view(loaded.replay, lang), lang, tryable="lesson" not in run)
         figure, note = render.matrices(loaded, lang)
         style = {} if loaded.outline["tensors"] else {"display": "none"}

@@ -15,7 +15,6 @@ _CATALOGUE = MappingProxyType(
     {
         # system view
         "host": ("Host CPU", "主机 CPU"),
-        "host_memory": ("host memory", "主机内存"),
         "device": ("Device (Ascend AI processor)", "设备（昇腾 AI 处理器）"),
         "gm": ("GM (HBM)", "全局内存 GM（HBM）"),
         "l2": ("L2 cache", "L2 缓存"),
@@ -78,7 +77,6 @@ _CATALOGUE = MappingProxyType(
         "pipe.MTE2": ("MTE2: GM -> L1/UB", "MTE2：GM -> L1/UB"),
         "pipe.MTE3": ("MTE3: UB -> GM", "MTE3：UB -> GM"),
         "pipe.FIXP": ("FixPipe: L0C -> GM", "FixPipe：L0C -> GM"),
-        "no_instruction": ("-", "-"),
         "values_unavailable": ("values not available: {why}", "数值不可用：{why}"),
         # timeline
         "timeline": ("Timeline", "时间线"),
@@ -128,10 +126,8 @@ _CATALOGUE = MappingProxyType(
         "tile_hint": ("v: tile values  s: next slot", "v：分块数值  s：下一个槽位"),
         "tile_of": ("{buffer} queue {queue} slot {slot}: {tile}", "{buffer} 队列 {queue} 槽位 {slot}：{tile}"),
         "tile_shape": ("{rows} x {cols} {dtype}", "{rows} x {cols} {dtype}"),
-        "no_tile": ("no slot holds a tile", "没有槽位存放分块"),
         "legend": ("legend", "图例"),
         "utilisation": ("utilisation per pipe", "各流水线利用率"),
-        "current_event": ("now", "当前"),
         "playing": ("playing", "播放中"),
         "paused": ("paused", "已暂停"),
         "speed": ("{n} events/s", "{n} 事件/秒"),
@@ -226,14 +222,12 @@ _CATALOGUE = MappingProxyType(
         "web.bp_mark": ("user mark (empty: any)", "用户标记（留空：任意）"),
         "web.bp_add": ("add breakpoint", "添加断点"),
         "web.bp_none": ("no breakpoints", "没有断点"),
-        "web.any": ("any", "任意"),
         "web.keys": (
             "Keys (outside text fields): ← → step, space play / pause, [ ] previous / next event of the chosen "
             "kind, Home / End first / last step.",
             "快捷键（焦点不在输入框时）：← → 单步，空格 播放/暂停，[ ] "
             "上一个/下一个所选类型的事件，Home / End 第一步/最后一步。",
         ),
-        "web.loading": ("loading the steps around here…", "正在加载附近的步骤……"),
         "web.view.system": ("System: host, link, device", "系统：主机、链路、设备"),
         "web.view.core": ("Inside one core", "一个核的内部"),
         "web.no_core": ("this run used no AI core", "本次运行没有使用 AI Core"),
@@ -248,7 +242,6 @@ _CATALOGUE = MappingProxyType(
         "web.tile_corner": ("top-left {rows} x {cols} of {shape}", "{shape} 的左上角 {rows} x {cols}"),
         "web.pipes": ("Pipes and what each runs", "各流水线及其正在执行的指令"),
         "web.streams": ("Streams", "流"),
-        "web.engines": ("Copy engines", "拷贝引擎"),
         "web.legend": ("Core colours", "核的颜色"),
         "web.follow": ("follow the cursor", "跟随光标"),
         "web.whole_run": ("whole run", "整个运行"),
@@ -271,14 +264,12 @@ _CATALOGUE = MappingProxyType(
             "Outlines: the tile each core holds now (its colour). Output: the core that wrote each tile.",
             "轮廓：每个核当前持有的分块（按核着色）。输出：写出每个分块的核。",
         ),
-        "web.no_tiles": ("no output tiles on this core", "该核没有输出分块"),
         "web.pipe_ratios": ("busy share of the kernel's time (%)", "占核函数时间的忙碌比例（%）"),
         "web.roofline": ("Roofline", "屋顶线"),
         "web.intensity": ("arithmetic intensity (flop / HBM byte)", "算术强度（flop / HBM 字节）"),
         "web.tflops": ("TFLOPS", "TFLOPS"),
         "web.gaps": ("Idle time by cause (us)", "按原因统计的空闲时间（us）"),
         "web.try": ("try it", "试一试"),
-        "web.gain": ("measured gain: {gain} %", "实测收益：{gain} %"),
         "web.lesson": ("Lesson", "课程"),
         "web.lesson_n": ("Lesson {n}: {title}", "第 {n} 课：{title}"),
         "web.about": ("About this lesson", "本课简介"),
@@ -397,6 +388,11 @@ def t(key: str, lang: str = "en", **values) -> str:
     entry = _CATALOGUE[key]
     text = entry[LANGS.index(lang)]
     return text.format(**values) if values else text
+
+
+def known_lang(lang) -> str:
+    """``lang`` if it is one of :data:`LANGS`, else English (what a browser sent may be anything)."""
+    return lang if lang in LANGS else LANGS[0]
 
 
 def keys() -> tuple[str, ...]:

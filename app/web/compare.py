@@ -8,18 +8,16 @@ import shlex
 from dash import Input, Output, State, ctx, dcc, html, no_update
 from dash.exceptions import PreventUpdate
 
+from app.present.messages import known_lang
 from app.present.messages import t as msg
 from engine.profile import DEFAULT_PROFILE
 from engine.scenarios import registry
 
 from . import figures, layout, render
 from .pages import describe
+from .panels import fmt_value
 from .playground import plain, progress
 from .runs import RunRequestError, Runs, validate_request
-
-
-def _lang(lang) -> str:
-    return lang if lang in ("en", "zh") else "en"
 
 
 def parse_options(scenario: str, text: str) -> dict:
@@ -66,7 +64,7 @@ def register(app, runs: Runs) -> None:
         prevent_initial_call=True,
     )
     def compare(_run, _poll, sa, oa, sb, ob, numerics, job, lang):
-        lang = _lang(lang)
+        lang = known_lang(lang)
         if ctx.triggered_id == "cmp-run":
             requests = []
             try:
@@ -137,7 +135,9 @@ def comparison(runs: Runs, requests: list[dict], lang: str) -> html.Div:
     for key, row in diff["metrics"].items():
         ratio = row.get("ratio")
         change = f"{ratio:.3g}x" if ratio else ""
-        rows.append(html.Tr([html.Td(key), html.Td(_fmt(row["a"])), html.Td(_fmt(row["b"])), html.Td(change)]))
+        rows.append(
+            html.Tr([html.Td(key), html.Td(fmt_value(row["a"])), html.Td(fmt_value(row["b"])), html.Td(change)])
+        )
     changed = []
     a, b = requests
     pa, pb = dict(a.get("params", {})), dict(b.get("params", {}))
@@ -206,14 +206,6 @@ def comparison(runs: Runs, requests: list[dict], lang: str) -> html.Div:
         ],
         id="cmp-body",
     )
-
-
-def _fmt(v) -> str:
-    if isinstance(v, float):
-        return f"{v:,.4g}"
-    if isinstance(v, int):
-        return f"{v:,}"
-    return "-" if v is None else str(v)
 
 
 __all__ = ("comparison", "parse_options", "register")

@@ -13,6 +13,7 @@ from pathlib import Path
 from dash import ALL, Input, Output, State, ctx, dcc, html, no_update
 from dash.exceptions import PreventUpdate
 
+from app.present.messages import known_lang
 from app.present.messages import t as msg
 from engine.profile import DEFAULT_PROFILE, list_profiles
 from engine.scenarios import registry
@@ -22,10 +23,6 @@ from . import layout
 from .runs import RunRequestError, Runs
 
 
-def _lang(lang) -> str:
-    return lang if lang in ("en", "zh") else "en"
-
-
 def register(app, runs: Runs, default_lang: str) -> None:
     scenario_names = list(registry())
     profiles = list_profiles()
@@ -33,7 +30,7 @@ def register(app, runs: Runs, default_lang: str) -> None:
     # -- routing and the language ---------------------------------------------------------------------------
     @app.callback(Output("page", "children"), Input("url", "pathname"), State("lang-switch", "value"))
     def route(path, lang):
-        lang = _lang(lang or default_lang)
+        lang = known_lang(lang or default_lang)
         path = (path or "/").rstrip("/") or "/"
         if path in ("/", "/lessons"):
             return layout.lessons_page(lang, runs.lessons())
@@ -47,7 +44,7 @@ def register(app, runs: Runs, default_lang: str) -> None:
 
     @app.callback(Output("lang-page", "data"), Input("lang-switch", "value"), State("lang-page", "data"))
     def mirror_lang(lang, current):
-        lang = _lang(lang)
+        lang = known_lang(lang)
         if lang == current:
             raise PreventUpdate
         return lang
@@ -56,7 +53,7 @@ def register(app, runs: Runs, default_lang: str) -> None:
     # kept, translates the header too (pages are built in that language already)
     @app.callback(Output({"type": "t", "key": ALL, "n": ALL}, "children"), Input("lang-switch", "value"))
     def translate(lang):
-        lang = _lang(lang)
+        lang = known_lang(lang)
         return [msg(out["id"]["key"], lang) for out in ctx.outputs_list]
 
     for local in ("lesson-lang", "player-lang"):  # see layout.page_stores; unchanged: nothing redrawn
@@ -85,7 +82,7 @@ def register(app, runs: Runs, default_lang: str) -> None:
         State("run", "data"),
     )
     def lesson(number, lang, run):
-        lang = _lang(lang)
+        lang = known_lang(lang)
         try:
             les = get(int(number or 1))
         except (LessonError, ValueError, TypeError) as exc:
@@ -137,7 +134,7 @@ def register(app, runs: Runs, default_lang: str) -> None:
         prevent_initial_call=True,
     )
     def answer(clicks, answers, ids, number, lang):
-        lang = _lang(lang)
+        lang = known_lang(lang)
         trigger = ctx.triggered_id
         if not isinstance(trigger, dict) or not any(clicks):
             raise PreventUpdate
@@ -163,7 +160,7 @@ def register(app, runs: Runs, default_lang: str) -> None:
     # -- export ------------------------------------------------------------------------------------------------------
     @app.callback(Output("ex-run", "children"), Input("last-run", "data"), Input("lang-page", "data"))
     def export_label(run, lang):
-        lang = _lang(lang)
+        lang = known_lang(lang)
         if not run:
             return msg("web.export_none", lang)
         return msg("web.export_run", lang, name=describe(run))
@@ -180,7 +177,7 @@ def register(app, runs: Runs, default_lang: str) -> None:
     )
     def export(_c, _s, _v, run, lang):
         if not run:
-            return no_update, msg("web.export_none", _lang(lang))
+            return no_update, msg("web.export_none", known_lang(lang))
         try:
             loaded = runs.load(run)
         except RunRequestError as exc:

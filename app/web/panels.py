@@ -220,7 +220,8 @@ def code_panel(view: dict) -> html.Div:
 
 
 # -- metrics -------------------------------------------------------------------------------------------------
-def _value(v) -> str:
+def fmt_value(v) -> str:
+    """A metric as shown: thousands separated, four significant digits for fractions, "-" for none."""
     if isinstance(v, float):
         return f"{v:,.4g}"
     if isinstance(v, int):
@@ -232,7 +233,9 @@ def metrics_panel(view: dict, lang: str, tryable: bool = False) -> html.Div:
     """Headline numbers, busy share per pipe, the roofline, idle time by cause, findings and
     recommendations (with "try it" buttons that re-run the playground when ``tryable``)."""
     cards = [
-        html.Div([html.Div(_value(h["value"]), className="v"), html.Div(h["label"], className="k")], className="card")
+        html.Div(
+            [html.Div(fmt_value(h["value"]), className="v"), html.Div(h["label"], className="k")], className="card"
+        )
         for h in view["headline"]
     ]
     parts = [html.Div(cards, className="cards")]
@@ -245,7 +248,7 @@ def metrics_panel(view: dict, lang: str, tryable: bool = False) -> html.Div:
         parts.append(
             dcc.Graph(figure=figures.roofline_figure(view["roofline"], labels), config={"displayModeBar": False})
         )
-    gaps = [html.Tr([html.Td(k), html.Td(_value(v), className="num")]) for k, v in view["gaps"].items() if v]
+    gaps = [html.Tr([html.Td(k), html.Td(fmt_value(v), className="num")]) for k, v in view["gaps"].items() if v]
     if gaps:
         parts.append(html.Table([html.Caption(msg("web.gaps", lang)), html.Tbody(gaps)], className="gaps"))
     parts.append(html.H5(view["findings_title"]))
@@ -264,7 +267,10 @@ def metrics_panel(view: dict, lang: str, tryable: bool = False) -> html.Div:
     parts.append(html.H5(view["recommendations_title"]))
     recs = []
     for i, r in enumerate(view["recommendations"]):
-        items = [html.B(r["title"]), html.Span(" " + ", ".join(f"{k}={_value(v)}" for k, v in r["evidence"].items()))]
+        items = [
+            html.B(r["title"]),
+            html.Span(" " + ", ".join(f"{k}={fmt_value(v)}" for k, v in r["evidence"].items())),
+        ]
         if tryable and r["change"]:
             change = ", ".join(f"{k}={v}" for k, v in r["change"].items())
             items.append(
@@ -275,4 +281,4 @@ def metrics_panel(view: dict, lang: str, tryable: bool = False) -> html.Div:
     return html.Div(parts, className="metrics")
 
 
-__all__ = ("code_panel", "core_panel", "host_panel", "metrics_panel", "system_panel", "tile_panel")
+__all__ = ("code_panel", "core_panel", "fmt_value", "host_panel", "metrics_panel", "system_panel", "tile_panel")

@@ -15,15 +15,12 @@ from dash import ALL, ClientsideFunction, Input, Output, State, ctx, html, no_up
 from dash.exceptions import PreventUpdate
 
 from app.present import views
+from app.present.messages import known_lang
 from app.present.messages import t as msg
 
 from . import panels, render
 from .layout import VIEWS
 from .runs import RunRequestError, Runs, breakpoints_of
-
-
-def _lang(lang) -> str:
-    return lang if lang in ("en", "zh") else "en"
 
 
 def register(app, runs: Runs) -> None:
@@ -55,7 +52,7 @@ def register(app, runs: Runs) -> None:
         first = cores[:1]
         status = msg(
             "web.ran",
-            _lang(lang),
+            known_lang(lang),
             scenario=loaded.spec.scenario,
             events=f"{loaded.events:,}",
             us=f"{loaded.outline['end_us']:,.3f}",
@@ -76,7 +73,7 @@ def register(app, runs: Runs) -> None:
     def run_views(meta, lang, run):
         if not meta or not run:
             raise PreventUpdate
-        lang = _lang(lang)
+        lang = known_lang(lang)
         loaded = runs.load(run)
         sys = panels.system_panel(views.device_view(loaded.replay, lang), lang)
         metrics = panels.metrics_panel(views.metrics_view(loaded.replay, lang), lang, tryable="lesson" not in run)
@@ -100,7 +97,7 @@ def register(app, runs: Runs) -> None:
         loaded = runs.load(run)
         if req.get("run") != loaded.key:
             raise PreventUpdate
-        lang = _lang(req.get("lang"))
+        lang = known_lang(req.get("lang"))
         try:
             bps = breakpoints_of(req.get("bps"), loaded)
         except RunRequestError:
@@ -138,7 +135,7 @@ def register(app, runs: Runs) -> None:
             raise PreventUpdate
         loaded = runs.load(run)
         step = int(step or 0)
-        lang = _lang(lang)
+        lang = known_lang(lang)
         trigger = ctx.triggered_id
         if trigger == "tl-whole":
             return render.timeline(loaded, step, lang, None, expand or []), []
@@ -225,7 +222,7 @@ def register(app, runs: Runs) -> None:
                 return no_update, no_update, str(exc)
             if any(v is not None for v in item.values()) and item not in current:
                 current.append(item)
-        return current, _bp_list(current, _lang(lang)), ""
+        return current, _bp_list(current, known_lang(lang)), ""
 
     # -- a slot's numbers ------------------------------------------------------------------------------------
     @app.callback(
@@ -241,7 +238,7 @@ def register(app, runs: Runs) -> None:
         if not click or not run:
             raise PreventUpdate
         loaded = runs.load(run)
-        lang = _lang(lang)
+        lang = known_lang(lang)
         try:
             view = views.tile_view(
                 loaded.replay, int(step or 0), core, str(click["buf"]), int(click["q"]), int(click["s"]), 12, lang

@@ -14,6 +14,7 @@ import time
 from dash import ALL, Input, Output, State, ctx, dcc, html, no_update
 from dash.exceptions import PreventUpdate
 
+from app.present.messages import known_lang
 from app.present.messages import t as msg
 from engine.scenarios import registry
 
@@ -22,10 +23,6 @@ from .runs import RunRequestError, Runs
 
 MNK = ("m", "n", "k")
 WAIT_S = 2.0  # a run that finishes this quickly is shown without polling
-
-
-def _lang(lang) -> str:
-    return lang if lang in ("en", "zh") else "en"
 
 
 def param_fields(scenario_name: str, lang: str) -> list:
@@ -93,7 +90,7 @@ def register(app, runs: Runs) -> None:
         scenario = registry()[name]
         have = {p.name for p in scenario.params}
         styles = [{} if x in have else {"display": "none"} for x in MNK]
-        return param_fields(name, _lang(lang)), *styles, f"{name}: {scenario.summary}"
+        return param_fields(name, known_lang(lang)), *styles, f"{name}: {scenario.summary}"
 
     @app.callback(
         Output("run", "data", allow_duplicate=True),
@@ -133,7 +130,7 @@ def register(app, runs: Runs) -> None:
         prevent_initial_call=True,
     )
     def run_clicked(_clicks, tries, scenario, profile, m, n, k, ids, values, numerics, run, lang):
-        lang = _lang(lang)
+        lang = known_lang(lang)
         unchanged = [no_update] * 3 + [[no_update] * len(ids)]
         trigger = ctx.triggered_id
         if isinstance(trigger, dict):
@@ -187,7 +184,7 @@ def register(app, runs: Runs) -> None:
         prevent_initial_call=True,
     )
     def poll(_n, job, lang):
-        lang = _lang(lang)
+        lang = known_lang(lang)
         if not job:
             return no_update, no_update, True, no_update, no_update
         try:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 
 from app.present import views
+from app.present.messages import LANGS, known_lang
 from app.present.messages import t as msg
 
 from . import figures, panels
@@ -60,7 +61,7 @@ def meta(loaded: Loaded) -> dict:
             "number": lesson.number,
             "anchors": anchors,
             "views": [s.view for s in lesson.steps],
-            "text": {lang: [reflow(s.text[lang]) for s in lesson.steps] for lang in ("en", "zh")},
+            "text": {lang: [reflow(s.text[lang]) for s in lesson.steps] for lang in LANGS},
             "summary": {lang: reflow(text) for lang, text in lesson.summary.items()},
             "missing_note": _missing_note(missing),
         }
@@ -84,7 +85,7 @@ def _missing_note(missing: list) -> dict | None:
     if not steps:
         return None
     why = next(w for w in missing if w)
-    return {lang: msg("web.step_missing", lang, steps=", ".join(steps), why=why) for lang in ("en", "zh")}
+    return {lang: msg("web.step_missing", lang, steps=", ".join(steps), why=why) for lang in LANGS}
 
 
 def reflow(text: str) -> str:
@@ -189,7 +190,7 @@ def first_window(loaded: Loaded, lang: str) -> dict:
 def prepare(loaded: Loaded, request: dict) -> None:
     """Compute what a page asks for first about a new run (the analysis, the first window), so it is
     ready when the run is reported done (see :class:`~app.web.runs.Runs`)."""
-    lang = request.get("lang") if request.get("lang") in ("en", "zh") else "en"
+    lang = known_lang(request.get("lang"))
     loaded.replay.report()
     first_window(loaded, lang)
 

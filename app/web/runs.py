@@ -31,7 +31,7 @@ from app.present.store import RunSpec, RunStore
 from app.present.walkthrough import Stop, lesson_stops, run_lesson
 from engine.profile import DEFAULT_PROFILE, ProfileError, list_profiles, load_profile
 from engine.scenarios import Scenario, ScenarioArgError, ScenarioFailed, registry
-from engine.scenarios.cost import Cost
+from engine.scenarios.cost import Cost, estimate
 from engine.trace import Kind
 from lessons.catalog import Lesson, LessonError, get, lessons
 
@@ -329,7 +329,9 @@ class Runs:
         if result is None:
             raise RunRequestError(f"run {spec.scenario} {dict(spec.params)} is not finished yet")
         inputs = None
-        if _input_bytes(spec) <= MAX_INPUT_BYTES:
+        if estimate(spec.scenario, load_profile(spec.profile), dict(spec.params), spec.numerics).input_bytes <= (
+            MAX_INPUT_BYTES
+        ):
             inputs = spec.inputs()
         replay = Replay(result, inputs=inputs, context={"params": dict(spec.params)})
         return Loaded(spec.key, spec, replay, FrameSource(replay), outline(replay))
@@ -351,17 +353,6 @@ class Runs:
         tmp.write_text(answer)
         os.replace(tmp, path)
         return answer
-
-
-def _input_bytes(spec: RunSpec) -> int:
-    p = dict(spec.params)
-    if spec.scenario in ("matmul", "matmul-leaky-relu"):
-        return 2 * (p["m"] * p["k"] + p["k"] * p["n"])
-    if spec.scenario == "vector-add":
-        return 4 * p["length"]
-    if spec.scenario == "pipeline":
-        return 2 * 3 * p["n"] * p["n"] * p["batches"]
-    return 0
 
 
 def _alive(pid: int) -> bool:

@@ -46,6 +46,7 @@ class Cost:
     events: int  # trace events (instructions included)
     flops: int = 0  # floating-point work of the numerics (numpy), 0 without numerics
     flags: dict = field(default_factory=dict)  # {"host_bytes": "--m/--n/--k", "events": ..., "flops": ...}
+    input_bytes: int = 0  # the named input arrays a replay regenerates for tile values (``Scenario.inputs``)
 
     @property
     def memory_bytes(self) -> int:
@@ -111,7 +112,7 @@ def _matmul_common(profile: Profile, v: dict, numerics: bool, out_bytes: int, mi
         host += 4 * mn if mixed else 0
         flops = 2 * 2 * m * n * k  # the Cube's mmads (in numpy) and the reference
     flags = "--m/--n/--k"
-    return Cost(host, events, flops, {"host_bytes": flags, "events": flags, "flops": flags})
+    return Cost(host, events, flops, {"host_bytes": flags, "events": flags, "flops": flags}, 2 * (m * k + k * n))
 
 
 def _matmul(profile: Profile, v: dict, numerics: bool) -> Cost:
@@ -137,7 +138,8 @@ def _vector_add(profile: Profile, v: dict, numerics: bool) -> Cost:
     # pinned and device x, y, z (fp16), the fp64 draws, the expected sum and the fp32 error arrays
     host = (12 + 8 + 2 + 12) * length if numerics else 0
     flags = "--length" if v["cores"] is None else "--length/--cores"
-    return Cost(host, events, length if numerics else 0, {"host_bytes": "--length", "events": flags, "flops": flags})
+    flop_flags = {"host_bytes": "--length", "events": flags, "flops": flags}
+    return Cost(host, events, length if numerics else 0, flop_flags, 2 * 2 * length)
 
 
 def _dynamic_shapes(profile: Profile, v: dict, numerics: bool) -> Cost:

@@ -192,6 +192,8 @@ def grade(
     """Grade every submission in SUBMISSIONS_DIR (each sub-folder or .py file is one), or merge reports."""
     from lessons import report
 
+    if out and Path(out).suffix.lower() not in report.FORMATS:
+        fail(f"--out: must end in .json or .csv, got {out!r}")
     if merge:
         if not paths:
             fail("--merge: give the shard reports to merge")
@@ -200,8 +202,8 @@ def grade(
         try:
             doc = report.merge([Path(p) for p in paths])
             report.write(doc, Path(out))
-        except report.ReportError as exc:
-            fail(f"{'--out' if '--out' in str(exc) else '--merge'}: {exc}")
+        except report.ReportError as exc:  # its message names the flag
+            fail(str(exc))
         click.echo(f"merged {len(paths)} report(s): {doc['count']} submissions -> {out}")
         return 0 if all(r["verdict"] == "PASS" for r in doc["rows"]) else 1
     from lessons.grader import discover, grade_many
@@ -215,8 +217,6 @@ def grade(
     if number is None:
         fail("--lesson: the lesson is required (--lesson N)")
     ls = _lesson(number, "--lesson")
-    if out and Path(out).suffix.lower() not in report.FORMATS:
-        fail(f"--out: must end in .json or .csv, got {out!r}")
     picked = _parse_shard(shard)
     entries = discover(folder)
     if picked:

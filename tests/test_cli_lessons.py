@@ -66,6 +66,8 @@ def test_check_exit_codes_json_and_junit(tmp_path, capsys):
         (["grade", "nowhere", "--lesson", "3"], "SUBMISSIONS_DIR", "is not a folder"),
         (["grade", "."], "--lesson", "required"),
         (["grade", "--merge", "a.json"], "--out", "--merge needs --out"),
+        (["grade", "--merge", "nowhere.json", "--out", "m.json"], "error: --merge: cannot read", "nowhere.json"),
+        (["grade", "--merge", "a.json", "--out", "m.txt"], "error: --out: must", "end in .json or .csv"),
         (["grade", ".", "--lesson", "3", "--timeout", "0"], "--timeout", "between 1 and 3600 seconds, got 0"),
     ],
 )
@@ -73,6 +75,11 @@ def test_bad_arguments_exit_2_with_one_line(argv, flag, words, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("error: ") and flag in err and words in err
+
+
+def test_a_merge_error_names_its_flag_once(capsys):
+    assert main(["grade", "--merge", "nowhere.json", "--out", "m.json"]) == 2
+    assert capsys.readouterr().err.count("--merge") == 1
 
 
 def test_merging_refuses_duplicates_and_mixed_lessons(tmp_path, capsys):

@@ -368,9 +368,8 @@ class Context:
         return str(self.reference(f"truth_{question}"))
 
 
-def judge(lesson: Lesson, doc: dict) -> list[Criterion]:
-    """The lesson's criteria and the predictions, from the child's document, in this process."""
-    data = Data(doc)
+def judge(lesson: Lesson, data: Data) -> list[Criterion]:
+    """The lesson's criteria and the predictions, from the child's data, in this process."""
     ctx = Context(lesson)
     criteria = list(lesson.module("check").judge(data, ctx))
     predictions = data.value("predictions") or {}
@@ -406,10 +405,10 @@ def grade_file(lesson: Lesson, exercise: Path | None, ident: str = "", lang: str
             ident, lesson.number, verdict, 0, not_run, messages, time.perf_counter() - t0, child.stdout, lang=lang
         )
     try:
-        raw = judge(lesson, child.doc)
+        data = Data(child.doc)  # its runs are unpacked once, for the criteria and the cost table
+        raw = judge(lesson, data)
         costs = None
         main = lesson.module("check").MAIN_RUN
-        data = Data(child.doc)
         if main and data.has_run(main):
             from .costs import cost_table
 

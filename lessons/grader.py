@@ -66,7 +66,7 @@ from pathlib import Path
 
 from .catalog import LANGS, Lesson, Limits
 from .checks import Criterion, Data, pick
-from .wire import MAGIC, MAX_FRAME_BYTES, WireError, decode
+from .wire import MAX_FRAME_BYTES, WireError, decode, split
 
 HARNESS = Path(__file__).resolve().parent / "harness.py"
 MAX_SUBMISSION_BYTES = 4 << 20  # a folder larger than this (or with more files) is not copied, only the exercise
@@ -184,28 +184,6 @@ def find_exercise(source: Path, exercise_name: str = "exercise.py") -> Path | No
     return candidates[0] if len(candidates) == 1 else None
 
 
-def split_frames(data: bytes) -> list[bytes]:
-    """Cut the channel's bytes into frames (each carries its own length); WireError if they do not parse."""
-    frames = []
-    at = 0
-    while at < len(data):
-        if data[at : at + len(MAGIC)] != MAGIC or len(data) < at + len(MAGIC) + 8:
-            raise WireError("the result channel carried bytes that are not a frame")
-        size = int.from_bytes(data[at + len(MAGIC) : at + len(MAGIC) + 8], "little")
-        head = at + len(MAGIC) + 8
-        try:
-            header = json.loads(data[head : head + size])
-            body = sum(int(spec[3]) for spec in header.get("arrays", []))
-        except (ValueError, TypeError, IndexError, AttributeError):
-            raise WireError("a frame header does not parse") from None
-        end = head + size + body
-        if end > len(data):
-            raise WireError("the last frame is cut short")
-        frames.append(data[at:end])
-        at = end
-    return frames
-
-
 def _read_all(fd: int, sink: list, cap: int) -> None:
     total = 0
     while True:
@@ -318,7 +296,7 @@ def run_child(lesson: Lesson, exercise: Path, limits: Limits | None = None, harn
     data = b"".join(chunks)
     if data:
         try:
-            frames = split_frames(data)
+            frames = split(data)
             if len(frames) != 1:
                 return result("TAMPERED", f"the result channel carried {len(frames)} frames, expected exactly one")
             doc = decode(frames[0])

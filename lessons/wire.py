@@ -1,6 +1,6 @@
 """The channel from a graded child process to the grader: framed, typed data, never code.
 
-A frame is ``MAGIC``, a 4-byte header length, a JSON header and raw array bytes. Arrays travel as
+A frame is ``MAGIC``, an 8-byte header length, a JSON header and raw array bytes. Arrays travel as
 (dtype, shape, byte range) entries of the header, so the grader rebuilds them with ``np.frombuffer``
 from a whitelist of plain numeric dtypes: nothing the child sends is unpickled or executed.
 
@@ -61,19 +61,44 @@ def encode(doc: Any) -> bytes:
     return MAGIC + struct.pack("<Q", len(header)) + header + b"".join(blobs)
 
 
+def _header(data: bytes, at: int) -> tuple[dict, int]:
+    """The JSON header of the frame starting at ``at`` and where its array bytes begin."""
+    if data[at : at + len(MAGIC)] != MAGIC or len(data) < at + len(MAGIC) + 8:
+        raise WireError("not a result frame")
+    (size,) = struct.unpack("<Q", data[at + len(MAGIC) : at + len(MAGIC) + 8])
+    start = at + len(MAGIC) + 8
+    try:
+        header = json.loads(data[start : start + size])
+    except ValueError as exc:
+        raise WireError(f"frame header is not JSON: {exc}") from None
+    return header, start + size
+
+
+def split(data: bytes) -> list[bytes]:
+    """Cut a channel's bytes into frames (each carries its own length); WireError if they do not parse."""
+    frames = []
+    at = 0
+    while at < len(data):
+        if data[at : at + len(MAGIC)] != MAGIC or len(data) < at + len(MAGIC) + 8:
+            raise WireError("the result channel carried bytes that are not a frame")
+        try:
+            header, body_at = _header(data, at)
+            end = body_at + sum(int(spec[3]) for spec in header.get("arrays", []))
+        except (WireError, TypeError, IndexError, AttributeError, ValueError):
+            raise WireError("a frame header does not parse") from None
+        if end > len(data):
+            raise WireError("the last frame is cut short")
+        frames.append(data[at:end])
+        at = end
+    return frames
+
+
 def decode(frame: bytes) -> Any:
     """The document of one frame; :class:`WireError` if it is not exactly one well-formed frame."""
     if len(frame) > MAX_FRAME_BYTES:
         raise WireError(f"frame of {len(frame)} B exceeds the limit of {MAX_FRAME_BYTES} B")
-    if not frame.startswith(MAGIC) or len(frame) < len(MAGIC) + 8:
-        raise WireError("not a result frame")
-    (size,) = struct.unpack("<Q", frame[len(MAGIC) : len(MAGIC) + 8])
-    start = len(MAGIC) + 8
-    try:
-        header = json.loads(frame[start : start + size])
-    except ValueError as exc:
-        raise WireError(f"frame header is not JSON: {exc}") from None
-    body = memoryview(frame)[start + size :]
+    header, body_at = _header(frame, 0)
+    body = memoryview(frame)[body_at:]
     arrays = []
     total = 0
     for spec in header.get("arrays", []):

@@ -10,8 +10,8 @@ import pytest
 from lesson_submissions import l3_variants, write
 
 from lessons import catalog
-from lessons.grader import Entry, grade_many, run_child, split_frames
-from lessons.wire import WireError, decode, encode
+from lessons.grader import Entry, grade_many, run_child
+from lessons.wire import WireError, decode, encode, split
 
 L3 = catalog.get(3)
 REPO = Path(__file__).resolve().parents[1]
@@ -141,8 +141,8 @@ def test_frames_carry_plain_data_only():
     with pytest.raises(WireError, match="bad array spec"):
         decode(frame[:8] + len(forged).to_bytes(8, "little") + forged + frame[16 + header_len :])
     with pytest.raises(WireError):
-        split_frames(frame[:-3])
-    assert len(split_frames(frame + frame)) == 2
+        split(frame[:-3])
+    assert len(split(frame + frame)) == 2
 
 
 def test_patching_inside_the_child_cannot_reach_the_grader(tmp_path):

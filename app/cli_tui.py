@@ -90,6 +90,7 @@ def tui(ctx, lesson, lang, exercise, scenario, steps, screenshot, size) -> None:
         what, file, number = msg("scenario_title", lang, name=scenario), None, None
     else:
         from lessons.catalog import LessonError, get
+        from lessons.render import lesson_heading
 
         number = 1 if lesson is None else lesson
         try:
@@ -100,7 +101,7 @@ def tui(ctx, lesson, lang, exercise, scenario, steps, screenshot, size) -> None:
         def build(progress):
             return lesson_walkthrough(number, progress)
 
-        what = msg("lesson_title", lang, n=number, title=spec.title[lang])
+        what = lesson_heading(spec, lang)
         file = Path(exercise) if exercise else Path(f"ascendsim-lesson-{number:02d}") / "exercise.py"
     from app.tui import AscendApp
 

@@ -106,7 +106,6 @@ _CATALOGUE = MappingProxyType(
         "phase.work": ("device work", "设备工作"),
         "phase.teardown": ("teardown", "收尾"),
         # walkthroughs (app.present.walkthrough)
-        "lesson_title": ("Lesson {n}: {title}", "第 {n} 课：{title}"),
         "scenario_title": ("Scenario {name}", "场景 {name}"),
         "lesson_step": ("lesson step {i} / {n}", "课程第 {i} / {n} 步"),
         "step_unresolved": ("this step's event is not in the run: {why}", "本步骤对应的事件不在本次运行中：{why}"),

@@ -109,6 +109,7 @@ def lesson_stops(replay: Replay, lesson) -> tuple[Stop, ...]:
 def lesson_walkthrough(number: int, progress: Callable[[str], None] = _noop) -> Walkthrough:
     """Run lesson ``number``'s scenario and resolve its steps."""
     from lessons import catalog
+    from lessons.render import lesson_heading
 
     lesson = catalog.get(number)
     progress("run")
@@ -119,7 +120,7 @@ def lesson_walkthrough(number: int, progress: Callable[[str], None] = _noop) -> 
     stops = lesson_stops(replay, lesson)
     progress("analysis")
     replay.report()
-    title = {lang: msg("lesson_title", lang, n=number, title=lesson.title[lang]) for lang in LANGS}
+    title = {lang: lesson_heading(lesson, lang) for lang in LANGS}
     return Walkthrough(replay, title, dict(lesson.summary), stops, lesson=number)
 
 

@@ -98,8 +98,11 @@ def chrome_events(events: int, detail_cores: int | None, threshold: int) -> int:
     return min(events, max(threshold, events * max(1, detail_cores) // 16))
 
 
-def check_budget(cost: Cost, values: dict, *, report: bool = False, trace_events: int = 0, label: str = "") -> float:
-    """Refuse a run this machine cannot finish; return its estimated wall seconds."""
+def check_budget(
+    cost: Cost, values: dict, *, report: bool = False, trace_events: int = 0, label: str = ""
+) -> tuple[int, float]:
+    """Refuse a run this machine cannot finish; return the events it will simulate (re-runs included) and its
+    estimated wall seconds (:func:`plan`)."""
     events, memory, seconds = plan(cost, report=report, trace_events=trace_events)
     where = f"{label}: " if label else ""
 
@@ -125,7 +128,7 @@ def check_budget(cost: Cost, values: dict, *, report: bool = False, trace_events
         refuse(
             field, f"the run would take about {_duration(seconds)}, more than the limit of {_duration(MAX_RUN_S)}{hint}"
         )
-    return seconds
+    return events, seconds
 
 
 class Interrupted(Exception):

@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import click
 
@@ -42,9 +43,9 @@ from engine.analysis.export import CHROME_DETAIL
 from engine.profile import DEFAULT_PROFILE, list_profiles, load_profile
 from engine.runner import PROGRAM_ERRORS
 from engine.scenarios import Scenario, ScenarioFailed, registry
-from engine.scenarios.cost import estimate
+from engine.scenarios.cost import Cost, estimate
 
-from .budget import Interrupted, Progress, check_budget, chrome_events, plan
+from .budget import Interrupted, Progress, check_budget, chrome_events
 from .usage import (
     EXIT_INTERRUPTED,
     EXIT_USAGE,
@@ -223,15 +224,18 @@ def _scenario_command(scenario: Scenario, action: Callable[..., None], trace_out
     return click.Command(scenario.name, callback=callback, params=params, help=scenario.summary)
 
 
+@dataclass(frozen=True)
 class Prepared:
-    """A scenario run that passed every check: its validated values and estimated cost."""
+    """A scenario run that passed every check: its validated values, estimated cost, and what the command
+    will simulate (``events``, re-runs included) and take (``seconds``) by :func:`app.budget.plan`."""
 
-    def __init__(self, scenario: Scenario, profile: str, numerics: bool, values: dict, cost) -> None:
-        self.scenario = scenario
-        self.profile = profile
-        self.numerics = numerics
-        self.values = values
-        self.cost = cost
+    scenario: Scenario
+    profile: str
+    numerics: bool
+    values: dict
+    cost: Cost
+    events: int
+    seconds: float
 
 
 def _prepare(
@@ -253,8 +257,8 @@ def _prepare(
         checked = scenario.validate(prof, values)
         cost = estimate(scenario.name, prof, checked, not no_numerics)
     trace_events = 0 if detail_cores is False else chrome_events(cost.events, detail_cores, CHROME_DETAIL)
-    check_budget(cost, checked, report=report, trace_events=trace_events, label=label)
-    return Prepared(scenario, profile, not no_numerics, checked, cost)
+    events, seconds = check_budget(cost, checked, report=report, trace_events=trace_events, label=label)
+    return Prepared(scenario, profile, not no_numerics, checked, cost, events, seconds)
 
 
 def _execute(run: Prepared, progress: Progress):
@@ -274,8 +278,7 @@ def _run_action(
     from engine.runner import analyze_run
 
     run = _prepare(scenario, profile, no_numerics, values, report=report)
-    events, _memory, seconds = plan(run.cost, report=report)
-    with Progress(events, f"{scenario.name}", seconds) as progress:
+    with Progress(run.events, f"{scenario.name}", run.seconds) as progress:
         done = _execute(run, progress)
         progress.stage = "summarising"
         summary = done.summary()
@@ -307,8 +310,7 @@ def _trace_action(
     from engine.analysis.export import chrome_document
 
     run = _prepare(scenario, profile, no_numerics, values, detail_cores=detail_cores)
-    events, _memory, seconds = plan(run.cost, trace_events=chrome_events(run.cost.events, detail_cores, CHROME_DETAIL))
-    with Progress(events, f"{scenario.name}", seconds) as progress:
+    with Progress(run.events, f"{scenario.name}", run.seconds) as progress:
         done = _execute(run, progress)
         progress.stage = f"writing {out}"
         doc = chrome_document(done.result, detail_cores, metadata={"scenario": scenario.name, "profile": profile})
@@ -351,20 +353,25 @@ def _human(s: dict, numerics: bool = True) -> str:
 
 
 # -- compare ---------------------------------------------------------------------------------------
+def scenario_options(scenario: Scenario, options: list[str], name: str) -> tuple[str, bool, dict]:
+    """(profile, no_numerics, the scenario's parameters) from a scenario's command-line options, parsed as
+    ``run SCENARIO`` parses them (a click.UsageError for a bad one; ``name``: the command shown in it)."""
+    ctx = _scenario_command(scenario, _run_action, trace_out=False).make_context(name, list(options))
+    values = dict(ctx.params)
+    for key in ("as_json", "report", "csv_path"):
+        values.pop(key, None)
+    return values.pop("profile"), values.pop("no_numerics"), values
+
+
 def _compare_side(args: list[str], label: str) -> Prepared:
     name, *options = args or [""]
     scenario = registry().get(name)
     if scenario is None:
         fail(f"compare: run {label} must start with a scenario ({', '.join(registry())}), got {name!r}")
-    command = _scenario_command(scenario, _run_action, trace_out=False)
     try:
-        ctx = command.make_context(name, list(options))
+        profile, no_numerics, values = scenario_options(scenario, options, name)
     except click.UsageError as exc:
         fail(f"compare: run {label}: {_usage_message(exc)}")
-    values = dict(ctx.params)
-    for key in ("as_json", "report", "csv_path"):
-        values.pop(key, None)
-    profile, no_numerics = values.pop("profile"), values.pop("no_numerics")
     return _prepare(scenario, profile, no_numerics, values, label=f"compare: run {label}")
 
 
@@ -388,8 +395,8 @@ def compare(as_json: bool, runs: tuple[str, ...]) -> None:
     cut = args.index("vs")
     sides = [_compare_side(args[:cut], "A"), _compare_side(args[cut + 1 :], "B")]  # both checked before either runs
     reports, labels = [], []
-    total = sum(side.cost.events for side in sides)
-    seconds = sum(plan(side.cost)[2] for side in sides)
+    total = sum(side.events for side in sides)
+    seconds = sum(side.seconds for side in sides)
     with Progress(total, "compare", seconds) as progress:
         for side in sides:
             done = _execute(side, progress)

@@ -22,22 +22,18 @@ MIN_SIZE = (40, 12)
 
 def _scenario_values(name: str, args: list[str]) -> tuple[str, bool, dict]:
     """(profile, numerics, validated parameters) of ``--scenario NAME`` and its options."""
-    from app.cli import _scenario_command
+    from app.cli import scenario_options
     from engine.profile import ProfileError, load_profile
     from engine.scenarios import ScenarioArgError, registry
 
     scenario = registry().get(name)
     if scenario is None:
         _fail(f"--scenario must be one of {', '.join(registry())}, got {name!r}")
-    command = _scenario_command(scenario, lambda *a, **k: None, trace_out=False)
     try:
-        ctx = command.make_context(f"tui --scenario {name}", list(args))
+        profile, no_numerics, values = scenario_options(scenario, args, f"tui --scenario {name}")
     except click.UsageError as exc:
         _fail(f"--scenario {name}: {exc.format_message()}")
-    values = dict(ctx.params)
-    for key in ("as_json", "report", "csv_path"):
-        values.pop(key, None)
-    profile, numerics = values.pop("profile"), not values.pop("no_numerics")
+    numerics = not no_numerics
     try:
         values = scenario.validate(load_profile(profile), values)
     except ProfileError as exc:

@@ -12,7 +12,8 @@ A lesson folder ``lNN_slug/`` holds:
 * ``exercise.py`` — the stub a trainee starts from (``# TODO`` where they write);
 * ``solution.py`` — the reference solution;
 * ``drive.py`` — ``collect(exercise, rec)``: runs the trainee's code on seeded inputs in the child
-  process and records plain data (it never judges);
+  process and records plain data (it never judges; the harness then records the exercise's
+  ``PREDICTIONS``);
 * ``check.py`` — ``judge(data, ctx)``: the criteria, computed in the grader's own process.
 
 Everything a trainee reads exists in English (``en``) and Chinese (``zh``); :func:`load` refuses a

@@ -51,4 +51,3 @@ def collect(exercise, rec) -> None:
         rec.value(f"state_{name}", _state(sim))
         rec.value(f"reads_{name}", reads)
         rec.run(name, sim.finish())
-    rec.value("predictions", getattr(exercise, "PREDICTIONS", None))

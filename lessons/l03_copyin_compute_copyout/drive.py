@@ -13,4 +13,3 @@ def collect(exercise, rec) -> None:
         y = run_vector_kernel(sim, exercise.relu_axpb, [x], total, blocks, total, A, B)
         rec.run(name, sim.finish())
         rec.value(f"y_{name}", y)
-    rec.value("predictions", getattr(exercise, "PREDICTIONS", None))

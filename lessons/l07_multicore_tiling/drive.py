@@ -31,4 +31,3 @@ def collect(exercise, rec) -> None:
         rec.run(name, result, coarse=len(result.trace) > FULL_TRACE_ROWS)
         if numerics:
             rec.value(f"c_{name}", c)
-    rec.value("predictions", getattr(exercise, "PREDICTIONS", None))

@@ -15,4 +15,3 @@ def collect(exercise, rec) -> None:
         rec.value(f"plans_{name}", plans)
         if name in NUMERICS:
             rec.value(f"c_{name}", [np.asarray(c, dtype=np.float16) for c in results])
-    rec.value("predictions", getattr(exercise, "PREDICTIONS", None))

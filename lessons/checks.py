@@ -154,6 +154,11 @@ def findings(run) -> list[str]:
     return [f"{f.kind}: {f.message.splitlines()[0]}" for f in run.findings]
 
 
+def first_failure(cases: list[Criterion]) -> Criterion:
+    """The criterion of several cases: the first that failed, else the first (all passed)."""
+    return next((c for c in cases if not c.passed), cases[0])
+
+
 NO_FINDINGS = bi("no race, deadlock or kernel error", "没有数据竞争、死锁或核函数错误")
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lessons.checks import Criterion, bi, compare, d2h_from_kernel, findings, no_findings, pipe_flops
+from lessons.checks import Criterion, bi, compare, d2h_from_kernel, findings, first_failure, no_findings, pipe_flops
 
 from .scenario import KERNEL_CASES, PURE_CASES, TINY, inputs
 
@@ -59,13 +59,12 @@ def judge(data, ctx) -> list[Criterion]:
         ("kernel", [c for c in KERNEL_CASES if c[0] not in TINY]),
         ("tiny", [c for c in KERNEL_CASES if c[0] in TINY]),
     ):
-        result = None
+        cases = []
         for name, total, blocks in names:
             c = compare(ident, data.value(f"z_{name}"), inputs(name, total) * np.float16(2))
             c.detail = f"N={total} on {blocks} blocks"
-            if result is None or (result.passed and not c.passed):
-                result = c
-        out.append(result)
+            cases.append(c)
+        out.append(first_failure(cases))
     weak = []
     for name, total, blocks in KERNEL_CASES:
         run = data.run(name)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lessons.checks import Criterion, bi, compare, d2h_from_kernel, findings, no_findings, pipe_flops
+from lessons.checks import Criterion, bi, compare, d2h_from_kernel, findings, first_failure, no_findings, pipe_flops
 
 from .scenario import KERNEL_CASES, PLAN_CASES, expected, inputs, max_tile
 
@@ -62,13 +62,12 @@ def judge(data, ctx) -> list[Criterion]:
         )
         for key in first
     ]
-    result = None
+    cases = []
     for name, total, blocks in KERNEL_CASES:
         c = compare("kernel", data.value(f"y_{name}"), expected(inputs(name, total)), 2.0**-10, 2.0**-9)
         c.detail = f"{total} elements on {blocks} blocks"
-        if result is None or (result.passed and not c.passed):
-            result = c
-    out.append(result)
+        cases.append(c)
+    out.append(first_failure(cases))
     weak = []
     for name, total, blocks in KERNEL_CASES:
         run = data.run(name)

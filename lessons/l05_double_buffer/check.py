@@ -3,7 +3,17 @@
 from __future__ import annotations
 
 from engine.analysis.metrics import run_metrics
-from lessons.checks import Criterion, bi, compare, d2h_from_kernel, findings, kernel_time_us, no_findings, pipe_flops
+from lessons.checks import (
+    Criterion,
+    bi,
+    compare,
+    d2h_from_kernel,
+    findings,
+    first_failure,
+    kernel_time_us,
+    no_findings,
+    pipe_flops,
+)
 
 from .scenario import CASES, expected, inputs
 
@@ -14,12 +24,12 @@ VECTOR_OPS = 5
 
 def judge(data, ctx) -> list[Criterion]:
     out = []
-    result = None
+    cases = []
     for name, total, blocks in CASES:
         c = compare("numerics", data.value(f"y_{name}"), expected(inputs(name, total)), ATOL, RTOL)
         c.detail = f"{total} elements on {blocks} block(s)"
-        if result is None or (result.passed and not c.passed):
-            result = c
+        cases.append(c)
+    result = first_failure(cases)
     out.append(result)
 
     main = data.run("main")

@@ -9,6 +9,7 @@ from lessons.checks import (
     compare,
     d2h_from_kernel,
     findings,
+    first_failure,
     named_rows,
     no_findings,
     pipe_bytes,
@@ -24,14 +25,13 @@ FRACTAL_FLOPS = 2 * 16 * 16 * 16  # one 16 x 16 x 16 multiply-accumulate
 
 def judge(data, ctx) -> list[Criterion]:
     out = []
-    result = None
+    cases = []
     for name, m, n, k in CASES:
         ref = expected(*inputs(name, m, n, k))
         c = compare("numerics", data.value(f"c_{name}"), ref, tolerance(ref, k), 0.0)
         c.detail = f"{m} x {n} x {k}"
-        if result is None or (result.passed and not c.passed):
-            result = c
-    out.append(result)
+        cases.append(c)
+    out.append(first_failure(cases))
     path_problems, fractal_problems, weak = [], [], []
     for name, m, n, k in CASES:
         run = data.run(name)

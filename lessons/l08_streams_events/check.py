@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.stream import TaskKind
-from lessons.checks import Criterion, bi, compare, d2h_from_kernel, findings, kernel_flops
+from lessons.checks import Criterion, bi, compare, d2h_from_kernel, findings, first_failure, kernel_flops
 
 from .scenario import BATCHES, N, expected, inputs, tolerance, work_span_us
 
@@ -16,14 +16,14 @@ def judge(data, ctx) -> list[Criterion]:
     a, b = inputs()
     got = data.value("c")
     out = []
-    result = None
+    cases = []
     for i in range(BATCHES):
         ref = expected(a[i], b[i])
         yours = got[i] if isinstance(got, list) and len(got) == BATCHES else None
         c = compare("numerics", None if yours is None else np.asarray(yours, np.float32), ref, tolerance(ref), 0.0)
         c.detail = f"batch {i}"
-        if result is None or (result.passed and not c.passed):
-            result = c
+        cases.append(c)
+    result = first_failure(cases)
     out.append(result)
 
     run = data.run("main")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lessons.checks import Criterion, bi, compare, d2h_from_kernel, findings, no_findings, pipe_flops
+from lessons.checks import Criterion, bi, compare, d2h_from_kernel, findings, first_failure, no_findings, pipe_flops
 
 from .scenario import NUMERICS, SEQUENCES, device_us, expected, shapes, tiling_us, tolerance
 
@@ -62,7 +62,7 @@ def judge(data, ctx) -> list[Criterion]:
 
 
 def _numerics(data) -> Criterion:
-    result = None
+    cases = []
     for name in NUMERICS:
         got = data.value(f"c_{name}")
         for i, shape in enumerate(shapes(name)):
@@ -71,9 +71,8 @@ def _numerics(data) -> Criterion:
             yours = None if yours is None else np.asarray(yours, np.float32)
             c = compare("numerics", yours, ref, tolerance(ref, shape[2]))
             c.detail = _name(name, i, shape)
-            if result is None or (result.passed and not c.passed):
-                result = c
-    return result
+            cases.append(c)
+    return first_failure(cases)
 
 
 def _plans(data, name: str) -> list[dict]:

@@ -405,6 +405,20 @@ def test_a_job_runs_in_the_background_and_any_process_sees_it_done(runs, tmp_pat
         other.load({**request, "params": {"m": 49, "n": 32, "k": 16}})
 
 
+def test_runs_of_other_code_are_never_served(runs, monkeypatch):
+    """Stored runs live in a folder named after the code that made them, under whatever folder the server
+    was given: a server of changed code (the playground's runs as the lessons') starts afresh."""
+    import app.web.runs as runs_module
+
+    request = {"scenario": "matmul", "profile": "ascend910b1", "params": {"m": 48, "n": 32, "k": 16}, "numerics": False}
+    spec = runs.spec(request)
+    runs.store.run(spec)
+    assert Runs(runs.directory).store.get(spec) is not None  # same code: served
+    monkeypatch.setattr(runs_module, "fingerprint", lambda *folders: "changed-code")
+    newer = Runs(runs.directory)
+    assert newer.store.get(spec) is None and newer.status(spec)["state"] == "none"
+
+
 def test_a_failing_run_reports_why(runs):
     request = {"scenario": "debug-demo", "params": {"bug": "wait-cycle"}, "numerics": True}
     runs.start(request)

@@ -202,16 +202,17 @@ class Runs:
         """``prepare(loaded, request)``: run by a job once its run is stored, before it reports done, so
         the first views a browser asks for are ready in this process."""
         self.prepare = prepare
-        default = Path(tempfile.gettempdir()) / f"ascendsim-runs-{fingerprint('engine', 'lessons', 'app/present')}"
-        self.directory = Path(directory or default)
-        self.store = RunStore(self.directory, max_bytes=256 * 2**20)
-        self.jobs = self.directory / "jobs"
+        self.directory = Path(directory or Path(tempfile.gettempdir()) / "ascendsim-runs")
+        # everything stored lives in a folder named after the code that made it: a run, a job or a lesson
+        # answer of older code is never served, whichever folder the server was given
+        self.code_dir = self.directory / fingerprint("engine", "lessons", "app/present")
+        self.store = RunStore(self.code_dir, max_bytes=256 * 2**20)
+        self.jobs = self.code_dir / "jobs"
         self.jobs.mkdir(parents=True, exist_ok=True)
         self.max_loaded_events = max_loaded_events
         self._loaded: OrderedDict[str, Loaded] = OrderedDict()
         self._lock = threading.Lock()
         self._building: dict[str, threading.Lock] = {}
-        self._lessons_hash = fingerprint("lessons", "engine")
 
     # -- what a browser names ------------------------------------------------------------------------------
     def spec(self, run: dict) -> RunSpec:
@@ -223,7 +224,7 @@ class Runs:
                 lesson = get(run["lesson"])
             except LessonError as exc:
                 raise RunRequestError(str(exc)) from None
-            return RunSpec.of(f"lesson:{lesson.number}", DEFAULT_PROFILE, {"source": self._lessons_hash})
+            return RunSpec.of(f"lesson:{lesson.number}", DEFAULT_PROFILE, {})
         return validate_request(run)[0]
 
     # -- jobs ---------------------------------------------------------------------------------------------------
@@ -345,7 +346,7 @@ class Runs:
             raise RunRequestError(
                 f"question must be one of {', '.join(q.id for q in lesson.questions)}, got {question!r}"
             )
-        path = self.directory / f"truth-{self._lessons_hash}-{lesson.number}-{question}.txt"
+        path = self.code_dir / f"truth-{lesson.number}-{question}.txt"
         if path.is_file():
             return path.read_text()
         answer = str(lesson.module("scenario").__dict__[f"truth_{question}"]())

@@ -94,6 +94,7 @@ def test_column_bars_and_fitting_text():
 def test_reflow_joins_wrapped_lines_and_keeps_paragraphs():
     assert reflow("one two\nthree\n\nnext\n") == "one two three\n\nnext"
     assert reflow("第一行\n第二行 ok\nmore") == "第一行第二行 ok more"
+    assert reflow("调用\nscale_kernel\n计算") == "调用 scale_kernel 计算"  # as the lessons space them in a line
 
 
 def test_phases_split_the_run_at_the_device_work():

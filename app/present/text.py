@@ -43,14 +43,14 @@ def _wide(ch: str) -> bool:
 def reflow(text: str) -> str:
     """Lesson text as paragraphs: the line breaks inside a paragraph (the source file's wrapping)
     removed so the UI wraps to its own width; blank lines kept. Two lines of Chinese join without a
-    space."""
+    space; Chinese and Latin text join with one, as the lessons write them within a line."""
     paragraphs = []
     for block in text.strip().split("\n\n"):
         out = ""
         for line in (part.strip() for part in block.splitlines()):
             if not line:
                 continue
-            joint = "" if not out or (_wide(out[-1]) or _wide(line[0])) else " "
+            joint = "" if not out or (_wide(out[-1]) and _wide(line[0])) else " "
             out += joint + line
         paragraphs.append(out)
     return "\n\n".join(paragraphs)

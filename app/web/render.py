@@ -15,6 +15,7 @@ import math
 from app.present import views
 from app.present.messages import LANGS, known_lang
 from app.present.messages import t as msg
+from app.present.text import reflow
 
 from . import figures, panels
 from .markup import to_html
@@ -86,25 +87,6 @@ def _missing_note(missing: list) -> dict | None:
         return None
     why = next(w for w in missing if w)
     return {lang: msg("web.step_missing", lang, steps=", ".join(steps), why=why) for lang in LANGS}
-
-
-def reflow(text: str) -> str:
-    """Lesson text wrapped for a terminal, as paragraphs (single line breaks joined; no space between
-    Chinese characters)."""
-    paragraphs = []
-    for block in text.strip().split("\n\n"):
-        lines = [line.strip() for line in block.splitlines() if line.strip()]
-        out = ""
-        for line in lines:
-            if out and not (_wide(out[-1]) and _wide(line[0])):
-                out += " "
-            out += line
-        paragraphs.append(out)
-    return "\n\n".join(paragraphs)
-
-
-def _wide(ch: str) -> bool:
-    return ord(ch) >= 0x2E80
 
 
 def matrices(loaded: Loaded, lang: str) -> tuple[dict, str]:

@@ -440,8 +440,7 @@ class Simulation:
         """The cross-stream memory-consistency check, on every run (its findings join the run's)."""
         from .analysis.consistency import stream_races
 
-        probe = RunResult(self.profile, trace, [], 0, 0, 0, {}, records)
-        self.findings.extend(stream_races(probe))
+        self.findings.extend(stream_races(trace, records))
 
     def _mark_phases(self) -> None:
         """Phase marks on the host lane: work begins when the first copy or kernel is queued, teardown when

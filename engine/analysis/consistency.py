@@ -10,14 +10,14 @@ order them is a race, reported with both operations, the memory range and the so
 from __future__ import annotations
 
 from ..findings import Finding
-from ..simulation import RunResult
 from ..stream import TaskRecords
+from ..trace import TraceData
 
 MAX_REPORTS = 20
 
 
-def stream_races(result: RunResult) -> list[Finding]:
-    trace = result.trace
+def stream_races(trace: TraceData, tasks) -> list[Finding]:
+    """The races among ``tasks`` (task records in submission order) of a run whose trace is ``trace``."""
     names, srcs = trace.names, trace.srcs
     # per allocation: the latest access per (stream, range, write) — earlier ones are ordered before it
     latest: dict[tuple, dict[tuple, object]] = {}
@@ -28,7 +28,7 @@ def stream_races(result: RunResult) -> list[Finding]:
         src = srcs[task.src] if task.src >= 0 else "?"
         return f"{names[task.name]} on {task.stream_label} ({src})"
 
-    for task in _worth_checking(result.tasks):
+    for task in _worth_checking(tasks):
         me = task.stream
         accesses = [(r, False) for r in task.reads] + [(w, True) for w in task.writes]
         for (alloc, lo, hi), write in accesses:

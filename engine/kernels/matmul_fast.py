@@ -12,8 +12,8 @@ GM reads and writes sit at other addresses. So the fast path
    details) and the GM write rectangles moved to the block's position, the queues in the state the
    template left them in;
 3. computes the numbers once per launch, ``A @ B`` in fp32 (the same fp16 products and fp32
-   accumulation, in a different summation order) in a background thread while the blocks are recorded
-   and timed, and writes each block's region of C when the last block has run
+   accumulation, in a different summation order) when the blocks have been recorded and timed, and
+   writes each block's region of C then
    (``C[region] = A[rows] @ B[:, cols]`` per region, at once, when the product is too large to keep).
 
 Everything the scheduler and the trace see is identical to the straightforward path: a test runs
@@ -61,8 +61,6 @@ def record_matmul_tiled(
     out_size = c.dtype.sizeof()
     keys = gm_key(a_gm), gm_key(b_gm), gm_key(c_gm)
     templates = ctx.launch.scratch.setdefault("matmul_templates", {})
-    if ctx.numerics and t.M * t.N * 4 <= PRODUCT_LIMIT_BYTES:
-        background_product(ctx, a_gm, b_gm, t, b_trans)  # started now, it runs while the blocks are recorded
     b_col = t.Ka * 2 if b_trans else 2  # B^T: the next column of C is the next row of B
     numerics, ctx.numerics = ctx.numerics, False  # the numbers come from one matmul per launch, below
     try:
@@ -99,8 +97,8 @@ def _as_fp32(ctx, g: asc.GlobalTensor, shape: tuple[int, int]) -> np.ndarray:
 def _region_numerics(
     ctx, a_gm, b_gm, c_gm, t: TCubeTiling, m0: int, n0: int, rows: int, cols: int, b_trans: bool
 ) -> None:
-    """Give C's region of this block its numbers: from ``A @ B`` computed once per launch in the background
-    (:func:`background_product`), written when the last block has run; per region, at once, when the
+    """Give C's region of this block its numbers: from ``A @ B`` computed once per launch
+    (:func:`launch_product`) when the last block has run; per region, at once, when the
     product is too large to keep."""
     if t.M * t.N * 4 > PRODUCT_LIMIT_BYTES:
         a = _as_fp32(ctx, a_gm, (t.M, t.Ka))
@@ -110,14 +108,14 @@ def _region_numerics(
     regions = ctx.launch.scratch.get("regions")
     if regions is None:
         regions = ctx.launch.scratch["regions"] = []
-        product = background_product(ctx, a_gm, b_gm, t, b_trans)
+        product = launch_product(ctx, a_gm, b_gm, t, b_trans)
         c = gm_matrix(ctx, c_gm, t.M, t.N)
 
         def write() -> None:
             full = product.result()
             # distinct blocks have disjoint regions (TCubeTiling.core_region): as large as C, they tile it
             if sum(nr * nc for _r0, _c0, nr, nc in regions) == t.M * t.N:
-                c[...] = full
+                cast_into(c, full)
                 return
             for r0, c0, nr, nc in regions:
                 c[r0 : r0 + nr, c0 : c0 + nc] = full[r0 : r0 + nr, c0 : c0 + nc]
@@ -132,10 +130,8 @@ def gm_matrix(ctx, g: asc.GlobalTensor, rows: int, cols: int) -> np.ndarray:
     return ctx.gm_bytes(g)[g.byte_offset : g.byte_offset + n].view(g.dtype.np).reshape(rows, cols)
 
 
-def background_product(ctx, a_gm, b_gm, t: TCubeTiling, b_trans: bool = False) -> BackgroundProduct:
-    """``A @ B`` (fp16 in, fp32 out) of this launch, started in a thread of its own the first time it is
-    asked for: numpy's matmul runs without the interpreter lock, so it overlaps the recording and timing
-    of the blocks; ``result()`` waits for it."""
+def launch_product(ctx, a_gm, b_gm, t: TCubeTiling, b_trans: bool = False) -> LaunchProduct:
+    """``A @ B`` (fp16 in, fp32 out) of this launch, one per launch and operands."""
     products = ctx.launch.scratch.setdefault("products", {})
     key = (a_gm.alloc.ident, a_gm.byte_offset, b_gm.alloc.ident, b_gm.byte_offset, t.M, t.Ka, t.N, b_trans)
     found = products.get(key)
@@ -143,30 +139,66 @@ def background_product(ctx, a_gm, b_gm, t: TCubeTiling, b_trans: bool = False) -
         a = ctx.gm_bytes(a_gm)[a_gm.byte_offset : a_gm.byte_offset + t.M * t.Ka * 2].view(np.float16)
         b = ctx.gm_bytes(b_gm)[b_gm.byte_offset : b_gm.byte_offset + t.Kb * t.N * 2].view(np.float16)
         b = b.reshape(t.N, t.Kb).T if b_trans else b.reshape(t.Kb, t.N)
-        found = products[key] = BackgroundProduct(a.reshape(t.M, t.Ka), b)
+        found = products[key] = LaunchProduct(a.reshape(t.M, t.Ka), b)
     return found
 
 
-class BackgroundProduct:
-    """``A @ B`` in fp32 (from fp16 inputs), computed in a thread of its own."""
+class LaunchProduct:
+    """``A @ B`` in fp32 from fp16 inputs, computed the first time ``result()`` is asked for: after the
+    blocks have been recorded and timed, when nothing else runs.
+
+    numpy's matmul (BLAS) uses every core; measured on a 2-core machine, running it beside the
+    interpreter's recording and timing slowed both by about as much as they overlapped, so the
+    product waits for them. Its single-threaded parts, the two conversions to fp32, run side by side
+    (:func:`side_by_side`), and so does the cast of the result into C (:func:`cast_into`).
+    """
 
     def __init__(self, a: np.ndarray, b: np.ndarray) -> None:
+        self._a, self._b = a, b
         self._result: np.ndarray | None = None
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, args=(a, b), daemon=True)
-        self._thread.start()
-
-    def _run(self, a: np.ndarray, b: np.ndarray) -> None:
-        try:
-            self._result = a.astype(np.float32) @ b.astype(np.float32)
-        except BaseException as exc:  # handed to the thread that waits for the result
-            self._error = exc
 
     def result(self) -> np.ndarray:
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
+        if self._result is None:
+            a, b = side_by_side(lambda: self._a.astype(np.float32), lambda: self._b.astype(np.float32))
+            self._result = a @ b
+            self._a = self._b = None
         return self._result
+
+
+def side_by_side(first, second):
+    """``(first(), second())``, the second in a thread of its own: for numpy work that releases the
+    interpreter lock (conversions, copies), two cores instead of one."""
+    out: list = []
+    thread = threading.Thread(target=lambda: out.append(_outcome(second)), daemon=True)
+    thread.start()
+    mine = _outcome(first)
+    thread.join()
+    results = []
+    for value, error in (mine, out[0]):
+        if error is not None:
+            raise error
+        results.append(value)
+    return tuple(results)
+
+
+def _outcome(fn) -> tuple:
+    try:
+        return fn(), None
+    except BaseException as exc:  # handed to the caller of side_by_side
+        return None, exc
+
+
+def cast_into(dst: np.ndarray, src: np.ndarray) -> None:
+    """``dst[...] = src`` (an fp32 to fp16 cast, say), the two halves of the rows side by side."""
+    half = dst.shape[0] // 2
+
+    def top() -> None:
+        dst[:half] = src[:half]
+
+    def bottom() -> None:
+        dst[half:] = src[half:]
+
+    side_by_side(top, bottom)
 
 
 matmul_tiled.fast_path = record_matmul_tiled

@@ -10,8 +10,8 @@ block, B's columns and C's, and the workspace slots with the block. The cross-co
 step go to the group recorder in order, so the three cores take turns exactly as the real code makes
 them (and the recorder would diagnose a deadlock exactly as it does there).
 
-The numbers: ``C = fp16(LeakyReLU(A @ B))`` from one fp32 product per launch computed in a background
-thread (as the matmul fast path does), written when the last block has run, each workspace slot left
+The numbers: ``C = fp16(LeakyReLU(A @ B))`` from one fp32 product per launch (as the matmul fast path
+computes it), written when the last block has run, each workspace slot left
 holding the fp32 base block it held last.
 
 The deliberately broken variants (``skip_wait``, ``skip_set``: the debugging lesson's race and
@@ -29,7 +29,7 @@ from engine import asc
 from engine.aicore.context import current
 from engine.aicore.matmul_tiling import TCubeTiling
 from engine.kernels.matmul import base_blocks
-from engine.kernels.matmul_fast import PRODUCT_LIMIT_BYTES, background_product, gm_matrix
+from engine.kernels.matmul_fast import PRODUCT_LIMIT_BYTES, launch_product, gm_matrix
 from engine.kernels.matmul_leaky_relu import SLOTS, CubeSide, VectorSide, block_workspace, matmul_leaky_relu
 from engine.kernels.stamp import gm_key, queue_state, record_or_stamp
 
@@ -101,7 +101,7 @@ def record_matmul_leaky_relu(
 
 def _block_numerics(ctx, cube: CubeSide, work, t: TCubeTiling, blocks: list, alpha: float, region, c) -> None:
     """Once the last block has run: C's region of this block and its workspace slots, from ``A @ B``."""
-    product = background_product(ctx, cube.a_gm, cube.b_gm, t)
+    product = launch_product(ctx, cube.a_gm, cube.b_gm, t)
     c_gm = asc.GlobalTensor()
     c_gm.set_global_buffer(c, t.M * t.N)
     out = gm_matrix(ctx, c_gm, t.M, t.N)

@@ -16,6 +16,7 @@ instruction after it). Local buffers belong to one core; GM is shared by all thr
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections import defaultdict, deque
 from dataclasses import dataclass
 
@@ -54,13 +55,12 @@ class RaceDetector:
         self.epoch = [0] * n
         self.clock = [[0] * n for _ in range(n)]
         self._flags: dict[int, deque[list[int]]] = defaultdict(deque)
-        self._accesses: dict[tuple, list[tuple]] = defaultdict(list)
+        self._accesses: dict[tuple, _Accesses] = {}
         self.races: list[Race] = []
         self._seen: set[tuple] = set()
         # bumped whenever a pipe learns of another's past (or starts): only then can a prune drop anything
         self._learned = 0
         self._started = 0  # pipes that issued something
-        self._pruned: dict[int, int] = {}  # id of an access list -> _learned when it was last pruned
 
     def tick(self, pipe: int) -> int:
         if not self.epoch[pipe]:
@@ -103,49 +103,101 @@ class RaceDetector:
         if hi <= lo:
             return
         mine = self.clock[pipe]
-        entries = self._accesses[region]
-        for other_pipe, other_epoch, olo, ohi, owrite, odesc, osrc in entries:
-            if other_pipe == pipe or (not write and not owrite) or ohi <= lo or olo >= hi:
+        lanes = self._accesses.get(region)
+        if lanes is None:
+            lanes = self._accesses[region] = _Accesses()
+        hits = None
+        for other_pipe, (epochs, items) in lanes.by_lane.items():
+            # a lane's epochs only grow: the accesses it made that this pipe has not seen are a suffix
+            if other_pipe == pipe or not epochs or epochs[-1] <= mine[other_pipe]:
                 continue
-            if other_epoch <= mine[other_pipe]:
-                continue  # ordered before us
-            kind = "write-after-write" if write and owrite else ("read-after-write" if owrite else "write-after-read")
-            key = (osrc, src, kind)
-            if key in self._seen:
-                continue
-            self._seen.add(key)
-            self.races.append(
-                Race(
-                    kind,
-                    label,
-                    max(lo, olo),
-                    min(hi, ohi),
-                    odesc,
-                    self.names[other_pipe],
-                    osrc,
-                    desc,
-                    self.names[pipe],
-                    src,
-                )
-            )
-        entries.append((pipe, epoch, lo, hi, write, desc, src))
-        if len(entries) > _PRUNE_AT:
-            self._prune(entries)
+            for item in items[bisect_right(epochs, mine[other_pipe]) :]:
+                if (write or item[3]) and item[2] > lo and item[1] < hi:
+                    if hits is None:
+                        hits = []
+                    hits.append((*item, other_pipe))
+        if hits is not None:
+            hits.sort()  # in the order the accesses were made
+            for _seq, olo, ohi, owrite, odesc, osrc, other_pipe in hits:
+                self._report(write, owrite, label, lo, hi, olo, ohi, pipe, other_pipe, desc, odesc, src, osrc)
+        lanes.add(pipe, epoch, (lanes.seq, lo, hi, write, desc, src))
+        if lanes.count > _PRUNE_AT:
+            self._prune(lanes)
 
-    def _prune(self, entries: list[tuple]) -> None:
+    def _report(self, write, owrite, label, lo, hi, olo, ohi, pipe, other_pipe, desc, odesc, src, osrc) -> None:
+        kind = "write-after-write" if write and owrite else ("read-after-write" if owrite else "write-after-read")
+        key = (osrc, src, kind)
+        if key in self._seen:
+            return
+        self._seen.add(key)
+        self.races.append(
+            Race(
+                kind,
+                label,
+                max(lo, olo),
+                min(hi, ohi),
+                odesc,
+                self.names[other_pipe],
+                osrc,
+                desc,
+                self.names[pipe],
+                src,
+            )
+        )
+
+    def _prune(self, lanes: _Accesses) -> None:
         """Drop accesses every pipe is already ordered after: nothing can race with them any more.
 
-        Skipped when two or more pipes run and none learned anything since this list was last pruned: the
-        accesses that survived then still would, and newer ones carry their pipe's latest epoch, which no
-        other pipe knows yet. (With one pipe running, its own accesses are all behind it: always pruned.)
+        Skipped when two or more pipes run and none learned anything since this region was last pruned:
+        the accesses that survived then still would, and newer ones carry their pipe's latest epoch, which
+        no other pipe knows yet. (With one pipe running, its own accesses are all behind it: always pruned.)
         """
-        if self._started < 2 or self._pruned.get(id(entries)) != self._learned:
-            self._pruned[id(entries)] = self._learned
+        if self._started < 2 or lanes.pruned_at != self._learned:
+            lanes.pruned_at = self._learned
             active = [p for p in range(self.n) if self.epoch[p]] or list(range(self.n))
-            floor = [min(self.clock[p][q] for p in active) for q in range(self.n)]
-            entries[:] = [e for e in entries if e[1] > floor[e[0]]]
-        if len(entries) > 4 * _PRUNE_AT:  # unsynchronised pipes never retire accesses: keep the newest
-            del entries[: len(entries) - 2 * _PRUNE_AT]
+            clock = self.clock
+            for q in lanes.by_lane:
+                lanes.drop_upto(q, min(clock[p][q] for p in active))
+        if lanes.count > 4 * _PRUNE_AT:  # unsynchronised pipes never retire accesses: keep the newest
+            lanes.keep_newest(2 * _PRUNE_AT)
+
+
+class _Accesses:
+    """The remembered accesses of one region, per lane in the lane's epoch order:
+    ``by_lane[lane] = (epochs, items)``, an item ``(seq, lo, hi, write, desc, src)``; ``seq`` orders
+    the accesses of all lanes as they were made."""
+
+    __slots__ = ("by_lane", "count", "seq", "pruned_at")
+
+    def __init__(self) -> None:
+        self.by_lane: dict[int, tuple[list[int], list[tuple]]] = {}
+        self.count = 0
+        self.seq = 0
+        self.pruned_at = -1
+
+    def add(self, lane: int, epoch: int, item: tuple) -> None:
+        found = self.by_lane.get(lane)
+        if found is None:
+            found = self.by_lane[lane] = ([], [])
+        found[0].append(epoch)
+        found[1].append(item)
+        self.count += 1
+        self.seq += 1
+
+    def drop_upto(self, lane: int, epoch: int) -> None:
+        """Forget the lane's accesses at or before ``epoch``."""
+        epochs, items = self.by_lane[lane]
+        cut = bisect_right(epochs, epoch)
+        if cut:
+            del epochs[:cut], items[:cut]
+            self.count -= cut
+
+    def keep_newest(self, count: int) -> None:
+        first = sorted(item[0] for _epochs, items in self.by_lane.values() for item in items)[-count]
+        for epochs, items in self.by_lane.values():
+            cut = bisect_left([item[0] for item in items], first)
+            del epochs[:cut], items[:cut]
+        self.count = count
 
 
 def check_races(instrs: list[tuple], accesses: list[tuple], order: list[int] | None = None) -> list[Race]:

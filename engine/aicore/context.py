@@ -19,10 +19,10 @@ from ..acl_codes import (
     ACL_ERROR_RT_AICORE_TRAP_READ_OVERFLOW,
     ACL_ERROR_RT_AICORE_TRAP_WRITE_OVERFLOW,
 )
-from ..detail import NO_SLOT, Instr, Rect
+from ..detail import Instr, Rect
 from ..memory import Allocation
 from .dispatch import KernelFault, PhysicalCore
-from .pipes import LANE_NAMES
+from .pipes import LANE_NAMES, Pipe
 from .program import Program
 from .race import Race, check_races
 from .tensor import Buffer, GlobalTensor, LocalTensor
@@ -30,6 +30,7 @@ from .tensor import Buffer, GlobalTensor, LocalTensor
 if TYPE_CHECKING:
     from .launch import KernelLaunch
 
+_GM = Buffer.GM.value
 _CURRENT: ContextVar[BlockContext | None] = ContextVar("ascendsim_block", default=None)
 
 
@@ -47,15 +48,6 @@ def current() -> BlockContext:
     return ctx
 
 
-def access_region(r: Rect) -> tuple:
-    """A rectangle as the race check sees it: ``(region key, label, first byte, one past the last)``."""
-    if r.buf == Buffer.GM.value:
-        return (("gm", ("device", r.owner)), f"GM#{r.owner}", r.start, r.end)
-    buffer = Buffer(r.buf)
-    slot = f" slot {r.slot}" if r.slot != NO_SLOT else ""
-    return (("buf", buffer), f"{buffer.name}({r.position}{slot})", r.start, r.end)
-
-
 class BlockContext:
     """One block's execution on one core."""
 
@@ -70,7 +62,7 @@ class BlockContext:
         self.taken = dict.fromkeys(Buffer, 0)
         self.owners: dict[Buffer, list[str]] = {b: [] for b in Buffer}
         self.program = Program(block_idx)
-        self.accesses: list[tuple] = []  # per instruction: (reads, writes, name, src) for the race check
+        self.accesses: list[tuple] = []  # per instruction: (read Rects, written Rects, name, src) for the race check
         self.last_access = -1  # the last instruction recorded with its accesses (not stamped)
         self.numerics = launch.numerics
         self.queue_count = 0
@@ -79,6 +71,9 @@ class BlockContext:
         self.role = 0  # 0: the AIC of a group (or a lone core); 1, 2: its AIVs
         self._token = None
         self._src_cache: dict[tuple, tuple[int, str]] = {}
+        self._pipes = frozenset(p for p in Pipe if launch.pipe_allowed(self.core_type, p))
+        self._name_id = launch.name_id
+        self._detail_id = launch.detail_id
 
     # -- activation ---------------------------------------------------------------------------
     def __enter__(self) -> BlockContext:
@@ -173,7 +168,7 @@ class BlockContext:
         source rectangles are the reads and its destination (plus ``extra_writes``) the writes the race
         check sees, and a GM destination is remembered for the cross-block write check.
         """
-        if not self.launch.pipe_allowed(self.core_type, pipe):
+        if pipe not in self._pipes:
             raise KernelError(
                 ACL_ERROR_RT_AICORE_EXCEPTION,
                 f"{name}: pipe {LANE_NAMES[pipe]} does not exist on {self.core.label} ({self.core_type} core)",
@@ -181,20 +176,25 @@ class BlockContext:
         if self.sim.instruction_probe is not None:  # a test looks at the buffers after each instruction
             self.sim.instruction_probe(self)
         src_id, src_text = self.src()
-        name_id = self.launch.name_id(name)
-        detail_id = -1 if detail is None else self.launch.detail_id(detail)
-        flops = detail.flops if isinstance(detail, Instr) else 0
-        self.program.add((pipe, op, cost_ps, rate, key, nbytes, flops, name_id, src_id, tkind, detail_id))
-        reads: tuple = ()
-        writes: tuple = ()
+        name_id = self._name_id(name)
         if isinstance(detail, Instr):
-            reads = tuple(access_region(r) for r in detail.srcs)
-            dsts = extra_writes if detail.dst is None else (detail.dst, *extra_writes)
-            writes = tuple(access_region(r) for r in dsts)
+            self.program.add(
+                (pipe, op, cost_ps, rate, key, nbytes, detail.flops, name_id, src_id, tkind, self._detail_id(detail))
+            )
             dst = detail.dst
-            if dst is not None and dst.buf == Buffer.GM.value:
-                self.gm_writes.append((("device", dst.owner), dst.start, dst.rows, dst.row_bytes, dst.stride, src_text))
-        self.accesses.append((reads, writes, name, src_text))
+            if dst is None:
+                writes = extra_writes
+            else:
+                writes = (dst, *extra_writes) if extra_writes else (dst,)
+                if dst.buf == _GM:
+                    self.gm_writes.append(
+                        (("device", dst.owner), dst.start, dst.rows, dst.row_bytes, dst.stride, src_text)
+                    )
+            self.accesses.append((detail.srcs, writes, name, src_text))
+        else:
+            detail_id = -1 if detail is None else self._detail_id(detail)
+            self.program.add((pipe, op, cost_ps, rate, key, nbytes, 0, name_id, src_id, tkind, detail_id))
+            self.accesses.append(((), (), name, src_text))
         self.last_access = len(self.accesses) - 1
         return src_text
 

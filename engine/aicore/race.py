@@ -20,7 +20,9 @@ from bisect import bisect_left, bisect_right
 from collections import defaultdict, deque
 from dataclasses import dataclass
 
+from ..detail import NO_SLOT, Rect
 from .pipes import LANE_NAMES, N_PIPES
+from .tensor import Buffer
 
 _PRUNE_AT = 48
 
@@ -97,9 +99,10 @@ class RaceDetector:
                     mine[q] = snapshot[q]
 
     def access(
-        self, pipe: int, epoch: int, region: tuple, label: str, lo: int, hi: int, write: bool, desc: str, src: str
+        self, pipe: int, epoch: int, region: tuple, where: Rect, lo: int, hi: int, write: bool, desc: str, src: str
     ) -> None:
-        """Check ``[lo, hi)`` of ``region`` against unordered accesses of other pipes, then remember it."""
+        """Check ``[lo, hi)`` of ``region`` (``where`` names it in a report) against unordered accesses of
+        other pipes, then remember it."""
         if hi <= lo:
             return
         mine = self.clock[pipe]
@@ -119,12 +122,12 @@ class RaceDetector:
         if hits is not None:
             hits.sort()  # in the order the accesses were made
             for _seq, olo, ohi, owrite, odesc, osrc, other_pipe in hits:
-                self._report(write, owrite, label, lo, hi, olo, ohi, pipe, other_pipe, desc, odesc, src, osrc)
+                self._report(write, owrite, where, lo, hi, olo, ohi, pipe, other_pipe, desc, odesc, src, osrc)
         lanes.add(pipe, epoch, (lanes.seq, lo, hi, write, desc, src))
         if lanes.count > _PRUNE_AT:
             self._prune(lanes)
 
-    def _report(self, write, owrite, label, lo, hi, olo, ohi, pipe, other_pipe, desc, odesc, src, osrc) -> None:
+    def _report(self, write, owrite, where, lo, hi, olo, ohi, pipe, other_pipe, desc, odesc, src, osrc) -> None:
         kind = "write-after-write" if write and owrite else ("read-after-write" if owrite else "write-after-read")
         key = (osrc, src, kind)
         if key in self._seen:
@@ -133,7 +136,7 @@ class RaceDetector:
         self.races.append(
             Race(
                 kind,
-                label,
+                region_label(where),
                 max(lo, olo),
                 min(hi, ohi),
                 odesc,
@@ -167,7 +170,7 @@ class _Accesses:
     ``by_lane[lane] = (epochs, items)``, an item ``(seq, lo, hi, write, desc, src)``; ``seq`` orders
     the accesses of all lanes as they were made."""
 
-    __slots__ = ("by_lane", "count", "seq", "pruned_at")
+    __slots__ = ("by_lane", "count", "pruned_at", "seq")
 
     def __init__(self) -> None:
         self.by_lane: dict[int, tuple[list[int], list[tuple]]] = {}
@@ -254,13 +257,22 @@ def check_group_races(members: list[tuple], core_labels: list[str] | None) -> li
                 if accesses[i] is None:
                     continue
                 reads, writes, name, src = accesses[i]
-                for region, label, lo, hi in reads:
-                    det.access(lane, epoch, _owned(region, role), label, lo, hi, False, name, src)
-                for region, label, lo, hi in writes:
-                    det.access(lane, epoch, _owned(region, role), label, lo, hi, True, name, src)
+                for r in reads:
+                    det.access(lane, epoch, _region(r, role), r, r.start, r.end, False, name, src)
+                for r in writes:
+                    det.access(lane, epoch, _region(r, role), r, r.start, r.end, True, name, src)
     return det.races
 
 
-def _owned(region: tuple, role: int) -> tuple:
-    """Local buffers are per core; GM regions are shared by the group."""
-    return region if region[0] == "gm" else (*region, role)
+def _region(r: Rect, role: int) -> tuple:
+    """What a rectangle is checked within: a GM allocation (shared by a group's cores), or a local
+    buffer of one core."""
+    return (0, r.owner) if r.buf == 0 else (r.buf, role)
+
+
+def region_label(r: Rect) -> str:
+    """How a report names a rectangle's region: ``GM#3``, ``UB(VECIN slot 1)``."""
+    if r.buf == Buffer.GM.value:
+        return f"GM#{r.owner}"
+    slot = f" slot {r.slot}" if r.slot != NO_SLOT else ""
+    return f"{Buffer(r.buf).name}({r.position}{slot})"

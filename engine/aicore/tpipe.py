@@ -143,9 +143,11 @@ class TQue:
         self._queue: deque[LocalTensor] = deque()
         self._next = 0
         self.ident = -1
+        self._rows: dict[tuple, tuple] = {}  # (op, slot, flag, what) -> the arguments of its emit
 
     def _bind(self, ctx, base: int, num: int, length: int) -> None:
         self._ctx = ctx
+        self._rows = {}
         self._base = base
         self._num = num
         self._len = length
@@ -167,7 +169,14 @@ class TQue:
 
     def _record(self, op: QueueOpKind, slot: int, flag: int | None, what: str = "") -> None:
         """One row for a queue call: the hardware flag it implies (``flag`` is SET or WAIT), or a BUFFER note."""
-        ctx = self._ctx
+        row = self._rows.get((op, slot, flag, what))
+        if row is None:
+            row = self._rows[(op, slot, flag, what)] = self._row(op, slot, flag, what)
+        pipe, opcode, key, name, kind, detail = row
+        self._ctx.emit(pipe, opcode, 0, 0.0, key, 0, name, kind, detail)
+
+    def _row(self, op: QueueOpKind, slot: int, flag: int | None, what: str) -> tuple:
+        """What a queue call emits (the same every time in a bound queue, so :meth:`_record` keeps it)."""
         r = self._route()
         offset = self._base + slot * self._len
         position = self.position.name
@@ -175,15 +184,14 @@ class TQue:
         if flag is None:
             pipe = Pipe.S if r is None else (r[0] if op in (QueueOpKind.ALLOC, QueueOpKind.ENQUE) else r[1])
             detail = QueueOp(op, self.ident, position, buf, slot, offset, self._len)
-            ctx.emit(pipe, NOTE, 0, 0.0, -1, 0, f"{op.name.lower()} {position} slot {slot}", Kind.BUFFER, detail)
-            return
+            return pipe, NOTE, -1, f"{op.name.lower()} {position} slot {slot}", Kind.BUFFER, detail
         src, dst = (r[0], r[1]) if what == "data" else (r[1], r[0])
-        key = ctx.launch.flag_key(src, dst, ("que", self.ident, slot, what))
+        key = self._ctx.launch.flag_key(src, dst, ("que", self.ident, slot, what))
         purpose = "data" if what == "data" else "free slot"
         name = f"{'set_flag' if flag == SET else 'wait_flag'} {src.name}_{dst.name} ({position} {purpose})"
         detail = QueueOp(op, self.ident, position, buf, slot, offset, self._len, 1, int(src), int(dst), what)
         kind = Kind.FLAG_SET if flag == SET else Kind.FLAG_WAIT
-        ctx.emit(src if flag == SET else dst, flag, 0, 0.0, key, 0, name, kind, detail)
+        return (src if flag == SET else dst), flag, key, name, kind, detail
 
     def alloc_tensor(self, dtype: DType | None = None, shape: tuple[int, int] | None = None) -> LocalTensor:
         self._check_bound("alloc_tensor")

@@ -29,7 +29,7 @@ from engine import asc
 from engine.aicore.context import current
 from engine.aicore.matmul_tiling import TCubeTiling
 from engine.kernels.matmul import base_blocks
-from engine.kernels.matmul_fast import PRODUCT_LIMIT_BYTES, launch_product, gm_matrix
+from engine.kernels.matmul_fast import PRODUCT_LIMIT_BYTES, gm_matrix, launch_product
 from engine.kernels.matmul_leaky_relu import SLOTS, CubeSide, VectorSide, block_workspace, matmul_leaky_relu
 from engine.kernels.stamp import gm_key, queue_state, record_or_stamp
 

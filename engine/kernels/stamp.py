@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from engine.aicore.program import DETAIL, KEY, OP, SRC, XSET, XWAIT, Template
-from engine.detail import Instr
+from engine.detail import Instr, Rect
 
 
 def queue_state(queues) -> tuple:
@@ -103,10 +103,15 @@ class StepTemplate:
 
 def moved(instr: Instr, delta: int) -> Instr:
     """A GM move's detail with its GM rectangle ``delta`` bytes further on."""
-    if instr.dst.buf == 0:
-        return instr._replace(dst=instr.dst._replace(start=instr.dst.start + delta))
-    gm = instr.srcs[0]
-    return instr._replace(srcs=(gm._replace(start=gm.start + delta), *instr.srcs[1:]))
+    op, dst, srcs, flops, params = instr
+    if dst.buf == 0:
+        return Instr(op, _shifted(dst, delta), srcs, flops, params)
+    return Instr(op, dst, (_shifted(srcs[0], delta), *srcs[1:]), flops, params)
+
+
+def _shifted(r: Rect, delta: int) -> Rect:
+    buf, owner, slot, start, rows, row_bytes, stride, dtype, position = r
+    return Rect(buf, owner, slot, start + delta, rows, row_bytes, stride, dtype, position)
 
 
 def record_or_stamp(ctx, templates: dict, signature, origin: tuple, delta_of, queues, step) -> None:

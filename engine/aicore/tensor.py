@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from types import MappingProxyType
 from typing import TYPE_CHECKING
@@ -25,9 +25,13 @@ if TYPE_CHECKING:
 class DType:
     name: str
     np: type
+    size: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "size", np.dtype(self.np).itemsize)
 
     def sizeof(self) -> int:
-        return np.dtype(self.np).itemsize
+        return self.size
 
     def __repr__(self) -> str:
         return f"asc.{self.name}"

@@ -144,10 +144,12 @@ class TQue:
         self._next = 0
         self.ident = -1
         self._rows: dict[tuple, tuple] = {}  # (op, slot, flag, what) -> the arguments of its emit
+        self._routed: tuple[Pipe, Pipe] | None = None  # (producer, consumer) pipes, once bound
 
     def _bind(self, ctx, base: int, num: int, length: int) -> None:
         self._ctx = ctx
         self._rows = {}
+        self._routed = route(self.position, ctx.launch.has_fix)
         self._base = base
         self._num = num
         self._len = length
@@ -164,9 +166,6 @@ class TQue:
                 ACL_ERROR_RT_AICORE_EXCEPTION, f"{what} on a {self.position.name} TQue before init_buffer"
             )
 
-    def _route(self):
-        return route(self.position, self._ctx.launch.has_fix)
-
     def _record(self, op: QueueOpKind, slot: int, flag: int | None, what: str = "") -> None:
         """One row for a queue call: the hardware flag it implies (``flag`` is SET or WAIT), or a BUFFER note."""
         row = self._rows.get((op, slot, flag, what))
@@ -177,7 +176,7 @@ class TQue:
 
     def _row(self, op: QueueOpKind, slot: int, flag: int | None, what: str) -> tuple:
         """What a queue call emits (the same every time in a bound queue, so :meth:`_record` keeps it)."""
-        r = self._route()
+        r = self._routed
         offset = self._base + slot * self._len
         position = self.position.name
         buf = self.position.buffer.value
@@ -211,7 +210,7 @@ class TQue:
                 f"can come before this call returns ({self._ctx.src()[1]})",
             )
         self._next = (slot + 1) % self._num
-        if self._route() is not None and self._freed[slot]:  # the producer waits for the consumer's free
+        if self._routed is not None and self._freed[slot]:  # the producer waits for the consumer's free
             self._record(QueueOpKind.ALLOC, slot, WAIT, "free")
         else:
             self._record(QueueOpKind.ALLOC, slot, None)
@@ -228,7 +227,7 @@ class TQue:
             raise KernelError(
                 ACL_ERROR_RT_AICORE_EXCEPTION, f"enque of a {self.position.name} tensor that is not allocated"
             )
-        routed = self._route() is not None
+        routed = self._routed is not None
         self._record(QueueOpKind.ENQUE, tensor.slot, SET if routed else None, "data")
         self._state[tensor.slot] = _ENQUEUED
         self._queue.append(tensor)
@@ -237,7 +236,7 @@ class TQue:
     def deque(self, dtype: DType | None = None) -> LocalTensor:
         self._check_bound("deque")
         if not self._queue:
-            consumer = self._route()
+            consumer = self._routed
             pipe = LANE_NAMES[consumer[1]] if consumer else "the consumer pipe"
             raise KernelFault(
                 0,
@@ -246,7 +245,7 @@ class TQue:
                 "wait forever, because the block's code runs in order and nothing can enqueue before this returns",
             )
         tensor = self._queue.popleft()
-        routed = self._route() is not None
+        routed = self._routed is not None
         self._record(QueueOpKind.DEQUE, tensor.slot, WAIT if routed else None, "data")
         self._state[tensor.slot] = _DEQUEUED
         if dtype is not None and as_dtype(dtype) != tensor.dtype:
@@ -269,7 +268,7 @@ class TQue:
             raise KernelError(
                 ACL_ERROR_RT_AICORE_EXCEPTION, f"free_tensor of a {self.position.name} tensor that is already free"
             )
-        if self._route() is not None and self._state[tensor.slot] == _DEQUEUED:
+        if self._routed is not None and self._state[tensor.slot] == _DEQUEUED:
             self._record(QueueOpKind.FREE, tensor.slot, SET, "free")
             self._freed[tensor.slot] = True
         else:

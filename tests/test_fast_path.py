@@ -151,16 +151,3 @@ def test_leaky_relu_broken_variants_give_the_same_findings_on_both_paths(flags):
         results.append(sim.finish())
     assert results[0].findings and results[0].findings == results[1].findings
     assert_same_trace(*results)
-
-
-def test_side_by_side_returns_both_results_and_raises_either_error():
-    from engine.kernels.matmul_fast import cast_into, side_by_side
-
-    assert side_by_side(lambda: 1, lambda: 2) == (1, 2)
-    for first, second in ((lambda: 1 / 0, lambda: 2), (lambda: 1, lambda: 1 / 0)):
-        with pytest.raises(ZeroDivisionError):
-            side_by_side(first, second)
-    src = np.random.default_rng(0).uniform(-9, 9, (7, 5)).astype(np.float32)
-    dst = np.zeros((7, 5), np.float16)
-    cast_into(dst, src)
-    np.testing.assert_array_equal(dst, src.astype(np.float16))

@@ -23,8 +23,6 @@ template (the stamped copies are the same instructions at other addresses).
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 
 from engine import asc
@@ -115,7 +113,7 @@ def _region_numerics(
             full = product.result()
             # distinct blocks have disjoint regions (TCubeTiling.core_region): as large as C, they tile it
             if sum(nr * nc for _r0, _c0, nr, nc in regions) == t.M * t.N:
-                cast_into(c, full)
+                c[...] = full
                 return
             for r0, c0, nr, nc in regions:
                 c[r0 : r0 + nr, c0 : c0 + nc] = full[r0 : r0 + nr, c0 : c0 + nc]
@@ -147,10 +145,10 @@ class LaunchProduct:
     """``A @ B`` in fp32 from fp16 inputs, computed the first time ``result()`` is asked for: after the
     blocks have been recorded and timed, when nothing else runs.
 
-    numpy's matmul (BLAS) uses every core; measured on a 2-core machine, running it beside the
-    interpreter's recording and timing slowed both by about as much as they overlapped, so the
-    product waits for them. Its single-threaded parts, the two conversions to fp32, run side by side
-    (:func:`side_by_side`), and so does the cast of the result into C (:func:`cast_into`).
+    numpy's matmul (BLAS) uses every core. Measured on a 2-core machine, running it in a thread beside
+    the interpreter's recording and timing slowed both by about as much as they overlapped, and
+    converting or casting on a second thread gained nothing measurable either; so the product simply
+    waits for them.
     """
 
     def __init__(self, a: np.ndarray, b: np.ndarray) -> None:
@@ -159,46 +157,9 @@ class LaunchProduct:
 
     def result(self) -> np.ndarray:
         if self._result is None:
-            a, b = side_by_side(lambda: self._a.astype(np.float32), lambda: self._b.astype(np.float32))
-            self._result = a @ b
+            self._result = self._a.astype(np.float32) @ self._b.astype(np.float32)
             self._a = self._b = None
         return self._result
-
-
-def side_by_side(first, second):
-    """``(first(), second())``, the second in a thread of its own: for numpy work that releases the
-    interpreter lock (conversions, copies), two cores instead of one."""
-    out: list = []
-    thread = threading.Thread(target=lambda: out.append(_outcome(second)), daemon=True)
-    thread.start()
-    mine = _outcome(first)
-    thread.join()
-    results = []
-    for value, error in (mine, out[0]):
-        if error is not None:
-            raise error
-        results.append(value)
-    return tuple(results)
-
-
-def _outcome(fn) -> tuple:
-    try:
-        return fn(), None
-    except BaseException as exc:  # handed to the caller of side_by_side
-        return None, exc
-
-
-def cast_into(dst: np.ndarray, src: np.ndarray) -> None:
-    """``dst[...] = src`` (an fp32 to fp16 cast, say), the two halves of the rows side by side."""
-    half = dst.shape[0] // 2
-
-    def top() -> None:
-        dst[:half] = src[:half]
-
-    def bottom() -> None:
-        dst[half:] = src[half:]
-
-    side_by_side(top, bottom)
 
 
 matmul_tiled.fast_path = record_matmul_tiled

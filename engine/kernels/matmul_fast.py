@@ -12,8 +12,9 @@ GM reads and writes sit at other addresses. So the fast path
    details) and the GM write rectangles moved to the block's position, the queues in the state the
    template left them in;
 3. computes the numbers once per launch, ``A @ B`` in fp32 (the same fp16 products and fp32
-   accumulation, in a different summation order) when the blocks have been recorded and timed, and
-   writes each block's region of C then
+   accumulation, in a different summation order): A and B are converted to fp32 in a thread while the
+   blocks are recorded and timed, multiplied when they have been, and each block's region of C is
+   written then
    (``C[region] = A[rows] @ B[:, cols]`` per region, at once, when the product is too large to keep).
 
 Everything the scheduler and the trace see is identical to the straightforward path: a test runs
@@ -22,6 +23,8 @@ template (the stamped copies are the same instructions at other addresses).
 """
 
 from __future__ import annotations
+
+import threading
 
 import numpy as np
 
@@ -60,6 +63,8 @@ def record_matmul_tiled(
     keys = gm_key(a_gm), gm_key(b_gm), gm_key(c_gm)
     templates = ctx.launch.scratch.setdefault("matmul_templates", {})
     b_col = t.Ka * 2 if b_trans else 2  # B^T: the next column of C is the next row of B
+    if ctx.numerics and t.M * t.N * 4 <= PRODUCT_LIMIT_BYTES:
+        launch_product(ctx, a_gm, b_gm, t, b_trans)  # its conversions start now, beside the recording
     numerics, ctx.numerics = ctx.numerics, False  # the numbers come from one matmul per launch, below
     try:
         for bm, bn, mr, nc in base_blocks(t, m0, n0, rows, cols):
@@ -142,23 +147,36 @@ def launch_product(ctx, a_gm, b_gm, t: TCubeTiling, b_trans: bool = False) -> La
 
 
 class LaunchProduct:
-    """``A @ B`` in fp32 from fp16 inputs, computed the first time ``result()`` is asked for: after the
-    blocks have been recorded and timed, when nothing else runs.
+    """``A @ B`` in fp32 from fp16 inputs. The two conversions to fp32 start in a thread of their own
+    as soon as the launch asks for the product (single-threaded numpy that does not hold the interpreter
+    lock: they overlap the recording and timing of the blocks); the multiplication runs in ``result()``,
+    when the blocks have been timed.
 
     numpy's matmul (BLAS) uses every core. Measured on a 2-core machine, running it in a thread beside
-    the interpreter's recording and timing slowed both by about as much as they overlapped, and
-    converting or casting on a second thread gained nothing measurable either; so the product simply
-    waits for them.
+    the interpreter's recording and timing slowed both by about as much as they overlapped, so the
+    multiplication waits and runs alone.
     """
 
     def __init__(self, a: np.ndarray, b: np.ndarray) -> None:
-        self._a, self._b = a, b
         self._result: np.ndarray | None = None
+        self._fp32: tuple[np.ndarray, np.ndarray] | BaseException | None = None
+        self._thread = threading.Thread(target=self._convert, args=(a, b), daemon=True)
+        self._thread.start()
+
+    def _convert(self, a: np.ndarray, b: np.ndarray) -> None:
+        try:
+            self._fp32 = (a.astype(np.float32), b.astype(np.float32))
+        except BaseException as exc:  # handed to the thread that asks for the result
+            self._fp32 = exc
 
     def result(self) -> np.ndarray:
         if self._result is None:
-            self._result = self._a.astype(np.float32) @ self._b.astype(np.float32)
-            self._a = self._b = None
+            self._thread.join()
+            if isinstance(self._fp32, BaseException):
+                raise self._fp32
+            a, b = self._fp32
+            self._result = a @ b
+            self._fp32 = None
         return self._result
 
 

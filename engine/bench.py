@@ -1,8 +1,8 @@
 """``ascendsim bench``: how fast the simulator is on this machine, against the targets.
 
-Comparisons run both sides in the same process, interleaved (A B A B ...), and report the median
-of the per-pair ratios: absolute seconds drift with the machine's load, ratios measured side by side
-hold. Figures:
+Comparisons run both sides in the same process, interleaved (A B A B ...), each from an idle machine
+(:data:`SETTLE_S`), and report the median of the per-pair ratios: absolute seconds drift with the
+machine's load, ratios measured side by side hold. Figures:
 
 * ``numerics_ratio`` — full instruction-level simulation of an N^3 fp16 matmul on ascend910b1
   (automatic tiling, all cores, numpy arithmetic, result checked) / numpy's
@@ -88,6 +88,13 @@ def simulate_matmul(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, int]:
     return c, len(result.trace)
 
 
+SETTLE_S = 0.2
+"""Pause before each timed side of the numerics ratio. After a matrix product OpenBLAS's worker threads
+spin for about 0.1 s waiting for more work and hold a core (measured here: a two-thread cast right
+after a product took 10.2 ms, 5.7 ms on an idle machine), which would tax whichever side runs next;
+so each side starts, as a fresh command would, on an idle machine."""
+
+
 def numerics_ratio(n: int, rounds: int) -> Figure:
     rng = np.random.default_rng(0)
     a = rng.uniform(-1, 1, (n, n)).astype(np.float16)
@@ -95,14 +102,17 @@ def numerics_ratio(n: int, rounds: int) -> Figure:
     ratios, sims, refs = [], [], []
     ref = None
     for _ in range(rounds):
+        time.sleep(SETTLE_S)
         t0 = time.perf_counter()
         c, _events = simulate_matmul(a, b)
         t1 = time.perf_counter()
-        ref = a.astype(np.float32) @ b.astype(np.float32)
+        time.sleep(SETTLE_S)
         t2 = time.perf_counter()
+        ref = a.astype(np.float32) @ b.astype(np.float32)
+        t3 = time.perf_counter()
         sims.append(t1 - t0)
-        refs.append(t2 - t1)
-        ratios.append((t1 - t0) / (t2 - t1))
+        refs.append(t3 - t2)
+        ratios.append((t1 - t0) / (t3 - t2))
     err = float(np.max(np.abs(c.astype(np.float32) - ref)))
     tol = n * 2.0**-22 + float(np.max(np.abs(ref))) * 2.0**-11
     if err > tol:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import click
 
-from app.usage import OutputFile, SecondsIn, ValueChoice, fail
+from app.usage import OutputFile, SecondsIn, ValueChoice, fail, write_atomically
 
 LANG = ValueChoice(("en", "zh"))
 
@@ -143,7 +143,7 @@ def lesson_check(number: int, path: str | None, as_json: bool, junit_path: str |
         fail(f"--file: {file} does not exist{how}")
     result = grade_file(ls, file, file.stem, lang, ls.limits.replace(wall_s=timeout))
     if junit_path:
-        Path(junit_path).write_text(junit(f"lesson {number}", _junit_cases(result), result.time_s), encoding="utf-8")
+        _write(junit_path, junit(f"lesson {number}", _junit_cases(result), result.time_s))
     if as_json:
         doc = result.to_dict()
         doc["criteria"] = [c.to_dict() for c in result.criteria]
@@ -201,7 +201,7 @@ def grade(
             fail("--out: --merge needs --out FILE (.json or .csv)")
         try:
             doc = report.merge([Path(p) for p in paths])
-            report.write(doc, Path(out))
+            _write(out, report.text(doc, Path(out)))
         except report.ReportError as exc:  # its message names the flag
             fail(str(exc))
         click.echo(f"merged {len(paths)} report(s): {doc['count']} submissions -> {out}")
@@ -224,12 +224,18 @@ def grade(
     results = grade_many(ls, entries, jobs, lang, ls.limits.replace(wall_s=timeout))
     doc = report.document(ls.number, [r.to_dict() for r in results], shard)
     if out:
-        report.write(doc, Path(out))
+        _write(out, report.text(doc, Path(out)))
     if junit_path:
         cases = [(r.id, r.passed, r.verdict, "\n".join(r.messages)) for r in results]
-        Path(junit_path).write_text(report.junit(f"lesson {ls.number}", cases, sum(r.time_s for r in results)), "utf-8")
+        _write(junit_path, report.junit(f"lesson {ls.number}", cases, sum(r.time_s for r in results)))
     for r in results:
         click.echo(f"{r.id:<24} {r.verdict:<14} {r.score:>3}  {r.time_s:6.2f} s")
     passed = sum(r.passed for r in results)
     click.echo(f"{len(results)} submissions, {passed} passed" + (f" -> {out}" if out else ""))
     return 0 if passed == len(results) else 1
+
+
+def _write(path: str, text: str) -> None:
+    """A report file, written whole (UTF-8) or not at all."""
+    with write_atomically(path, encoding="utf-8") as fh:
+        fh.write(text)

@@ -118,16 +118,21 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     try:
         yield Path(tmp)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+        if isinstance(exc, OSError):  # a full disk, say: one line, and the earlier file is still whole
+            kept = f"; the earlier {path.name} is unchanged" if path.exists() else ""
+            raise UsageFailure(f"cannot write {path}: {exc.strerror or exc}{kept}") from None
         raise
 
 
 @contextlib.contextmanager
-def write_atomically(path: str | Path, mode: str = "w", newline: str | None = None) -> Iterator[Any]:
+def write_atomically(
+    path: str | Path, mode: str = "w", newline: str | None = None, encoding: str | None = None
+) -> Iterator[Any]:
     """Open a temporary file beside ``path``; on success it replaces ``path``, on any error it is removed."""
-    with atomic_path(path) as tmp, tmp.open(mode, newline=newline) as fh:
+    with atomic_path(path) as tmp, tmp.open(mode, newline=newline, encoding=encoding) as fh:
         yield fh
 
 

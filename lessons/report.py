@@ -48,12 +48,12 @@ def to_csv(doc: dict) -> str:
     return out.getvalue()
 
 
-def write(doc: dict, path: Path) -> None:
+def text(doc: dict, path: Path) -> str:
+    """The report as ``path`` stores it: JSON or CSV, by its suffix."""
     suffix = path.suffix.lower()
     if suffix not in FORMATS:
         raise ReportError(f"--out must end in .json or .csv, got {str(path)!r}")
-    text = json.dumps(doc, indent=1, ensure_ascii=False) + "\n" if suffix == ".json" else to_csv(doc)
-    path.write_text(text, encoding="utf-8")
+    return json.dumps(doc, indent=1, ensure_ascii=False) + "\n" if suffix == ".json" else to_csv(doc)
 
 
 def junit(suite: str, cases: list[tuple[str, bool, str, str]], time_s: float = 0.0) -> str:

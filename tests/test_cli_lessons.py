@@ -96,3 +96,27 @@ def test_merging_refuses_duplicates_and_mixed_lessons(tmp_path, capsys):
     b.write_text(json.dumps({"lesson": 3, "rows": [{**row, "id": "y"}]}))
     assert main(["grade", "--merge", str(a), str(b), "--out", str(tmp_path / "m.json")]) == 0
     assert json.loads((tmp_path / "m.json").read_text())["count"] == 2
+
+
+def test_a_report_is_written_whole_or_not_at_all(tmp_path, monkeypatch, capsys):
+    a = tmp_path / "a.json"
+    row = {"id": "x", "lesson": 3, "verdict": "PASS", "score": 100, "criteria": {}, "messages": [], "time_s": 1.0}
+    a.write_text(json.dumps({"lesson": 3, "rows": [row]}))
+    out = tmp_path / "m.json"
+    out.write_text("the earlier report")
+
+    def full_disk(src, dst):
+        raise OSError(28, "No space left on device")
+
+    import app.usage
+
+    with monkeypatch.context() as m:
+        m.setattr(app.usage.os, "replace", full_disk)  # the report cannot be moved into place
+        assert main(["grade", "--merge", str(a), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == f"error: cannot write {out}: No space left on device; the earlier m.json is unchanged"
+    assert out.read_text() == "the earlier report"  # not half a report
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.json", "m.json"]  # no temporary file left
+    assert main(["grade", "--merge", str(a), "--out", str(out)]) == 0
+    assert json.loads(out.read_text())["count"] == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.json", "m.json"]

@@ -21,10 +21,10 @@ MIN_SIZE = (40, 12)
 
 
 def _scenario_values(name: str, args: list[str]) -> tuple[str, bool, dict]:
-    """(profile, numerics, validated parameters) of ``--scenario NAME`` and its options."""
-    from app.cli import scenario_options
-    from engine.profile import ProfileError, load_profile
-    from engine.scenarios import ScenarioArgError, registry
+    """(profile, numerics, validated parameters) of ``--scenario NAME`` and its options; a run this machine
+    cannot finish (memory, events, time) is refused before the app starts, as ``ascendsim run`` refuses it."""
+    from app.cli import _prepare, scenario_options
+    from engine.scenarios import registry
 
     scenario = registry().get(name)
     if scenario is None:
@@ -33,14 +33,8 @@ def _scenario_values(name: str, args: list[str]) -> tuple[str, bool, dict]:
         profile, no_numerics, values = scenario_options(scenario, args, f"tui --scenario {name}")
     except click.UsageError as exc:
         _fail(f"--scenario {name}: {exc.format_message()}")
-    numerics = not no_numerics
-    try:
-        values = scenario.validate(load_profile(profile), values)
-    except ProfileError as exc:
-        _fail(f"--profile: {exc}")
-    except ScenarioArgError as exc:
-        _fail(str(exc))
-    return profile, numerics, values
+    prepared = _prepare(scenario, profile, no_numerics, values)
+    return profile, prepared.numerics, prepared.values
 
 
 def _fail(message: str) -> None:

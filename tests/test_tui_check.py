@@ -94,6 +94,8 @@ def test_screenshot_of_a_scenario_with_its_options_in_chinese():
         (["--scenario", "nope"], "error: --scenario must be one of"),
         (["--scenario", "matmul", "--m", "-4"], "error: "),
         (["--scenario", "matmul", "--bogus", "1"], "error: --scenario matmul: No such option '--bogus'"),
+        # refused before the app starts, as `ascendsim run` refuses it (memory, or time on a huge machine)
+        (["--scenario", "matmul", "--m", "65536", "--n", "65536", "--k", "65536"], "error: --m/--n/--k: the run "),
         (["--lesson", "1", "--scenario", "matmul"], "error: --lesson and --scenario exclude each other"),
         (["--lesson", "1", "--m", "4"], "error: unexpected argument '--m'"),
         (["--screenshot", "x.svg", "--size", "10x2"], "error: --size must be WIDTHxHEIGHT of at least 40x12"),

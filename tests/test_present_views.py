@@ -30,6 +30,20 @@ def test_every_message_exists_in_both_languages():
         t("host", "fr")
 
 
+def test_every_scenario_and_parameter_has_its_chinese_text():
+    from app.present.messages import param_help, scenario_summary, scenarios_translated
+    from engine.scenarios import registry
+
+    scenarios = registry()
+    assert scenarios_translated() == {name: {p.name for p in s.params} for name, s in scenarios.items()}
+    for s in scenarios.values():
+        assert scenario_summary(s, "en") == s.summary
+        assert re.search("[\u4e00-\u9fff]", scenario_summary(s, "zh")), s.name
+        for p in s.params:
+            assert param_help(s, p, "en") == p.help
+            assert re.search("[\u4e00-\u9fff]", param_help(s, p, "zh")), (s.name, p.name)
+
+
 @pytest.mark.parametrize("lang", LANGS)
 def test_every_view_is_json_in_both_languages(matmul, lang):
     _run, replay = matmul

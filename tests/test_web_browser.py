@@ -5,6 +5,7 @@ the language switch, the playground's validation and runs, sessions that never s
 in tests/artifacts/."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -317,6 +318,24 @@ def test_compare_and_export_pages(tab):
 # the text of every translatable label on the page ({"type": "t", ...} ids), joined
 LABELS = """() => [...document.querySelectorAll('#page [id]')]
     .filter(e => e.id.startsWith('{"key"') && e.id.includes('"type":"t"')).map(e => e.innerText).join('|')"""
+
+
+def test_the_playground_describes_its_scenario_and_parameters_in_chinese(tab):
+    """The scenario's one-line summary follows the language switch; opened in Chinese, the parameters'
+    help (their tooltips) is Chinese too."""
+    tab.open("/playground")
+    p = tab.page
+    cjk = "/[\\u4e00-\\u9fff]/"
+    p.wait_for_function("() => document.getElementById('pg-summary')?.innerText?.startsWith('matmul: C = A @ B')")
+    p.click("text=中文")
+    p.wait_for_function(f"() => {cjk}.test(document.getElementById('pg-summary').innerText)")
+    assert "fp32 累加" in p.inner_text("#pg-summary")
+    tab.open("/playground")
+    p.wait_for_function(f"() => {cjk}.test(document.getElementById('pg-summary')?.innerText || '')")
+    titles = p.evaluate("() => [...document.querySelectorAll('#pg-params .param')].map(e => e.title)")
+    assert titles and all(re.search("[\u4e00-\u9fff]", t) for t in titles), titles
+    p.click("text=English")
+    p.wait_for_function("() => document.getElementById('pg-summary').innerText.includes('fp32 accumulate')")
 
 
 @pytest.mark.parametrize("path", ["/playground", "/compare", "/export"])

@@ -16,7 +16,7 @@ import numpy as np
 
 from engine.trace import Kind
 
-from .messages import LANGS
+from .messages import LANGS, scenario_summary
 from .messages import t as msg
 from .phases import phase_bounds
 from .replay import Replay
@@ -141,7 +141,7 @@ def scenario_walkthrough(
     replay.report()
     shown = " ".join(f"{k}={v}" for k, v in run.params.items() if v is not None)
     title = {lang: msg("scenario_title", lang, name=name) for lang in LANGS}
-    summary = {"en": f"{run.scenario.summary}\n{shown}", "zh": shown}
+    summary = {lang: f"{scenario_summary(run.scenario, lang)}\n{shown}" for lang in LANGS}
     return Walkthrough(replay, title, summary, scenario=name, params=dict(run.params))
 
 

@@ -14,7 +14,7 @@ import time
 from dash import ALL, Input, Output, State, ctx, dcc, html, no_update
 from dash.exceptions import PreventUpdate
 
-from app.present.messages import known_lang
+from app.present.messages import known_lang, param_help, scenario_summary
 from app.present.messages import t as msg
 from engine.scenarios import registry
 
@@ -37,13 +37,13 @@ def param_fields(scenario_name: str, lang: str) -> list:
             field = dcc.Checklist(
                 id=ident, options=[{"label": p.name, "value": "on"}], value=["on"] if p.default else []
             )
-            out.append(html.Div(field, className="param", title=p.help))
+            out.append(html.Div(field, className="param", title=param_help(scenario, p, lang)))
             continue
         if p.choices:
             field = dcc.Dropdown(id=ident, options=list(p.choices), value=p.default, clearable=False, className="dd")
         else:
             field = dcc.Input(id=ident, type="text", value="" if p.default is None else str(p.default))
-        out.append(html.Label([p.name, field], className="param", title=p.help))
+        out.append(html.Label([p.name, field], className="param", title=param_help(scenario, p, lang)))
     return out
 
 
@@ -80,17 +80,23 @@ def register(app, runs: Runs) -> None:
         Output("pg-m-row", "style"),
         Output("pg-n-row", "style"),
         Output("pg-k-row", "style"),
-        Output("pg-summary", "children"),
         Input("pg-scenario", "value"),
         State("lang-page", "data"),
     )
     def scenario_fields(name, lang):
+        """The fields of the chosen scenario (rebuilt only when the scenario changes: a language switch
+        keeps what the user typed; their help follows the language they were built in)."""
         if name not in registry():
             raise PreventUpdate
-        scenario = registry()[name]
-        have = {p.name for p in scenario.params}
+        have = {p.name for p in registry()[name].params}
         styles = [{} if x in have else {"display": "none"} for x in MNK]
-        return param_fields(name, known_lang(lang)), *styles, f"{name}: {scenario.summary}"
+        return param_fields(name, known_lang(lang)), *styles
+
+    @app.callback(Output("pg-summary", "children"), Input("pg-scenario", "value"), Input("lang-page", "data"))
+    def scenario_line(name, lang):
+        if name not in registry():
+            raise PreventUpdate
+        return f"{name}: {scenario_summary(registry()[name], known_lang(lang))}"
 
     @app.callback(
         Output("run", "data", allow_duplicate=True),

@@ -44,6 +44,19 @@ def test_every_scenario_and_parameter_has_its_chinese_text():
             assert re.search("[\u4e00-\u9fff]", param_help(s, p, "zh")), (s.name, p.name)
 
 
+def test_findings_are_labelled_by_kind_in_both_languages():
+    from app.present.messages import finding_kind
+    from engine.runner import PROGRAM_ERRORS
+
+    for kind in PROGRAM_ERRORS:
+        assert finding_kind(kind, "en") and re.search("[\u4e00-\u9fff]", finding_kind(kind, "zh")), kind
+    assert finding_kind("something-new", "zh") == "something-new"  # shown as it is, never dropped
+    run = run_scenario("debug-demo", bug="missing-wait")
+    view = V.metrics_view(Replay(run.result), "zh")
+    assert [f["label"] for f in view["findings"]] == ["数据竞争"]
+    assert "race" in view["findings"][0]["message"]  # the diagnosis itself is the engine's (English)
+
+
 @pytest.mark.parametrize("lang", LANGS)
 def test_every_view_is_json_in_both_languages(matmul, lang):
     _run, replay = matmul

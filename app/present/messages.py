@@ -31,6 +31,11 @@ _CATALOGUE = MappingProxyType(
         "wait.room": ("room in a full stream", "流队列腾出空间"),
         "wait.device": ("the whole device", "整个设备执行完毕"),
         # activity of a core
+        # kinds of findings (engine.findings.Finding.kind); their messages stay the engine's English diagnostics
+        "finding.race": ("race", "数据竞争"),
+        "finding.deadlock": ("deadlock", "死锁"),
+        "finding.acl-error": ("ACL error", "ACL 错误"),
+        "finding.kernel-error": ("kernel error", "核函数错误"),
         # causes of idle time (engine.analysis.gaps.CAUSES)
         "gap.waiting for the host": ("waiting for the host", "等待主机提交"),
         "gap.waiting for the previous task": ("waiting for the previous task", "等待同一流上的前一个任务"),
@@ -478,6 +483,12 @@ def t(key: str, lang: str = "en", **values) -> str:
     entry = _CATALOGUE[key]
     text = entry[LANGS.index(lang)]
     return text.format(**values) if values else text
+
+
+def finding_kind(kind: str, lang: str = "en") -> str:
+    """A finding's kind as a label in ``lang`` (a kind the catalogue does not know is shown as it is)."""
+    key = f"finding.{kind}"
+    return t(key, lang) if key in _CATALOGUE else kind
 
 
 def known_lang(lang) -> str:

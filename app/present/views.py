@@ -13,6 +13,7 @@ import numpy as np
 from engine.intervals import merged
 from engine.trace import Kind, LaneKind
 
+from .messages import finding_kind
 from .messages import t as msg
 from .replay import Replay
 from .stages import STAGE_ORDER, stage_table
@@ -433,7 +434,10 @@ def metrics_view(replay: Replay, lang: str = "en") -> dict:
         "pipe_ratios": pipes,
         "roofline": report.roofline,
         "gaps": {msg(f"gap.{cause}", lang): us for cause, us in report.gaps["totals_us"].items()},
-        "findings": [{"kind": f.kind, "message": f.message, "src": f.src} for f in report.findings],
+        "findings": [
+            {"kind": f.kind, "label": finding_kind(f.kind, lang), "message": f.message, "src": f.src}
+            for f in report.findings
+        ],
         "findings_title": msg("findings", lang),
         "no_findings": msg("no_findings", lang),
         "recommendations": [

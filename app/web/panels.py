@@ -256,7 +256,7 @@ def metrics_panel(view: dict, lang: str, tryable: bool = False) -> html.Div:
         parts.append(
             html.Ul(
                 [
-                    html.Li(f"{f['kind']}: {f['message']}" + (f" ({f['src']})" if f["src"] else ""))
+                    html.Li(f"{f['label']}: {f['message']}" + (f" ({f['src']})" if f["src"] else ""))
                     for f in view["findings"]
                 ],
                 className="findings",

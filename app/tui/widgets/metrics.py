@@ -56,7 +56,7 @@ class MetricsView(View):
             out.append("\n" + fit(m["no_findings"], width), dim)
         for f in m["findings"]:
             first = f["message"].splitlines()[0] if f["message"] else ""
-            out.append("\n" + fit(f"{f['kind']}: {first}", width), self.style("metrics--finding"))
+            out.append("\n" + fit(f"{f['label']}: {first}", width), self.style("metrics--finding"))
         if m["recommendations"]:
             out.append("\n" + fit(m["recommendations_title"], width), head)
             for r in m["recommendations"]:

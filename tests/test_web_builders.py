@@ -155,6 +155,19 @@ def test_pipeline_figure_one_bar_per_stage_and_tile():
     assert fig["layout"]["meta"]["cursor_us"] == 2.2
 
 
+def test_pipeline_of_an_operator_level_run_says_why_it_is_empty(runs):
+    request = {"scenario": "pipeline", "profile": "ascend910b1", "params": {"n": 128, "batches": 2}, "numerics": False}
+    runs.start(request)
+    deadline = time.monotonic() + 60
+    while runs.status(runs.spec(request))["state"] != "done" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    loaded = runs.load(request)
+    for core, lang, words in ((None, "en", "operator-level"), (None, "zh", "算子级")):
+        fig = render.pipeline(loaded, len(loaded.replay) - 1, core, lang)
+        assert fig["data"] == [] and words in fig["layout"]["annotations"][0]["text"]
+        assert fig["layout"]["xaxis"]["range"][1] < 0  # the cursor (time >= 0) never shows over it
+
+
 def test_metric_figures():
     fig = figures.pipe_ratio_figure({"aic_mac_ratio": 0.5, "aic_mte2_ratio": 0.0}, "busy")
     assert fig["data"][0]["y"] == ["aic_mac_ratio"] and fig["data"][0]["x"] == [50.0]

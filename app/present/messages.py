@@ -99,6 +99,10 @@ _CATALOGUE = MappingProxyType(
         "complete": ("{done} of {total} tiles complete", "已完成 {done}/{total} 个分块"),
         # pipeline
         "pipeline": ("Pipeline (per tile)", "流水线（按分块）"),
+        "web.pipeline_empty": (
+            "No tiles to show for this core yet: this run's kernels are operator-level, or the core has not loaded one",
+            "这个核还没有可显示的分块：此运行的核函数按算子级模拟，或该核尚未载入分块",
+        ),
         "stage.MTE2": ("CopyIn (MTE2)", "搬入 CopyIn（MTE2）"),
         "stage.MTE1": ("Load L0 (MTE1)", "加载 L0（MTE1）"),
         "stage.CUBE": ("Compute (Cube)", "计算 Compute（Cube）"),

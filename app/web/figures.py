@@ -79,9 +79,16 @@ def _base_layout(height: int, **extra) -> dict:
     return layout
 
 
-def empty_figure(height: int = 140) -> dict:
-    """A blank chart (before a run is loaded)."""
-    layout = _base_layout(height, xaxis={"visible": False}, yaxis={"visible": False}, plot_bgcolor="#ffffff")
+def empty_figure(height: int = 140, note: str = "") -> dict:
+    """A blank chart (before a run is loaded), or one that says why it has nothing to draw (``note``).
+    Its x range lies before time 0, so the browser's cursor never shows over it."""
+    layout = _base_layout(
+        height, xaxis={"visible": False, "range": [-2, -1]}, yaxis={"visible": False}, plot_bgcolor="#ffffff"
+    )
+    if note:
+        layout["annotations"] = [
+            {"text": note, "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.5, "showarrow": False}
+        ]
     return {"data": [], "layout": layout}
 
 

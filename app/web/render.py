@@ -132,9 +132,9 @@ def window_span(w: dict, end_us: float) -> tuple[float, float]:
 def pipeline(loaded: Loaded, last_step: int, core: str | None, lang: str, step: int | None = None) -> dict:
     """The pipeline table of ``core`` up to the window's last step, the cursor at ``step`` (the browser
     moves it and veils what has not happened yet)."""
-    if core is None:
-        return figures.pipeline_figure({"tiles": [], "stages": [], "t0_us": 0, "t1_us": 0, "cursor_us": 0}, "")
-    view = views.pipeline_view(loaded.replay, last_step, core, 24, lang)
+    view = None if core is None else views.pipeline_view(loaded.replay, last_step, core, 24, lang)
+    if view is None or not view["tiles"]:
+        return figures.empty_figure(note=msg("web.pipeline_empty", lang))
     if step is not None:
         view["cursor_us"] = loaded.replay.event(step).start / 1e6
     return figures.pipeline_figure(view, msg("web.time_us", lang))

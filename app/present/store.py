@@ -18,6 +18,7 @@ import json
 import os
 import tempfile
 import threading
+import zipfile
 from collections import OrderedDict
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -58,8 +59,14 @@ def encode(result: RunResult, spec: RunSpec) -> bytes:
     """The run as bytes: an npz archive of its arrays and its JSON document (with the spec)."""
     doc, arrays = run_to_doc(result)
     doc["spec"] = asdict(spec)
+    arrays = {"meta": np.frombuffer(json.dumps(doc).encode(), dtype=np.uint8), **arrays}
     buf = io.BytesIO()
-    np.savez_compressed(buf, meta=np.frombuffer(json.dumps(doc).encode(), dtype=np.uint8), **arrays)
+    # what np.savez_compressed writes, at deflate level 1: the 8192^3 run (150 MB of columns) is stored in
+    # 0.8 s as 28 MB instead of 3.5 s as 23 MB (measured)
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as z:
+        for name, array in arrays.items():
+            with z.open(f"{name}.npy", "w", force_zip64=True) as fh:
+                np.lib.format.write_array(fh, np.asanyarray(array), allow_pickle=False)
     return buf.getvalue()
 
 

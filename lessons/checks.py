@@ -148,10 +148,10 @@ def named_rows(run, name: str, kind: Kind | None = None) -> np.ndarray:
     return np.flatnonzero(keep)
 
 
-def findings(run) -> list[str]:
-    """Every problem the run shows, one line each (cross-stream races included: ``Simulation.finish`` checks
-    for them on every run)."""
-    return [f"{f.kind}: {f.message.splitlines()[0]}" for f in run.findings]
+def findings(*runs) -> list[str]:
+    """Every problem the runs show, one line each, in order (cross-stream races included:
+    ``Simulation.finish`` checks for them on every run)."""
+    return [f"{f.kind}: {f.message.splitlines()[0]}" for run in runs for f in run.findings]
 
 
 def first_failure(cases: list[Criterion]) -> Criterion:

@@ -82,6 +82,6 @@ def judge(data, ctx) -> list[Criterion]:
             ),
         )
     )
-    problems = [p for name, *_ in KERNEL_CASES for p in findings(data.run(name))]
+    problems = findings(*(data.run(name) for name, *_ in KERNEL_CASES))
     out.append(no_findings(problems, bi("no kernel error, race or deadlock", "没有核函数错误、数据竞争或死锁")))
     return out

@@ -86,6 +86,6 @@ def judge(data, ctx) -> list[Criterion]:
             ),
         )
     )
-    problems = [p for name, *_ in CASES for p in findings(data.run(name))]
+    problems = findings(*(data.run(name) for name, *_ in CASES))
     out.append(no_findings(problems))
     return out

@@ -85,7 +85,7 @@ def judge(data, ctx) -> list[Criterion]:
             ),
         )
     )
-    problems = [p for name, *_ in KERNEL_CASES for p in findings(data.run(name))]
+    problems = findings(*(data.run(name) for name, *_ in KERNEL_CASES))
     out.append(
         no_findings(
             problems, bi("no kernel error (a tile too large for UB is one)", "没有核函数错误（分块超出 UB 就是一种）")

@@ -80,6 +80,6 @@ def judge(data, ctx) -> list[Criterion]:
             bi("2*M*N*K Cube flops; C from the kernel's output", "Cube 完成 2*M*N*K 次运算；C 取自核函数输出"),
         )
     )
-    problems = [p for name in ("small", "big") if data.has_run(name) for p in findings(data.run(name))]
+    problems = findings(*(data.run(name) for name in ("small", "big") if data.has_run(name)))
     out.append(no_findings(problems))
     return out

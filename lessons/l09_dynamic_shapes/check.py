@@ -56,7 +56,7 @@ def judge(data, ctx) -> list[Criterion]:
         )
     )
     out.append(_on_device(data))
-    problems = [p for name in SEQUENCES for p in findings(data.run(name))]
+    problems = findings(*(data.run(name) for name in SEQUENCES))
     out.append(no_findings(problems))
     return out
 

@@ -106,7 +106,7 @@ class OpMatmul:
             self.nbytes,
             task.cause,
             task.src,
-            runtime.task_detail(task),
+            task.detail,
         )
         return end
 

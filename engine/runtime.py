@@ -144,12 +144,6 @@ class DeviceRuntime:
     def op_lane(self) -> int:
         return self.trace.lane("Device 0 AI cores", "kernels", 3, LaneKind.KERNELS)
 
-    def task_detail(self, task: Task) -> int:
-        """The trace detail id of a stream task's rows (its entry in the trace's task table)."""
-        if task.kind == TaskKind.KERNEL:
-            self.trace.set_task_flops(task.detail, getattr(task.payload, "flops", 0))
-        return task.detail
-
     def ai_cores(self):
         """Per-device AI-core state (lanes, buffers, L2), created on the first instruction-level kernel."""
         if self._ai_cores is None:
@@ -239,7 +233,7 @@ class DeviceRuntime:
             event.records_done += 1
             event.record_times.append(now)
             task.start = task.end = now
-            detail = self.task_detail(task)
+            detail = task.detail
             self.trace.add(now, now, stream.lane, Kind.MARK, task.name, cause=task.cause, src=task.src, detail=detail)
             waiters, event.waiters = event.waiters, []
             for waiter in waiters:
@@ -262,7 +256,7 @@ class DeviceRuntime:
                 task.name,
                 cause=task.cause,
                 src=task.src,
-                detail=self.task_detail(task),
+                detail=task.detail,
             )
             self._complete(task)
         else:
@@ -292,7 +286,7 @@ class DeviceRuntime:
             task.nbytes,
             task.cause,
             task.src,
-            self.task_detail(task),
+            task.detail,
         )
         if self.numerics:
             task.payload.perform()
@@ -308,6 +302,7 @@ class DeviceRuntime:
             kernel = task.payload
             end = kernel.execute(self, task, task.start + self.kernel_start_ps, grant)
             task.writes = tuple(getattr(kernel, "writes", task.writes))  # known once it ran
+            self.trace.set_task_flops(task.detail, getattr(kernel, "flops", 0))  # counted as it ran
             task.unit = -1
             self.clock.schedule(end, self._finish_kernel, (task, grant))
 
@@ -324,7 +319,7 @@ class DeviceRuntime:
             task.nbytes,
             task.cause,
             task.src,
-            self.task_detail(task),
+            task.detail,
         )
         finish = getattr(task.payload, "finish", None)
         if finish is not None:

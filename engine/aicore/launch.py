@@ -325,7 +325,7 @@ class KernelLaunch:
             self.nbytes,
             task.cause,
             task.src,
-            runtime.task_detail(task),
+            task.detail,
         )
         return end
 

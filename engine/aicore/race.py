@@ -20,7 +20,7 @@ from bisect import bisect_left, bisect_right
 from collections import defaultdict, deque
 from dataclasses import dataclass
 
-from ..detail import NO_SLOT, Rect
+from ..detail import GM, NO_SLOT, Rect
 from .pipes import LANE_NAMES, N_PIPES
 from .tensor import Buffer
 
@@ -267,12 +267,12 @@ def check_group_races(members: list[tuple], core_labels: list[str] | None) -> li
 def _region(r: Rect, role: int) -> tuple:
     """What a rectangle is checked within: a GM allocation (shared by a group's cores), or a local
     buffer of one core."""
-    return (0, r.owner) if r.buf == 0 else (r.buf, role)
+    return (GM, r.owner) if r.buf == GM else (r.buf, role)
 
 
 def region_label(r: Rect) -> str:
     """How a report names a rectangle's region: ``GM#3``, ``UB(VECIN slot 1)``."""
-    if r.buf == Buffer.GM.value:
+    if r.buf == GM:
         return f"GM#{r.owner}"
     slot = f" slot {r.slot}" if r.slot != NO_SLOT else ""
     return f"{Buffer(r.buf).name}({r.position}{slot})"

@@ -19,7 +19,7 @@ from ..acl_codes import (
     ACL_ERROR_RT_AICORE_TRAP_READ_OVERFLOW,
     ACL_ERROR_RT_AICORE_TRAP_WRITE_OVERFLOW,
 )
-from ..detail import Instr, Rect
+from ..detail import GM, Instr, Rect
 from ..memory import Allocation
 from .dispatch import KernelFault, PhysicalCore
 from .pipes import LANE_NAMES, Pipe
@@ -30,7 +30,6 @@ from .tensor import Buffer, GlobalTensor, LocalTensor
 if TYPE_CHECKING:
     from .launch import KernelLaunch
 
-_GM = Buffer.GM.value
 _CURRENT: ContextVar[BlockContext | None] = ContextVar("ascendsim_block", default=None)
 
 
@@ -186,7 +185,7 @@ class BlockContext:
                 writes = extra_writes
             else:
                 writes = (dst, *extra_writes) if extra_writes else (dst,)
-                if dst.buf == _GM:
+                if dst.buf == GM:
                     self.gm_writes.append(
                         (("device", dst.owner), dst.start, dst.rows, dst.row_bytes, dst.stride, src_text)
                     )

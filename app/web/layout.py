@@ -73,6 +73,19 @@ def shell(lang: str) -> html.Div:
     )
 
 
+def remembered_choice(ident: str, options: list, value) -> dcc.Dropdown:
+    """A dropdown that cannot be emptied and keeps its choice for the browser session."""
+    return dcc.Dropdown(
+        id=ident,
+        options=options,
+        value=value,
+        clearable=False,
+        persistence=True,
+        persistence_type="session",
+        className="dd",
+    )
+
+
 def page_stores(lang: str) -> list:
     """What every page holds: its language (kept in step with the switch).
 
@@ -282,15 +295,7 @@ def lessons_page(lang: str, lessons, number: int = 1) -> html.Div:
             html.Label(
                 [
                     ui.t("web.lesson"),
-                    dcc.Dropdown(
-                        id="lesson-select",
-                        options=options,
-                        value=number,
-                        clearable=False,
-                        persistence=True,
-                        persistence_type="session",
-                        className="dd",
-                    ),
+                    remembered_choice("lesson-select", options, number),
                 ],
                 className="field",
             ),
@@ -333,30 +338,14 @@ def playground_page(lang: str, scenarios: list[str], profiles: list[str], scenar
             html.Label(
                 [
                     ui.t("web.scenario"),
-                    dcc.Dropdown(
-                        id="pg-scenario",
-                        options=scenarios,
-                        value=scenario,
-                        clearable=False,
-                        persistence=True,
-                        persistence_type="session",
-                        className="dd",
-                    ),
+                    remembered_choice("pg-scenario", scenarios, scenario),
                 ],
                 className="field",
             ),
             html.Label(
                 [
                     ui.t("web.profile"),
-                    dcc.Dropdown(
-                        id="pg-profile",
-                        options=profiles,
-                        value=profile,
-                        clearable=False,
-                        persistence=True,
-                        persistence_type="session",
-                        className="dd",
-                    ),
+                    remembered_choice("pg-profile", profiles, profile),
                 ],
                 className="field",
             ),
@@ -396,15 +385,7 @@ def compare_page(lang: str, scenarios: list[str]) -> html.Div:
         return html.Div(
             [
                 ui.t(key, tag=html.H3),
-                dcc.Dropdown(
-                    id=f"cmp-{tag}-scenario",
-                    options=scenarios,
-                    value=scenario,
-                    clearable=False,
-                    persistence=True,
-                    persistence_type="session",
-                    className="dd",
-                ),
+                remembered_choice(f"cmp-{tag}-scenario", scenarios, scenario),
                 dcc.Input(
                     id=f"cmp-{tag}-options",
                     type="text",

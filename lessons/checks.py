@@ -159,6 +159,12 @@ def first_failure(cases: list[Criterion]) -> Criterion:
     return next((c for c in cases if not c.passed), cases[0])
 
 
+def on_device(weak: list[str], ok: Text, expected: Text) -> Criterion:
+    """The ``on_device`` criterion over several runs: passes when no run is in ``weak`` (each a line saying how
+    little of it the kernel computed); shows the first that is."""
+    return Criterion("on_device", not weak, weak[0] if weak else ok, expected)
+
+
 NO_FINDINGS = bi("no race, deadlock or kernel error", "没有数据竞争、死锁或核函数错误")
 
 

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from lessons.checks import Criterion, bi, compare, d2h_from_kernel, findings, first_failure, no_findings, pipe_flops
+from lessons.checks import (
+    Criterion,
+    bi,
+    compare,
+    d2h_from_kernel,
+    findings,
+    first_failure,
+    no_findings,
+    on_device,
+    pipe_flops,
+)
 
 from .scenario import KERNEL_CASES, PURE_CASES, TINY, inputs
 
@@ -72,10 +82,9 @@ def judge(data, ctx) -> list[Criterion]:
         if flops < total or back < 2 * total:
             weak.append(f"N={total}, B={blocks}: {flops} vector flops, {back} B back from the kernel")
     out.append(
-        Criterion(
-            "on_device",
-            not weak,
-            weak[0] if weak else bi("every run computed by the kernel", "每次运行都由核函数计算"),
+        on_device(
+            weak,
+            bi("every run computed by the kernel", "每次运行都由核函数计算"),
             bi(
                 ">= N vector flops per run, z copied back from the kernel's output",
                 "每次运行至少 N 次向量运算，z 取自核函数的输出",

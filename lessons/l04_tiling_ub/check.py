@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from lessons.checks import Criterion, bi, compare, d2h_from_kernel, findings, first_failure, no_findings, pipe_flops
+from lessons.checks import (
+    Criterion,
+    bi,
+    compare,
+    d2h_from_kernel,
+    findings,
+    first_failure,
+    no_findings,
+    on_device,
+    pipe_flops,
+)
 
 from .scenario import KERNEL_CASES, PLAN_CASES, expected, inputs, max_tile
 
@@ -75,10 +85,9 @@ def judge(data, ctx) -> list[Criterion]:
         if flops < 3 * total or back < 2 * total:
             weak.append(f"{total} elements on {blocks} blocks: {flops} vector flops, {back} B back from the kernel")
     out.append(
-        Criterion(
-            "on_device",
-            not weak,
-            weak[0] if weak else bi("every run computed by the kernel", "每次运行都由核函数计算"),
+        on_device(
+            weak,
+            bi("every run computed by the kernel", "每次运行都由核函数计算"),
             bi(
                 ">= 3 vector flops per element; y copied back from the kernel's output",
                 "每个元素至少 3 次向量运算；y 取自核函数输出",

@@ -12,6 +12,7 @@ from lessons.checks import (
     first_failure,
     kernel_time_us,
     no_findings,
+    on_device,
     pipe_flops,
 )
 
@@ -76,10 +77,9 @@ def judge(data, ctx) -> list[Criterion]:
         if flops < VECTOR_OPS * total or back < 2 * total:
             weak.append(f"{name}: {flops} vector flops, {back} B back from the kernel")
     out.append(
-        Criterion(
-            "on_device",
-            not weak,
-            weak[0] if weak else bi("computed by the kernel", "由核函数计算"),
+        on_device(
+            weak,
+            bi("computed by the kernel", "由核函数计算"),
             bi(
                 f">= {VECTOR_OPS} vector flops per element; y from the kernel's output",
                 f"每个元素至少 {VECTOR_OPS} 次向量运算；y 取自核函数输出",

@@ -12,6 +12,7 @@ from lessons.checks import (
     first_failure,
     named_rows,
     no_findings,
+    on_device,
     pipe_bytes,
     pipe_flops,
 )
@@ -79,10 +80,9 @@ def judge(data, ctx) -> list[Criterion]:
         )
     )
     out.append(
-        Criterion(
-            "on_device",
-            not weak,
-            weak[0] if weak else bi("the Cube did 2*M*N*K flops", "Cube 完成了 2*M*N*K 次运算"),
+        on_device(
+            weak,
+            bi("the Cube did 2*M*N*K flops", "Cube 完成了 2*M*N*K 次运算"),
             bi(
                 ">= 2*M*N*K Cube flops, C (fp32) out of L0C and back from the kernel's output",
                 "Cube 运算至少 2*M*N*K 次，C（fp32）经 L0C 写出并从核函数输出拷回",

@@ -5,7 +5,17 @@ from __future__ import annotations
 import numpy as np
 
 from engine.analysis.metrics import run_metrics
-from lessons.checks import Criterion, bi, compare, d2h_from_kernel, findings, kernel_flops, no_findings, pipe_flops
+from lessons.checks import (
+    Criterion,
+    bi,
+    compare,
+    d2h_from_kernel,
+    findings,
+    kernel_flops,
+    no_findings,
+    on_device,
+    pipe_flops,
+)
 
 from .scenario import BIG, SMALL, expected, tolerance
 
@@ -73,10 +83,9 @@ def judge(data, ctx) -> list[Criterion]:
     if data.has_run("big") and kernel_flops(data.run("big")) < 2 * BIG[0] * BIG[1] * BIG[2]:
         weak.append(f"{BIG[0]}^3: {kernel_flops(data.run('big'))} flops")
     out.append(
-        Criterion(
-            "on_device",
-            not weak,
-            weak[0] if weak else bi("the Cube did every flop", "所有运算都由 Cube 完成"),
+        on_device(
+            weak,
+            bi("the Cube did every flop", "所有运算都由 Cube 完成"),
             bi("2*M*N*K Cube flops; C from the kernel's output", "Cube 完成 2*M*N*K 次运算；C 取自核函数输出"),
         )
     )

@@ -27,6 +27,7 @@ from typing import Any
 
 import click
 
+from app import files
 from engine.profile import ProfileError, list_profiles, load_profile
 
 EXIT_USAGE = 2
@@ -108,23 +109,15 @@ class OutputFile(click.ParamType):
 
 @contextlib.contextmanager
 def atomic_path(path: str | Path) -> Iterator[Path]:
-    """A temporary path beside ``path`` to write; on success it replaces ``path``, on any error it is removed."""
+    """:func:`app.files.atomic_path` for a command's output: a write that fails (a full disk, say) is one line,
+    and the earlier file is still whole."""
     path = Path(path).expanduser()
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)  # the permissions a plain open() would give, not mkstemp's 0600
     try:
-        yield Path(tmp)
-        os.replace(tmp, path)
-    except BaseException as exc:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        if isinstance(exc, OSError):  # a full disk, say: one line, and the earlier file is still whole
-            kept = f"; the earlier {path.name} is unchanged" if path.exists() else ""
-            raise UsageFailure(f"cannot write {path}: {exc.strerror or exc}{kept}") from None
-        raise
+        with files.atomic_path(path) as tmp:
+            yield tmp
+    except OSError as exc:
+        kept = f"; the earlier {path.name} is unchanged" if path.exists() else ""
+        raise UsageFailure(f"cannot write {path}: {exc.strerror or exc}{kept}") from None
 
 
 @contextlib.contextmanager

@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import os
 import tempfile
 import threading
 import zipfile
@@ -25,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from app.files import atomic_path
 from engine.run_codec import FORMAT, run_from_doc, run_to_doc
 from engine.runner import get_scenario, run_scenario
 from engine.simulation import RunResult
@@ -121,10 +121,8 @@ class RunStore:
 
     def put(self, spec: RunSpec, result: RunResult) -> None:
         data = encode(result, spec)
-        fd, tmp = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, self.path(spec))  # atomic: a reader sees the whole file or none
+        with atomic_path(self.path(spec)) as tmp:  # a reader sees the whole file or none
+            tmp.write_bytes(data)
         self._remember(spec.key, result)
 
     def run(self, spec: RunSpec, **options) -> RunResult:

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from app.files import atomic_path
 from app.present import Breakpoint, Replay, budget
 from app.present.frames import FrameSource, outline
 from app.present.store import RunSpec, RunStore
@@ -350,9 +351,8 @@ class Runs:
         if path.is_file():
             return path.read_text()
         answer = str(lesson.module("scenario").__dict__[f"truth_{question}"]())
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(answer)
-        os.replace(tmp, path)
+        with atomic_path(path) as tmp:
+            tmp.write_text(answer)
         return answer
 
 
@@ -365,9 +365,8 @@ def _alive(pid: int) -> bool:
 
 
 def _write(path: Path, doc: dict) -> None:
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(doc))
-    os.replace(tmp, path)
+    with atomic_path(path) as tmp:
+        tmp.write_text(json.dumps(doc))
 
 
 __all__ = ("Loaded", "RunRequestError", "Runs", "breakpoints_of", "fingerprint", "validate_request")

@@ -238,7 +238,7 @@ class Prepared:
     seconds: float
 
 
-def _prepare(
+def prepare_run(
     scenario: Scenario,
     profile: str,
     no_numerics: bool,
@@ -277,7 +277,7 @@ def _run_action(
     from engine.analysis.render import render_report
     from engine.runner import analyze_run
 
-    run = _prepare(scenario, profile, no_numerics, values, report=report)
+    run = prepare_run(scenario, profile, no_numerics, values, report=report)
     with Progress(run.events, f"{scenario.name}", run.seconds) as progress:
         done = _execute(run, progress)
         progress.stage = "summarising"
@@ -309,7 +309,7 @@ def _trace_action(
 ) -> None:
     from engine.analysis.export import chrome_document
 
-    run = _prepare(scenario, profile, no_numerics, values, detail_cores=detail_cores)
+    run = prepare_run(scenario, profile, no_numerics, values, detail_cores=detail_cores)
     with Progress(run.events, f"{scenario.name}", run.seconds) as progress:
         done = _execute(run, progress)
         progress.stage = f"writing {out}"
@@ -372,7 +372,7 @@ def _compare_side(args: list[str], label: str) -> Prepared:
         profile, no_numerics, values = scenario_options(scenario, options, name)
     except click.UsageError as exc:
         fail(f"compare: run {label}: {_usage_message(exc)}")
-    return _prepare(scenario, profile, no_numerics, values, label=f"compare: run {label}")
+    return prepare_run(scenario, profile, no_numerics, values, label=f"compare: run {label}")
 
 
 @cli.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})

@@ -23,7 +23,7 @@ MIN_SIZE = (40, 12)
 def _scenario_values(name: str, args: list[str]) -> tuple[str, bool, dict]:
     """(profile, numerics, validated parameters) of ``--scenario NAME`` and its options; a run this machine
     cannot finish (memory, events, time) is refused before the app starts, as ``ascendsim run`` refuses it."""
-    from app.cli import _prepare, scenario_options
+    from app.cli import prepare_run, scenario_options
     from engine.scenarios import registry
 
     scenario = registry().get(name)
@@ -33,7 +33,7 @@ def _scenario_values(name: str, args: list[str]) -> tuple[str, bool, dict]:
         profile, no_numerics, values = scenario_options(scenario, args, f"tui --scenario {name}")
     except click.UsageError as exc:
         _fail(f"--scenario {name}: {exc.format_message()}")
-    prepared = _prepare(scenario, profile, no_numerics, values)
+    prepared = prepare_run(scenario, profile, no_numerics, values)
     return profile, prepared.numerics, prepared.values
 
 

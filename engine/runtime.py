@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from heapq import heappop, heappush
 from typing import TYPE_CHECKING, Protocol
 
+import numpy as np
+
 from .copy_engine import D2D, D2H, H2D, H2H, CopyEnginePool
 from .stream import AclEvent, Stream, Task, TaskKind, merge_clock
 from .trace import Kind, LaneKind
@@ -289,7 +291,12 @@ class DeviceRuntime:
             task.detail,
         )
         if self.numerics:
+            probe = self.sim.copy_probe
+            if probe is not None:
+                probe(task.seq, task.payload, "before")
             task.payload.perform()
+            if probe is not None:
+                probe(task.seq, task.payload, "after")
         pool.release(task.unit)
         self.completed.append(task)
         self._dispatch_copies(pool)
@@ -370,12 +377,28 @@ class DeviceRuntime:
 
 @dataclass
 class CopyPlan:
-    """What a copy moves: resolved when it is submitted, performed when the engine finishes."""
+    """What a copy moves: resolved when it is submitted, performed when the engine finishes.
+
+    ``source`` and ``target`` are ``(memory, allocation, offset)``: :meth:`source_bytes` and
+    :meth:`target_bytes` are the ``count`` bytes read and written (a copy probe looks at them).
+    """
 
     direction: str
     pinned: bool
     count: int
-    perform: Callable[[], None]
+    source: tuple
+    target: tuple
+
+    def perform(self) -> None:
+        self.target_bytes()[:] = self.source_bytes()
+
+    def source_bytes(self) -> np.ndarray:
+        mem, alloc, off = self.source
+        return mem.view(alloc)[off : off + self.count]
+
+    def target_bytes(self) -> np.ndarray:
+        mem, alloc, off = self.target
+        return mem.view(alloc)[off : off + self.count]
 
 
 DIRECTIONS = (H2D, D2H, D2D, H2H)

@@ -156,6 +156,12 @@ class Simulation:
         # called with the BlockContext before each kernel instruction is recorded and once after the block's
         # code returns (the previous instruction's numbers are then in place): for tests comparing state
         self.instruction_probe: Callable | None = None
+        # called as probe(task seq, CopyPlan, "before" | "after") around every copy's bytes moving (seq -1: a
+        # host-to-host copy the host thread does itself): how a recorded program's host data is captured and replayed
+        self.copy_probe: Callable | None = None
+        # the user's file and line of the host call in progress, when a recorded program is replayed (the stack then
+        # holds the replayer, not the program); None: found on the stack
+        self.caller: tuple[str, int] | None = None
 
     # -- time and source ------------------------------------------------------------------------
     def us(self, microseconds: float) -> int:
@@ -167,6 +173,8 @@ class Simulation:
 
     def src_from(self, frame) -> int:
         """Trace id of the first ``file:line`` outside the simulator's own modules, from ``frame`` outwards."""
+        if self.caller is not None:
+            return self.src_at(*self.caller)
         internal = INTERNAL_FILES
         while frame is not None and frame.f_code.co_filename in internal:
             frame = frame.f_back
@@ -304,13 +312,7 @@ class Simulation:
         pinned = actual in (D2D, H2H) or host_alloc.where == "pinned"
         d_alloc, d_off, d_mem = d
         s_alloc, s_off, s_mem = s
-        numerics = self.numerics
-
-        def perform() -> None:
-            if numerics:
-                d_mem.view(d_alloc)[d_off : d_off + count] = s_mem.view(s_alloc)[s_off : s_off + count]
-
-        plan = CopyPlan(actual, pinned, int(count), perform)
+        plan = CopyPlan(actual, pinned, int(count), (s_mem, s_alloc, s_off), (d_mem, d_alloc, d_off))
         return plan, (d_alloc, d_off), (s_alloc, s_off)
 
     def host_copy(self, plan: CopyPlan, call: ApiCall) -> None:
@@ -326,7 +328,12 @@ class Simulation:
             src=call.src,
         )
         self.host_now += duration
-        plan.perform()
+        if self.numerics:
+            if self.copy_probe is not None:
+                self.copy_probe(-1, plan, "before")
+            plan.perform()
+            if self.copy_probe is not None:
+                self.copy_probe(-1, plan, "after")
 
     def enqueue_copy(self, plan: CopyPlan, dst: tuple, src: tuple, stream: Stream, call: ApiCall) -> Task:
         rt = self.runtime

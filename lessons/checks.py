@@ -15,6 +15,7 @@ from engine.intervals import covered
 from engine.stream import TaskKind
 from engine.trace import Kind
 
+from .replay import NOT_FROM_DEVICE_ZH, NotFromDevice
 from .selectors import trace_lane_facts
 
 Text = str | dict  # plain text, or {"en": ..., "zh": ...} when it has words to translate
@@ -40,28 +41,38 @@ class Criterion:
 
 
 class Data:
-    """The document a child sent back: its runs (rebuilt on first use) and its plain values."""
+    """What a check judges: the trusted replay's runs, outputs and observations, and the trainee's answers.
 
-    def __init__(self, doc: dict) -> None:
-        from .wire import unpack_run
+    ``run``, ``output`` and ``observed`` come from the grader's own re-execution of the recording
+    (:mod:`lessons.replay`); ``value`` is what the trainee's code answered (its plain return values and
+    predictions), judged as it is.
+    """
 
-        self._unpack = unpack_run
-        self._runs = doc.get("runs", {})
-        self.values = doc.get("values", {})
-        self._cache: dict = {}
+    def __init__(self, replayed, values: dict) -> None:
+        self._replayed = replayed
+        self.values = values if isinstance(values, dict) else {}
 
     def run(self, key: str):
-        if key not in self._cache:
-            if key not in self._runs:
-                raise KeyError(f"run {key!r} was not sent back")
-            self._cache[key] = self._unpack(self._runs[key])
-        return self._cache[key]
+        if key not in self._replayed.runs:
+            raise KeyError(f"run {key!r} was not recorded")
+        return self._replayed.runs[key]
 
     def has_run(self, key: str) -> bool:
-        return key in self._runs
+        return key in self._replayed.runs
+
+    def launches(self, key: str) -> list:
+        """The kernel launches of run ``key``: (kernel name, block_dim, the other arguments by value)."""
+        return self._replayed.launches.get(key, [])
 
     def value(self, key: str, default=None):
         return self.values.get(key, default)
+
+    def output(self, key: str):
+        """A result the device computed, as the replay verified it (an array, a list, None or NotFromDevice)."""
+        return self._replayed.outputs.get(key)
+
+    def observed(self, key: str, default=None):
+        return self._replayed.observed.get(key, default)
 
 
 # -- numbers --------------------------------------------------------------------------------------
@@ -76,6 +87,16 @@ def compare(ident: str, yours, expected: np.ndarray, atol: float = 0.0, rtol: fl
         )
     if yours is None:
         return Criterion(ident, False, bi("no result", "没有结果"), want)
+    if isinstance(yours, NotFromDevice):
+        return Criterion(
+            ident,
+            False,
+            bi(
+                f"not computed by the device: {yours.reason}",
+                f"不是由设备计算得到的：{NOT_FROM_DEVICE_ZH.get(yours.reason, yours.reason)}",
+            ),
+            want,
+        )
     try:
         got = np.asarray(yours, dtype=np.float64)
     except (TypeError, ValueError):

@@ -1,58 +1,36 @@
-"""The grader: run a submission in an isolated child process, judge what it did in this process.
+"""The grader: run a submission in a sandbox, re-execute what it recorded, judge only that re-execution.
 
 How one submission is graded (:func:`grade_file`):
 
-1. its folder (or lone file) is copied to a fresh temporary folder, so nothing it writes survives
-   and nothing it leaves there reaches the next submission;
-2. ``python -I -B lessons/harness.py FD`` runs it there (``subprocess``, never a fork of the grader)
-   in a new session (its own process group), with a minimal environment, stdout and stderr sent to
-   files, and a private pipe ``FD`` as the result channel; the harness caps its address space, CPU
-   time and file sizes, installs an audit hook, runs the lesson's ``drive.collect`` on the trainee's
-   code with seeded inputs, and sends exactly one frame of plain data (:mod:`lessons.wire`);
-3. the grader waits at most the lesson's wall-time limit, then kills the whole process group (and
-   kills it again after a normal exit, so nothing the submission left behind keeps running);
-4. the verdict is computed here, from the frame's data, by the lesson's ``check.judge`` and the
-   predict-then-run questions (answered by running the lesson's scenario in this process). The
-   child's exit code and what it printed never decide it.
+1. its files (the exercise and the regular files beside it; no symlink, no link to a lesson's own files)
+   are read by the grader and handed to the child on stdin;
+2. the child, ``python -I -B lessons/harness.py FD``, runs in an operating-system sandbox
+   (:mod:`lessons.sandbox`: bubblewrap namespaces, a read-only view without the lessons' references and
+   checks, a private capped work folder, no network, a seccomp filter, rlimits) and records the program
+   at the simulator's API boundary (:mod:`lessons.tape`); its one frame of plain data comes back on
+   ``FD``. The grader waits at most the lesson's wall time, then kills the sandbox (and everything in it);
+3. a trusted worker process (forked from a clean server, with its own limits) re-executes the recording
+   on a fresh simulation with the lesson's settings and the grader's profile (:mod:`lessons.replay`):
+   every call must be on the API and every value must come out as recorded, or the verdict is TAMPERED;
+4. the lesson's ``check.judge`` and the predict-then-run questions judge the replay's runs, the outputs
+   it verified and the trainee's answers. What the child printed, patched or claimed never decides.
 
-Verdicts (:data:`VERDICTS`): ``PASS``, ``FAIL`` (some criterion failed), ``NOT_ON_DEVICE`` (the
-numbers are right but the run shows the simulated device did not produce them: no kernel did the
-work, or the result did not come back from memory a kernel wrote), ``RUNTIME_ERROR`` (with the
-traceback trimmed to the trainee's file), ``SYNTAX_ERROR``, ``TIMEOUT`` (wall or CPU time),
-``MEMORY_LIMIT``, ``OUTPUT_LIMIT``, ``EARLY_EXIT`` (``sys.exit`` or ``os._exit`` before the results
-were collected), ``FORBIDDEN`` (started a process, sent a signal, loaded a C library, or wrote outside
-its folder), ``TAMPERED`` (patched the engine or the lesson's modules, or the result channel carried
-anything but one well-formed frame with the run's token), ``CRASH`` (died some other way) and
-``NO_SUBMISSION``.
-
-What it defends against: early exits with code 0 (``sys.exit`` is caught, ``os._exit`` leaves no
-frame); fake "PASS" output and fake report files (never read; the output is shown, not believed);
-monkeypatching the checker (it does not run in the child; patching what is loaded there, the engine
-or the lesson's drive and check, is noticed by a fingerprint taken before the submission ran);
-computing the answer on the host (the criteria demand the kernel's flops and a device-to-host copy of
-memory a kernel wrote); infinite loops and sleeps (wall and CPU limits); memory hogs (``RLIMIT_AS``);
-output floods (``RLIMIT_FSIZE`` on the output files); forks, process spawns and signals (refused by the
-audit hook, as are ``ctypes`` calls and importing ``subprocess``, ``multiprocessing`` or ``socket``;
-the whole process group is killed in any case); exceptions and syntax errors (reported, trimmed to
-the trainee's file). One submission's failure never stops the others.
-
-What it cannot defend against: the trainee's code *is* the host program, so it runs in the same
-process as the simulator it drives. A submission that deliberately digs the harness's token and
-channel out of memory can forge a whole result frame; the grader still recomputes the expected
-numbers itself and looks for the device's evidence in the trace, but a forgery consistent in every
-respect cannot be told from a real run, and a patch undone before the run ends leaves no fingerprint.
-The audit hook sees Python-level operations only: native code the submission manages to load could
-escape it, and a process that leaves the process group (a new session) would escape the final kill.
-The limits are POSIX rlimits, which a process running as root can raise again, and the filesystem
-guard covers writes, not reads. For hostile code, run the grader itself inside a container or VM.
+Verdicts (:data:`VERDICTS`): ``PASS``, ``FAIL``, ``NOT_ON_DEVICE`` (the numbers are right, but the replay
+shows the device did not produce them), ``RUNTIME_ERROR``, ``SYNTAX_ERROR``, ``TIMEOUT`` (wall or CPU
+time), ``MEMORY_LIMIT``, ``OUTPUT_LIMIT``, ``EARLY_EXIT``, ``FORBIDDEN`` (the sandbox refused something:
+a new process, a write outside the work folder ...), ``TAMPERED`` (a recording that does not replay),
+``CRASH`` and ``NO_SUBMISSION``. A failure of the child is always its own: the sandbox, the separate
+worker and the limits mean a submission cannot reach the grader, another submission or their files.
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
+import multiprocessing
 import os
-import secrets
+import resource
 import shutil
 import signal
 import subprocess
@@ -64,14 +42,17 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from .catalog import LANGS, Lesson, Limits
-from .checks import Criterion, Data, pick
-from .wire import MAX_FRAME_BYTES, WireError, decode, split
+from . import sandbox
+from .catalog import LANGS, Lesson, Limits, lessons
+from .checks import Criterion, pick
 
 HARNESS = Path(__file__).resolve().parent / "harness.py"
 MAX_SUBMISSION_BYTES = 4 << 20  # a folder larger than this (or with more files) is not copied, only the exercise
 MAX_SUBMISSION_FILES = 64
+MAX_FRAME_BYTES = 512 << 20
 SHOWN_OUTPUT_CHARS = 2000
+MAX_MESSAGE_CHARS = 4096  # one message of a report
+WORK_MB = 64  # the sandbox's work folder
 
 VERDICTS = {
     "PASS": ("every criterion passed", "全部标准通过"),
@@ -86,8 +67,11 @@ VERDICTS = {
     "MEMORY_LIMIT": ("allocated more memory than allowed", "申请的内存超过上限"),
     "OUTPUT_LIMIT": ("printed more than allowed", "输出超过上限"),
     "EARLY_EXIT": ("exited before the check could collect its results", "在检查收集结果之前就退出了"),
-    "FORBIDDEN": ("did something exercises may not do", "执行了练习中不允许的操作"),
-    "TAMPERED": ("changed the simulator or the check, or forged results", "篡改了模拟器或检查程序，或伪造了结果"),
+    "FORBIDDEN": ("did something the sandbox does not allow", "执行了沙箱不允许的操作"),
+    "TAMPERED": (
+        "what your program recorded does not replay on the grader's simulator",
+        "你的程序的记录无法在评分器的模拟器上重放",
+    ),
     "CRASH": ("the process died", "进程异常终止"),
     "NO_SUBMISSION": ("no exercise file found", "找不到练习文件"),
 }
@@ -98,17 +82,21 @@ _CHILD_STATUS = {
     "early_exit": "EARLY_EXIT",
     "forbidden": "FORBIDDEN",
 }
+UNSANDBOXED = "ran without the sandbox (bubblewrap): nothing isolated this code from the machine"
+
+
+class GraderError(RuntimeError):
+    """The grader cannot run here (the message says why and what to install)."""
 
 
 @dataclass
 class ChildRun:
-    """What one child process produced: its one frame's document (or why there is none)."""
+    """What one child produced: where its frame is (or why there is none)."""
 
     status: str  # "result", a key of _CHILD_STATUS, or a verdict decided from outside (TIMEOUT, ...)
-    doc: dict | None
+    frame: Path | None
     message: str
     stdout: str
-    stderr: str
     returncode: int | None
     wall_s: float
 
@@ -160,22 +148,20 @@ def _state(passed: bool | None) -> str:
     return "NOT_RUN" if passed is None else ("PASS" if passed else "FAIL")
 
 
-# -- the child ------------------------------------------------------------------------------------
-def _copy_submission(exercise: Path, work: Path) -> Path:
-    """Copy the exercise's folder (its files, not sub-folders) into ``work``; only the file itself when the
-    folder is large (a file checked where it lies, in a big working folder)."""
-    work.mkdir(parents=True)
-    files = [p for p in exercise.parent.iterdir() if p.is_file() and not p.is_symlink()]
-    if len(files) > MAX_SUBMISSION_FILES or sum(p.stat().st_size for p in files) > MAX_SUBMISSION_BYTES:
-        files = [exercise]
-    for p in files:
-        shutil.copy2(p, work / p.name)
-    return work / exercise.name
+def cap(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    return text if len(text) <= limit else text[:limit] + f" ... ({len(text) - limit} more characters)"
+
+
+# -- the submission's files ---------------------------------------------------------------------------
+class NotGradable(ValueError):
+    """A submission entry that cannot be graded (the message says why)."""
 
 
 def find_exercise(source: Path, exercise_name: str = "exercise.py") -> Path | None:
     """The file to grade in a submission entry: the entry itself if it is a .py file, else its exercise.py
     (or its only .py file)."""
+    if source.is_symlink():
+        return None
     if source.is_file():
         return source if source.suffix == ".py" else None
     if (source / exercise_name).is_file():
@@ -184,20 +170,69 @@ def find_exercise(source: Path, exercise_name: str = "exercise.py") -> Path | No
     return candidates[0] if len(candidates) == 1 else None
 
 
-def _read_all(fd: int, sink: list, cap: int) -> None:
+@cache
+def _protected() -> dict:
+    """(device, inode) -> path of every lesson's reference and check: a submission may not be a link to one
+    (the file itself, graded where it lies, is the reference)."""
+    out = {}
+    for lesson in lessons():
+        for name in sandbox.HIDDEN:
+            with contextlib.suppress(OSError):
+                st = (lesson.path / name).stat()
+                out[(st.st_dev, st.st_ino)] = (lesson.path / name).resolve()
+    return out
+
+
+def _linked(path: Path, st: os.stat_result) -> bool:
+    found = _protected().get((st.st_dev, st.st_ino))
+    return found is not None and found != path.resolve()
+
+
+def submission_files(exercise: Path) -> dict[str, bytes]:
+    """The exercise and the regular files beside it (its own folder, no sub-folders, no symlinks); only the
+    exercise when the folder is large. NotGradable if the exercise itself cannot be used."""
+    if exercise.is_symlink() or not exercise.is_file():
+        raise NotGradable(f"{exercise.name} is not a regular file")
+    st = exercise.stat()
+    if _linked(exercise, st):
+        raise NotGradable(f"{exercise.name} is a link to one of the lesson's own files")
+    if st.st_size > MAX_SUBMISSION_BYTES:
+        raise NotGradable(f"{exercise.name} is larger than {MAX_SUBMISSION_BYTES} B")
+    files = []
+    with contextlib.suppress(OSError):
+        for p in sorted(exercise.parent.iterdir()):
+            if p != exercise and p.is_file() and not p.is_symlink() and not p.name.startswith("."):
+                pst = p.stat()
+                if (pst.st_dev, pst.st_ino) not in _protected():
+                    files.append(p)
+    if (
+        len(files) + 1 > MAX_SUBMISSION_FILES
+        or sum(p.stat().st_size for p in files) + st.st_size > MAX_SUBMISSION_BYTES
+    ):
+        files = []
+    out = {exercise.name: exercise.read_bytes()}
+    for p in files:
+        with contextlib.suppress(OSError):
+            out[p.name] = p.read_bytes()
+    return out
+
+
+# -- the child --------------------------------------------------------------------------------------------
+def _read_all(fd: int, path: Path, cap_bytes: int, flag: list) -> None:
     total = 0
-    while True:
-        try:
-            chunk = os.read(fd, 1 << 20)
-        except OSError:
-            break
-        if not chunk:
-            break
-        total += len(chunk)
-        if total > cap:
-            sink.append(None)  # too much: the grader stops reading
-            break
-        sink.append(chunk)
+    with open(path, "wb") as out:
+        while True:
+            try:
+                chunk = os.read(fd, 1 << 20)
+            except OSError:
+                break
+            if not chunk:
+                break
+            total += len(chunk)
+            if total > cap_bytes:
+                flag.append("too much")  # the grader stops reading: the child blocks and is killed
+                break
+            out.write(chunk)
 
 
 def _kill_group(pid: int) -> None:
@@ -207,155 +242,300 @@ def _kill_group(pid: int) -> None:
 
 def _tail(path: Path, limit: int) -> str:
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as f:
+            data = f.read(limit * 4)
     except OSError:
         return ""
     text = data.decode("utf-8", errors="replace")
-    return text if len(text) <= limit else text[:limit] + f"\n... ({len(text) - limit} more characters)"
+    size = path.stat().st_size
+    return text[:limit] + (f"\n... ({size - limit} more bytes)" if size > limit else "")
 
 
-def run_child(lesson: Lesson, exercise: Path, limits: Limits | None = None, harness: Path = HARNESS) -> ChildRun:
-    """Run ``exercise`` (in a temporary copy of its folder) under the lesson's drive; never raises for
-    anything the submission does. (``harness`` is replaceable for the grader's own tests.)"""
+def _child_env(work: Path) -> dict[str, str]:
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "LANG": "C.UTF-8",
+        "HOME": str(work),
+        "PYTHONHASHSEED": "0",
+        **ONE_THREAD,
+    }
+
+
+def run_child(lesson: Lesson, exercise: Path, limits: Limits | None = None, sandboxed: bool = True) -> ChildRun:
+    """Run ``exercise`` under the lesson's drive, in the sandbox (or, ``sandboxed=False``, as a plain child
+    process); never raises for anything the submission does. The frame it sent is left in a temporary
+    file the caller removes (``ChildRun.frame``)."""
     limits = limits or lesson.limits
-    shown = exercise.name
-    with tempfile.TemporaryDirectory(prefix="ascendsim-grade-") as tmp:
-        tmp_path = Path(tmp)
-        try:
-            target = _copy_submission(exercise, tmp_path / "work")
-        except OSError as exc:
-            return ChildRun("NO_SUBMISSION", None, f"cannot copy the submission: {exc}", "", "", None, 0.0)
-        out_path, err_path = tmp_path / "stdout.txt", tmp_path / "stderr.txt"
-        read_fd, write_fd = os.pipe()
-        token = secrets.token_hex(16)
-        env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "LANG": "C.UTF-8",
-            "HOME": str(tmp_path),
-            "OPENBLAS_NUM_THREADS": "1",
-            "OMP_NUM_THREADS": "1",
-            "MKL_NUM_THREADS": "1",
-            "PYTHONHASHSEED": "0",
-        }
-        control = {
-            "token": token,
-            "lesson": lesson.package,
-            "file": str(target),
-            "shown": shown,
-            "limits": {
-                "memory_mb": limits.memory_mb,
-                "cpu_s": limits.cpu_s,
-                "output_kb": limits.output_kb,
-            },
-        }
-        start = time.perf_counter()
-        with open(out_path, "wb") as out, open(err_path, "wb") as err:
-            proc = subprocess.Popen(
-                [sys.executable, "-I", "-B", str(harness), str(write_fd)],
-                stdin=subprocess.PIPE,
-                stdout=out,
-                stderr=err,
-                cwd=target.parent,
-                env=env,
-                pass_fds=(write_fd,),
-                start_new_session=True,
-            )
-        os.close(write_fd)
-        chunks: list = []
-        reader = threading.Thread(target=_read_all, args=(read_fd, chunks, MAX_FRAME_BYTES), daemon=True)
-        reader.start()
-        try:
-            proc.stdin.write((json.dumps(control) + "\n").encode())
-            proc.stdin.close()
-        except OSError:
-            pass
-        timed_out = False
-        try:
-            proc.wait(timeout=limits.wall_s)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-        _kill_group(proc.pid)  # the whole group: stragglers it forked die with it
-        proc.wait()
-        reader.join(timeout=5)
-        os.close(read_fd)
-        wall = time.perf_counter() - start
-        stdout = _tail(out_path, SHOWN_OUTPUT_CHARS)
-        stderr = _tail(err_path, SHOWN_OUTPUT_CHARS)
-        output_full = any(p.stat().st_size >= limits.output_kb << 10 for p in (out_path, err_path))
-        rc = proc.returncode
+    start = time.perf_counter()
+    try:
+        files = submission_files(exercise)
+    except (NotGradable, OSError) as exc:
+        return ChildRun("NO_SUBMISSION", None, str(exc), "", None, 0.0)
+    control = {
+        "lesson": lesson.package,
+        "exercise": exercise.name,
+        "files": {name: base64.b64encode(data).decode() for name, data in files.items()},
+    }
+    tmp = Path(tempfile.mkdtemp(prefix="ascendsim-grade-"))
+    child = None
+    try:
+        child = _run(lesson, limits, control, tmp, sandboxed, start)
+        return child
+    finally:
+        keep = child.frame if child is not None else None
+        for p in tmp.iterdir():
+            if p != keep:
+                shutil.rmtree(p, ignore_errors=True) if p.is_dir() else p.unlink(missing_ok=True)
+        if keep is None:
+            tmp.rmdir()
 
-    def result(status: str, message: str, doc: dict | None = None) -> ChildRun:
-        return ChildRun(status, doc, message, stdout, stderr, rc, wall)
+
+def _run(lesson: Lesson, limits: Limits, control: dict, tmp: Path, sandboxed: bool, start: float) -> ChildRun:
+    out_path, err_path, frame_path = tmp / "stdout.txt", tmp / "stderr.txt", tmp / "frame.bin"
+    read_fd, write_fd = os.pipe()
+    argv = [sys.executable, "-I", "-B", str(HARNESS), str(write_fd)]
+    keep = [write_fd]
+    if sandboxed:
+        filter_r, filter_w = os.pipe()
+        os.write(filter_w, sandbox.seccomp_filter())
+        os.close(filter_w)
+        keep.append(filter_r)
+        cmd, cwd, env = sandbox.command(argv, WORK_MB, filter_r), None, {}
+        work = Path(sandbox.WORK)
+    else:
+        work = tmp / "work"
+        work.mkdir()
+        cmd, cwd, env = argv, work, _child_env(work)
+    limit = sandbox.limiter(limits.memory_mb, limits.cpu_s, limits.output_kb)
+    with open(out_path, "wb") as out, open(err_path, "wb") as err:
+        proc = subprocess.Popen(
+            cmd,
+            stdin=subprocess.PIPE,
+            stdout=out,
+            stderr=err,
+            cwd=cwd,
+            env=env,
+            pass_fds=tuple(keep),
+            start_new_session=True,
+            preexec_fn=limit,
+        )
+    for fd in keep:
+        os.close(fd)
+    flag: list = []
+    reader = threading.Thread(target=_read_all, args=(read_fd, frame_path, MAX_FRAME_BYTES, flag), daemon=True)
+    reader.start()
+    with contextlib.suppress(OSError):
+        proc.stdin.write((json.dumps(control) + "\n").encode())
+    with contextlib.suppress(OSError):
+        proc.stdin.close()
+    timed_out = False
+    try:
+        proc.wait(timeout=limits.wall_s)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+    _kill_group(proc.pid)  # the whole group: the sandbox (and anything left in it) ends with bwrap
+    proc.wait()
+    reader.join(timeout=10)
+    os.close(read_fd)
+    wall = time.perf_counter() - start
+    stdout = _clean(_tail(out_path, SHOWN_OUTPUT_CHARS) + _tail(err_path, SHOWN_OUTPUT_CHARS), work)
+    output_full = any(p.stat().st_size >= limits.output_kb << 10 for p in (out_path, err_path))
+    rc = proc.returncode
+    signum = -rc if rc is not None and rc < 0 else (rc - 128 if sandboxed and rc and rc > 128 else 0)
+
+    def result(status: str, message: str, frame: Path | None = None) -> ChildRun:
+        return ChildRun(status, frame, _clean(cap(message), work), stdout, rc, wall)
 
     if timed_out:
-        return result("TIMEOUT", f"still running after {limits.wall_s:g} s of wall time; the process group was killed")
-    if None in chunks:
+        return result("TIMEOUT", f"still running after {limits.wall_s:g} s of wall time; the sandbox was killed")
+    if flag:
         return result("OUTPUT_LIMIT", f"sent more than {MAX_FRAME_BYTES} B of results")
-    if output_full or rc == -signal.SIGXFSZ:
-        return result("OUTPUT_LIMIT", f"printed more than {limits.output_kb} KiB; stopped")
-    data = b"".join(chunks)
-    if data:
-        try:
-            frames = split(data)
-            if len(frames) != 1:
-                return result("TAMPERED", f"the result channel carried {len(frames)} frames, expected exactly one")
-            doc = decode(frames[0])
-        except WireError as exc:
-            return result("TAMPERED", f"the result channel carried a malformed frame ({exc})")
-        if not isinstance(doc, dict) or doc.get("token") != token:
-            return result("TAMPERED", "the result frame does not carry this run's token")
-        if doc.get("tampered"):
-            names = ", ".join(doc["tampered"][:5])
-            return result("TAMPERED", f"your code replaced parts of the simulator or the check: {names}")
-        return result(doc.get("status", "CRASH"), str(doc.get("message", "")), doc)
-    if rc == -signal.SIGXCPU:
+    if signum == signal.SIGXCPU or (signum == signal.SIGKILL and not frame_path.stat().st_size):
         return result("TIMEOUT", f"used more than {limits.cpu_s} s of CPU time; stopped")
-    if "MemoryError" in stderr:
+    if output_full or signum == signal.SIGXFSZ:
+        return result("OUTPUT_LIMIT", f"printed more than {limits.output_kb} KiB; stopped")
+    if frame_path.exists() and frame_path.stat().st_size:
+        status, message = _status(frame_path)
+        return result(status, message, frame_path if status == "result" else None)
+    if "MemoryError" in stdout:
         return result("MEMORY_LIMIT", f"ran out of its {limits.memory_mb} MiB of memory")
     if rc == 0:
         return result("EARLY_EXIT", "the process ended with code 0 before the check collected any result (os._exit?)")
-    how = f"signal {-rc}" if rc and rc < 0 else f"exit code {rc}"
+    how = f"signal {signum}" if signum else f"exit code {rc}"
     return result("CRASH", f"the process died ({how}) without sending results")
 
 
-# -- judging --------------------------------------------------------------------------------------
-_LOCK = threading.Lock()
+def _status(frame_path: Path) -> tuple[str, str]:
+    """The status and message a frame claims (read cheaply: the status comes first in the header)."""
+    from .wire import WireError, read_first
+
+    try:
+        header, _ = read_first(frame_path)
+        if not isinstance(header, dict):
+            raise WireError("the status is not a table")
+    except WireError as exc:
+        return "TAMPERED", f"the result channel carried a malformed frame ({exc})"
+    status = header.get("status")
+    if status == "result" or status in _CHILD_STATUS:
+        return status, str(header.get("message", ""))
+    return "TAMPERED", "the result frame claims no known status"
+
+
+def _clean(text: str, work: Path) -> str:
+    """A message as a trainee reads it: no temporary or sandbox paths."""
+    for prefix in (str(work) + os.sep, sandbox.WORK + os.sep):
+        text = text.replace(prefix, "")
+    return text
+
+
+# -- judging, in a trusted worker ------------------------------------------------------------------------
+class Context:
+    """What a check may use besides the replay: the lesson, its settings, and the values the grader computed
+    by running the lesson's own (trusted) scenario code."""
+
+    def __init__(self, lesson: Lesson, references: dict) -> None:
+        self.lesson = lesson
+        self.settings = lesson.settings
+        self._references = references
+
+    def reference(self, name: str):
+        return self._references[name]
+
+    def truth(self, question: str) -> str:
+        return str(self._references[f"truth_{question}"])
+
+
+_REF_LOCK = threading.Lock()
 
 
 @cache
-def _scenario_value(package: str, name: str):
-    """A lesson scenario's function, computed once per grader process (truths, baselines)."""
+def _references(package: str) -> dict:
     import importlib
 
-    return getattr(importlib.import_module(f"{package}.scenario"), name)()
+    from .catalog import lessons as all_lessons
+
+    lesson = next(ls for ls in all_lessons() if ls.package == package)
+    scenario = importlib.import_module(f"{package}.scenario")
+    names = [*getattr(lesson.module("check"), "REFERENCES", ()), *(f"truth_{q.id}" for q in lesson.questions)]
+    return {name: getattr(scenario, name)() for name in names}
 
 
-class Context:
-    """What a check may use besides the child's data: the lesson, its settings, and answers and baselines
-    computed by running the lesson's own (trusted) scenario code in the grader."""
-
-    def __init__(self, lesson: Lesson) -> None:
-        self.lesson = lesson
-        self.settings = lesson.settings
-
-    def reference(self, name: str):
-        with _LOCK:
-            return _scenario_value(self.lesson.package, name)
-
-    def truth(self, question: str) -> str:
-        return str(self.reference(f"truth_{question}"))
+def references(lesson: Lesson) -> dict:
+    """The truths of the lesson's questions and the baselines its check names (``check.REFERENCES``),
+    computed once per process by the lesson's own scenario code."""
+    with _REF_LOCK:
+        return _references(lesson.package)
 
 
-def judge(lesson: Lesson, data: Data) -> list[Criterion]:
-    """The lesson's criteria and the predictions, from the child's data, in this process."""
-    ctx = Context(lesson)
+def judge(lesson: Lesson, data, refs: dict) -> list[Criterion]:
+    """The lesson's criteria and the predictions, from a replay (:class:`lessons.checks.Data`)."""
+    ctx = Context(lesson, refs)
     criteria = list(lesson.module("check").judge(data, ctx))
     predictions = data.value("predictions") or {}
     for q in lesson.questions:
         yours = predictions.get(q.id) if isinstance(predictions, dict) else None
+        yours = None if yours is None else str(yours)[:200]
         truth = ctx.truth(q.id)
-        criteria.append(Criterion(f"predict_{q.id}", yours is not None and str(yours) == truth, str(yours), truth, ""))
+        criteria.append(Criterion(f"predict_{q.id}", yours is not None and yours == truth, str(yours), truth, ""))
     return criteria
+
+
+def judge_frame(lesson: Lesson, frame: Path, refs: dict) -> dict:
+    """Replay and judge a child's frame (in whichever process calls it): the criteria and costs, or why not."""
+    from .checks import Data
+    from .replay import Tampered, replay
+    from .wire import WireError, decode, read_first, split
+
+    try:
+        _, at = read_first(frame)
+        data = frame.read_bytes()[at:]
+        frames = split(data)
+        if len(frames) != 1:
+            raise WireError(f"the result channel carried {len(frames) + 1} frames, expected 2")
+        doc = decode(frames[0])
+        if not isinstance(doc, dict):
+            raise WireError("the frame is not a table")
+        drive = lesson.module("drive")
+        replayed = replay(doc, drive, getattr(drive, "LIBRARY", {}))
+    except (WireError, Tampered) as exc:
+        return {"tampered": cap(str(exc))}
+    data = Data(replayed, doc.get("values") or {})
+    try:
+        criteria = judge(lesson, data, refs)
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        return {"tampered": cap(f"the recording is incomplete: {type(exc).__name__}: {exc}")}
+    costs = None
+    main = lesson.module("check").MAIN_RUN
+    if main and data.has_run(main):
+        from .costs import cost_table
+
+        costs = cost_table(data.run(main))
+    return {"criteria": [c.__dict__ for c in criteria], "costs": costs}
+
+
+def _worker(conn, number: int, frame: str, refs: dict, memory_mb: int, cpu_s: int) -> None:
+    """The trusted worker: its own limits, then the replay and the judgement, sent back as plain data."""
+    memory = memory_mb << 20
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
+    from .catalog import get
+
+    try:
+        out = judge_frame(get(number), Path(frame), refs)
+    except MemoryError:
+        out = {"tampered": f"replaying the recording needs more than {memory_mb} MiB"}
+    conn.send(out)
+    conn.close()
+
+
+# BLAS with one thread, as in the child: a multi-threaded fp32 product rounds differently, and the replay must
+# compute every number exactly as the child's run did
+ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+@cache
+def _forkserver():
+    """The server trusted workers fork from: started once, with the grader's modules loaded and one BLAS thread."""
+    from multiprocessing import forkserver
+
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["lessons.grader", "lessons.replay", "lessons.checks", "lessons.costs"])
+    saved = {k: os.environ.get(k) for k in ONE_THREAD}
+    os.environ.update(ONE_THREAD)
+    try:
+        forkserver.ensure_running()
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return ctx
+
+
+def judge_in_worker(lesson: Lesson, frame: Path, refs: dict, limits: Limits) -> dict:
+    """:func:`judge_frame` in a fresh worker process with its own memory, CPU and wall limits."""
+    ctx = _forkserver()
+    recv, send = ctx.Pipe(duplex=False)
+    memory = max(2048, 2 * limits.memory_mb)
+    cpu = 2 * limits.cpu_s + 30
+    proc = ctx.Process(target=_worker, args=(send, lesson.number, str(frame), refs, memory, cpu), daemon=True)
+    proc.start()
+    send.close()
+    wall = 2 * limits.wall_s + 60
+    out = None
+    if recv.poll(wall):
+        with contextlib.suppress(EOFError, OSError):
+            out = recv.recv()
+    recv.close()
+    proc.join(5)
+    if proc.is_alive():
+        proc.kill()
+        proc.join()
+    if out is None:
+        code = proc.exitcode
+        out = {"tampered": f"replaying the recording did not finish within its limits (exit {code})"}
+    return out
 
 
 def _title(lesson: Lesson, ident: str, lang: str) -> tuple[str, str]:
@@ -365,46 +545,67 @@ def _title(lesson: Lesson, ident: str, lang: str) -> tuple[str, str]:
     return meta.title[lang], meta.hint[lang]
 
 
-def grade_file(lesson: Lesson, exercise: Path | None, ident: str = "", lang: str = "en", limits=None) -> GradeResult:
-    """Grade one submission end to end; never raises because of what the submission does."""
+def grade_file(
+    lesson: Lesson,
+    exercise: Path | None,
+    ident: str = "",
+    lang: str = "en",
+    limits: Limits | None = None,
+    sandboxed: bool = True,
+) -> GradeResult:
+    """Grade one submission end to end; never raises because of what the submission does.
+
+    ``sandboxed=False`` runs the child without bubblewrap (a trainee's own file on their own machine): the
+    report then says so. With ``sandboxed=True`` and no bubblewrap, :class:`GraderError`.
+    """
     if lang not in LANGS:
         raise ValueError(f"--lang must be one of {', '.join(LANGS)}, got {lang!r}")
-    ident = ident or (exercise.stem if exercise else "?")
+    if sandboxed and (why := sandbox.missing()):
+        raise GraderError(why)
+    limits = limits or lesson.limits
+    ident = ident or (exercise.name if exercise else "?")
     t0 = time.perf_counter()
-    not_run = [CriterionResult(c, None, *_title(lesson, c, lang)[:1]) for c in lesson.criteria]
+    not_run = [CriterionResult(c, None, _title(lesson, c, lang)[0]) for c in lesson.criteria]
+    notes = [] if sandboxed else [UNSANDBOXED]
     if exercise is None or not exercise.exists():
         return GradeResult(ident, lesson.number, "NO_SUBMISSION", 0, not_run, [VERDICTS["NO_SUBMISSION"][0]], 0.0)
-    child = run_child(lesson, exercise, limits)
-    messages: list[str] = []
+    refs: dict = {}
+    computing = threading.Thread(target=lambda: refs.update(references(lesson)), daemon=True)
+    computing.start()  # the grader's own numbers, while the child runs
+    child = run_child(lesson, exercise, limits, sandboxed)
+    computing.join()
     if child.status != "result":
         verdict = _CHILD_STATUS.get(child.status, child.status)
-        messages.append(child.message)
+        messages = [*notes, child.message or VERDICTS[verdict][0]]
         return GradeResult(
             ident, lesson.number, verdict, 0, not_run, messages, time.perf_counter() - t0, child.stdout, lang=lang
         )
     try:
-        data = Data(child.doc)  # its runs are unpacked once, for the criteria and the cost table
-        raw = judge(lesson, data)
-        costs = None
-        main = lesson.module("check").MAIN_RUN
-        if main and data.has_run(main):
-            from .costs import cost_table
-
-            costs = cost_table(data.run(main))
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
-        messages.append(f"the results sent back are incomplete or malformed: {type(exc).__name__}: {exc}")
+        judged = judge_in_worker(lesson, child.frame, refs, limits)
+    finally:
+        with contextlib.suppress(OSError):
+            child.frame.unlink()
+            child.frame.parent.rmdir()
+    if "tampered" in judged:
+        messages = [*notes, judged["tampered"]]
         return GradeResult(
             ident, lesson.number, "TAMPERED", 0, not_run, messages, time.perf_counter() - t0, child.stdout, lang=lang
         )
     results = []
-    for c in raw:
-        title, hint = _title(lesson, c.id, lang)
+    for c in judged["criteria"]:
+        title, hint = _title(lesson, c["id"], lang)
         results.append(
             CriterionResult(
-                c.id, bool(c.passed), title, pick(c.yours, lang), pick(c.expected, lang), pick(c.detail, lang), hint
+                c["id"],
+                bool(c["passed"]),
+                title,
+                cap(pick(c["yours"], lang)),
+                cap(pick(c["expected"], lang)),
+                cap(pick(c["detail"], lang)),
+                hint,
             )
         )
-    metas = {c.id: lesson.criteria.get(c.id) for c in raw}
+    metas = {c.id: lesson.criteria.get(c.id) for c in results}
     failed = [c for c in results if not c.passed]
     integrity_failed = any(metas[c.id] and metas[c.id].integrity for c in failed)
     correct = all(c.passed for c in results if metas[c.id] and metas[c.id].correctness)
@@ -414,12 +615,22 @@ def grade_file(lesson: Lesson, exercise: Path | None, ident: str = "", lang: str
         verdict, score = "NOT_ON_DEVICE", 0
     else:
         verdict, score = "FAIL", round(100 * (len(results) - len(failed)) / len(results))
+    messages = list(notes)
     for c in failed:
         messages.append(
-            f"{c.title}: {c.yours} / {c.expected}" if lang == "en" else f"{c.title}：{c.yours} / {c.expected}"
+            cap(f"{c.title}: {c.yours} / {c.expected}" if lang == "en" else f"{c.title}：{c.yours} / {c.expected}")
         )
     return GradeResult(
-        ident, lesson.number, verdict, score, results, messages, time.perf_counter() - t0, child.stdout, costs, lang
+        ident,
+        lesson.number,
+        verdict,
+        score,
+        results,
+        messages,
+        time.perf_counter() - t0,
+        child.stdout,
+        judged["costs"],
+        lang,
     )
 
 
@@ -432,13 +643,14 @@ class Entry:
 
 
 def discover(folder: Path) -> list[Entry]:
-    """One entry per submission in ``folder``: each sub-folder and each .py file (hidden names skipped)."""
+    """One entry per name in ``folder`` (hidden names skipped): its id is the name itself, so ``dup/`` and
+    ``dup.py`` are two ids and every entry, graded or not (a notebook, an archive), has one row."""
     entries = []
     for p in sorted(folder.iterdir()):
         if p.name.startswith((".", "__")):
             continue
-        if p.is_dir() or p.suffix == ".py":
-            entries.append(Entry(p.stem if p.is_file() else p.name, p, find_exercise(p)))
+        exercise = find_exercise(p) if (p.is_dir() or p.suffix == ".py") and not p.is_symlink() else None
+        entries.append(Entry(p.name, p, exercise))
     return entries
 
 
@@ -448,15 +660,20 @@ def shard(entries: list[Entry], k: int, m: int) -> list[Entry]:
     return [e for i, e in enumerate(ordered) if i % m == k - 1]
 
 
-def grade_many(lesson: Lesson, entries: list[Entry], jobs: int = 1, lang: str = "en", limits=None) -> list[GradeResult]:
+def grade_many(
+    lesson: Lesson, entries: list[Entry], jobs: int = 1, lang: str = "en", limits=None, sandboxed: bool = True
+) -> list[GradeResult]:
     """Grade every entry (``jobs`` children at a time); one row per entry, in id order, none dropped."""
     from concurrent.futures import ThreadPoolExecutor
 
+    if sandboxed and (why := sandbox.missing()):
+        raise GraderError(why)
+
     def one(entry: Entry) -> GradeResult:
         try:
-            return grade_file(lesson, entry.exercise, entry.id, lang, limits)
+            return grade_file(lesson, entry.exercise, entry.id, lang, limits, sandboxed)
         except Exception as exc:  # a grader bug must not drop a row either
-            return GradeResult(entry.id, lesson.number, "CRASH", 0, [], [f"grader error: {exc!r}"], 0.0)
+            return GradeResult(entry.id, lesson.number, "CRASH", 0, [], [cap(f"grader error: {exc!r}")], 0.0)
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         results = list(pool.map(one, entries))

@@ -4,23 +4,17 @@ A frame is ``MAGIC``, an 8-byte header length, a JSON header and raw array bytes
 (dtype, shape, byte range) entries of the header, so the grader rebuilds them with ``np.frombuffer``
 from a whitelist of plain numeric dtypes: nothing the child sends is unpickled or executed.
 
-A finished simulation travels as a *run*: :mod:`engine.run_codec`'s document and arrays (the trace's
-columns, tables, typed details and task table, the findings, the task records with their vector
-clocks, totals), checked and rebuilt into a ``RunResult`` on the grader's side.
+A child sends two frames: a small one with how it ended (read by the grader itself, size-capped), then,
+if it got that far, the recording (decoded only by the trusted worker that replays it).
 """
 
 from __future__ import annotations
 
 import json
 import struct
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
-
-from engine.run_codec import run_from_doc, run_to_doc
-from engine.simulation import RunResult
-from engine.trace import LaneKind
 
 MAGIC = b"ASIMLSN1"
 MAX_FRAME_BYTES = 512 << 20
@@ -127,28 +121,16 @@ def decode(frame: bytes) -> Any:
     return walk(header["doc"])
 
 
-# -- runs -----------------------------------------------------------------------------------------
-def pack_run(result, max_rows: int | None = None, coarse: bool = False) -> dict:
-    """A finished ``RunResult`` as plain data (:func:`engine.run_codec.run_to_doc`).
-
-    ``coarse`` leaves out the rows of the cores' pipe lanes (what each pipe did), keeping the host,
-    streams, copy engines, kernels and blocks: enough for timings and totals of a very long run.
-    """
-    if coarse:
-        t = result.trace
-        keep = ~t.rows_on(LaneKind.PIPE)
-        if not keep.all():
-            result = replace(result, trace=t.select(np.flatnonzero(keep)))
-    rows = len(result.trace)
-    if max_rows is not None and rows > max_rows:
-        raise WireError(f"trace of {rows} rows exceeds the {max_rows} rows a lesson run may send")
-    doc, arrays = run_to_doc(result)
-    return {"doc": doc, "arrays": arrays}
-
-
-def unpack_run(packed: dict) -> RunResult:
-    """Rebuild a run; :class:`WireError` when anything in it is missing or inconsistent."""
-    try:
-        return run_from_doc(packed["doc"], packed["arrays"])
-    except (KeyError, TypeError, ValueError, IndexError) as exc:
-        raise WireError(f"malformed run: {type(exc).__name__}: {exc}") from None
+def read_first(path, limit: int = 1 << 16) -> tuple[Any, int]:
+    """The document of the first frame in file ``path`` (a small one, at most ``limit`` bytes, with no arrays)
+    and where the next frame starts; WireError if there is none."""
+    with open(path, "rb") as f:
+        head = f.read(len(MAGIC) + 8)
+        if len(head) < len(MAGIC) + 8 or head[: len(MAGIC)] != MAGIC:
+            raise WireError("not a result frame")
+        (size,) = struct.unpack("<Q", head[len(MAGIC) :])
+        if size > limit:
+            raise WireError(f"the first frame's header is {size} B, more than the {limit} B a status may take")
+        frame = head + f.read(size)
+    doc = decode(frame)
+    return doc, len(frame)

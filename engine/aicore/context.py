@@ -68,6 +68,7 @@ class BlockContext:
         self.gm_writes: list[tuple] = []  # (alloc key, start byte, rows, row bytes, stride, src)
         self.group = None  # the GroupRecorder of a mixed kernel's block (AIC + 2 AIV), else None
         self.role = 0  # 0: the AIC of a group (or a lone core); 1, 2: its AIVs
+        self.caller: tuple[str, int] | None = None  # the kernel line in progress, when a recorded program is replayed
         self._token = None
         self._src_cache: dict[tuple, tuple[int, str]] = {}
         self._pipes = frozenset(p for p in Pipe if launch.pipe_allowed(self.core_type, p))
@@ -85,13 +86,15 @@ class BlockContext:
     # -- source lines -------------------------------------------------------------------------
     def src(self) -> tuple[int, str]:
         """(trace id, text) of the kernel line that issued the current instruction."""
-        frame = sys._getframe(2)
-        internal = self.launch.internal_files
-        while frame is not None and frame.f_code.co_filename in internal:
-            frame = frame.f_back
-        if frame is None:
-            return -1, "?"
-        key = (frame.f_code.co_filename, frame.f_lineno)
+        key = self.caller
+        if key is None:
+            frame = sys._getframe(2)
+            internal = self.launch.internal_files
+            while frame is not None and frame.f_code.co_filename in internal:
+                frame = frame.f_back
+            if frame is None:
+                return -1, "?"
+            key = (frame.f_code.co_filename, frame.f_lineno)
         found = self._src_cache.get(key)
         if found is None:
             found = self._src_cache[key] = self.launch.src_id(*key)

@@ -348,8 +348,12 @@ class KernelLaunch:
         except KernelFault:
             raise
         except Exception as exc:  # user kernel code failed: report where, never crash the simulation
-            frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename not in self.internal_files]
-            where = f" at {self.src_id(frames[-1].filename, frames[-1].lineno)[1]}" if frames else ""
+            # the line to blame: the one the exception names (a replayed recording's), else the last user frame
+            origin = getattr(exc, "source_line", None)
+            if origin is None:
+                frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename not in self.internal_files]
+                origin = (frames[-1].filename, frames[-1].lineno) if frames else None
+            where = f" at {self.src_id(*origin)[1]}" if origin else ""
             raise KernelError(
                 ACL_ERROR_RT_AICORE_EXCEPTION, f"block {block}: {type(exc).__name__}: {exc}{where}"
             ) from exc

@@ -68,7 +68,7 @@ def synchronized(run, reads: list) -> tuple[bool, str]:
 
 def judge(data, ctx) -> list[Criterion]:
     x, y = inputs()
-    out = [compare("result", data.value("z_main"), x + y)]
+    out = [compare("result", data.output("z_main"), x + y)]
     ret = data.value("ret_main")
     out.append(
         Criterion(
@@ -78,7 +78,7 @@ def judge(data, ctx) -> list[Criterion]:
             "ACL_SUCCESS (0)",
         )
     )
-    leaks = _leaks(data.value("state_main") or {})
+    leaks = _leaks(data.observed("state_main") or {})
     out.append(
         Criterion(
             "no_leaks",
@@ -90,7 +90,7 @@ def judge(data, ctx) -> list[Criterion]:
             ),
         )
     )
-    ok, how = synchronized(data.run("main"), data.value("reads_main") or [])
+    ok, how = synchronized(data.run("main"), data.observed("reads_main") or [])
     out.append(
         Criterion(
             "synchronized",
@@ -106,10 +106,10 @@ def judge(data, ctx) -> list[Criterion]:
     bad = data.run("bad_device")
     errors = int((bad.trace.kind == Kind.ERROR).sum())
     ret_bad = data.value("ret_bad_device")
-    leaks_bad = _leaks(data.value("state_bad_device") or {})
+    leaks_bad = _leaks(data.observed("state_bad_device") or {})
     handled = (
         ret_bad == ACL_ERROR_RT_INVALID_DEVICEID
-        and data.value("z_bad_device") is None
+        and data.output("z_bad_device") is None
         and not leaks_bad
         and errors == 1
     )

@@ -1,10 +1,33 @@
-"""Lesson 1 drive (runs in the child): the trainee's host program, once on device 0 and once on device 1."""
+"""Lesson 1 drive: the trainee's host program, once on device 0 and once on device 1.
+
+``collect`` runs in the child and records; ``observer`` runs in the grader, on the replay's simulations:
+what the program left behind when it returned, and when it looked at host memory.
+"""
 
 import numpy as np
 
-from engine import Simulation
+from engine.kernels.vector_add import add_kernel
 
 from .scenario import inputs
+
+CASES = (("main", 0), ("bad_device", 1))
+RUNS = {name: {} for name, _ in CASES}  # the simulations' settings (the grader's replay uses these)
+LIBRARY = {"engine.kernels.vector_add:add_kernel": add_kernel}  # the kernel the exercise launches
+
+
+def _array(z):
+    return None if z is None else np.array(z, dtype=np.float16, copy=True).reshape(-1)
+
+
+def collect(exercise, rec) -> None:
+    for name, device_id in CASES:
+        sim = rec.simulation(name)
+        x, y = inputs()
+        out = exercise.vector_add(sim.acl, x.copy(), y.copy(), device_id=device_id)
+        z, ret = out if isinstance(out, tuple) and len(out) == 2 else (out, None)
+        rec.output(f"z_{name}", _array(z))
+        rec.value(f"ret_{name}", ret if isinstance(ret, int) else None)
+        rec.run(name, sim)
 
 
 def _state(sim) -> dict:
@@ -19,12 +42,9 @@ def _state(sim) -> dict:
     }
 
 
-def _array(z):
-    return None if z is None else np.array(z, dtype=np.float16, copy=True).reshape(-1)
-
-
-def _watch_reads(sim) -> list:
-    """Log when the program looks at host memory through acl.util.ptr_to_numpy (host time, allocation)."""
+def observer(name: str, sim):
+    """(In the grader) log when the program looks at host memory through acl.util.ptr_to_numpy (host time,
+    allocation); at the run's end, what it left behind."""
     reads = []
     original = sim.acl.util.ptr_to_numpy
 
@@ -36,18 +56,4 @@ def _watch_reads(sim) -> list:
         return original(ptr, shape, dtype)
 
     sim.acl.util.ptr_to_numpy = ptr_to_numpy
-    return reads
-
-
-def collect(exercise, rec) -> None:
-    for name, device_id in (("main", 0), ("bad_device", 1)):
-        sim = Simulation()
-        reads = _watch_reads(sim)
-        x, y = inputs()
-        out = exercise.vector_add(sim.acl, x.copy(), y.copy(), device_id=device_id)
-        z, ret = out if isinstance(out, tuple) and len(out) == 2 else (out, None)
-        rec.value(f"z_{name}", _array(z))
-        rec.value(f"ret_{name}", ret if isinstance(ret, int) else None)
-        rec.value(f"state_{name}", _state(sim))
-        rec.value(f"reads_{name}", reads)
-        rec.run(name, sim.finish())
+    return lambda: {f"state_{name}": _state(sim), f"reads_{name}": reads}

@@ -71,7 +71,7 @@ def judge(data, ctx) -> list[Criterion]:
     ):
         cases = []
         for name, total, blocks in names:
-            c = compare(ident, data.value(f"z_{name}"), inputs(name, total) * np.float16(2))
+            c = compare(ident, data.output(f"z_{name}"), inputs(name, total) * np.float16(2))
             c.detail = f"N={total} on {blocks} blocks"
             cases.append(c)
         out.append(first_failure(cases))

@@ -26,7 +26,7 @@ def judge(data, ctx) -> list[Criterion]:
     out = []
     wrong = []
     for name, total, _blocks, seed in CASES:
-        c = compare("numerics", data.value(f"y_{name}"), expected(inputs(seed, total)), ATOL, RTOL)
+        c = compare("numerics", data.output(f"y_{name}"), expected(inputs(seed, total)), ATOL, RTOL)
         if not c.passed:
             c.detail = bi(f"case {name} ({total} elements)", f"用例 {name}（{total} 个元素）")
             wrong.append(c)

@@ -29,7 +29,7 @@ def judge(data, ctx) -> list[Criterion]:
     cases = []
     for name, m, n, k in CASES:
         ref = expected(*inputs(name, m, n, k))
-        c = compare("numerics", data.value(f"c_{name}"), ref, tolerance(ref, k), 0.0)
+        c = compare("numerics", data.output(f"c_{name}"), ref, tolerance(ref, k), 0.0)
         c.detail = f"{m} x {n} x {k}"
         cases.append(c)
     out.append(first_failure(cases))

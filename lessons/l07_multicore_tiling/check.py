@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import numpy as np
-
+from engine.aicore.matmul_tiling import TCubeTiling
 from engine.analysis.metrics import run_metrics
 from lessons.checks import (
     Criterion,
@@ -17,13 +16,40 @@ from lessons.checks import (
     pipe_flops,
 )
 
-from .scenario import BIG, SMALL, expected, tolerance
+from .drive import SHAPES
+from .scenario import BIG, MAX_MMADS, SMALL, expected, mmads, problem, tolerance
 
 MAIN_RUN = "big"
 
 
+def _tiling(data, name: str, shape) -> tuple[TCubeTiling | None, str | None]:
+    """The trainee's tiling for ``shape`` (rebuilt here from its fields) and what is wrong with it, if anything."""
+    fields = data.value(f"tiling_{name}")
+    try:
+        tiling = TCubeTiling(**{k: int(v) for k, v in fields.items()})
+    except (AttributeError, TypeError, ValueError):
+        return None, f"make_tiling returned {str(fields)[:80]}, not a TCubeTiling"
+    return tiling, problem(tiling, shape)
+
+
+def _launched(data, name: str, tiling: TCubeTiling) -> str | None:
+    """Why run ``name`` is not matmul_tiled launched with ``tiling`` (the replay's launches), or None."""
+    launches = data.launches(name)
+    used = [a["f"] for _k, _n, args in launches for a in args if isinstance(a, dict) and a.get("v") == "TCubeTiling"]
+    if [k for k, _n, _a in launches] != ["matmul_tiled"] or used != [tiling.to_dict()]:
+        return "the run did not launch matmul_tiled once with the tiling make_tiling returned"
+    return None
+
+
 def judge(data, ctx) -> list[Criterion]:
-    invalid = [data.value(f"invalid_{name}") for name in ("small", "big") if data.value(f"invalid_{name}")]
+    tilings, invalid = {}, []
+    for name, shape in SHAPES:
+        tiling, why = _tiling(data, name, shape)
+        if why is None and data.has_run(name):
+            why = _launched(data, name, tiling)
+        if why:
+            invalid.append(why)
+        tilings[name] = None if why else tiling
     out = [
         Criterion(
             "valid",
@@ -37,14 +63,15 @@ def judge(data, ctx) -> list[Criterion]:
     ]
     m, n, k = SMALL
     ref = expected(m, n, k)
-    c = data.value("c_small")
-    numerics = compare("numerics", None if c is None else np.asarray(c, dtype=np.float32), ref, tolerance(ref, k), 0.0)
+    c = data.output("c_small") if tilings["small"] else None
+    numerics = compare("numerics", c, ref, tolerance(ref, k), 0.0)
     numerics.detail = f"{m} x {n} x {k}"
     out.append(numerics)
 
     need = 100 * float(ctx.settings["peak_fraction"])
-    skipped = data.value("skipped_big")
-    if data.has_run("big"):
+    big_tiling = tilings["big"]
+    skipped = mmads(big_tiling) if big_tiling and mmads(big_tiling) > MAX_MMADS else 0
+    if big_tiling and not skipped and data.has_run("big"):
         big = data.run("big")
         percent = float(run_metrics(big)["percent_of_peak"])
         shown = bi(f"{percent:.1f} % of the fp16 Cube peak", f"达到 fp16 Cube 峰值的 {percent:.1f} %")

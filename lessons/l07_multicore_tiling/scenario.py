@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine import Simulation
-from engine.aicore.matmul_tiling import TCubeTiling
+from engine import Simulation, load_profile
+from engine.aicore.matmul_tiling import TCubeTiling, TilingError, validate
 from engine.scenarios.kernels import matmul_tolerance
 from lessons.hostkit import kernel_us, run_vector_kernel, uniform
 
@@ -29,6 +29,26 @@ def expected(m: int, n: int, k: int) -> np.ndarray:
 
 def tolerance(ref: np.ndarray, k: int) -> float:
     return matmul_tolerance(ref, k, "fp16")
+
+
+MAX_MMADS = 200_000  # a tiling that needs more mmads than this is far from the target: not simulated
+
+
+def mmads(tiling: TCubeTiling) -> int:
+    return -(-tiling.M // tiling.baseM) * -(-tiling.N // tiling.baseN) * -(-tiling.Ka // tiling.baseK)
+
+
+def problem(tiling, shape: tuple[int, int, int]) -> str | None:
+    """Why ``tiling`` cannot be run for ``shape`` on ascend910b1 (a constraint it breaks), or None."""
+    if not isinstance(tiling, TCubeTiling):
+        return f"make_tiling returned {type(tiling).__name__}, not a TCubeTiling"
+    try:
+        validate(tiling, load_profile("ascend910b1"))
+        if (tiling.M, tiling.N, tiling.Ka) != shape:
+            raise TilingError("M, N, Ka", f"must be the shape asked for {shape}", (tiling.M, tiling.N, tiling.Ka))
+    except (TilingError, AttributeError, TypeError) as exc:
+        return str(exc)
+    return None
 
 
 def run(sim: Simulation, tiling: TCubeTiling) -> np.ndarray:

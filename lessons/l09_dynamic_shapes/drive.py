@@ -1,17 +1,27 @@
-"""Lesson 9 drive (runs in the child): the trainee's planner on each sequence of shapes."""
+"""Lesson 9 drive: the trainee's planner on each sequence of shapes.
+
+``collect`` runs in the child and records; the host tiler is the lesson's own service (``LIBRARY``), so
+in the grader's replay it is the grader's tiler that searches, costs the host time and logs each launch's
+plan, which ``observer`` reads there.
+"""
 
 import numpy as np
 
-from engine import Simulation
+from .scenario import NUMERICS, SEQUENCES, HostTiler, serve, shapes
 
-from .scenario import NUMERICS, SEQUENCES, serve, shapes
+RUNS = {name: {"numerics": name in NUMERICS} for name in SEQUENCES}  # the replay's settings
+LIBRARY = {"HostTiler": HostTiler}
 
 
 def collect(exercise, rec) -> None:
     for name in SEQUENCES:
-        sim = Simulation(numerics=name in NUMERICS)
-        results, plans = serve(sim, exercise.Planner, shapes(name))
-        rec.run(name, sim.finish())
-        rec.value(f"plans_{name}", plans)
+        sim = rec.simulation(name)
+        results, _ = serve(sim, exercise.Planner, shapes(name), rec.library("HostTiler"))
+        rec.run(name, sim)
         if name in NUMERICS:
-            rec.value(f"c_{name}", [np.asarray(c, dtype=np.float16) for c in results])
+            rec.output(f"c_{name}", [np.asarray(c, dtype=np.float16) for c in results])
+
+
+def observer(name: str, sim):
+    """(In the grader) the plans the grader's tiler logged, one per launch asked for."""
+    return lambda: {f"plans_{name}": list(sim.extra.get("tiling_plans", []))}

@@ -26,6 +26,7 @@ from engine.scenarios.kernels import matmul_tolerance
 from engine.stream import TaskKind
 from engine.trace import Kind
 from lessons.hostkit import check, uniform
+from lessons.recording import api
 
 SEQUENCES = ("stable", "drifting", "random", "large")  # the check's sequences
 NUMERICS = ("stable", "drifting", "random")  # checked with numbers; "large" is timed only
@@ -76,6 +77,9 @@ class HostTiler:
     engine/dynamic_shapes.py: a hash lookup and a copy of the struct). ``log`` is what each call did.
     """
 
+    # what a recorded program may call (lessons.recording): the planner's two calls and the host's launch
+    __api__ = api("", "search reuse launch")
+
     def __init__(self, sim: Simulation, cores: int = CORES, buffer_num: int = BUFFER_NUM) -> None:
         self._sim = sim
         self._cores = cores
@@ -83,6 +87,9 @@ class HostTiler:
         self._us = sim.profile.host.tiling_us_per_candidate
         self._made: set[TCubeTiling] = set()
         self.log: list[dict] = []
+        # per launch asked for, what it took; kept with the run (a grader's observer reads it there)
+        self.plans: list[dict] = sim.extra.setdefault("tiling_plans", [])
+        self._planned = 0
 
     def search(self, shape, base=None) -> TCubeTiling:
         m, n, k = _shape(shape)
@@ -104,6 +111,20 @@ class HostTiler:
     def made(self, tiling) -> bool:
         """Did this tiler produce ``tiling`` (by a search) in this run?"""
         return isinstance(tiling, TCubeTiling) and tiling in self._made
+
+    def launch(self, shape, tiling, stream: int, *gm) -> bool:
+        """The host's launch of one request: the plan it took (the tiler calls since the last launch, and what
+        is wrong with ``tiling``, if anything) is logged, then the kernel is queued if the tiling can run."""
+        from engine.kernels.matmul import matmul_tiled
+
+        shape = _shape(shape)
+        problem, launchable = _problem(tiling, shape, self, self._sim.profile)
+        self.plans.append({"shape": list(shape), "calls": self.log[self._planned :], "problem": problem})
+        self._planned = len(self.log)
+        if launchable:
+            ret = self._sim.acl.rt.launch_kernel(matmul_tiled, tiling.usedCoreNum, stream, *gm, tiling)
+            check(ret, "launch_kernel")
+        return launchable
 
 
 def _shape(shape) -> Shape:
@@ -154,11 +175,12 @@ def _problem(tiling, shape: Shape, tiler: HostTiler, profile) -> tuple[str | Non
     return None, True
 
 
-def serve(sim: Simulation, make_planner, sequence: list[Shape]) -> tuple[list[np.ndarray], list[dict]]:
+def serve(
+    sim: Simulation, make_planner, sequence: list[Shape], tiler_class=HostTiler
+) -> tuple[list[np.ndarray], HostTiler]:
     """Run ``sequence`` of matmuls C = A @ B (fp16 in, fp16 C) on one stream, each with the tiling the planner
-    (``make_planner(tiler)``) chooses; returns the Cs and, per shape, what planning it took."""
-    from engine.kernels.matmul import matmul_tiled
-
+    (``make_planner(tiler)``) chooses; returns the Cs and the tiler (its ``plans``: what each launch took).
+    ``tiler_class``: :class:`HostTiler`, or the grader's recorded stand-in for it."""
     acl = sim.acl
     check(acl.init(), "acl.init")
     check(acl.rt.set_device(0), "acl.rt.set_device")
@@ -183,20 +205,14 @@ def serve(sim: Simulation, make_planner, sequence: list[Shape]) -> tuple[list[np
             acl.util.ptr_to_numpy(bufs[0], (m, k), np.float16)[:] = a
             acl.util.ptr_to_numpy(bufs[1], (k, n), np.float16)[:] = b
         hosts.append(bufs)
-    tiler = HostTiler(sim)
+    tiler = tiler_class(sim)
     planner = make_planner(tiler)
-    plans = []
     gm = [asc.GlobalAddress(p, asc.half) for p in dev]
     for shape, bufs in zip(sequence, hosts, strict=True):
         m, n, k = shape
         for j, nbytes in enumerate((m * k * 2, k * n * 2)):
             check(acl.rt.memcpy_async(dev[j], sizes[j], bufs[j], nbytes, ACL_MEMCPY_HOST_TO_DEVICE, stream), "copy")
-        before = len(tiler.log)
-        tiling = planner.tiling_for(shape)
-        problem, launch = _problem(tiling, shape, tiler, sim.profile)
-        plans.append({"shape": list(shape), "calls": tiler.log[before:], "problem": problem})
-        if launch:
-            check(acl.rt.launch_kernel(matmul_tiled, tiling.usedCoreNum, stream, *gm, tiling), "launch_kernel")
+        if tiler.launch(shape, planner.tiling_for(shape), stream, *gm):
             ret = acl.rt.memcpy_async(bufs[2], m * n * 2, dev[2], m * n * 2, ACL_MEMCPY_DEVICE_TO_HOST, stream)
             check(ret, "copy")
     check(acl.rt.synchronize_stream(stream), "acl.rt.synchronize_stream")
@@ -212,7 +228,7 @@ def serve(sim: Simulation, make_planner, sequence: list[Shape]) -> tuple[list[np
     check(acl.rt.destroy_stream(stream), "acl.rt.destroy_stream")
     check(acl.rt.reset_device(0), "acl.rt.reset_device")
     check(acl.finalize(), "acl.finalize")
-    return results, plans
+    return results, tiler
 
 
 # -- what the check measures (from a run's trace, as data) ------------------------------------------
@@ -255,8 +271,8 @@ def recompute_baseline() -> dict:
 def scenario(sim: Simulation) -> dict:
     from .solution import Planner
 
-    results, plans = serve(sim, Planner, list(SCENARIO_SHAPES))
-    correct = all(p["problem"] is None for p in plans)
+    results, tiler = serve(sim, Planner, list(SCENARIO_SHAPES))
+    correct = all(p["problem"] is None for p in tiler.plans)
     for i, (shape, c) in enumerate(zip(SCENARIO_SHAPES, results, strict=True)):
         ref = expected(i, shape)
         correct &= bool(np.max(np.abs(c.astype(np.float32) - ref)) <= tolerance(ref, shape[2]))

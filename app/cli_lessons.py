@@ -141,7 +141,12 @@ def lesson_check(number: int, path: str | None, as_json: bool, junit_path: str |
     if not file.is_file():
         how = "" if path else f" (ascendsim lesson start {number} creates it)"
         fail(f"--file: {file} does not exist{how}")
-    result = grade_file(ls, file, file.stem, lang, ls.limits.replace(wall_s=timeout))
+    from lessons.sandbox import missing
+
+    why = missing()
+    if why:  # a trainee's own file on their own machine: run it anyway, and say so
+        click.echo(f"note: {why}; your code runs unsandboxed", err=True)
+    result = grade_file(ls, file, file.name, lang, ls.limits.replace(wall_s=timeout), sandboxed=why is None)
     if junit_path:
         _write(junit_path, junit(f"lesson {number}", _junit_cases(result), result.time_s))
     if as_json:
@@ -178,6 +183,12 @@ def _parse_shard(text: str | None) -> tuple[int, int] | None:
 @click.option("--lang", type=LANG, default="en", show_default=True, help="language of the messages")
 @click.option("--timeout", type=SecondsIn(1, 3600), default=None, help="wall-time limit per submission (s)")
 @click.option("--merge", is_flag=True, help="merge shard reports (JSON) given as PATHS into --out")
+@click.option(
+    "--no-sandbox",
+    "no_sandbox",
+    is_flag=True,
+    help="run submissions without bubblewrap (a trusted single user only; the report says so)",
+)
 def grade(
     paths: tuple[str, ...],
     number: int | None,
@@ -188,8 +199,10 @@ def grade(
     lang: str,
     timeout: float | None,
     merge: bool,
+    no_sandbox: bool,
 ) -> int:
-    """Grade every submission in SUBMISSIONS_DIR (each sub-folder or .py file is one), or merge reports."""
+    """Grade every submission in SUBMISSIONS_DIR (each entry is one row: a sub-folder or .py file is graded,
+    anything else is NO_SUBMISSION), or merge reports. Each submission runs in a bubblewrap sandbox."""
     from lessons import report
 
     if out and Path(out).suffix.lower() not in report.FORMATS:
@@ -217,11 +230,17 @@ def grade(
     if number is None:
         fail("--lesson: the lesson is required (--lesson N)")
     ls = _lesson(number, "--lesson")
+    if not no_sandbox:
+        from lessons.sandbox import missing
+
+        why = missing()
+        if why:
+            fail(f"{why}; install it, or pass --no-sandbox to grade trusted code without it")
     picked = _parse_shard(shard)
     entries = discover(folder)
     if picked:
         entries = take_shard(entries, *picked)
-    results = grade_many(ls, entries, jobs, lang, ls.limits.replace(wall_s=timeout))
+    results = grade_many(ls, entries, jobs, lang, ls.limits.replace(wall_s=timeout), sandboxed=not no_sandbox)
     doc = report.document(ls.number, [r.to_dict() for r in results], shard)
     if out:
         _write(out, report.text(doc, Path(out)))

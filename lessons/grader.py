@@ -606,9 +606,10 @@ def grade_file(
             )
         )
     metas = {c.id: lesson.criteria.get(c.id) for c in results}
+    off_device = {c["id"] for c in judged["criteria"] if c.get("off_device")}
     failed = [c for c in results if not c.passed]
-    integrity_failed = any(metas[c.id] and metas[c.id].integrity for c in failed)
-    correct = all(c.passed for c in results if metas[c.id] and metas[c.id].correctness)
+    integrity_failed = any((metas[c.id] and metas[c.id].integrity) or c.id in off_device for c in failed)
+    correct = all(c.passed or c.id in off_device for c in results if metas[c.id] and metas[c.id].correctness)
     if not failed:
         verdict, score = "PASS", 100
     elif integrity_failed and correct:

@@ -30,7 +30,7 @@ MAX_FRAMES = 20  # lines of the trainee's traceback
 MAX_ANSWER_ITEMS = 4096  # items of one answer (a list, a dict)
 MAX_ANSWER_DEPTH = 6
 MAX_TEXT = 1000  # characters of one string in an answer
-_FORBIDDEN = (errno.EPERM, errno.EACCES, errno.EROFS)
+_FORBIDDEN = (errno.EPERM, errno.EACCES, errno.EROFS, errno.EXDEV)  # what the sandbox answers
 
 
 def bounded(value, depth: int = 0):
@@ -155,7 +155,7 @@ def main() -> None:
     except BaseException as exc:  # the trainee's error: report it, trimmed to their files
         doc = {"status": "exception", "message": trimmed_traceback(exc, shown)}
     _flush()
-    status = {"status": doc.pop("status"), "message": str(doc.pop("message", ""))[:MAX_MESSAGE]}
+    status = {"status": doc.pop("status"), "message": str(doc.pop("message", ""))[: 3 * MAX_MESSAGE]}
     try:
         data = encode(doc) if status["status"] == "result" else b""
     except MemoryError:

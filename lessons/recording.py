@@ -138,6 +138,11 @@ def allowed(obj, op: str, name: str) -> bool:
     return name in (found.get if op == "get" else found.call)
 
 
+def service(obj) -> bool:
+    """Is ``obj`` a lesson's own service (or its class), rather than the simulator's API?"""
+    return obj is not asc and type(obj) not in SURFACE
+
+
 def is_handle_type(value) -> bool:
     """Does ``value`` travel as a handle (an API object with state or identity)?"""
     return value is asc or members(value) is not None

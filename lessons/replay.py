@@ -37,6 +37,7 @@ from .recording import (
     load_engine,
     plain,
     same,
+    service,
 )
 
 MAX_ENTRIES = 20_000_000  # calls of one recording (a child within its CPU limit makes far fewer)
@@ -61,11 +62,13 @@ class _Mismatch(BaseException):
     """Raised inside the engine (a kernel block, a copy) and caught by :func:`replay`: never by the engine."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class NotFromDevice:
-    """An output the replay cannot credit to the device, and why."""
+    """An output the replay cannot credit to the device, why, and the values the child claimed (a check may
+    say they would have been right: the verdict is then NOT_ON_DEVICE)."""
 
     reason: str
+    claimed: object = None
 
 
 @dataclass
@@ -253,11 +256,12 @@ class _Replayer:
         kwargs = {str(k): self._decode(v) for k, v in (entry[4] or {}).items()}
         if name == "launch_kernel":
             self._launched(target, args)
-        if ctx is not None:
-            ctx.caller = src
-        else:
-            for sim in self.sims:
-                sim.caller = src
+        if not service(target):  # a lesson's service makes its own calls: its own lines are on the stack here too
+            if ctx is not None:
+                ctx.caller = src
+            else:
+                for sim in self.sims:
+                    sim.caller = src
         try:
             result = getattr(target, name)(*args, **kwargs)
         except _Mismatch:
@@ -524,7 +528,7 @@ class _Credit:
                     if (mark[off:end] == 1).all():
                         return value
                     seen = True
-        return NotFromDevice(HOST_WROTE if seen else NOT_COPIED)
+        return NotFromDevice(HOST_WROTE if seen else NOT_COPIED, value)
 
 
 def _list(v, what: str) -> list:

@@ -31,7 +31,7 @@ def to_csv(doc: dict) -> str:
             if c not in criteria:
                 criteria.append(c)
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_ALL)  # a CR or LF in an id stays in its field
     writer.writerow(["id", "lesson", "verdict", "score", *criteria, "messages", "time_s"])
     for row in doc["rows"]:
         writer.writerow(

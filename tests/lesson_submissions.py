@@ -61,18 +61,6 @@ def l3_variants() -> dict[str, tuple[str, str]]:
             + "open('report.json', 'w').write('{\"verdict\": \"PASS\", \"score\": 100}')\n",
             "FAIL",
         ),
-        "patch_check": (
-            stub(3)
-            + "\nimport lessons.l03_copyin_compute_copyout.check as _check\n"
-            + "_check.judge = lambda data, ctx: []\n",
-            "TAMPERED",
-        ),
-        "patch_drive": (
-            stub(3)
-            + "\nimport lessons.l03_copyin_compute_copyout.drive as _drive\n"
-            + "_drive.collect = lambda exercise, rec: rec.value('y_main', None)\n",
-            "TAMPERED",
-        ),
         "host_numpy": (_l3_numpy(good), "NOT_ON_DEVICE"),
         "loop": (
             edit(
@@ -85,9 +73,6 @@ def l3_variants() -> dict[str, tuple[str, str]]:
         "sleep": (good + "\nimport time\ntime.sleep(600)\n", "TIMEOUT"),
         "memory": (good + "\nhog = bytearray(8 << 30)\n", "MEMORY_LIMIT"),
         "flood": (good + "\nwhile True:\n    print('x' * 1000)\n", "OUTPUT_LIMIT"),
-        "fork": (good + "\nimport os\nif os.fork() == 0:\n    import time\n    time.sleep(600)\n", "FORBIDDEN"),
-        "spawn": (good + "\nimport subprocess\nsubprocess.Popen(['sleep', '600'])\n", "FORBIDDEN"),
-        "write_outside": (good + "\nopen('/tmp/ascendsim-outside.txt', 'w').write('x')\n", "FORBIDDEN"),
     }
 
 

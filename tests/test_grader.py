@@ -1,155 +1,254 @@
-"""The grader is safe and fair: each broken or cheating submission gets its own verdict, the others carry on."""
+"""A class graded as an instructor would: every good submission passes, no attack passes or does damage.
 
+One batch of lesson 3 submissions (good, broken, cheating, hostile and oddly named) is graded with the real
+command, ``ascendsim grade --jobs 2``, in the real sandbox; then again in two shards, merged. Each test
+below reads that batch: the verdict of one attack class and the absence of what it tried to do.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
 import json
-import sys
+import os
+import site
 import time
 from pathlib import Path
 
-import numpy as np
 import pytest
-from lesson_submissions import l3_variants, write
+from hostile_submissions import Where, attacks
+from lesson_submissions import l3_variants, solution, stub, write
 
-from lessons import catalog
-from lessons.grader import Entry, grade_many, run_child
-from lessons.wire import WireError, decode, encode, split
+from app.cli import main
+from lessons import sandbox
 
-L3 = catalog.get(3)
 REPO = Path(__file__).resolve().parents[1]
-SLOW_TO_STOP = {"loop", "sleep"}
+L3_DIR = REPO / "lessons" / "l03_copyin_compute_copyout"
+GOOD_COPIES = 6
+TIMEOUT_S = 12
+
+if sandbox.missing():
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"CI=true: {sandbox.missing()}", pytrace=False)
+    pytest.skip(sandbox.missing(), allow_module_level=True)
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _harness_processes() -> list[int]:
+    """Processes still running the child harness (a grandchild that escaped its sandbox would be one)."""
+    out = []
+    for pid in os.listdir("/proc"):
+        try:
+            if pid.isdigit() and b"lessons/harness.py" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                out.append(int(pid))
+        except OSError:
+            pass
+    return out
 
 
 @pytest.fixture(scope="module")
-def verdicts(tmp_path_factory):
-    """Every variant graded together, two at a time: one bad submission must not disturb another."""
-    folder = tmp_path_factory.mktemp("subs")
-    variants = l3_variants()
-    quick = [Entry(n, folder / n, write(folder, n, src)) for n, (src, _) in variants.items() if n not in SLOW_TO_STOP]
-    slow = [Entry(n, folder / n, write(folder, n, src)) for n, (src, _) in variants.items() if n in SLOW_TO_STOP]
-    results = grade_many(L3, quick, jobs=2, limits=L3.limits.replace(wall_s=30))
-    results += grade_many(L3, slow, jobs=2, limits=L3.limits.replace(wall_s=2))
-    return {r.id: r for r in results}, {n: want for n, (_, want) in variants.items()}
+def batch(tmp_path_factory):
+    root = tmp_path_factory.mktemp("grading")
+    outside = root / "outside"
+    outside.mkdir()
+    where = Where(str(outside), str(REPO), site.getsitepackages()[0], str(L3_DIR / "check.py"), os.getpid())
+    folder = root / "class"
+    expected: dict[str, frozenset[str]] = {}
+    for name, (src, verdict) in l3_variants().items():
+        write(folder, name, f"# MARK-{name}\n" + src)
+        expected[name] = frozenset({verdict})
+    for name, (src, verdicts) in attacks(where).items():
+        write(folder, name, src)
+        expected[name] = verdicts
+    for i in range(GOOD_COPIES):
+        write(folder, f"good-{i}", f"# MARK-good-{i}\n" + solution(3))
+        expected[f"good-{i}"] = frozenset({"PASS"})
+    _oddities(folder, expected)
+    protected = {p: _digest(p) for p in (L3_DIR / "check.py", L3_DIR / "solution.py", REPO / "lessons" / "hostkit.py")}
+    lessons_before = {p.name for p in (REPO / "lessons").iterdir()}
+
+    common = ["--lesson", "3", "--jobs", "2", "--timeout", str(TIMEOUT_S)]
+    t0 = time.perf_counter()
+    rc = main(["grade", str(folder), *common, "--out", str(root / "all.json")])
+    elapsed = time.perf_counter() - t0
+    report = json.loads((root / "all.json").read_text(encoding="utf-8"))
+    shards = []
+    for k in (1, 2):
+        main(["grade", str(folder), *common, "--shard", f"{k}/2", "--out", str(root / f"s{k}.json")])
+        shards.append(root / f"s{k}.json")
+    main(["grade", "--merge", *map(str, shards), "--out", str(root / "merged.json")])
+    main(["grade", "--merge", *map(str, shards), "--out", str(root / "merged.csv")])
+    print(f"\ngraded {report['count']} submissions of lesson 3 with --jobs 2 in {elapsed:.1f} s")
+    return {
+        "rc": rc,
+        "report": report,
+        "rows": {r["id"]: r for r in report["rows"]},
+        "expected": expected,
+        "entries": sorted(p.name for p in folder.iterdir()),
+        "outside": outside,
+        "protected": protected,
+        "lessons_before": lessons_before,
+        "root": root,
+        "elapsed": elapsed,
+    }
 
 
-def test_each_submission_gets_its_verdict(verdicts):
-    got, want = verdicts
-    assert {n: r.verdict for n, r in got.items()} == want
-
-
-def test_the_messages_say_what_happened(verdicts):
-    got, _ = verdicts
-    assert "still running after 2 s" in got["loop"].messages[0]
-    assert got["exit0"].messages == ["sys.exit(0) was called"]
-    assert "os._exit" in got["os_exit0"].messages[0]
-    assert "os.fork is not allowed" in got["fork"].messages[0] and "exercise.py:" in got["fork"].messages[0]
-    assert "importing subprocess is not allowed" in got["spawn"].messages[0]
-    assert "outside the exercise's folder" in got["write_outside"].messages[0]
-    assert "check.judge" in got["patch_check"].messages[0]
-    assert "drive.collect" in got["patch_drive"].messages[0]
-    assert "printed more than 256 KiB" in got["flood"].messages[0]
-    syntax = got["syntax"].messages[0]
-    assert 'File "exercise.py", line' in syntax and "SyntaxError" in syntax and "/tmp" not in syntax
-    raised = got["raises"].messages[0]
-    assert 'File "exercise.py"' in raised and "ValueError: my own bug" in raised and "harness" not in raised
-    assert not Path("/tmp/ascendsim-outside.txt").exists()
-
-
-def test_fake_pass_output_and_report_files_are_ignored(verdicts):
-    got, _ = verdicts
-    fake = got["fake_pass"]
-    assert fake.verdict == "FAIL" and fake.score < 100
-    assert "PASS: all criteria passed" in fake.stdout  # what it printed is shown, never believed
-
-
-def test_host_numpy_has_right_numbers_but_no_device_evidence(verdicts):
-    got, _ = verdicts
-    cheat = {c.id: c.passed for c in got["host_numpy"].criteria}
-    assert cheat["numerics"] and not cheat["on_device"] and got["host_numpy"].score == 0
-
-
-def test_good_and_broken_submissions_do_not_disturb_each_other(verdicts):
-    got, _ = verdicts
-    assert got["good"].verdict == "PASS" and got["good"].score == 100
-
-
-def _fake_harness(tmp_path, body: str) -> Path:
-    script = tmp_path / "fake_harness.py"
-    script.write_text(
-        f"import os, sys, time\nsys.path.insert(0, {str(REPO)!r})\nfd = int(sys.argv[1])\n"
-        "control = __import__('json').loads(sys.stdin.readline())\n" + body,
-        encoding="utf-8",
-    )
-    return script
-
-
-def _alive(pid: int) -> bool:
+def _oddities(folder: Path, expected: dict) -> None:
+    """Entries a real class folder has: odd names, a notebook, encodings, links."""
+    good = solution(3)
+    write(folder, "cr\rname", good)  # a carriage return in a folder name
+    expected["cr\rname"] = frozenset({"PASS"})
+    write(folder, "dup", good)
+    (folder / "dup.py").write_text(stub(3), encoding="utf-8")  # dup/ and dup.py: two submissions, two ids
+    expected["dup"], expected["dup.py"] = frozenset({"PASS"}), frozenset({"FAIL"})
+    (folder / "notebook.ipynb").write_text("{}", encoding="utf-8")
+    expected["notebook.ipynb"] = frozenset({"NO_SUBMISSION"})
+    (folder / "bom.py").write_bytes(b"\xef\xbb\xbf" + good.encode())
+    expected["bom.py"] = frozenset({"PASS"})
+    cookie = "# -*- coding: latin-1 -*-\n# caf\xe9\n" + good
+    (folder / "cookie.py").write_bytes(cookie.encode("latin-1"))
+    expected["cookie.py"] = frozenset({"PASS"})
+    (folder / "ref_symlink").mkdir()
+    (folder / "ref_symlink" / "exercise.py").symlink_to(L3_DIR / "solution.py")
+    expected["ref_symlink"] = frozenset({"NO_SUBMISSION"})
+    side = write(folder, "side_symlink", stub(3).replace("def copy_in(", "from solution import *  # noqa\n\n\ndef _x("))
+    (side.parent / "solution.py").symlink_to(L3_DIR / "solution.py")
+    expected["side_symlink"] = frozenset({"RUNTIME_ERROR"})
+    (folder / "linked_entry").symlink_to(folder / "good-0", target_is_directory=True)
+    expected["linked_entry"] = frozenset({"NO_SUBMISSION"})
     try:
-        state = Path(f"/proc/{pid}/stat").read_text().split()[2]
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-    return state != "Z"
+        (folder / "ref_hardlink").mkdir()
+        os.link(L3_DIR / "solution.py", folder / "ref_hardlink" / "exercise.py")
+        expected["ref_hardlink"] = frozenset({"NO_SUBMISSION"})
+    except OSError:  # another file system: a hard link cannot be made here
+        (folder / "ref_hardlink").rmdir()
 
 
-def test_the_whole_process_group_is_killed(tmp_path):
-    pid_file = tmp_path / "grandchild.pid"
-    body = (
-        "if os.fork() == 0:\n"
-        f"    open({str(pid_file)!r}, 'w').write(str(os.getpid()))\n"
-        "    time.sleep(600)\n"
-        "    os._exit(0)\n"
-        "time.sleep(0.3)\n"
-        "os._exit(0)\n"
-    )
-    child = run_child(L3, write(tmp_path, "s", "x = 1\n"), L3.limits.replace(wall_s=20), _fake_harness(tmp_path, body))
-    assert child.status == "EARLY_EXIT"
-    pid = int(pid_file.read_text())
-    deadline = time.time() + 5
-    while _alive(pid) and time.time() < deadline:
-        time.sleep(0.05)
-    assert not _alive(pid), "the forked grandchild survived its grader"
+@pytest.mark.slow
+def test_one_row_per_entry_with_its_verdict(batch):
+    rows, expected = batch["rows"], batch["expected"]
+    assert len(batch["entries"]) >= 40
+    assert sorted(rows) == batch["entries"] == sorted(expected)
+    wrong = {n: rows[n]["verdict"] for n in rows if rows[n]["verdict"] not in expected[n]}
+    assert not wrong, {n: (v, rows[n]["messages"][:1]) for n, v in wrong.items()}
+    assert batch["rc"] == 1
 
 
-@pytest.mark.parametrize(
-    ("body", "message"),
-    [
-        (
-            "from lessons.wire import encode\nf = encode({'token': control['token'], 'status': 'result'})\n"
-            "os.write(fd, f + f)\n",
-            "carried 2 frames",
-        ),
-        (
-            "from lessons.wire import encode\nos.write(fd, encode({'token': 'guessed', 'status': 'result'}))\n",
-            "does not carry this run's token",
-        ),
-        ("os.write(fd, b'PASS PASS PASS')\n", "malformed frame"),
-    ],
-)
-def test_forged_or_doubled_frames_are_tampering(tmp_path, body, message):
-    child = run_child(L3, write(tmp_path, "s", "x = 1\n"), L3.limits.replace(wall_s=20), _fake_harness(tmp_path, body))
-    assert child.status == "TAMPERED" and message in child.message
+@pytest.mark.slow
+def test_every_good_submission_passes_and_no_attack_does(batch):
+    rows = batch["rows"]
+    good = [n for n, want in batch["expected"].items() if want == {"PASS"}]
+    assert len(good) >= GOOD_COPIES + 5
+    assert all(rows[n]["verdict"] == "PASS" and rows[n]["score"] == 100 for n in good)
+    for name in attacks(Where("", "", "", "", 0)):
+        assert rows[name]["verdict"] != "PASS", name
 
 
-def test_frames_carry_plain_data_only():
-    doc = {"a": np.arange(6, dtype=np.float16).reshape(2, 3), "b": [1, "x", None, 2.5], "c": {"d": np.int64(4)}}
-    back = decode(encode(doc))
-    assert back["a"].dtype == np.float16 and back["a"].shape == (2, 3) and (back["a"] == doc["a"]).all()
-    assert back["b"] == [1, "x", None, 2.5] and back["c"] == {"d": 4}
-    frame = encode({"a": np.zeros(3)})
-    header_len = int.from_bytes(frame[8:16], "little")
-    header = json.loads(frame[16 : 16 + header_len])
-    header["arrays"][0][0] = "object"
-    forged = json.dumps(header).encode()
-    with pytest.raises(WireError, match="bad array spec"):
-        decode(frame[:8] + len(forged).to_bytes(8, "little") + forged + frame[16 + header_len :])
-    with pytest.raises(WireError):
-        split(frame[:-3])
-    assert len(split(frame + frame)) == 2
+@pytest.mark.slow
+def test_nothing_was_written_outside_a_sandbox(batch):
+    assert list(batch["outside"].iterdir()) == []  # popen, fork, plain writes: nothing arrived
+    assert {p.name for p in (REPO / "lessons").iterdir()} == batch["lessons_before"]  # pwned.py, renamed.txt
+    assert all(_digest(p) == digest for p, digest in batch["protected"].items())  # check.py, solution, hostkit
+    assert not any(Path(s, "aaa-pwned.pth").exists() for s in site.getsitepackages())
+    assert _harness_processes() == []  # no forked or setsid grandchild outlived its sandbox
 
 
-def test_patching_inside_the_child_cannot_reach_the_grader(tmp_path):
-    from lessons import grader
+@pytest.mark.slow
+def test_processes_and_writes_are_refused_by_the_sandbox(batch):
+    rows = batch["rows"]
+    for name in ("ctypes_fork_setsid", "os_fork_setsid", "write_project", "symlink_write", "hardlink_write"):
+        assert rows[name]["verdict"] == "FORBIDDEN", (name, rows[name]["messages"])
+    assert "Operation not permitted" in rows["os_fork_setsid"]["messages"][0]
+    assert "Read-only file system" in rows["write_project"]["messages"][0]
+    assert 'File "exercise.py"' in rows["dir_fd_write"]["messages"][0]
 
-    original = grader.judge
-    sneaky = write(tmp_path, "s", "import sys\nsys.modules['lessons.grader'].judge = lambda *a: []\n")
-    child = run_child(L3, sneaky, L3.limits.replace(wall_s=20))
-    assert child.status == "exception" and "KeyError: 'lessons.grader'" in child.message  # not even loaded there
-    assert grader.judge is original and "exercise" not in sys.modules
+
+@pytest.mark.slow
+def test_classmates_cannot_be_read_or_killed(batch):
+    rows = batch["rows"]
+    reader = rows["folder_reader"]
+    assert reader["verdict"] == "FAIL"
+    stdout = _stdout(batch, "folder_reader")
+    assert "MARK-folder_reader" in stdout  # it reads its own folder, and only that
+    assert "MARK-good" not in stdout and "MARK-sibling" not in stdout
+    assert rows["sibling_killer"]["verdict"] == "FAIL"  # it ran to its end; it killed nobody
+    assert all(rows[f"good-{i}"]["verdict"] == "PASS" for i in range(GOOD_COPIES))
+
+
+def _stdout(batch, name: str) -> str:
+    """What one submission printed, graded again alone (reports carry messages, not output)."""
+    from lessons.catalog import get
+    from lessons.grader import grade_file
+
+    folder = batch["root"] / "class" / name
+    return grade_file(get(3), folder / "exercise.py", name).stdout
+
+
+@pytest.mark.slow
+def test_the_reference_is_out_of_reach(batch):
+    rows = batch["rows"]
+    for name in ("import_solution", "b64_import", "sys_modules", "pycache", "side_symlink"):
+        assert rows[name]["verdict"] == "RUNTIME_ERROR", (name, rows[name]["messages"])
+    assert rows["exec_solution"]["verdict"] == "FORBIDDEN"
+    assert "Permission denied" in rows["exec_solution"]["messages"][0]  # solution.py cannot even be opened
+    for name in ("ref_symlink", "ref_hardlink", "linked_entry"):
+        if name in rows:
+            assert rows[name]["verdict"] == "NO_SUBMISSION", name
+    assert "not a regular file" in rows["ref_symlink"]["messages"][0]
+
+
+@pytest.mark.slow
+def test_forged_results_and_device_memory_pokes_do_not_count(batch):
+    rows = batch["rows"]
+    assert rows["forge_channel"]["verdict"] == "TAMPERED"
+    assert "recording" in rows["forge_channel"]["messages"][0]
+    poke = rows["gm_poke"]
+    assert poke["verdict"] == "NOT_ON_DEVICE" and poke["criteria"]["numerics"] == "FAIL"
+    assert "not computed by the device" in poke["messages"][0]
+    assert rows["host_numpy"]["verdict"] == "NOT_ON_DEVICE"
+    cleared = rows["clear_findings"]
+    assert cleared["verdict"] == "FAIL" and cleared["criteria"]["no_findings"] == "FAIL"
+
+
+@pytest.mark.slow
+def test_reports_are_bounded_and_show_no_grader_paths(batch):
+    rows = batch["rows"]
+    assert all(len(m) <= 6000 for r in rows.values() for m in r["messages"])
+    assert len(rows["huge_message"]["messages"][0]) <= 6000 and "more characters" in rows["huge_message"]["messages"][0]
+    deep = rows["deep_traceback"]["messages"][0]
+    assert "RecursionError" in deep and deep.count("\n") <= 50
+    text = json.dumps(batch["report"])
+    for leak in ("ascendsim-grade", "/sandbox/", "harness.py", "lessons/tape.py"):  # the grader's own paths
+        assert leak not in text, leak
+
+
+@pytest.mark.slow
+def test_odd_entries_get_stable_ids_and_csv_holds_them(batch):
+    rows = batch["rows"]
+    assert rows["dup"]["verdict"] == "PASS" and rows["dup.py"]["verdict"] == "FAIL"
+    assert rows["notebook.ipynb"]["verdict"] == "NO_SUBMISSION"
+    assert rows["bom.py"]["verdict"] == rows["cookie.py"]["verdict"] == "PASS"
+    with open(batch["root"] / "merged.csv", newline="", encoding="utf-8") as fh:
+        table = list(csv.DictReader(fh))
+    assert {r["id"]: r["verdict"] for r in table} == {n: r["verdict"] for n, r in rows.items()}
+    with open(batch["root"] / "merged.csv", newline="", encoding="utf-8") as fh:
+        raw = fh.read()
+    assert '"cr\rname"' in raw  # quoted: the carriage return stays inside its field
+    assert len(list(csv.reader(io.StringIO(raw)))) == len(rows) + 1
+
+
+@pytest.mark.slow
+def test_shards_merge_into_the_whole(batch):
+    root = batch["root"]
+    shard_ids = [{r["id"] for r in json.loads((root / f"s{k}.json").read_text())["rows"]} for k in (1, 2)]
+    assert not shard_ids[0] & shard_ids[1] and shard_ids[0] | shard_ids[1] == set(batch["rows"])
+    merged = json.loads((root / "merged.json").read_text())
+
+    def without_time(doc):
+        return [{k: v for k, v in r.items() if k != "time_s"} for r in doc["rows"]]
+
+    assert without_time(merged) == without_time(batch["report"])  # a hostile sibling changed nobody's verdict

@@ -517,8 +517,10 @@ class AscendApp(App):
             from lessons.grader import grade_file
             from lessons.render import render_result
 
-            spec = catalog.get(lesson)
-            result = grade_file(spec, file, file.stem, lang)
+            from lessons.sandbox import missing
+
+            spec = catalog.get(lesson)  # the trainee's own file: sandboxed when bubblewrap is there, else not (said)
+            result = grade_file(spec, file, file.name, lang, sandboxed=missing() is None)
             return result, render_result(spec, result, lang), lang
 
         self.run_worker(work, name="check", group="check", thread=True, exclusive=True, exit_on_error=False)

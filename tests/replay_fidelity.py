@@ -1,0 +1,121 @@
+"""Run by tests/test_grader_replay.py in a fresh process: lesson N's reference, run plainly and recorded + replayed.
+
+Prints one JSON line: per run, what differs between the plain run of the drive (no recording) and the
+grader's replay of what the sandboxed child recorded (every trace column and table, findings, tasks, end
+time: ``engine.run_codec.run_to_doc`` of both), and per output whether the replay verified it and it
+equals the plain run's. Both sides run in this process with one BLAS thread, as the grader's worker does.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import tempfile
+import types
+from pathlib import Path
+
+import numpy as np
+
+
+class Plain:
+    """The drive's recorder, without recording: real simulations, the runs kept as they finish."""
+
+    def __init__(self, drive) -> None:
+        from engine import Simulation
+
+        self._drive = drive
+        self._make = Simulation
+        self.runs, self.outputs, self.values = {}, {}, {}
+
+    def simulation(self, name: str):
+        return self._make(**self._drive.RUNS[name])
+
+    def run(self, name: str, sim) -> None:
+        self.runs[name] = sim.finish()
+
+    def library(self, name: str):
+        return self._drive.LIBRARY[name]
+
+    def value(self, key: str, value) -> None:
+        self.values[key] = value
+
+    def output(self, key: str, value) -> None:
+        self.outputs[key] = value
+
+
+def _load(path: Path):
+    module = types.ModuleType("exercise")
+    module.__file__ = str(path)
+    sys.modules["exercise"] = module
+    exec(compile(path.read_bytes(), str(path), "exec"), module.__dict__)
+    return module
+
+
+def _differences(a, b) -> list[str]:
+    from engine.run_codec import run_to_doc
+
+    doc_a, arr_a = run_to_doc(a)
+    doc_b, arr_b = run_to_doc(b)
+    out = [f"document field {k}" for k in sorted(set(doc_a) | set(doc_b)) if doc_a.get(k) != doc_b.get(k)]
+    for k in sorted(set(arr_a) | set(arr_b)):
+        if k not in arr_a or k not in arr_b or not np.array_equal(arr_a[k], arr_b[k]):
+            out.append(f"column {k}")
+    return out
+
+
+def _same(x, y) -> bool:
+    if isinstance(x, list | tuple):
+        return isinstance(y, list | tuple) and len(x) == len(y) and all(map(_same, x, y))
+    if x is None or y is None:
+        return x is None and y is None
+    return isinstance(y, np.ndarray) and np.array_equal(np.asarray(x), y)
+
+
+def main(number: int) -> None:
+    from lessons.catalog import get
+    from lessons.grader import run_child
+    from lessons.recording import load_engine
+    from lessons.replay import NotFromDevice, replay
+    from lessons.wire import decode, read_first, split
+
+    load_engine()
+    lesson = get(number)
+    drive = lesson.module("drive")
+    work = Path(tempfile.mkdtemp())
+    try:
+        copy = work / "solution.py"  # the same file name on both sides: the trace's source lines are the same
+        shutil.copy(lesson.solution_file, copy)
+        plain = Plain(drive)
+        drive.collect(_load(copy), plain)
+        child = run_child(lesson, copy)
+        assert child.status == "result", (child.status, child.message)
+        _, at = read_first(child.frame)
+        doc = decode(split(child.frame.read_bytes()[at:])[0])
+        replayed = replay(doc, drive, getattr(drive, "LIBRARY", {}))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    report = {
+        "runs": sorted(plain.runs),
+        "replayed": sorted(replayed.runs),
+        "differences": {name: _differences(plain.runs[name], replayed.runs[name]) for name in plain.runs},
+        "outputs": {
+            key: {
+                "verified": not _has(value, NotFromDevice),
+                "equal": _same(plain.outputs[key], value),
+            }
+            for key, value in replayed.outputs.items()
+        },
+        "events": {name: len(run.trace) for name, run in replayed.runs.items()},
+    }
+    print(json.dumps(report))
+
+
+def _has(value, kind) -> bool:
+    if isinstance(value, list):
+        return any(_has(v, kind) for v in value)
+    return isinstance(value, kind)
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]))

@@ -11,10 +11,13 @@ A lesson folder ``lNN_slug/`` holds:
   question, answered by running the simulator;
 * ``exercise.py`` — the stub a trainee starts from (``# TODO`` where they write);
 * ``solution.py`` — the reference solution;
-* ``drive.py`` — ``collect(exercise, rec)``: runs the trainee's code on seeded inputs in the child
-  process and records plain data (it never judges; the harness then records the exercise's
-  ``PREDICTIONS``);
-* ``check.py`` — ``judge(data, ctx)``: the criteria, computed in the grader's own process.
+* ``drive.py`` — ``collect(exercise, rec)``: runs the trainee's code on seeded inputs in the sandboxed
+  child, on simulations from ``rec.simulation(name)`` whose settings are ``RUNS[name]``, and records
+  the program (``rec.run``), the trainee's answers (``rec.value``) and the results the device computed
+  (``rec.output``); it never judges. Optionally ``LIBRARY`` (the engine kernels and lesson services the
+  program may use) and ``observer(name, sim)``, called by the grader on its replay's simulation;
+* ``check.py`` — ``judge(data, ctx)``: the criteria, computed in the grader from its own replay
+  (``REFERENCES``: the scenario's baselines it needs).
 
 Everything a trainee reads exists in English (``en``) and Chinese (``zh``); :func:`load` refuses a
 lesson that lacks either.

@@ -317,7 +317,7 @@ def _run(lesson: Lesson, limits: Limits, control: dict, tmp: Path, sandboxed: bo
             env=env,
             pass_fds=tuple(keep),
             start_new_session=True,
-            preexec_fn=limit,
+            preexec_fn=limit,  # noqa: PLW1509 (setrlimit only: no lock a thread could hold)
         )
     for fd in keep:
         os.close(fd)
@@ -484,6 +484,8 @@ def _worker(conn, number: int, frame: str, refs: dict, memory_mb: int, cpu_s: in
         out = judge_frame(get(number), Path(frame), refs)
     except MemoryError:
         out = {"tampered": f"replaying the recording needs more than {memory_mb} MiB"}
+    except Exception as exc:  # the engine failed on this recording (or a grader bug): said, never a verdict of PASS
+        out = {"crash": cap(f"the grader could not replay this recording: {type(exc).__name__}: {exc}")}
     conn.send(out)
     conn.close()
 
@@ -586,10 +588,11 @@ def grade_file(
         with contextlib.suppress(OSError):
             child.frame.unlink()
             child.frame.parent.rmdir()
-    if "tampered" in judged:
-        messages = [*notes, judged["tampered"]]
+    if "tampered" in judged or "crash" in judged:
+        verdict = "TAMPERED" if "tampered" in judged else "CRASH"
+        messages = [*notes, judged.get("tampered") or judged["crash"]]
         return GradeResult(
-            ident, lesson.number, "TAMPERED", 0, not_run, messages, time.perf_counter() - t0, child.stdout, lang=lang
+            ident, lesson.number, verdict, 0, not_run, messages, time.perf_counter() - t0, child.stdout, lang=lang
         )
     results = []
     for c in judged["criteria"]:

@@ -191,13 +191,12 @@ def from_value(doc: dict, profile: Profile | None = None):
                 raise RecordingError(f"{doc['v']} needs the fields {sorted(names)}")
             args = {}
             for k, v in given.items():
-                if isinstance(v, dict) and "y" in v:
-                    v = DTYPE_NAMES[v["y"]]
-                elif isinstance(v, dict) and "e" in v:
-                    v = ENUMS[v["e"]][v["n"]]
-                elif not plain(v):
+                if isinstance(v, dict) and ("y" in v or "e" in v):
+                    args[k] = from_value(v)
+                elif plain(v):
+                    args[k] = v
+                else:
                     raise RecordingError(f"{doc['v']}.{k} is not a plain value")
-                args[k] = v
             return cls(**args)
         if "s" in doc:
             if doc["s"] not in NP_DTYPES:

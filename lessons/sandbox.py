@@ -124,6 +124,8 @@ def command(argv: list[str], work_mb: int, seccomp_fd: int, tmp_mb: int = 16) ->
     ]
     for name, value in _environment().items():
         cmd += ["--setenv", name, value]
+    cmd += ["--proc", "/proc", "--dev", "/dev"]
+    cmd += ["--size", str(tmp_mb << 20), "--tmpfs", "/tmp"]  # first: a Python installed under /tmp is bound over it
     for top in ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32"):
         p = Path("/") / top
         if p.is_symlink():
@@ -140,8 +142,6 @@ def command(argv: list[str], work_mb: int, seccomp_fd: int, tmp_mb: int = 16) ->
         cmd += ["--ro-bind", "/dev/null", str(f)]
     for d in folders:
         cmd += ["--tmpfs", str(d), "--remount-ro", str(d)]
-    cmd += ["--proc", "/proc", "--dev", "/dev"]
-    cmd += ["--size", str(tmp_mb << 20), "--tmpfs", "/tmp"]
     cmd += ["--size", str(work_mb << 20), "--tmpfs", WORK, "--chdir", WORK]
     cmd += ["--seccomp", str(seccomp_fd)]  # a readable descriptor holding :func:`seccomp_filter`
     return [*cmd, "--", *argv]

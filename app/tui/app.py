@@ -516,7 +516,6 @@ class AscendApp(App):
             from lessons import catalog
             from lessons.grader import grade_file
             from lessons.render import render_result
-
             from lessons.sandbox import missing
 
             spec = catalog.get(lesson)  # the trainee's own file: sandboxed when bubblewrap is there, else not (said)

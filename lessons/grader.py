@@ -495,8 +495,16 @@ def _worker(conn, number: int, frame: str, refs: dict, memory_mb: int, cpu_s: in
 ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
-@cache
+_SERVER_LOCK = threading.Lock()
+
+
 def _forkserver():
+    with _SERVER_LOCK:
+        return _start_forkserver()
+
+
+@cache
+def _start_forkserver():
     """The server trusted workers fork from: started once, with the grader's modules loaded and one BLAS thread."""
     from multiprocessing import forkserver
 
@@ -572,8 +580,13 @@ def grade_file(
     if exercise is None or not exercise.exists():
         return GradeResult(ident, lesson.number, "NO_SUBMISSION", 0, not_run, [VERDICTS["NO_SUBMISSION"][0]], 0.0)
     refs: dict = {}
-    computing = threading.Thread(target=lambda: refs.update(references(lesson)), daemon=True)
-    computing.start()  # the grader's own numbers, while the child runs
+
+    def prepare() -> None:  # while the child runs: the grader's own numbers, and the server workers fork from
+        refs.update(references(lesson))
+        _forkserver()
+
+    computing = threading.Thread(target=prepare, daemon=True)
+    computing.start()
     child = run_child(lesson, exercise, limits, sandboxed)
     computing.join()
     if child.status != "result":

@@ -112,7 +112,7 @@ def main() -> None:
 
     from lessons.recording import load_engine
 
-    load_engine()  # before the stand-in: the engine keeps the real asc
+    load_engine()  # before the stand-in: the engine's kernels keep the real asc
     from lessons.tape import Recorder, Tape, install
     from lessons.wire import encode
 

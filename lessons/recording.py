@@ -41,15 +41,18 @@ MAX_ITEMS = 1 << 16  # elements of one container
 
 
 def load_engine() -> None:
-    """Import every engine module. The child does it before its code runs and the replay before it replays, so
-    both run the same engine (a kernel's fast path is registered when its module is imported)."""
+    """Import every engine module that holds kernels. The child does it before its code runs (so they keep the
+    real ``asc``) and the replay before it replays, so both run the same kernels (a kernel's fast path is
+    registered when its module is imported)."""
     import importlib
     import pkgutil
 
-    import engine
+    import engine.kernels
+    import engine.scenarios
 
-    for info in pkgutil.walk_packages(engine.__path__, "engine."):
-        importlib.import_module(info.name)
+    for package in (engine.kernels, engine.scenarios):  # every engine module that holds kernels
+        for info in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
+            importlib.import_module(info.name)
 
 
 class RecordingError(ValueError):

@@ -28,9 +28,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import json
-import multiprocessing
 import os
-import resource
 import shutil
 import signal
 import subprocess
@@ -45,6 +43,7 @@ from pathlib import Path
 from . import sandbox
 from .catalog import LANGS, Lesson, Limits, lessons
 from .checks import Criterion, pick
+from .worker import ONE_THREAD, Server
 
 HARNESS = Path(__file__).resolve().parent / "harness.py"
 MAX_SUBMISSION_BYTES = 4 << 20  # a folder larger than this (or with more files) is not copied, only the exercise
@@ -473,78 +472,16 @@ def judge_frame(lesson: Lesson, frame: Path, refs: dict) -> dict:
     return {"criteria": [c.__dict__ for c in criteria], "costs": costs}
 
 
-def _worker(conn, number: int, frame: str, refs: dict, memory_mb: int, cpu_s: int) -> None:
-    """The trusted worker: its own limits, then the replay and the judgement, sent back as plain data."""
-    memory = memory_mb << 20
-    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
-    from .catalog import get
-
-    try:
-        out = judge_frame(get(number), Path(frame), refs)
-    except MemoryError:
-        out = {"tampered": f"replaying the recording needs more than {memory_mb} MiB"}
-    except Exception as exc:  # the engine failed on this recording (or a grader bug): said, never a verdict of PASS
-        out = {"crash": cap(f"the grader could not replay this recording: {type(exc).__name__}: {exc}")}
-    conn.send(out)
-    conn.close()
-
-
-# BLAS with one thread, as in the child: a multi-threaded fp32 product rounds differently, and the replay must
-# compute every number exactly as the child's run did
-ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-
-
-_SERVER_LOCK = threading.Lock()
-
-
-def _forkserver():
-    with _SERVER_LOCK:
-        return _start_forkserver()
-
-
-@cache
-def _start_forkserver():
-    """The server trusted workers fork from: started once, with the grader's modules loaded and one BLAS thread."""
-    from multiprocessing import forkserver
-
-    ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(["lessons.grader", "lessons.replay", "lessons.checks", "lessons.costs"])
-    saved = {k: os.environ.get(k) for k in ONE_THREAD}
-    os.environ.update(ONE_THREAD)
-    try:
-        forkserver.ensure_running()
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-    return ctx
+_SERVER = Server()
 
 
 def judge_in_worker(lesson: Lesson, frame: Path, refs: dict, limits: Limits) -> dict:
-    """:func:`judge_frame` in a fresh worker process with its own memory, CPU and wall limits."""
-    ctx = _forkserver()
-    recv, send = ctx.Pipe(duplex=False)
-    memory = max(2048, 2 * limits.memory_mb)
-    cpu = 2 * limits.cpu_s + 30
-    proc = ctx.Process(target=_worker, args=(send, lesson.number, str(frame), refs, memory, cpu), daemon=True)
-    proc.start()
-    send.close()
-    wall = 2 * limits.wall_s + 60
-    out = None
-    if recv.poll(wall):
-        with contextlib.suppress(EOFError, OSError):
-            out = recv.recv()
-    recv.close()
-    proc.join(5)
-    if proc.is_alive():
-        proc.kill()
-        proc.join()
+    """:func:`judge_frame` in a fresh worker process (:mod:`lessons.worker`) with its own memory, CPU and wall
+    limits: a recording that would exhaust the grader only exhausts its worker."""
+    memory, cpu = max(2048, 2 * limits.memory_mb), 2 * limits.cpu_s + 30
+    out = _SERVER.judge(lesson.number, frame, refs, memory, cpu, 2 * limits.wall_s + 60)
     if out is None:
-        code = proc.exitcode
-        out = {"tampered": f"replaying the recording did not finish within its limits (exit {code})"}
+        out = {"tampered": f"replaying the recording did not finish within its limits ({memory} MiB, {cpu} s of CPU)"}
     return out
 
 
@@ -583,7 +520,7 @@ def grade_file(
 
     def prepare() -> None:  # while the child runs: the grader's own numbers, and the server workers fork from
         refs.update(references(lesson))
-        _forkserver()
+        _SERVER.start()
 
     computing = threading.Thread(target=prepare, daemon=True)
     computing.start()

@@ -1,0 +1,177 @@
+"""The trusted workers that replay and judge recordings, each forked from one clean server.
+
+The server is a plain child process of the grader (``python -B -m lessons.worker``), started once with the
+grader's modules loaded and one BLAS thread; it is single-threaded, so forking it is safe wherever the
+grader runs (a CLI, a web worker with many threads, a test). For each request it forks a worker that sets
+its own memory and CPU limits, judges one frame (:func:`lessons.grader.judge_frame`), writes the result as
+JSON beside the frame and exits; the server kills a worker that outlives its wall time. A worker that dies
+in any way never takes the server or the grader with it.
+
+Protocol, one JSON line each way: request ``{"id", "lesson", "frame", "out", "refs", "memory_mb", "cpu_s",
+"wall_s"}`` on the server's stdin; ``{"id", "code"}`` on its stdout when that worker has ended.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import select
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+# BLAS with one thread, as in the child: a multi-threaded fp32 product rounds differently, and the replay must
+# compute every number exactly as the child's run did
+ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+# -- the server (its own process) ----------------------------------------------------------------------
+def _work(request: dict) -> None:
+    """In the forked worker: limits, then the judgement, written whole beside the frame."""
+    memory = int(request["memory_mb"]) << 20
+    cpu = int(request["cpu_s"])
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    from .catalog import get
+    from .grader import cap, judge_frame
+
+    try:
+        out = judge_frame(get(int(request["lesson"])), Path(request["frame"]), request["refs"])
+    except MemoryError:
+        out = {"tampered": f"replaying the recording needs more than {request['memory_mb']} MiB"}
+    except Exception as exc:  # the engine failed on this recording (or a grader bug): said, never a PASS
+        out = {"crash": cap(f"the grader could not replay this recording: {type(exc).__name__}: {exc}")}
+    part = request["out"] + ".part"
+    with open(part, "w", encoding="utf-8") as f:
+        json.dump(out, f)
+    os.replace(part, request["out"])
+
+
+def serve() -> None:
+    from .grader import judge_frame  # noqa: F401  (loaded once, before any fork)
+    from .recording import load_engine
+
+    load_engine()
+    running: dict[int, tuple[str, float]] = {}  # pid -> (request id, deadline)
+    pending = b""
+    stdin = sys.stdin.buffer.raw
+    while True:
+        timeout = max(0.0, min((d for _, d in running.values()), default=time.monotonic() + 1) - time.monotonic())
+        ready, _, _ = select.select([stdin], [], [], min(timeout, 0.2))
+        if ready:
+            chunk = os.read(stdin.fileno(), 1 << 16)
+            if not chunk:  # the grader is gone: so are its workers
+                for pid in running:
+                    os.kill(pid, signal.SIGKILL)
+                return
+            pending += chunk
+            while b"\n" in pending:
+                line, pending = pending.split(b"\n", 1)
+                request = json.loads(line)
+                pid = os.fork()
+                if pid == 0:
+                    try:
+                        _work(request)
+                    finally:
+                        os._exit(0)
+                running[pid] = (request["id"], time.monotonic() + float(request["wall_s"]))
+        now = time.monotonic()
+        for pid, (_, deadline) in list(running.items()):
+            if now > deadline:
+                os.kill(pid, signal.SIGKILL)
+        while running:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+            if pid == 0:
+                break
+            ident, _ = running.pop(pid)
+            sys.stdout.write(json.dumps({"id": ident, "code": os.waitstatus_to_exitcode(status)}) + "\n")
+            sys.stdout.flush()
+
+
+# -- the client (in the grader) -------------------------------------------------------------------------
+class Server:
+    """The grader's handle on its worker server: started on first use, restarted if it ever died."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen | None = None
+        self._done: dict[str, tuple[threading.Event, list]] = {}
+        self._count = 0
+
+    def start(self) -> None:
+        with self._lock:
+            self._ensure()
+
+    def _ensure(self) -> subprocess.Popen:
+        if self._proc is not None and self._proc.poll() is None:
+            return self._proc
+        root = str(Path(__file__).resolve().parents[1])
+        path = os.environ.get("PYTHONPATH")
+        env = {**os.environ, **ONE_THREAD, "PYTHONPATH": root + (os.pathsep + path if path else "")}
+        self._proc = subprocess.Popen(
+            [sys.executable, "-B", "-m", "lessons.worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=env,
+            start_new_session=True,
+        )
+        threading.Thread(target=self._listen, args=(self._proc,), daemon=True).start()
+        return self._proc
+
+    def _listen(self, proc: subprocess.Popen) -> None:
+        for line in proc.stdout:
+            try:
+                msg = json.loads(line)
+            except ValueError:
+                continue
+            with self._lock:
+                found = self._done.pop(msg.get("id"), None)
+            if found is not None:
+                found[1].append(msg.get("code"))
+                found[0].set()
+        with self._lock:  # the server ended: whoever still waits hears it
+            waiting, self._done = self._done, {}
+        for event, box in waiting.values():
+            box.append(None)
+            event.set()
+
+    def judge(self, number: int, frame: Path, refs: dict, memory_mb: int, cpu_s: int, wall_s: float) -> dict | None:
+        """The worker's result for ``frame``, or None if it ended without one (killed, out of limits)."""
+        out = frame.with_name(frame.name + ".verdict.json")
+        event, box = threading.Event(), []
+        with self._lock:
+            self._count += 1
+            ident = str(self._count)
+            request = {
+                "id": ident,
+                "lesson": number,
+                "frame": str(frame),
+                "out": str(out),
+                "refs": refs,
+                "memory_mb": memory_mb,
+                "cpu_s": cpu_s,
+                "wall_s": wall_s,
+            }
+            self._done[ident] = (event, box)
+            proc = self._ensure()
+            try:
+                proc.stdin.write((json.dumps(request) + "\n").encode())
+                proc.stdin.flush()
+            except OSError:
+                self._done.pop(ident, None)
+                return None
+        event.wait(wall_s + 30)
+        try:
+            return json.loads(out.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        finally:
+            out.unlink(missing_ok=True)
+
+
+if __name__ == "__main__":
+    serve()

@@ -88,15 +88,17 @@ def compare(ident: str, yours, expected: np.ndarray, atol: float = 0.0, rtol: fl
         )
     if yours is None:
         return Criterion(ident, False, bi("no result", "没有结果"), want)
-    if isinstance(yours, NotFromDevice):
-        right = yours.claimed is not None and compare(ident, yours.claimed, expected, atol, rtol).passed
+    if isinstance(yours, NotFromDevice):  # wrong values are reported as wrong; right ones as not the device's
+        claimed = None if yours.claimed is None else compare(ident, yours.claimed, expected, atol, rtol)
+        if claimed is not None and not claimed.passed:
+            return claimed
         reason = NOT_FROM_DEVICE_ZH.get(yours.reason, yours.reason)
         return Criterion(
             ident,
             False,
             bi(f"not computed by the device: {yours.reason}", f"不是由设备计算得到的：{reason}"),
             want,
-            off_device=right,
+            off_device=claimed is not None,
         )
     try:
         got = np.asarray(yours, dtype=np.float64)

@@ -108,10 +108,12 @@ def test_an_edited_recording_is_tampered(recording, tmp_path, edit, message):
 
 def test_claimed_outputs_are_checked_against_the_replay(recording, tmp_path):
     doc = copy.deepcopy(recording)
-    doc["outputs"]["y_main"] = doc["outputs"]["y_main"] * 0 + 1  # numbers no device computed
+    y = doc["outputs"]["y_main"].copy()
+    y.view("uint16")[0] ^= 1  # right within the tolerance, but not the bytes the replay's device brought back
+    doc["outputs"]["y_main"] = y
     out = _judge(doc, tmp_path)
     numerics = next(c for c in out["criteria"] if c["id"] == "numerics")
-    assert not numerics["passed"] and "not computed by the device" in str(numerics["yours"])
+    assert not numerics["passed"] and numerics["off_device"] and "not computed by the device" in str(numerics["yours"])
 
 
 def test_a_recording_that_would_exhaust_the_grader_is_stopped_by_the_workers_limits(recording, tmp_path):

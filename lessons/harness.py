@@ -103,6 +103,8 @@ def _write_files(control: dict) -> tuple[str, dict[str, str]]:
 
 
 def main() -> None:
+    # the project this harness belongs to comes first: the child imports the grader's own engine and lessons
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     out_fd = int(sys.argv[1])
     control = json.loads(sys.stdin.readline())
     sys.stdin.close()

@@ -3,7 +3,7 @@
 The server is a plain child process of the grader (``python -B -m lessons.worker``), started once with the
 grader's modules loaded and one BLAS thread; it is single-threaded, so forking it is safe wherever the
 grader runs (a CLI, a web worker with many threads, a test). For each request it forks a worker that sets
-its own memory and CPU limits, judges one frame (:func:`lessons.grader.judge_frame`), writes the result as
+its own memory and CPU limits, judges one frame (:func:`lessons.judge.judge_frame`), writes the result as
 JSON beside the frame and exits; the server kills a worker that outlives its wall time. A worker that dies
 in any way never takes the server or the grader with it.
 
@@ -37,7 +37,7 @@ def _work(request: dict) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
     from .catalog import get
-    from .grader import cap, judge_frame
+    from .judge import cap, judge_frame
 
     try:
         out = judge_frame(get(int(request["lesson"])), Path(request["frame"]), request["refs"])
@@ -52,7 +52,7 @@ def _work(request: dict) -> None:
 
 
 def serve() -> None:
-    from .grader import judge_frame  # noqa: F401  (loaded once, before any fork)
+    from .judge import judge_frame  # noqa: F401  (loaded once, before any fork)
     from .recording import load_engine
 
     load_engine()

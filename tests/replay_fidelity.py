@@ -74,7 +74,7 @@ def _same(x, y) -> bool:
 
 def main(number: int) -> None:
     from lessons.catalog import get
-    from lessons.grader import run_child
+    from lessons.child import run_child
     from lessons.recording import load_engine
     from lessons.replay import NotFromDevice, replay
     from lessons.wire import decode, read_first, split

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from lessons import catalog, sandbox
-from lessons.grader import ONE_THREAD
+from lessons.worker import ONE_THREAD
 
 HELPER = Path(__file__).resolve().parent / "replay_fidelity.py"
 

@@ -16,7 +16,9 @@ from hostile_submissions import fast_hardware_l5, free_tiler_l9
 from lesson_submissions import write
 
 from lessons import catalog, sandbox
-from lessons.grader import grade_file, judge_in_worker, references, run_child
+from lessons.child import run_child
+from lessons.grader import grade_file, judge_in_worker
+from lessons.judge import references
 from lessons.wire import decode, encode, read_first, split
 
 L3 = catalog.get(3)

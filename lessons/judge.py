@@ -1,0 +1,106 @@
+"""Judging a recording, in whichever trusted process calls it: replay, criteria, predictions, the cost table.
+
+:func:`judge_frame` decodes a child's frame, replays the recording (:mod:`lessons.replay`) and runs the
+lesson's ``check.judge`` and its predict-then-run questions on that replay (:class:`lessons.checks.Data`).
+The grader calls it in a worker process (:mod:`lessons.worker`) with its own limits; :func:`references`
+are the values the lesson's own scenario code computes for the check, once per grader process.
+"""
+
+from __future__ import annotations
+
+import threading
+from functools import cache
+from pathlib import Path
+
+from .catalog import Lesson
+from .checks import Criterion
+
+MAX_MESSAGE_CHARS = 4096  # one message of a report
+
+
+def cap(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    return text if len(text) <= limit else text[:limit] + f" ... ({len(text) - limit} more characters)"
+
+
+class Context:
+    """What a check may use besides the replay: the lesson, its settings, and the values the grader computed
+    by running the lesson's own (trusted) scenario code."""
+
+    def __init__(self, lesson: Lesson, references: dict) -> None:
+        self.lesson = lesson
+        self.settings = lesson.settings
+        self._references = references
+
+    def reference(self, name: str):
+        return self._references[name]
+
+    def truth(self, question: str) -> str:
+        return str(self._references[f"truth_{question}"])
+
+
+_REF_LOCK = threading.Lock()
+
+
+@cache
+def _references(package: str) -> dict:
+    import importlib
+
+    from .catalog import lessons as all_lessons
+
+    lesson = next(ls for ls in all_lessons() if ls.package == package)
+    scenario = importlib.import_module(f"{package}.scenario")
+    names = [*getattr(lesson.module("check"), "REFERENCES", ()), *(f"truth_{q.id}" for q in lesson.questions)]
+    return {name: getattr(scenario, name)() for name in names}
+
+
+def references(lesson: Lesson) -> dict:
+    """The truths of the lesson's questions and the baselines its check names (``check.REFERENCES``),
+    computed once per process by the lesson's own scenario code."""
+    with _REF_LOCK:
+        return _references(lesson.package)
+
+
+def judge(lesson: Lesson, data, refs: dict) -> list[Criterion]:
+    """The lesson's criteria and the predictions, from a replay (:class:`lessons.checks.Data`)."""
+    ctx = Context(lesson, refs)
+    criteria = list(lesson.module("check").judge(data, ctx))
+    predictions = data.value("predictions") or {}
+    for q in lesson.questions:
+        yours = predictions.get(q.id) if isinstance(predictions, dict) else None
+        yours = None if yours is None else str(yours)[:200]
+        truth = ctx.truth(q.id)
+        criteria.append(Criterion(f"predict_{q.id}", yours is not None and yours == truth, str(yours), truth, ""))
+    return criteria
+
+
+def judge_frame(lesson: Lesson, frame: Path, refs: dict) -> dict:
+    """Replay and judge a child's frame (in whichever process calls it): the criteria and costs, or why not."""
+    from .checks import Data
+    from .replay import Tampered, replay
+    from .wire import WireError, decode, read_first, split
+
+    try:
+        _, at = read_first(frame)
+        data = frame.read_bytes()[at:]
+        frames = split(data)
+        if len(frames) != 1:
+            raise WireError(f"the result channel carried {len(frames) + 1} frames, expected 2")
+        doc = decode(frames[0])
+        if not isinstance(doc, dict):
+            raise WireError("the frame is not a table")
+        drive = lesson.module("drive")
+        replayed = replay(doc, drive, getattr(drive, "LIBRARY", {}))
+    except (WireError, Tampered) as exc:
+        return {"tampered": cap(str(exc))}
+    data = Data(replayed, doc.get("values") or {})
+    try:
+        criteria = judge(lesson, data, refs)
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        return {"tampered": cap(f"the recording is incomplete: {type(exc).__name__}: {exc}")}
+    costs = None
+    main = lesson.module("check").MAIN_RUN
+    if main and data.has_run(main):
+        from .costs import cost_table
+
+        costs = cost_table(data.run(main))
+    return {"criteria": [c.__dict__ for c in criteria], "costs": costs}

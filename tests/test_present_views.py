@@ -9,7 +9,7 @@ import pytest
 from app.present import Replay
 from app.present import views as V
 from app.present.messages import LANGS, keys, t
-from app.present.store import RunSpec, RunStore, decode, encode
+from app.server.store import RunSpec, RunStore, decode, encode
 from engine.runner import get_scenario, run_scenario
 
 

@@ -3,12 +3,12 @@
 A browser names a run with a small dict it keeps in its own session (``{"lesson": 1}`` or
 ``{"scenario": "matmul", "profile": ..., "params": {...}, "numerics": false}``); nothing about a user is
 kept here. Every such dict is validated again on each use (the scenario's own parameter checks and
-the server's budget), turned into a :class:`~app.present.store.RunSpec`, and the run is found by the
+the server's budget), turned into a :class:`~app.server.store.RunSpec`, and the run is found by the
 spec's hash: in this process's memory, on disk (written by any worker), or simulated now.
 
 Playground runs are simulated in a background thread so the page can show progress; the job's state
 lives in a small JSON file next to the stored runs, so any worker can answer "how far is it?" and
-the finished run (the ``.npz`` the :class:`~app.present.store.RunStore` writes) is visible to all.
+the finished run (the ``.npz`` the :class:`~app.server.store.RunStore` writes) is visible to all.
 Lesson runs are small and computed on first use.
 """
 
@@ -26,10 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.files import atomic_path
-from app.present import Breakpoint, Replay, budget
+from app.present import Breakpoint, Replay
 from app.present.frames import FrameSource, outline
-from app.present.store import RunSpec, RunStore
 from app.present.walkthrough import Stop, lesson_stops, run_lesson
+from app.server import limits
+from app.server.store import RunSpec, RunStore
 from engine.profile import DEFAULT_PROFILE, ProfileError, list_profiles, load_profile
 from engine.scenarios import Scenario, ScenarioArgError, ScenarioFailed, registry
 from engine.scenarios.cost import Cost, estimate
@@ -124,7 +125,7 @@ def validate_request(request: dict) -> tuple[RunSpec, Scenario, Cost]:
             values[p.name] = _coerce(p, raw.get(p.name, p.default))
         current = None
         values = scenario.validate(profile, values)
-        cost = budget.check(name, profile, values, numerics)
+        cost = limits.check(name, profile, values, numerics)
     except ScenarioArgError as exc:
         message = str(exc)
         for p in scenario.params:

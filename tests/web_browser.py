@@ -128,11 +128,20 @@ class Tab:
             timeout=timeout,
         )
 
-    def wait_steps(self, n: int, timeout: float = 60_000) -> None:
-        """Until a run of ``n`` steps is loaded and drawn."""
-        self.page.wait_for_function(
-            "n => (document.getElementById('step-label') || {}).innerText?.includes(' / ' + n)", arg=n, timeout=timeout
-        )
+    def wait_steps(self, n: int, timeout: float = 60_000, stage: str = "") -> None:
+        """Until a run of ``n`` steps is loaded and drawn (on a timeout, what the page said instead)."""
+        try:
+            self.page.wait_for_function(
+                "n => (document.getElementById('step-label') || {}).innerText?.includes(' / ' + n)",
+                arg=n,
+                timeout=timeout,
+            )
+        except Exception as exc:
+            said = self.page.evaluate(
+                "() => ['step-label', 'pg-error', 'pg-progress', 'pg-note', 'player-status']"
+                ".map(i => i + ': ' + ((document.getElementById(i) || {}).innerText || '-')).join(' | ')"
+            )
+            raise AssertionError(f"no run of {n} steps drawn {stage}; the page says {said}") from exc
 
     def cursor(self, graph: str = "timeline-graph") -> float:
         """The time (us) the cursor laid over a chart stands at."""

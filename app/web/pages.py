@@ -64,6 +64,14 @@ def register(app, runs: Runs, default_lang: str) -> None:
             State(local, "data"),
         )
 
+    app.clientside_callback(  # the tab's id, made once per browser session: its jobs are counted under it
+        """(path, id) => id || (self.crypto && crypto.randomUUID ? crypto.randomUUID().replace(/-/g, "")
+                                 : Math.random().toString(36).slice(2) + Date.now().toString(36))""",
+        Output("session", "data"),
+        Input("url", "pathname"),
+        State("session", "data"),
+    )
+
     @app.callback(Output("last-run", "data"), Input("run", "data"), prevent_initial_call=True)
     def remember(run):
         if not run:

@@ -18,8 +18,11 @@ trap 'rm -rf "$tmp"' EXIT
 node_modules/.bin/esbuild src/editor.js --bundle --minify --format=iife --target=es2020 --charset=utf8 \
     --legal-comments=none --metafile="$tmp/meta.json" --outfile="$tmp/editor.js" --log-level=warning
 {
-    printf '/*! AscendSim code editor (CodeMirror 6, MIT: see editor.bundle.LICENSE.txt). Built by app/web/editor/build.sh; do not edit. sources-sha256=%s */\n' "$digest"
+    printf '/*! AscendSim code editor (CodeMirror 6, MIT: see editor.bundle.LICENSE.txt). '
+    printf 'Built by app/web/editor/build.sh; do not edit. sources-sha256=%s */\n' "$digest"
     cat "$tmp/editor.js"
 } >"$assets/editor.bundle.js"
 node notice.js "$tmp/meta.json" >"$assets/editor.bundle.LICENSE.txt"
-echo "editor.bundle.js: $(wc -c <"$assets/editor.bundle.js") bytes, $(gzip -9c "$assets/editor.bundle.js" | wc -c) gzipped; sources-sha256=$digest"
+bytes=$(wc -c <"$assets/editor.bundle.js")
+gzipped=$(gzip -9c "$assets/editor.bundle.js" | wc -c)
+echo "editor.bundle.js: $bytes bytes ($gzipped gzipped), sources-sha256=$digest"

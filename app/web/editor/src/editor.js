@@ -41,8 +41,8 @@ const errorField = StateField.define({
         return next;
     },
     provide: (f) => [
-        EditorView.decorations.from(f, (pos) => (pos === null ? Decoration.none : Decoration.set([errorLine.range(pos)]))),
-        gutterLineClass.from(f, (pos) => (pos === null ? RangeSet.empty : RangeSet.of([errorGutter.range(pos)]))),
+        EditorView.decorations.from(f, (p) => (p === null ? Decoration.none : Decoration.set(errorLine.range(p)))),
+        gutterLineClass.from(f, (p) => (p === null ? RangeSet.empty : RangeSet.of(errorGutter.range(p)))),
     ],
 });
 
@@ -90,16 +90,18 @@ const theme = EditorView.theme({
         border: "1px solid var(--line, #d9dee4)", borderRadius: "4px", minHeight: "16em", maxHeight: "70vh",
     },
     "&.cm-focused": {outline: "none", borderColor: "var(--blue, #4c78a8)", boxShadow: "0 0 0 2px #dbe6f2"},
-    ".cm-scroller": {fontFamily: "ui-monospace, SFMono-Regular, Menlo, Consolas, monospace", lineHeight: "1.45", overflow: "auto"},
+    ".cm-scroller": {
+        fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, "Noto Sans Mono CJK SC", monospace',
+        lineHeight: "1.45", overflow: "auto",
+    },
     ".cm-content": {padding: "4px 0", caretColor: "var(--ink, #1f2933)"},
     ".cm-cursor, .cm-dropCursor": {borderLeftColor: "var(--ink, #1f2933)", borderLeftWidth: "2px"},
     ".cm-gutters": {backgroundColor: "#f4f6f8", color: "#a0a8b0", borderRight: "1px solid var(--line, #d9dee4)"},
     ".cm-lineNumbers .cm-gutterElement": {padding: "0 8px 0 10px", minWidth: "34px"},
     ".cm-activeLine": {backgroundColor: "#eef3f8"},
     ".cm-activeLineGutter": {backgroundColor: "#e3eaf2", color: "var(--ink, #1f2933)"},
-    "&.cm-focused > .cm-scroller > .cm-selectionLayer .cm-selectionBackground, .cm-selectionBackground, .cm-content ::selection": {
-        backgroundColor: "#cfe0f5",
-    },
+    ".cm-selectionBackground, .cm-content ::selection": {backgroundColor: "#dde6ef"},
+    "&.cm-focused > .cm-scroller > .cm-selectionLayer .cm-selectionBackground": {backgroundColor: "#cfe0f5"},
     "&.cm-focused .cm-matchingBracket": {backgroundColor: "#d7e6f7", outline: "1px solid #9ab8dc"},
     "&.cm-focused .cm-nonmatchingBracket": {backgroundColor: "#fde2e1", outline: "1px solid #f5a3a3"},
     ".cm-line.cm-errorLine": {backgroundColor: "#ffe8e8", boxShadow: "inset 3px 0 0 var(--accent, #c7000b)"},

@@ -155,6 +155,7 @@ def type_at_end(tab: Tab, text: str) -> None:
     tab.page.keyboard.type(text)
 
 
+@pytest.mark.slow
 def test_editor_mounts_on_the_stub_with_line_numbers_and_highlighting(tab):
     p = tab.page
     assert value(tab) == STUB
@@ -168,6 +169,7 @@ def test_editor_mounts_on_the_stub_with_line_numbers_and_highlighting(tab):
     assert p.locator("#ex-editor .cm-activeLine").count() == 1
 
 
+@pytest.mark.slow
 def test_typing_edits_the_code_and_ctrl_z_undoes_it(tab):
     type_at_end(tab, "y = 1")
     assert value(tab) == STUB + "y = 1"
@@ -177,6 +179,7 @@ def test_typing_edits_the_code_and_ctrl_z_undoes_it(tab):
     assert value(tab) == STUB + "y = 1"
 
 
+@pytest.mark.slow
 def test_brackets_close_themselves_and_match(tab):
     p = tab.page
     type_at_end(tab, "print(")
@@ -188,6 +191,7 @@ def test_brackets_close_themselves_and_match(tab):
     assert p.locator("#ex-editor .cm-matchingBracket").count() == 2
 
 
+@pytest.mark.slow
 def test_tab_and_enter_indent_with_four_spaces(tab):
     p = tab.page
     type_at_end(tab, "def g(a):")
@@ -204,6 +208,7 @@ def test_tab_and_enter_indent_with_four_spaces(tab):
     assert "\t" not in value(tab)
 
 
+@pytest.mark.slow
 def test_mark_line_creates_the_error_line_element_and_null_removes_it(tab):
     p = tab.page
     assert p.locator("#ex-error-line").count() == 0
@@ -222,8 +227,14 @@ def test_mark_line_creates_the_error_line_element_and_null_removes_it(tab):
     p.evaluate("() => window.AscendSimEditor.markLine('ex-editor', null)")
     assert p.locator("#ex-error-line").count() == 0
     assert p.locator("#ex-editor .cm-errorLine, #ex-editor .cm-errorGutter").count() == 0
+    p.evaluate("() => window.AscendSimEditor.markLine('ex-editor', 4)")
+    p.click("#ex-editor .cm-line.cm-errorLine")
+    p.keyboard.press("Control+Shift+k")  # the marked line deleted: its mark goes with it
+    assert "# TODO" not in value(tab)
+    assert p.locator("#ex-error-line").count() == 0
 
 
+@pytest.mark.slow
 def test_the_draft_survives_a_reload_and_reset_brings_the_stub_back(tab):
     p = tab.page
     type_at_end(tab, "z = 2")
@@ -243,6 +254,7 @@ def test_the_draft_survives_a_reload_and_reset_brings_the_stub_back(tab):
     assert value(tab) == STUB
 
 
+@pytest.mark.slow
 def test_reset_and_set_value_through_the_api(tab):
     p = tab.page
     p.evaluate("() => window.AscendSimEditor.setValue('ex-editor', 'x = 1\\n')")
@@ -255,6 +267,7 @@ def test_reset_and_set_value_through_the_api(tab):
     assert value(tab) == "x = 1\n"
 
 
+@pytest.mark.slow
 def test_mounting_again_or_a_dash_re_render_makes_no_second_editor(tab):
     p = tab.page
     type_at_end(tab, "w = 0")
@@ -274,6 +287,17 @@ def test_mounting_again_or_a_dash_re_render_makes_no_second_editor(tab):
     assert value(tab) == STUB + "w = 0"
 
 
+@pytest.mark.slow
+def test_mount_before_the_element_exists_mounts_when_it_appears(tab):
+    p = tab.page
+    assert p.evaluate("() => window.AscendSimEditor.mount('later', {doc: 'a = 1\\n', lesson: 9})") is False
+    p.evaluate("() => { const d = document.createElement('div'); d.id = 'later'; document.body.appendChild(d); }")
+    p.wait_for_selector("#later .cm-content")
+    assert p.evaluate(GET, "later") == "a = 1\n"
+    assert p.evaluate(GET, "nowhere") is None
+
+
+@pytest.mark.slow
 def test_download_saves_the_code_as_a_file(tab, tmp_path):
     type_at_end(tab, "v = 9\n")
     with tab.page.expect_download() as info:

@@ -21,9 +21,10 @@ The browser API, ``window.AscendSimEditor`` (for Dash clientside callbacks and P
   replaces it (undoable; saved as the draft).
 * ``markLine(elementId, n)`` — marks line ``n`` (1-based, clamped to the file) as the error line: class
   ``cm-errorLine`` on the line, ``cm-errorGutter`` on its line number, and an element ``#ex-error-line`` with
-  ``data-line="n"`` (a tick on the editor's right edge; clicking it scrolls there). The mark follows its line
-  through edits (``data-line`` too) and goes away if the line is deleted. ``markLine(elementId, null)``
-  clears it and removes ``#ex-error-line``.
+  ``data-line="n"`` (a tick on the editor's right edge at the line's height in the file; clicking it scrolls
+  there). The mark follows its line through edits elsewhere (``data-line`` too); an edit that deletes all of
+  the line's text (or replaces the whole file, as ``setValue`` and ``reset`` do) drops it.
+  ``markLine(elementId, null)`` clears it and removes ``#ex-error-line``.
 * Drafts: every change is saved (300 ms debounced, and at once when the page is hidden or unloaded) in
   ``localStorage["ascendsim-draft-<lesson>"]``. ``reset(elementId, stubText)`` puts the stub back (undoable
   with Ctrl+Z), clears the mark and deletes the draft. ``download(elementId, filename)`` saves the code as a

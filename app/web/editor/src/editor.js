@@ -9,7 +9,7 @@ import {defaultKeymap, history, historyKeymap, indentLess, indentMore} from "@co
 import {python} from "@codemirror/lang-python";
 import {bracketMatching, HighlightStyle, indentOnInput, indentUnit, syntaxHighlighting} from "@codemirror/language";
 import {
-    Annotation, countColumn, EditorSelection, EditorState, MapMode, RangeSet, StateEffect, StateField,
+    Annotation, countColumn, EditorSelection, EditorState, RangeSet, StateEffect, StateField,
 } from "@codemirror/state";
 import {
     Decoration, drawSelection, EditorView, GutterMarker, gutterLineClass, highlightActiveLine,
@@ -33,9 +33,11 @@ const errorField = StateField.define({
     create: () => null,
     update(pos, tr) {
         let next = pos;
-        if (next !== null && tr.docChanged) {
-            next = tr.changes.mapPos(next, -1, MapMode.TrackDel);  // null when the line is deleted
-            if (next !== null) { next = tr.state.doc.lineAt(next).from; }
+        if (next !== null && tr.docChanged) {  // a change that deletes all of the line drops the mark
+            const line = tr.startState.doc.lineAt(next);
+            let gone = false;
+            tr.changes.iterChangedRanges((a, b) => { gone ||= b > a && a <= line.from && b >= line.to; });
+            next = gone ? null : tr.state.doc.lineAt(tr.changes.mapPos(next, -1)).from;
         }
         for (const e of tr.effects) { if (e.is(setError)) { next = e.value; } }
         return next;

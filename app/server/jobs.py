@@ -31,12 +31,17 @@ import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import diskcache
+from dash import DiskcacheManager
+from dash.background_callback.managers.diskcache_manager import _make_job_fn
+
 REDIS_ENV = "ASCENDSIM_REDIS_URL"
 SLOTS = max(1, os.cpu_count() or 1)  # heavy jobs at once on this machine (a class server: its cores)
 QUEUE_MAX = 32  # jobs that may wait for a slot; one more is refused
 PER_MINUTE = 10  # jobs a session may start per minute
 POLL_S = 0.1
 LEASE_S = 30.0  # a Redis lease not renewed for this long belongs to nobody
+CACHE_BYTES = 256 * 2**20  # the jobs' results and progress waiting to be fetched
 
 
 class Busy(RuntimeError):
@@ -54,13 +59,43 @@ def manager(runs_dir: Path):
     if url:
         from dash import CeleryManager
 
-        from .celery_app import celery
+        from .celery_app import celery_for
 
-        return CeleryManager(celery(url))
-    import diskcache
-    from dash import DiskcacheManager
+        return CeleryManager(celery_for(url))
+    return LocalManager(runs_dir / "callbacks")
 
-    return DiskcacheManager(diskcache.Cache(str(runs_dir / "callbacks"), size_limit=256 * 2**20))
+
+class LocalManager(DiskcacheManager):
+    """Dash's ``DiskcacheManager``, except that a job (a process forked from the server's) opens the cache afresh
+    instead of using the server's SQLite connections: a connection must not cross a fork, and the server's
+    other threads may be using theirs at that moment."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = str(folder)
+        super().__init__(diskcache.Cache(self.folder, size_limit=CACHE_BYTES))
+
+    def make_job_fn(self, fn, progress, key=None):
+        return _make_job_fn(fn, _PerProcessCache(self.folder), progress)
+
+
+class _PerProcessCache:
+    """A diskcache ``Cache`` over ``folder``, opened once in each process that uses it."""
+
+    def __init__(self, folder: str) -> None:
+        self.folder = folder
+        self._pid = -1
+        self._cache = None
+
+    def _here(self):
+        if self._pid != os.getpid():
+            self._cache, self._pid = diskcache.Cache(self.folder, size_limit=CACHE_BYTES), os.getpid()
+        return self._cache
+
+    def set(self, key, value, **kw):
+        return self._here().set(key, value, **kw)
+
+    def get(self, key, default=None, **kw):
+        return self._here().get(key, default, **kw)
 
 
 class Coordinator:

@@ -203,7 +203,7 @@ class Coordinator:
             except BlockingIOError:
                 fh.close()
                 continue
-            return fh.close  # closing the file releases the lock
+            return lambda fh=fh: _unlock(fh)
         return None
 
     # -- what one session may do -----------------------------------------------------------------------------
@@ -245,6 +245,14 @@ class Coordinator:
                 yield
             finally:
                 fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _unlock(fh) -> None:
+    """Release a flock explicitly before closing: a process forked meanwhile shares the open file, and only an
+    unlock (not a close) releases it for every holder of that file."""
+    with contextlib.suppress(OSError):
+        fcntl.flock(fh, fcntl.LOCK_UN)
+    fh.close()
 
 
 def _number(text: str) -> bool:

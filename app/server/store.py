@@ -169,7 +169,8 @@ class RunStore:
         self, directory: str | Path | None = None, max_bytes: int = 512 * 2**20, disk_bytes: int = DISK_BYTES
     ) -> None:
         self.directory = Path(directory or Path(tempfile.gettempdir()) / "ascendsim-runs")
-        self.directory.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(OSError):  # a folder that cannot be made: nothing is stored (put says why)
+            self.directory.mkdir(parents=True, exist_ok=True)
         self.max_bytes = max_bytes
         self.disk_bytes = disk_bytes
         # run key -> what happened to its stored file, as a message of app.present.messages and its values
@@ -263,12 +264,14 @@ class RunStore:
 
     def _others(self) -> list[Path]:
         parent = self.directory.parent
-        return [p for p in parent.iterdir() if p.is_dir() and p != self.directory and _is_code_folder(p.name)]
+        with contextlib.suppress(OSError):
+            return [p for p in parent.iterdir() if p.is_dir() and p != self.directory and _is_code_folder(p.name)]
+        return []
 
     def _files(self) -> list[tuple[float, int, Path, bool]]:
         out = []
         for folder in (self.directory, *self._others()):
-            for p in folder.glob("*.npz"):
+            for p in folder.glob("*.npz") if folder.is_dir() else ():
                 with contextlib.suppress(OSError):
                     st = p.stat()
                     out.append((st.st_mtime, st.st_size, p, p.name.startswith("lesson-")))

@@ -242,6 +242,8 @@ class Runs:
         :class:`~app.server.jobs.Busy` (the session's or the queue's limits)."""
         spec, _scenario, cost = validate_request(request)
         with self.coordinator.session(session):
+            if not self.stored(spec) and (problem := usable(self.code_dir)):
+                raise RunRequestError(problem)  # said before the run, not after it (the folder may have healed since)
             return self._make(spec, cost.events, report)
 
     def _make(self, spec: RunSpec, events: int, report: Callable[[str, dict], None]) -> tuple | None:

@@ -54,7 +54,7 @@ def free_port() -> int:
 class Server:
     """A dashboard server in a child process: ``ascendsim web`` or gunicorn with several workers."""
 
-    def __init__(self, runs_dir: Path, workers: int = 0) -> None:
+    def __init__(self, runs_dir: Path, workers: int = 0, log_dir: Path | None = None) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = {**os.environ, "ASCENDSIM_RUNS": str(runs_dir), "PYTHONPATH": str(ROOT)}
@@ -74,7 +74,7 @@ class Server:
             ]
         else:
             cmd = [sys.executable, "-m", "app.cli", "web", "--port", str(self.port), "--runs-dir", str(runs_dir)]
-        self.log = runs_dir / "server.log"
+        self.log = (log_dir or runs_dir) / "server.log"
         self._out = self.log.open("w")
         self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=self._out, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 90

@@ -526,7 +526,7 @@ def finding_kind(kind: str, lang: str = "en") -> str:
 
 def known_lang(lang) -> str:
     """``lang`` if it is one of :data:`LANGS`, else English (what a browser sent may be anything)."""
-    return lang if lang in LANGS else LANGS[0]
+    return lang if isinstance(lang, str) and lang in LANGS else LANGS[0]
 
 
 def keys() -> tuple[str, ...]:

@@ -3,7 +3,7 @@
 Every run that takes time (a playground run, a compare, a trainee's exercise) is a Dash background
 callback: the click returns at once and the page polls the job (one request in flight at a time; Dash
 waits for each answer before asking again). :func:`manager` picks the engine Dash documents for that:
-``DiskcacheManager`` by default (jobs are processes of this machine, results in a folder beside the runs:
+``DiskcacheManager`` by default (jobs are processes of this machine, results in its temporary folder:
 no external service), or ``CeleryManager`` over Redis when ``ASCENDSIM_REDIS_URL`` is set (jobs run on
 Celery workers on any number of machines that share the runs folder: ``celery -A app.server.celery_app
 worker``).
@@ -53,7 +53,7 @@ class Busy(RuntimeError):
         self.values = values
 
 
-def manager(runs_dir: Path):
+def manager(folder: Path):
     """The background-callback manager: Celery over Redis if ``ASCENDSIM_REDIS_URL`` is set, else Diskcache."""
     url = os.environ.get(REDIS_ENV)
     if url:
@@ -62,7 +62,7 @@ def manager(runs_dir: Path):
         from .celery_app import celery_for
 
         return CeleryManager(celery_for(url))
-    return LocalManager(runs_dir / "callbacks")
+    return LocalManager(folder / "callbacks")
 
 
 class LocalManager(DiskcacheManager):

@@ -215,6 +215,7 @@ class RunStore:
         self._remember(spec.key, result)
         data = encode(result, spec)
         try:
+            self.directory.mkdir(parents=True, exist_ok=True)  # says why when its parent is read-only or full
             with atomic_path(self.path(spec)) as tmp:  # a reader sees the whole file or none
                 tmp.write_bytes(data)
         except OSError as exc:

@@ -41,7 +41,7 @@ def create_app(runs_dir: str | Path | None = None, lang: str = "en", store_mb: i
         suppress_callback_exceptions=True,
         title="AscendSim",
         update_title=None,
-        background_callback_manager=jobs.manager(runs.code_dir if runs.problem is None else runs.coordinator.folder),
+        background_callback_manager=jobs.manager(runs.coordinator.folder),
     )
     app.layout = layout.shell(lang)
     pages.register(app, runs, lang)

@@ -76,7 +76,7 @@ def register(app, runs: Runs) -> None:
     def scenario_fields(name, lang):
         """The fields of the chosen scenario (rebuilt only when the scenario changes: a language switch
         keeps what the user typed; their help follows the language they were built in)."""
-        if name not in registry():
+        if not isinstance(name, str) or name not in registry():
             raise PreventUpdate
         have = {p.name for p in registry()[name].params}
         styles = [{} if x in have else {"display": "none"} for x in MNK]
@@ -84,7 +84,7 @@ def register(app, runs: Runs) -> None:
 
     @app.callback(Output("pg-summary", "children"), Input("pg-scenario", "value"), Input("lang-page", "data"))
     def scenario_line(name, lang):
-        if name not in registry():
+        if not isinstance(name, str) or name not in registry():
             raise PreventUpdate
         return f"{name}: {scenario_summary(registry()[name], known_lang(lang))}"
 

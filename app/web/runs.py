@@ -209,7 +209,7 @@ class Runs:
         self.code_dir = self.directory / fingerprint("engine", "lessons", "app/present", "app/server")
         self.problem = usable(self.code_dir)  # None, or why the folder cannot take runs (one line)
         self.store = RunStore(self.code_dir, max_bytes=256 * 2**20, disk_bytes=disk_bytes)
-        self.coordinator = Coordinator(self.code_dir / "jobs" if self.problem is None else _scratch())
+        self.coordinator = Coordinator(jobs_folder(self.code_dir))
         self.max_loaded_events = max_loaded_events
         self._loaded: OrderedDict[str, Loaded] = OrderedDict()
         self._lock = threading.Lock()
@@ -379,9 +379,13 @@ def usable(folder: Path) -> str | None:
     return None
 
 
-def _scratch() -> Path:
-    """Where a server whose runs folder is unusable keeps its jobs' locks (this machine's temporary folder)."""
-    return Path(tempfile.gettempdir()) / f"ascendsim-jobs-{os.getuid()}"
+def jobs_folder(code_dir: Path) -> Path:
+    """Where the jobs of a runs folder keep their locks and results: this machine's temporary folder, one
+    folder per runs folder (every worker of a server shares it). Jobs are processes of this machine and
+    their results are fetched within seconds, so they need no shared disk, and a full or read-only runs
+    folder does not stop a job from saying so."""
+    tag = hashlib.sha256(str(code_dir.resolve()).encode()).hexdigest()[:12]
+    return Path(tempfile.gettempdir()) / f"ascendsim-jobs-{os.getuid()}-{tag}"
 
 
 __all__ = ("Loaded", "RunRequestError", "Runs", "breakpoints_of", "fingerprint", "validate_request")

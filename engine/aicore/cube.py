@@ -1,0 +1,153 @@
+"""The Cube unit's arithmetic: what ``mmad`` leaves in L0C and what ``fixpipe`` writes out.
+
+The one definition, used by the instruction-level ``mmad`` and ``fixpipe``
+(:mod:`engine.aicore.instructions`), by the matmul fast paths that compute a whole launch at once
+(:mod:`engine.kernels.matmul_fast`) and by the replay that shows what a tile holds
+(``app/present/tiles.py``). All three get the same bytes, whatever BLAS library or thread count
+numpy runs with.
+
+Hardware facts (the ADK's ``Mmad`` and ``Fixpipe`` pages; ``reference/hardware.md``):
+
+* the Cube multiplies fp16 operands from L0A and L0B and accumulates in fp32 in L0C, one
+  16x16x16 fractal per cycle; an ``mmad`` either stores A[m, k] @ B[k, n] in L0C
+  (``cmatrixInitVal``) or adds it to what L0C holds, so a base block's K loop accumulates mmad
+  after mmad and L0C is rounded to fp32 at least once per ``mmad``;
+* ``Fixpipe`` converts the fp32 in L0C to the destination's dtype on its way out;
+* an fp16 x fp16 product is exact in fp32 (11-bit significands, a 22-bit product): every
+  rounding comes from the accumulation.
+
+The simulator's assumptions (the order of the additions inside the Cube is not published):
+
+* within one ``mmad`` every entry's ``k`` products are summed exactly and the sum is rounded once
+  to fp32, to nearest even (an adder tree wide enough not to round between fractals);
+* L0C accumulates those fp32 partial sums in fp32, ``mmad`` after ``mmad`` in program order, to
+  nearest even; an ``mmad`` that initialises L0C stores its partial sum plus +0 (never -0);
+* the fixpipe rounds to the destination dtype to nearest even (overflow goes to infinity).
+
+So C depends on A, B and how K is split into mmads (``baseK``), and on nothing else.
+
+How it is computed: an exact sum has one value whatever the order of its additions, so the partial
+sums come from numpy's float64 matmul (BLAS, in whatever order and on however many threads it
+likes) wherever that is provably exact, and from :func:`math.fsum` (correctly rounded) wherever it
+may not be. Exact: every product a[i, t] * b[t, j] of fp16 (or fp32) operands is exact in fp64; all
+of row i's operands are multiples of 2^lo_i and smaller than 2^hi_i (likewise column j's, lo_j and
+hi_j), so every partial sum, in any order, is a multiple of 2^(lo_i + lo_j) smaller than
+k * 2^(hi_i + hi_j): it fits fp64's 53-bit significand when
+``(hi_i - lo_i) + (hi_j - lo_j) + ceil(log2 k) <= 53``. For operands in [-1, 1] that holds for all
+but about one entry in ten thousand; rows or columns of a wide dynamic range (or inf / NaN) take
+the slow exact route more often. It assumes BLAS forms each entry from the products a[i, t] *
+b[t, j] (no Strassen-like recombination), as OpenBLAS, MKL and Accelerate do.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+_SIGNIFICAND = 53  # bits of an fp64 significand
+_NONE = -(1 << 20)  # spread of an all-zero row or column: exact with anything
+_NONFINITE = 1 << 24  # spread of a row or column holding inf or NaN: never summed by BLAS
+_NAN = np.float32("nan")
+
+
+def mmad(acc: np.ndarray, a: np.ndarray, b: np.ndarray, init: bool, scratch: np.ndarray | None = None) -> None:
+    """``Mmad``: ``acc`` (fp32, m x n, written in place) = or += ``a`` [m, k] @ ``b`` [k, n].
+
+    ``scratch`` (float64, m x n) spares an allocation when the caller loops.
+    """
+    part = _partial_sums(a, b, scratch)
+    if init:
+        np.add(part, 0.0, out=acc, dtype=np.float32, casting="same_kind")
+    else:
+        np.add(acc, part, out=acc, dtype=np.float32, casting="same_kind")
+
+
+def matmul(a: np.ndarray, b: np.ndarray, k_step: int) -> np.ndarray:
+    """A @ B (fp32) as a base block's K loop leaves it in L0C: one :func:`mmad` per ``k_step`` of K
+    (the last one shorter), the first initialising. Any rows of A and columns of B give the same
+    values as the whole matrix does."""
+    m, k = a.shape
+    acc = np.zeros((m, b.shape[1]), np.float32)
+    scratch = np.empty(acc.shape, np.float64)
+    for k0 in range(0, k, k_step):
+        mmad(acc, a[:, k0 : k0 + k_step], b[k0 : k0 + k_step], k0 == 0, scratch)
+    return acc
+
+
+def fixpipe(values: np.ndarray, dtype) -> np.ndarray:
+    """``Fixpipe``'s conversion of fp32 L0C values to the destination ``dtype`` (nearest even)."""
+    with np.errstate(over="ignore"):
+        return np.asarray(values).astype(dtype, copy=False)
+
+
+def _partial_sums(a: np.ndarray, b: np.ndarray, out: np.ndarray | None) -> np.ndarray:
+    """Each entry of a @ b summed exactly, as float64 values that are already fp32 numbers or that
+    round to the right one (exact sums round once, when the caller converts to fp32)."""
+    k = a.shape[1]
+    a64 = a.astype(np.float64)
+    b64 = b.astype(np.float64)
+    if out is None or out.shape != (a.shape[0], b.shape[1]):
+        out = np.empty((a.shape[0], b.shape[1]), np.float64)
+    if k == 0:
+        out[...] = 0.0
+        return out
+    np.matmul(a64, b64, out=out)
+    rows, cols = _inexact(_spread(a, 1), _spread(b, 0), _SIGNIFICAND - math.ceil(math.log2(k)))
+    if len(rows):
+        out[rows, cols] = _fsum32(a64[rows] * b64[:, cols].T)
+    return out
+
+
+def _spread(x: np.ndarray, axis: int) -> np.ndarray:
+    """Per row (``axis`` 1) or column (0) of ``x``: hi - lo, where every nonzero entry is a multiple
+    of 2^lo and smaller than 2^hi (from the exponent fields: the ulp of the smallest, the bound of
+    the largest)."""
+    if x.dtype.kind != "f":
+        raise TypeError(f"the Cube multiplies floating-point operands, not {x.dtype}")
+    info = np.finfo(x.dtype)
+    bits = x.view(f"u{x.dtype.itemsize}")
+    top = (1 << info.nexp) - 1
+    field = ((bits >> info.nmant) & top).astype(np.int32)
+    nonzero = (bits & ((1 << (8 * x.dtype.itemsize - 1)) - 1)) != 0
+    field = np.maximum(field, 1)  # a subnormal's ulp is the smallest normal's
+    hi = np.where(nonzero, field, _NONE).max(axis=axis, initial=_NONE)
+    lo = np.where(nonzero, field, -_NONE).min(axis=axis, initial=-_NONE)
+    spread = hi - lo + info.nmant + 1
+    spread[(field == top).any(axis=axis)] = _NONFINITE
+    return spread
+
+
+def _inexact(spread_a: np.ndarray, spread_b: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, cols) of the entries whose fp64 matmul is not certainly exact."""
+    rows = np.flatnonzero(spread_a + spread_b.max(initial=_NONE) > bound)
+    if not len(rows):
+        return rows, rows
+    cols = np.flatnonzero(spread_b + spread_a.max() > bound)
+    r, c = np.nonzero(spread_a[rows, None] + spread_b[None, cols] > bound)
+    return rows[r], cols[c]
+
+
+def _fsum32(products: np.ndarray) -> np.ndarray:
+    """The exact sum of each row of ``products`` (exact fp64 values) rounded once to fp32, as float64."""
+    listed = products.tolist()
+    sums = np.array([_fsum(row) for row in listed], np.float64)
+    out = sums.astype(np.float32)
+    # fsum rounded to fp64 already; rounding that to fp32 again errs only where it landed exactly
+    # halfway between two fp32 neighbours: there the sign of what fsum dropped decides
+    near = out.astype(np.float64)
+    other = np.nextafter(out, np.where(sums > near, np.float32(np.inf), np.float32(-np.inf)))
+    ties = np.flatnonzero((sums != near) & (sums == (near + other.astype(np.float64)) / 2))
+    for i in ties.tolist():
+        rest = _fsum([*listed[i], -sums[i]])
+        if rest != 0.0 and (rest > 0.0) == (other[i] > out[i]):
+            out[i] = other[i]
+    out[np.isnan(out)] = _NAN
+    return out.astype(np.float64)
+
+
+def _fsum(values: list[float]) -> float:
+    try:
+        return math.fsum(values)
+    except ValueError:  # inf - inf
+        return math.nan

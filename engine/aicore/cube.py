@@ -42,6 +42,7 @@ b[t, j] (no Strassen-like recombination), as OpenBLAS, MKL and Accelerate do.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -49,6 +50,8 @@ _SIGNIFICAND = 53  # bits of an fp64 significand
 _NONE = -(1 << 20)  # spread of an all-zero row or column: exact with anything
 _NONFINITE = 1 << 24  # spread of a row or column holding inf or NaN: never summed by BLAS
 _NAN = np.float32("nan")
+_BATCH = 1 << 20  # products held at once by the exact route
+_SPLIT_MAX_K = 8192  # deepest mmad whose fp16 sums the array method makes exact
 
 
 def mmad(acc: np.ndarray, a: np.ndarray, b: np.ndarray, init: bool, scratch: np.ndarray | None = None) -> None:
@@ -92,10 +95,11 @@ def _partial_sums(a: np.ndarray, b: np.ndarray, out: np.ndarray | None) -> np.nd
     if k == 0:
         out[...] = 0.0
         return out
-    np.matmul(a64, b64, out=out)
-    rows, cols = _inexact(_spread(a, 1), _spread(b, 0), _SIGNIFICAND - math.ceil(math.log2(k)))
-    if len(rows):
-        out[rows, cols] = _fsum32(a64[rows] * b64[:, cols].T)
+    with np.errstate(invalid="ignore"):  # inf * 0: NaN, as the Cube would give
+        np.matmul(a64, b64, out=out)
+        rows, cols = _inexact(_spread(a, 1), _spread(b, 0), _SIGNIFICAND - math.ceil(math.log2(k)))
+        if len(rows):
+            out[rows, cols] = _exact_sums(a64, b64, rows, cols, a.dtype == np.float16)
     return out
 
 
@@ -128,20 +132,61 @@ def _inexact(spread_a: np.ndarray, spread_b: np.ndarray, bound: int) -> tuple[np
     return rows[r], cols[c]
 
 
-def _fsum32(products: np.ndarray) -> np.ndarray:
-    """The exact sum of each row of ``products`` (exact fp64 values) rounded once to fp32, as float64."""
+def _exact_sums(a64: np.ndarray, b64: np.ndarray, rows: np.ndarray, cols: np.ndarray, fp16: bool) -> np.ndarray:
+    """Entries (rows[i], cols[i]) of a @ b, each summed exactly and rounded once to fp32 (as float64)."""
+    k = a64.shape[1]
+    out = np.empty(len(rows), np.float64)
+    step = max(1, _BATCH // k)
+    for s in range(0, len(rows), step):
+        products = a64[rows[s : s + step]] * b64[:, cols[s : s + step]].T  # exact in fp64
+        split = fp16 and k <= _SPLIT_MAX_K
+        out[s : s + step] = _split_sums(products) if split else _fsums(products)
+    return out
+
+
+def _split_sums(products: np.ndarray) -> np.ndarray:
+    """Row sums of fp16 products, exact, rounded once to fp32, with array arithmetic only.
+
+    An fp16 product is a multiple of 2^-48 below 2^32 in magnitude. Cut each at 2^c, c = 5 - ceil(log2 k):
+    the parts above are multiples of 2^c below 2^32, the parts below are multiples of 2^-48 in [0, 2^c);
+    k of either sum exactly in fp64, in any order, for k <= 8192. The two exact sums' total is then
+    ``s + e`` exactly (Knuth's two-sum), ``s`` its fp64 rounding.
+    """
+    k = products.shape[1]
+    cut = 2.0 ** (5 - math.ceil(math.log2(k)))
+    finite = np.isfinite(products).all(axis=1)
+    high = np.floor(products / cut) * cut
+    high_sum = high.sum(axis=1)
+    low_sum = (products - high).sum(axis=1)
+    s = high_sum + low_sum
+    back = s - high_sum
+    e = (high_sum - (s - back)) + (low_sum - back)
+    out = _round32(s, lambda ties: e[ties])
+    if not finite.all():  # inf and NaN: as the fp64 sum has them (inf - inf is NaN)
+        out[~finite] = _round32(products[~finite].sum(axis=1), lambda ties: np.zeros(len(ties)))
+    return out
+
+
+def _fsums(products: np.ndarray) -> np.ndarray:
+    """Row sums of exact fp64 values, exact, rounded once to fp32: :func:`math.fsum`, row by row (for fp32
+    operands, or an mmad deeper than the array method allows)."""
     listed = products.tolist()
     sums = np.array([_fsum(row) for row in listed], np.float64)
+    return _round32(sums, lambda ties: np.array([_fsum([*listed[i], -sums[i]]) for i in ties.tolist()]))
+
+
+def _round32(sums: np.ndarray, rest: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """fp32 (as float64) of exact values given as ``sums`` (each rounded to fp64) and ``rest(i)`` (the exact
+    value minus ``sums[i]``, or anything of its sign), asked only for the entries ``i`` where ``sums`` sits
+    exactly halfway between two fp32 numbers: only there would rounding the fp64 value to fp32 err."""
     out = sums.astype(np.float32)
-    # fsum rounded to fp64 already; rounding that to fp32 again errs only where it landed exactly
-    # halfway between two fp32 neighbours: there the sign of what fsum dropped decides
     near = out.astype(np.float64)
     other = np.nextafter(out, np.where(sums > near, np.float32(np.inf), np.float32(-np.inf)))
     ties = np.flatnonzero((sums != near) & (sums == (near + other.astype(np.float64)) / 2))
-    for i in ties.tolist():
-        rest = _fsum([*listed[i], -sums[i]])
-        if rest != 0.0 and (rest > 0.0) == (other[i] > out[i]):
-            out[i] = other[i]
+    if len(ties):
+        rest_sign = np.sign(rest(ties))
+        away = (rest_sign != 0) & ((rest_sign > 0) == (other[ties] > out[ties]))
+        out[ties[away]] = other[ties[away]]
     out[np.isnan(out)] = _NAN
     return out.astype(np.float64)
 

@@ -185,7 +185,7 @@ class KernelLaunch:
         self.fault: KernelFault | None = None
         self.scheduler: KernelScheduler | None = None
         self._gm_writes: list[tuple] = []
-        self.scratch: dict = {}  # per-launch caches a fast path may keep (templates, fp32 copies)
+        self.scratch: dict = {}  # per-launch caches a fast path may keep (templates, the launch's product)
         self.after_blocks: list = []  # what a fast path completes once every block has run (background numerics)
         self.body = jit_kernel.fast_path if (sim.fast and jit_kernel.fast_path) else jit_kernel.fn
         self._block_names: dict[int, tuple[int, int]] = {}

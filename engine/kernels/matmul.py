@@ -11,6 +11,9 @@ The data path of every version: GM -(MTE2)-> L1 -(MTE1)-> L0A / L0B -(M: mmad)->
 
 Tails (M, N or K not multiples of the base sizes) are handled by computing the actual sizes of the
 last blocks: ``mmad`` then pads to whole 16x16x16 fractals, as the Cube does.
+
+``matmul_tiled`` names its fast path where it is declared: :func:`stamped_matmul_tiled`, the same
+program recorded once per base-block signature and stamped after (:mod:`engine.kernels.matmul_fast`).
 """
 
 from __future__ import annotations

@@ -15,6 +15,8 @@ while the vectors work on block i):
 
 Drop a wait (``skip_wait``) and the race detector reports the AIV reading the workspace unordered
 with the fixpipe writing it; drop a set (``skip_set``) and the group deadlocks, diagnosed.
+
+The kernel names its fast path where it is declared: :func:`stamped_matmul_leaky_relu`.
 """
 
 from __future__ import annotations

@@ -28,15 +28,16 @@ So C depends on A, B and how K is split into mmads (``baseK``), and on nothing e
 
 How it is computed: an exact sum has one value whatever the order of its additions, so the partial
 sums come from numpy's float64 matmul (BLAS, in whatever order and on however many threads it
-likes) wherever that is provably exact, and from :func:`math.fsum` (correctly rounded) wherever it
-may not be. Exact: every product a[i, t] * b[t, j] of fp16 (or fp32) operands is exact in fp64; all
-of row i's operands are multiples of 2^lo_i and smaller than 2^hi_i (likewise column j's, lo_j and
+likes) wherever that is provably exact, and from an exact route of array arithmetic wherever it may
+not be. Exact: every product a[i, t] * b[t, j] of fp16 (or fp32) operands is exact in fp64; all of
+row i's operands are multiples of 2^lo_i and smaller than 2^hi_i (likewise column j's, lo_j and
 hi_j), so every partial sum, in any order, is a multiple of 2^(lo_i + lo_j) smaller than
 k * 2^(hi_i + hi_j): it fits fp64's 53-bit significand when
 ``(hi_i - lo_i) + (hi_j - lo_j) + ceil(log2 k) <= 53``. For operands in [-1, 1] that holds for all
-but about one entry in ten thousand; rows or columns of a wide dynamic range (or inf / NaN) take
-the slow exact route more often. It assumes BLAS forms each entry from the products a[i, t] *
-b[t, j] (no Strassen-like recombination), as OpenBLAS, MKL and Accelerate do.
+but about one entry in 16,000 (2048^3 in mmads of k = 64); rows or columns of a wide dynamic range,
+inf or NaN take the exact route (:func:`_split_sums`; :func:`math.fsum` for fp32 operands), which
+is slower. It assumes BLAS forms each entry from the products a[i, t] * b[t, j] (no Strassen-like
+recombination), as OpenBLAS, MKL and Accelerate do.
 """
 
 from __future__ import annotations

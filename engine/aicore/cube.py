@@ -6,7 +6,7 @@ The one definition, used by the instruction-level ``mmad`` and ``fixpipe``
 (``app/present/tiles.py``). All three get the same bytes, whatever BLAS library or thread count
 numpy runs with.
 
-Hardware facts (the ADK's ``Mmad`` and ``Fixpipe`` pages; ``reference/hardware.md``):
+Hardware facts (ADK: the ``Mmad`` and ``Fixpipe`` API pages, ``附录/Cube指令理论性能汇总.md``; see docs/sources.md):
 
 * the Cube multiplies fp16 operands from L0A and L0B and accumulates in fp32 in L0C, one
   16x16x16 fractal per cycle; an ``mmad`` either stores A[m, k] @ B[k, n] in L0C

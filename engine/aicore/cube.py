@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -55,27 +56,20 @@ _BATCH = 1 << 20  # products held at once by the exact route
 _SPLIT_MAX_K = 8192  # deepest mmad whose fp16 sums the array method makes exact
 
 
-def mmad(acc: np.ndarray, a: np.ndarray, b: np.ndarray, init: bool, scratch: np.ndarray | None = None) -> None:
-    """``Mmad``: ``acc`` (fp32, m x n, written in place) = or += ``a`` [m, k] @ ``b`` [k, n].
-
-    ``scratch`` (float64, m x n) spares an allocation when the caller loops.
-    """
-    part = _partial_sums(a, b, scratch)
-    if init:
-        np.add(part, 0.0, out=acc, dtype=np.float32, casting="same_kind")
-    else:
-        np.add(acc, part, out=acc, dtype=np.float32, casting="same_kind")
+def mmad(acc: np.ndarray, a: np.ndarray, b: np.ndarray, init: bool) -> None:
+    """``Mmad``: ``acc`` (fp32, m x n, written in place) = or += ``a`` [m, k] @ ``b`` [k, n]."""
+    _mmad(acc, _operand(a, 1, a.shape[1]), _operand(b, 0, b.shape[0]), init, None)
 
 
 def matmul(a: np.ndarray, b: np.ndarray, k_step: int) -> np.ndarray:
     """A @ B (fp32) as a base block's K loop leaves it in L0C: one :func:`mmad` per ``k_step`` of K
     (the last one shorter), the first initialising. Any rows of A and columns of B give the same
     values as the whole matrix does."""
-    m, k = a.shape
-    acc = np.zeros((m, b.shape[1]), np.float32)
+    acc = np.zeros((a.shape[0], b.shape[1]), np.float32)
     scratch = np.empty(acc.shape, np.float64)
-    for k0 in range(0, k, k_step):
-        mmad(acc, a[:, k0 : k0 + k_step], b[k0 : k0 + k_step], k0 == 0, scratch)
+    whole_a, whole_b = _operand(a, 1, k_step), _operand(b, 0, k_step)
+    for i, k0 in enumerate(range(0, a.shape[1], k_step)):
+        _mmad(acc, whole_a.step(i, k0, k_step), whole_b.step(i, k0, k_step), k0 == 0, scratch)
     return acc
 
 
@@ -85,29 +79,60 @@ def fixpipe(values: np.ndarray, dtype) -> np.ndarray:
         return np.asarray(values).astype(dtype, copy=False)
 
 
-def _partial_sums(a: np.ndarray, b: np.ndarray, out: np.ndarray | None) -> np.ndarray:
+@dataclass(frozen=True)
+class _Operand:
+    """An mmad operand in fp64 (exact), with the exponent spread (:func:`_spread`) of each of its rows
+    (A, ``axis`` 1) or columns (B, ``axis`` 0) over each step of K: prepared once for a whole K loop."""
+
+    values: np.ndarray
+    spread: np.ndarray
+    axis: int
+    fp16: bool
+
+    def step(self, i: int, k0: int, k_step: int) -> _Operand:
+        """The operand of the loop's ``i``-th mmad: K from ``k0``, ``k_step`` deep."""
+        if self.axis == 1:
+            return _Operand(self.values[:, k0 : k0 + k_step], self.spread[:, i : i + 1], 1, self.fp16)
+        return _Operand(self.values[k0 : k0 + k_step], self.spread[i : i + 1], 0, self.fp16)
+
+
+def _operand(x: np.ndarray, axis: int, k_step: int) -> _Operand:
+    starts = np.arange(0, x.shape[axis], max(k_step, 1))
+    spread = _spread(x, axis, starts) if len(starts) else np.zeros((1, 1), np.int32)
+    return _Operand(x.astype(np.float64), spread, axis, x.dtype == np.float16)
+
+
+def _mmad(acc: np.ndarray, a: _Operand, b: _Operand, init: bool, out: np.ndarray | None) -> None:
+    """One mmad on prepared operands: the exact partial sums (:func:`_partial_sums`), then L0C."""
+    part = _partial_sums(a, b, out)
+    if init:
+        np.add(part, 0.0, out=acc, dtype=np.float32, casting="same_kind")
+    else:
+        np.add(acc, part, out=acc, dtype=np.float32, casting="same_kind")
+
+
+def _partial_sums(a: _Operand, b: _Operand, out: np.ndarray | None) -> np.ndarray:
     """Each entry of a @ b summed exactly, as float64 values that are already fp32 numbers or that
     round to the right one (exact sums round once, when the caller converts to fp32)."""
-    k = a.shape[1]
-    a64 = a.astype(np.float64)
-    b64 = b.astype(np.float64)
-    if out is None or out.shape != (a.shape[0], b.shape[1]):
-        out = np.empty((a.shape[0], b.shape[1]), np.float64)
+    k = a.values.shape[1]
+    shape = (a.values.shape[0], b.values.shape[1])
+    if out is None or out.shape != shape:
+        out = np.empty(shape, np.float64)
     if k == 0:
         out[...] = 0.0
         return out
     with np.errstate(invalid="ignore"):  # inf * 0: NaN, as the Cube would give
-        np.matmul(a64, b64, out=out)
-        rows, cols = _inexact(_spread(a, 1), _spread(b, 0), _SIGNIFICAND - math.ceil(math.log2(k)))
+        np.matmul(a.values, b.values, out=out)
+        rows, cols = _inexact(a.spread[:, 0], b.spread[0], _SIGNIFICAND - math.ceil(math.log2(k)))
         if len(rows):
-            out[rows, cols] = _exact_sums(a64, b64, rows, cols, a.dtype == np.float16)
+            out[rows, cols] = _exact_sums(a.values, b.values, rows, cols, a.fp16)
     return out
 
 
-def _spread(x: np.ndarray, axis: int) -> np.ndarray:
-    """Per row (``axis`` 1) or column (0) of ``x``: hi - lo, where every nonzero entry is a multiple
-    of 2^lo and smaller than 2^hi (from the exponent fields: the ulp of the smallest, the bound of
-    the largest)."""
+def _spread(x: np.ndarray, axis: int, starts: np.ndarray) -> np.ndarray:
+    """Per row (``axis`` 1) or column (0) of ``x`` and per stretch of K from each of ``starts``:
+    hi - lo, where every nonzero entry is a multiple of 2^lo and smaller than 2^hi (from the exponent
+    fields: the ulp of the smallest, the bound of the largest)."""
     if x.dtype.kind != "f":
         raise TypeError(f"the Cube multiplies floating-point operands, not {x.dtype}")
     info = np.finfo(x.dtype)
@@ -115,11 +140,12 @@ def _spread(x: np.ndarray, axis: int) -> np.ndarray:
     top = (1 << info.nexp) - 1
     field = ((bits >> info.nmant) & top).astype(np.int32)
     nonzero = (bits & ((1 << (8 * x.dtype.itemsize - 1)) - 1)) != 0
+    nonfinite = np.maximum.reduceat(field == top, starts, axis=axis)
     field = np.maximum(field, 1)  # a subnormal's ulp is the smallest normal's
-    hi = np.where(nonzero, field, _NONE).max(axis=axis, initial=_NONE)
-    lo = np.where(nonzero, field, -_NONE).min(axis=axis, initial=-_NONE)
+    hi = np.maximum.reduceat(np.where(nonzero, field, _NONE), starts, axis=axis)
+    lo = np.minimum.reduceat(np.where(nonzero, field, -_NONE), starts, axis=axis)
     spread = hi - lo + info.nmant + 1
-    spread[(field == top).any(axis=axis)] = _NONFINITE
+    spread[nonfinite] = _NONFINITE
     return spread
 
 

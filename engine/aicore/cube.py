@@ -73,6 +73,12 @@ def matmul(a: np.ndarray, b: np.ndarray, k_step: int) -> np.ndarray:
     return acc
 
 
+def matmul_bytes(m: int, n: int, k: int) -> int:
+    """The memory :func:`matmul` holds for an m x k by k x n product: fp64 copies of A and B, an fp64
+    partial sum and the fp32 result."""
+    return (m * k + k * n) * 8 + m * n * (8 + 4)
+
+
 def fixpipe(values: np.ndarray, dtype) -> np.ndarray:
     """``Fixpipe``'s conversion of fp32 L0C values to the destination ``dtype`` (nearest even)."""
     with np.errstate(over="ignore"):

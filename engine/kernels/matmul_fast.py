@@ -32,7 +32,7 @@ from engine.aicore.context import current
 from engine.aicore.matmul_tiling import TCubeTiling
 from engine.kernels.stamp import gm_key, queue_state, record_or_stamp
 
-PRODUCT_LIMIT_BYTES = 1 << 29  # a launch's fp32 product is kept up to 512 MiB, else computed per core region
+PRODUCT_LIMIT_BYTES = 1 << 29  # a launch's product (and its working copies) up to 512 MiB, else per core region
 
 
 def separate(*addresses: asc.GlobalAddress) -> bool:
@@ -85,7 +85,7 @@ def with_region(a_gm, b_gm, t: TCubeTiling, region: tuple, write: Callable, b_tr
     m0, n0, rows, cols = region
     a = matrix(a_gm, t.M, t.Ka)
     b = matrix(b_gm, t.N, t.Kb).T if b_trans else matrix(b_gm, t.Kb, t.N)
-    if t.M * t.N * 4 > PRODUCT_LIMIT_BYTES:  # too large to keep: this region's part, now
+    if cube.matmul_bytes(t.M, t.N, t.Ka) > PRODUCT_LIMIT_BYTES:  # too large: this region's part, now
         write(cube.matmul(a[m0 : m0 + rows], b[:, n0 : n0 + cols], t.baseK), matrix)
         return
     products = ctx.launch.scratch.setdefault("products", {})

@@ -17,7 +17,7 @@ addresses. So a fast path
 
 Everything the scheduler and the trace see is the same as on the instruction-level path, and so
 are the outputs' bytes: ``tests/test_fast_path.py`` compares both on every trace column, every
-finding and every byte of device memory.
+finding and every byte of C (and of the LeakyReLU kernel's workspace).
 """
 
 from __future__ import annotations

@@ -49,7 +49,7 @@ from dataclasses import dataclass
 import numpy as np
 
 _SIGNIFICAND = 53  # bits of an fp64 significand
-_NONE = -(1 << 20)  # spread of an all-zero row or column: exact with anything
+_NONE = -(1 << 20)  # spread of an all-zero row or column: exact with anything but inf or NaN
 _NONFINITE = 1 << 24  # spread of a row or column holding inf or NaN: never summed by BLAS
 _NAN = np.float32("nan")
 _BATCH = 1 << 20  # products held at once by the exact route
@@ -103,8 +103,7 @@ class _Operand:
 
 
 def _operand(x: np.ndarray, axis: int, k_step: int) -> _Operand:
-    starts = np.arange(0, x.shape[axis], max(k_step, 1))
-    spread = _spread(x, axis, starts) if len(starts) else np.zeros((1, 1), np.int32)
+    spread = _spread(x, axis, k_step) if x.shape[axis] else np.zeros((1, 1), np.int32)
     return _Operand(x.astype(np.float64), spread, axis, x.dtype == np.float16)
 
 
@@ -135,24 +134,35 @@ def _partial_sums(a: _Operand, b: _Operand, out: np.ndarray | None) -> np.ndarra
     return out
 
 
-def _spread(x: np.ndarray, axis: int, starts: np.ndarray) -> np.ndarray:
-    """Per row (``axis`` 1) or column (0) of ``x`` and per stretch of K from each of ``starts``:
-    hi - lo, where every nonzero entry is a multiple of 2^lo and smaller than 2^hi (from the exponent
-    fields: the ulp of the smallest, the bound of the largest)."""
+def _spread(x: np.ndarray, axis: int, k_step: int) -> np.ndarray:
+    """Per row (``axis`` 1) or column (0) of ``x`` and per ``k_step`` of K: hi - lo, where every nonzero
+    entry is a multiple of 2^lo and smaller than 2^hi (from the exponent fields: the ulp of the
+    smallest, the bound of the largest)."""
     if x.dtype.kind != "f":
         raise TypeError(f"the Cube multiplies floating-point operands, not {x.dtype}")
     info = np.finfo(x.dtype)
     bits = x.view(f"u{x.dtype.itemsize}")
-    top = (1 << info.nexp) - 1
-    field = ((bits >> info.nmant) & top).astype(np.int32)
+    top = (1 << info.nexp) - 1  # the field of inf and NaN
+    small = np.uint8 if top < 255 else np.uint16
+    field = ((bits >> info.nmant) & top).astype(small)
+    np.maximum(field, 1, out=field)  # a subnormal's ulp is the smallest normal's
     nonzero = (bits & ((1 << (8 * x.dtype.itemsize - 1)) - 1)) != 0
-    nonfinite = np.maximum.reduceat(field == top, starts, axis=axis)
-    field = np.maximum(field, 1)  # a subnormal's ulp is the smallest normal's
-    hi = np.maximum.reduceat(np.where(nonzero, field, _NONE), starts, axis=axis)
-    lo = np.minimum.reduceat(np.where(nonzero, field, -_NONE), starts, axis=axis)
+    hi = _per_step(np.maximum, np.where(nonzero, field, small(0)), axis, k_step).astype(np.int32)
+    lo = _per_step(np.minimum, np.where(nonzero, field, small(top + 1)), axis, k_step).astype(np.int32)
     spread = hi - lo + info.nmant + 1
-    spread[nonfinite] = _NONFINITE
+    spread[hi == 0] = _NONE  # all zero
+    spread[hi == top] = _NONFINITE
     return spread
+
+
+def _per_step(ufunc: np.ufunc, x: np.ndarray, axis: int, k_step: int) -> np.ndarray:
+    """``ufunc`` reduced over each ``k_step`` of K (``axis``), the K axis kept (one entry per step)."""
+    k = x.shape[axis]
+    if k % k_step:
+        return ufunc.reduceat(x, np.arange(0, k, k_step), axis=axis)
+    if axis == 1:
+        return ufunc.reduce(x.reshape(x.shape[0], k // k_step, k_step), axis=2)
+    return ufunc.reduce(x.reshape(k // k_step, k_step, x.shape[1]), axis=1)
 
 
 def _inexact(spread_a: np.ndarray, spread_b: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:

@@ -20,7 +20,9 @@ from app.present import Replay
 from engine import Simulation, asc, load_profile
 from engine.aicore import cube
 from engine.aicore.matmul_tiling import auto_tiling, make_tiling
+from engine.detail import GM
 from engine.kernels.matmul import matmul_tiled
+from engine.runner import get_scenario
 from engine.trace import Kind
 from tests.kernel_helpers import from_device, inputs, to_device
 
@@ -141,14 +143,15 @@ def run_matmul(fast: bool, m: int, n: int, k: int, tiling, out=np.float16):
 
 
 def replayed_c(result, a, b, shape, out) -> np.ndarray:
-    """C as the replay's tile values of the fixpipes that wrote it say it is (the UI's numbers)."""
+    """C as the replay's tile values of the instructions that wrote it say it is (the UI's numbers)."""
     replay = Replay(result, inputs={"A": a, "B": b})
     t = result.trace
+    owner = next(ident for ident, g in result.gm.items() if g.name == "C")
     c = np.full(shape, np.nan, out)
     raw = c.view(np.uint8).reshape(-1)
     for row in np.flatnonzero(t.kind == Kind.MOVE).tolist():
         d = t.detail_of(row)
-        if d.op != "fixpipe":
+        if d.dst is None or d.dst.buf != GM or d.dst.owner != owner:
             continue
         core = int(replay.index.core_of_lane[t.lane[row]])
         values = np.ascontiguousarray(replay.tiles.values(core, row)).view(np.uint8).reshape(d.dst.rows, -1)
@@ -176,6 +179,23 @@ def test_plain_path_fast_path_and_replay_give_the_same_bytes(shape, tiling, out)
     expected = cube.fixpipe(cube.matmul(a, b, tiling.baseK), out)
     np.testing.assert_array_equal(c_fast.view(np.uint8), expected.view(np.uint8))
     np.testing.assert_array_equal(replayed_c(fast, a, b, (m, n), out), c_fast)
+
+
+def test_the_replay_shows_the_bytes_the_leaky_relu_fast_path_left_in_c():
+    """The mixed kernel's C comes from the vector cores' epilogue over the workspace the fixpipe filled."""
+    scenario = get_scenario("matmul-leaky-relu")
+    sim = Simulation("ascend910b1", fast=True)
+    values = scenario.validate(sim.profile, {"m": 300, "n": 208, "k": 100, "cores": 3})
+    kept = {}
+
+    def probe(seq, plan, when):  # C's copy back to the host: the kernel has finished
+        if when == "before" and plan.direction == "D2H":
+            kept["C"] = np.frombuffer(bytes(sim.devmem.view(plan.source[1])), np.float16).reshape(300, 208)
+
+    sim.copy_probe = probe
+    assert scenario.run(sim, **values).correct
+    inputs = scenario.inputs(values)
+    np.testing.assert_array_equal(replayed_c(sim.finish(), inputs["A"], inputs["B"], (300, 208), np.float16), kept["C"])
 
 
 _THREADED = """

@@ -109,11 +109,12 @@ def _operand(x: np.ndarray, axis: int, k_step: int) -> _Operand:
 
 def _mmad(acc: np.ndarray, a: _Operand, b: _Operand, init: bool, out: np.ndarray | None) -> None:
     """One mmad on prepared operands: the exact partial sums (:func:`_partial_sums`), then L0C."""
-    part = _partial_sums(a, b, out)
-    if init:
-        np.add(part, 0.0, out=acc, dtype=np.float32, casting="same_kind")
-    else:
-        np.add(acc, part, out=acc, dtype=np.float32, casting="same_kind")
+    with np.errstate(invalid="ignore", over="ignore"):  # inf * 0 is NaN; fp32 operands may overflow fp32
+        part = _partial_sums(a, b, out)
+        if init:
+            np.add(part, 0.0, out=acc, dtype=np.float32, casting="same_kind")
+        else:
+            np.add(acc, part, out=acc, dtype=np.float32, casting="same_kind")
 
 
 def _partial_sums(a: _Operand, b: _Operand, out: np.ndarray | None) -> np.ndarray:
@@ -126,11 +127,10 @@ def _partial_sums(a: _Operand, b: _Operand, out: np.ndarray | None) -> np.ndarra
     if k == 0:
         out[...] = 0.0
         return out
-    with np.errstate(invalid="ignore"):  # inf * 0: NaN, as the Cube would give
-        np.matmul(a.values, b.values, out=out)
-        rows, cols = _inexact(a.spread[:, 0], b.spread[0], _SIGNIFICAND - math.ceil(math.log2(k)))
-        if len(rows):
-            out[rows, cols] = _exact_sums(a.values, b.values, rows, cols, a.fp16)
+    np.matmul(a.values, b.values, out=out)
+    rows, cols = _inexact(a.spread[:, 0], b.spread[0], _SIGNIFICAND - math.ceil(math.log2(k)))
+    if len(rows):
+        out[rows, cols] = _exact_sums(a.values, b.values, rows, cols, a.fp16)
     return out
 
 

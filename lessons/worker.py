@@ -53,9 +53,7 @@ def _work(request: dict) -> None:
 
 def serve() -> None:
     from .judge import judge_frame  # noqa: F401  (loaded once, before any fork)
-    from .recording import load_engine
 
-    load_engine()
     running: dict[int, tuple[str, float]] = {}  # pid -> (request id, deadline)
     pending = b""
     stdin = sys.stdin.buffer.raw

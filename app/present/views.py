@@ -431,7 +431,7 @@ def metrics_view(replay: Replay, lang: str = "en") -> dict:
             for key in ("simulated_us", "kernel_us", "tflops", "percent_of_peak")
         ],
         "pipe_ratios": pipes,
-        "roofline": report.roofline,
+        "roofline": [r.to_dict() for r in report.roofline],
         "gaps": {msg(f"gap.{cause}", lang): us for cause, us in report.gaps.totals_us.items()},
         "findings": [
             {"kind": f.kind, "label": finding_kind(f.kind, lang), "message": f.message, "src": f.src}

@@ -31,6 +31,7 @@ from app.present.walkthrough import Stop, lesson_stops, run_lesson
 from app.server import limits
 from app.server.jobs import Coordinator
 from app.server.store import DISK_BYTES, RunSpec, RunStore, StoreError, store_error, unstored
+from engine.locations import CoreRef, SourceLine
 from engine.profile import DEFAULT_PROFILE, ProfileError, list_profiles, load_profile
 from engine.scenarios import Scenario, ScenarioArgError, ScenarioFailed, registry
 from engine.scenarios.cost import Cost, estimate
@@ -156,6 +157,14 @@ class Loaded:
     def events(self) -> int:
         return len(self.replay.trace)
 
+    def core(self, label) -> CoreRef | None:
+        """The run's core a browser names by its label (a menu's value, a clicked cell), None when the run
+        has no such core (the label is looked up among the run's cores, never parsed)."""
+        try:
+            return self.replay.core_named(label) if isinstance(label, str) else None
+        except KeyError:
+            return None
+
     def window(self, key: tuple, build: Callable[[], dict]) -> dict:
         """A rendered window of frames, built once (``key``: first, count, core, lang, breakpoints)."""
         with self.lock:
@@ -174,7 +183,6 @@ class Loaded:
 def breakpoints_of(items, loaded: Loaded) -> tuple[Breakpoint, ...]:
     """Breakpoints a browser sent, validated (an invalid one raises RunRequestError)."""
     out = []
-    cores = set(loaded.outline["cores"])
     for item in items or []:
         if not isinstance(item, dict):
             raise RunRequestError(f"a breakpoint must be a mapping, got {item!r}")
@@ -182,10 +190,19 @@ def breakpoints_of(items, loaded: Loaded) -> tuple[Breakpoint, ...]:
         src, mark = item.get("src") or None, item.get("mark")
         if kind is not None and kind not in Kind.__members__:
             raise RunRequestError(f"breakpoint kind must be one of {', '.join(Kind.__members__)}, got {kind!r}")
-        if core is not None and core not in cores:
-            raise RunRequestError(f"breakpoint core must be one of {', '.join(sorted(cores))}, got {core!r}")
-        if src is not None and (not isinstance(src, str) or len(src) > 300):
-            raise RunRequestError(f"breakpoint src must be file:line (at most 300 characters), got {src!r}")
+        if core is not None:
+            ref = loaded.core(core)
+            if ref is None:
+                cores = ", ".join(loaded.outline["cores"])
+                raise RunRequestError(f"breakpoint core must be one of {cores}, got {core!r}")
+            core = ref
+        if src is not None:
+            if not isinstance(src, str) or len(src) > 300:
+                raise RunRequestError(f"breakpoint src must be file:line (at most 300 characters), got {src!r}")
+            try:
+                src = SourceLine.parse(src)  # what a person typed
+            except ValueError as exc:
+                raise RunRequestError(f"breakpoint src: {exc}") from None
         if mark is not None and (not isinstance(mark, str) or len(mark) > 100):
             raise RunRequestError(f"breakpoint mark must be text of at most 100 characters, got {mark!r}")
         if kind is None and core is None and src is None and mark is None:

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from engine.aicore.pipes import LANE_NAMES
 from engine.aicore.tensor import Buffer
 from engine.analysis.metrics import run_metrics
 from engine.intervals import covered
@@ -73,7 +74,7 @@ def cost_table(run) -> dict:
     pipes: dict[str, dict] = {}
     kernels = kernel_rows(run)
     kernel_time = covered(c["start"][kernels], c["end"][kernels]) if len(kernels) else 0
-    for pipe in ("SCALAR", "VECTOR", "CUBE", "MTE1", "MTE2", "MTE3", "FIXP"):
+    for pipe in LANE_NAMES:
         lanes = [i for i, f in enumerate(facts) if f.kind == "pipe" and f.pipe == pipe]
         sel = work & np.isin(c["lane"], lanes)
         if not sel.any():

@@ -19,6 +19,7 @@ import numpy as np
 
 import engine
 from engine.aicore.pipes import LANE_NAMES
+from engine.aicore.tensor import Buffer
 from engine.detail import NO_SLOT, HostWait, Mark, QueueOp
 from engine.locations import CoreRef, SourceLine
 from engine.simulation import RunResult
@@ -30,7 +31,6 @@ from .index import INIT_SLOT, TraceIndex, last_at_or_before
 from .tiles import TileResolver
 from .vocabulary import SlotStatus
 
-_BUFFERS = ("GM", "L1", "L0A", "L0B", "L0C", "UB", "BT", "FB")
 _PENDING_SHOWN = 8
 
 
@@ -358,7 +358,7 @@ class Replay:
         profile = self.result.profile.buffers
         capacity = {"L1": profile.l1, "L0A": profile.l0a, "L0B": profile.l0b, "L0C": profile.l0c, "UB": profile.ub}
         return [
-            S.BufferState(_BUFFERS[buf], capacity.get(_BUFFERS[buf], 0), used[buf], slots)
+            S.BufferState(Buffer(buf).name, capacity.get(Buffer(buf).name, 0), used[buf], slots)
             for buf, slots in sorted(by_buffer.items())
         ]
 

@@ -239,7 +239,7 @@ def metrics_panel(view: dict, lang: str, tryable: bool = False) -> html.Div:
     if any(view["pipe_ratios"].values()):
         fig = figures.pipe_ratio_figure(view["pipe_ratios"], msg("web.pipe_ratios", lang))
         parts.append(dcc.Graph(figure=fig, config={"displayModeBar": False}, className="small-graph"))
-    if any(k.get("achieved_tflops") for k in view["roofline"]):
+    if any(k["achieved_tflops"] for k in view["roofline"]):
         labels = {"intensity": msg("web.intensity", lang), "tflops": msg("web.tflops", lang)}
         parts.append(html.H5(msg("web.roofline", lang)))
         parts.append(

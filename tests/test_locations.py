@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from app.present import Breakpoint, Replay
+from app.present import Breakpoint, Replay, StepFilter
+from app.present.frames import frames
 from app.present.messages import LANGS
 from app.present.messages import t as msg
+from app.present.views import timeline_view
 from app.present.vocabulary import Activity, SlotStatus
 from engine.locations import CoreRef, SourceLine
 from engine.runner import run_scenario
@@ -77,6 +79,17 @@ def test_breakpoints_match_typed_cores_and_lines(replay):
     assert replay.core_named(event.core.label) == event.core
     with pytest.raises(KeyError, match="no core 'AIV 9'"):
         replay.core_named("AIV 9")
+    # a name where a reference belongs would silently match nothing: refused
+    with pytest.raises(TypeError, match="core is a CoreRef"):
+        Breakpoint(core="AIV 0")
+    with pytest.raises(TypeError, match="src is a SourceLine"):
+        Breakpoint(src=event.src.label)
+    with pytest.raises(TypeError, match="StepFilter cores are CoreRef"):
+        StepFilter(cores=frozenset({"AIV 0"}))
+    with pytest.raises(TypeError, match="opened up is a CoreRef"):
+        frames(replay, 0, 10, "AIV 0")
+    with pytest.raises(TypeError, match="to expand are CoreRef"):
+        timeline_view(replay, 0, expand=("AIV 0",))
 
 
 def test_each_word_of_the_uis_is_defined_once_with_its_codes_and_translations():

@@ -169,6 +169,8 @@ class FrameSource:
         times = t.start[rows].astype(np.int64)
         index = replay.index
         cores = [c.ref for c in index.cores]
+        if core is not None and not isinstance(core, CoreRef):
+            raise TypeError(f"the core opened up is a CoreRef (CoreRef('AIC', 0)), got {core!r}")
         core = core if core in cores else (cores[0] if cores else None)
         c_sel = cores.index(core) if core is not None else -1
         parts = _Parts()

@@ -45,6 +45,10 @@ class StepFilter:
     lane_kinds: frozenset | None = None
     cores: frozenset | None = None
 
+    def __post_init__(self) -> None:
+        if self.cores is not None and not all(isinstance(c, CoreRef) for c in self.cores):
+            raise TypeError(f"StepFilter cores are CoreRef (CoreRef('AIC', 0)), got {sorted(map(repr, self.cores))}")
+
     def rows(self, t) -> np.ndarray:
         keep = np.ones(len(t), dtype=bool)
         if self.kinds is not None:
@@ -65,6 +69,13 @@ class Breakpoint:
     core: CoreRef | None = None
     src: SourceLine | None = None
     mark: str | None = None  # a mark's label ("" = any mark)
+
+    def __post_init__(self) -> None:
+        # a name where a reference belongs would match nothing, silently: refused
+        if self.core is not None and not isinstance(self.core, CoreRef):
+            raise TypeError(f"a breakpoint's core is a CoreRef (CoreRef('AIC', 0)), got {self.core!r}")
+        if self.src is not None and not isinstance(self.src, SourceLine):
+            raise TypeError(f"a breakpoint's src is a SourceLine (SourceLine('kernel.py', 42)), got {self.src!r}")
 
     def rows(self, replay: Replay) -> np.ndarray:
         t = replay.trace

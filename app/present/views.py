@@ -214,6 +214,8 @@ def tile_view(
 
 # -- timeline ------------------------------------------------------------------------------------------
 def _lane_order(replay: Replay, expand: tuple[CoreRef, ...]) -> list[int]:
+    if not all(isinstance(c, CoreRef) for c in expand):
+        raise TypeError(f"the cores to expand are CoreRef (CoreRef('AIC', 0)), got {expand!r}")
     t = replay.trace
     keep = []
     for i, lane in enumerate(t.lanes):

@@ -297,10 +297,8 @@ _CATALOGUE = MappingProxyType(
         ),
         "web.choose_first": ("Choose an answer first.", "请先选择一个答案。"),
         "web.exercise": ("Exercise", "练习"),
-        "web.start_with": (
-            "Start with ascendsim lesson start {n}; check with ascendsim lesson check {n}.",
-            "开始：ascendsim lesson start {n}；检查：ascendsim lesson check {n}。",
-        ),
+        "web.tab_views": ("Views", "视图"),
+        "web.tab_exercise": ("Exercise: write and check your code", "练习：编写并检查你的代码"),
         "web.scenario": ("scenario", "场景"),
         "web.profile": ("hardware profile", "硬件配置"),
         "web.numerics": ("compute the numbers (numerics)", "计算真实数值（numerics）"),

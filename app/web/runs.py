@@ -35,6 +35,7 @@ from engine.profile import DEFAULT_PROFILE, ProfileError, list_profiles, load_pr
 from engine.scenarios import Scenario, ScenarioArgError, ScenarioFailed, registry
 from engine.scenarios.cost import Cost, estimate
 from engine.trace import Kind
+from lessons import sandbox
 from lessons.catalog import Lesson, LessonError, get, lessons
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,6 +45,8 @@ EVENTS_PER_S = 600_000  # simulation speed, timing only (8192^3: 3.66 M events i
 STORED_EVENTS_PER_S = 450_000  # compressing a run to disk (8192^3: 8 s)
 WINDOWS_KEPT = 24  # rendered frame windows kept per run
 PROGRESS_EVERY_S = 0.5  # a job's progress reaches its page at most this often
+MAX_CODE_CHARS = 256 * 1024  # a trainee's exercise sent from the editor
+WALL_ENV = "ASCENDSIM_EXERCISE_WALL_S"  # an instructor's cap on an exercise's wall time (at most the lesson's)
 
 
 class RunRequestError(ValueError):
@@ -211,21 +214,26 @@ class Runs:
         self.store = RunStore(self.code_dir, max_bytes=256 * 2**20, disk_bytes=disk_bytes)
         self.coordinator = Coordinator(jobs_folder(self.code_dir))
         self.max_loaded_events = max_loaded_events
+        # whether trainees' code runs here: ("sandbox", ""), ("off", why) without bubblewrap, or ("unsandboxed",
+        # "") when the server was started with --allow-unsandboxed-code (a trainee's own laptop)
+        self.code_runs = ("sandbox", "") if (why := sandbox.missing()) is None else ("off", why)
         self._loaded: OrderedDict[str, Loaded] = OrderedDict()
         self._lock = threading.Lock()
         self._building: dict[str, threading.Lock] = {}
 
     # -- what a browser names ------------------------------------------------------------------------------
     def spec(self, run: dict) -> RunSpec:
-        """The spec of a run dict (validated: a lesson that exists, or a valid playground request)."""
+        """The spec of a run dict (validated: a lesson that exists, a trainee's run of one, or a valid playground
+        request)."""
         if not isinstance(run, dict):
             raise RunRequestError(f"a run must be a mapping, got {type(run).__name__}")
+        if "exercise" in run:
+            code = run.get("code")
+            if not (isinstance(code, str) and len(code) == 32 and all(c in "0123456789abcdef" for c in code)):
+                raise RunRequestError(f"code: must be 32 hexadecimal digits, got {str(code)[:40]!r}")
+            return RunSpec.of(f"exercise:{_lesson(run['exercise']).number}", DEFAULT_PROFILE, {"code": code})
         if "lesson" in run:
-            try:
-                lesson = get(run["lesson"])
-            except (LessonError, TypeError, ValueError) as exc:
-                raise RunRequestError(f"lesson: {exc}") from None
-            return RunSpec.of(f"lesson:{lesson.number}", DEFAULT_PROFILE, {})
+            return RunSpec.of(f"lesson:{_lesson(run['lesson']).number}", DEFAULT_PROFILE, {})
         return validate_request(run)[0]
 
     def stored(self, spec: RunSpec) -> bool:
@@ -281,6 +289,54 @@ class Runs:
         except (ScenarioArgError, ScenarioFailed) as exc:
             raise RunRequestError(str(exc).splitlines()[0]) from None
 
+    def check(self, number, code, lang: str, session: str, report: Callable[[str, dict], None], sandboxed: bool = True):
+        """Grade a trainee's ``code`` for lesson ``number``, in a job: the session's limits, one of the machine's
+        slots, then :func:`lessons.grader.grade_file` (the sandbox, the trusted replay) exactly as
+        ``ascendsim lesson check`` does. The replay's main run is stored for the views. Returns the
+        :class:`~lessons.grader.GradeResult` and the run dict naming the trainee's run (None if the code did
+        not get that far)."""
+        from lessons.grader import GraderError, grade_file
+        from lessons.judge import read_kept_run
+
+        lesson = _lesson(number)
+        if not isinstance(code, str):
+            raise RunRequestError(f"code: must be text, got {type(code).__name__}")
+        if len(code) > MAX_CODE_CHARS:
+            raise RunRequestError(f"code: at most {MAX_CODE_CHARS:,} characters, got {len(code):,}")
+        with (
+            self.coordinator.session(session),
+            self.coordinator.slot(lambda n: report("queued", {"ahead": n})),
+            tempfile.TemporaryDirectory(prefix="ascendsim-exercise-") as tmp,
+        ):
+            folder = Path(tmp) / "submission"
+            folder.mkdir()
+            path = folder / lesson.exercise_file.name
+            path.write_text(code, encoding="utf-8")
+            keep = Path(tmp) / "run.npz"
+            limits = lesson.limits.replace(wall_s=min(lesson.limits.wall_s, _wall_cap()))
+            try:
+                result = grade_file(
+                    lesson,
+                    path,
+                    "browser",
+                    lang,
+                    limits,
+                    sandboxed=sandboxed,
+                    keep=keep,
+                    progress=lambda p: report(p, {}),
+                )
+            except GraderError as exc:
+                raise RunRequestError(str(exc)) from None
+            if not keep.is_file():
+                return result, None
+            digest = hashlib.sha256(code.encode()).hexdigest()[:32]
+            run = {"exercise": lesson.number, "code": digest}
+            try:
+                self.store.put(self.spec(run), read_kept_run(keep))
+            except StoreError:  # graded all the same; the views cannot show the run (the page says why)
+                return result, None
+        return result, run
+
     # -- loading a run for playing ------------------------------------------------------------------------------
     def load(self, run: dict) -> Loaded:
         """The run ready to play (lessons are simulated on first use; a playground run must be finished)."""
@@ -319,8 +375,13 @@ class Runs:
             note = self.store.notes.pop(spec.key, None)
             return Loaded(spec.key, spec, replay, FrameSource(replay), outline(replay), lesson, stops, note=note)
         result = self.store.get(spec)
+        if result is None and spec.scenario.startswith("exercise:"):
+            raise RunRequestError("your run is no longer kept on this server: press Run & check again")
         if result is None:
             raise RunRequestError(f"run {spec.scenario} {dict(spec.params)} is not finished yet")
+        if spec.scenario.startswith("exercise:"):
+            replay = Replay(result)
+            return Loaded(spec.key, spec, replay, FrameSource(replay), outline(replay))
         inputs = None
         if estimate(spec.scenario, load_profile(spec.profile), dict(spec.params), spec.numerics).input_bytes <= (
             MAX_INPUT_BYTES
@@ -365,6 +426,20 @@ class Runs:
         with atomic_path(path) as tmp:
             tmp.write_text(answer)
         return answer
+
+
+def _wall_cap() -> float:
+    try:
+        return max(1.0, float(os.environ.get(WALL_ENV) or "inf"))
+    except ValueError:
+        return float("inf")
+
+
+def _lesson(number) -> Lesson:
+    try:
+        return get(number)
+    except (LessonError, TypeError, ValueError) as exc:
+        raise RunRequestError(f"lesson: {exc}") from None
 
 
 def usable(folder: Path) -> str | None:

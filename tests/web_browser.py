@@ -54,9 +54,7 @@ def free_port() -> int:
 class Server:
     """A dashboard server in a child process: ``ascendsim web`` or gunicorn with several workers."""
 
-    def __init__(
-        self, runs_dir: Path, workers: int = 0, log_dir: Path | None = None, env: dict | None = None
-    ) -> None:
+    def __init__(self, runs_dir: Path, workers: int = 0, log_dir: Path | None = None, env: dict | None = None) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = {**os.environ, "ASCENDSIM_RUNS": str(runs_dir), "PYTHONPATH": str(ROOT), **(env or {})}

@@ -280,3 +280,33 @@ def _has_celery() -> bool:
     import importlib.util
 
     return importlib.util.find_spec("celery") is not None
+
+
+def test_unsandboxed_code_binds_only_to_localhost_and_the_page_warns():
+    done = subprocess.run(
+        [sys.executable, "-m", "app.cli", "web", "--allow-unsandboxed-code", "--host", "0.0.0.0"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1 and "127.0.0.1" in lines[0] and "0.0.0.0" in lines[0]
+    from app.web.exercise import panel
+
+    warned = panel(get(LESSON), "zh", ("unsandboxed", ""))
+    assert "沙箱" in _find(warned, "ex-unsandboxed").children and not _find(warned, "ex-run").disabled
+    off = panel(get(LESSON), "en", ("off", "bubblewrap (bwrap) is not installed"))
+    assert "bubblewrap (bwrap) is not installed" in _find(off, "ex-off").children and _find(off, "ex-run").disabled
+
+
+def _find(component, ident: str):
+    """The component with id ``ident`` in a Dash component tree."""
+    if getattr(component, "id", None) == ident:
+        return component
+    children = getattr(component, "children", None)
+    for child in children if isinstance(children, list) else [children]:
+        if child is not None and not isinstance(child, str) and (found := _find(child, ident)) is not None:
+            return found
+    return None

@@ -101,6 +101,13 @@ def test_a_wrong_solution_fails_a_fixed_one_passes_and_plays_a_syntax_error_is_m
     failing = tab.page.locator("#ex-criteria > .criterion.fail").first
     assert "hint:" in failing.inner_text() and "yours:" in failing.inner_text()
     tab.shot("exercise-l3-fail-en")
+    link = tab.page.locator("#view-diff #diff-says .link").first  # compare with the reference: words, a step
+    step = int(link.get_attribute("data-step"))
+    assert "less than the reference" in link.inner_text()
+    link.click()
+    tab.page.wait_for_selector("#player-area:not(.hidden)")
+    tab.wait_step(step + 1)
+    tab.page.click("#tab-exercise")
 
     t0 = time.perf_counter()
     verdict = _check(tab, REFERENCE)

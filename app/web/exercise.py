@@ -11,16 +11,19 @@ a line is marked, ``ex-error-line`` with its number in ``data-line``.
 
 from __future__ import annotations
 
-from dash import Input, Output, State, dcc, html, no_update
+import time
+
+from dash import ALL, Input, Output, State, dcc, html, no_update
 from dash.exceptions import PreventUpdate
 
 from app.present.messages import known_lang
 from app.present.messages import t as msg
 from app.server.jobs import Busy
-from lessons.catalog import Lesson
+from lessons.catalog import Lesson, get
 from lessons.grader import VERDICTS, GradeResult
 
 from .editor import editor, editor_buttons
+from .panels import fmt_value
 from .playground import JOB_POLL_MS, session_id
 from .runs import RunRequestError, Runs
 
@@ -50,9 +53,46 @@ _TEXT = {
         "你的代码没有执行到产生运行记录：视图仍显示课程的运行。",
     ),
     "your_run": (
-        "The views show your run: {events} events, {us} µs simulated (the lesson's: {ref_events} events).",
-        "视图显示的是你的运行：{events} 个事件，模拟 {us} µs（课程的运行：{ref_events} 个事件）。",
+        "The views show your run: {events} events, {us} µs simulated (the reference solution's: {ref_events}).",
+        "视图显示的是你的运行：{events} 个事件，模拟 {us} µs（参考答案的运行：{ref_events} 个事件）。",
     ),
+    "diff": ("Compare with the reference", "与参考运行对比"),
+    "diff.overlap": (
+        "Your run lost overlap: {metric} is {mine:.0%} (the reference: {ref:.0%}). Go to the longest wait.",
+        "你的运行失去了重叠：{metric} 为 {mine:.0%}（参考：{ref:.0%}）。跳到最长的等待。",
+    ),
+    "diff.less_work": (
+        "Your run does less than the reference: {mine:,} B moved and {mine_flops:,} flops computed, against "
+        "{ref:,} B and {ref_flops:,} flops. Go to your kernel.",
+        "你的运行做的工作比参考少：搬运 {mine:,} B、计算 {mine_flops:,} flops，参考为 {ref:,} B、{ref_flops:,} flops。"
+        "跳到你的核函数。",
+    ),
+    "diff.bytes": (
+        "Your run moved extra bytes: {mine:,} B against the reference's {ref:,} B. Go to the first extra copy.",
+        "你的运行多搬运了数据：{mine:,} B，参考为 {ref:,} B。跳到第一次多出的搬运。",
+    ),
+    "diff.flag_wait": (
+        "Your pipes waited longer on flags: {mine:,.3f} µs in all against {ref:,.3f} µs. Go to the longest wait.",
+        "你的流水线等待标志的时间更长：共 {mine:,.3f} µs，参考为 {ref:,.3f} µs。跳到最长的等待。",
+    ),
+    "diff.idle_cores": (
+        "Your run left cores idle: {mine} cores ran blocks, the reference used {ref}. Go to the first block.",
+        "你的运行让部分核空闲：{mine} 个核运行了块，参考用了 {ref} 个。跳到第一个块。",
+    ),
+    "diff.faster": (
+        "Your run ends earlier than the reference ({mine:,.3f} µs against {ref:,.3f} µs).",
+        "你的运行比参考更早结束（{mine:,.3f} µs，参考为 {ref:,.3f} µs）。",
+    ),
+    "diff.same": (
+        "Your run does what the reference does: no lost overlap, extra bytes, flag waits or idle cores.",
+        "你的运行与参考一致：没有失去重叠、多余搬运、标志等待或空闲核。",
+    ),
+    "lane": ("lane", "通道"),
+    "metric": ("metric", "指标"),
+    "mine_col": ("yours", "你的"),
+    "ref_col": ("reference", "参考"),
+    "busy": ("busy µs", "忙碌 µs"),
+    "events": ("events", "事件"),
     "off": (
         "Code runs are off on this server: {why}.",
         "此服务器未开启代码运行：{why}。",
@@ -134,7 +174,9 @@ def grade_doc(result: GradeResult, run: dict | None, runs: Runs) -> dict:
         "run": run,
     }
     if run is not None:
-        mine, ref = runs.load(run), runs.load({"lesson": result.lesson})
+        reference = runs.reference(get(result.lesson))
+        mine, ref = runs.load(run), runs.load(reference or {"lesson": result.lesson})
+        doc["reference"] = reference
         doc["events"], doc["us"], doc["ref_events"] = mine.events, mine.outline["end_us"], ref.events
     return doc
 
@@ -171,6 +213,63 @@ def verdict_view(doc: dict, lang: str) -> tuple:
     elif verdict != "NO_SUBMISSION":
         output.append(html.Div(text("no_run", lang), id="ex-run-note", className="note"))
     return head, criteria, output
+
+
+MAX_DIFF_LANES = 24
+
+
+def diff_view(runs: Runs, doc: dict, lang: str) -> html.Section:
+    """``view-diff``: the trainee's run against the lesson's, in words (each statement a link to its step),
+    metric by metric and lane by lane."""
+    from app.present.trace_diff import trace_diff
+
+    reference = runs.load(doc.get("reference") or {"lesson": doc["lesson"]})
+    diff = trace_diff(runs.load(doc["run"]).replay, reference.replay)
+    said = []
+    for i, st in enumerate(diff.statements):
+        words = text(f"diff.{st.key}", lang, **st.values)
+        if st.step is None:
+            said.append(html.Li(words))
+        else:
+            said.append(
+                html.Li(
+                    html.Button(
+                        words,
+                        id={"type": "diff-step", "i": i, "step": st.step},
+                        className="link",
+                        **{"data-step": str(st.step)},
+                    )
+                )
+            )
+    head = [html.Th(text(k, lang)) for k in ("metric", "mine_col", "ref_col")]
+    metrics = [html.Tr(head)] + [
+        html.Tr([html.Td(name), html.Td(fmt_value(row["b"])), html.Td(fmt_value(row["a"]))])
+        for name, row in diff.metrics.items()
+    ]
+    lanes = sorted(diff.lanes, key=lambda x: -max(x.mine_us, x.ref_us))[:MAX_DIFF_LANES]
+    cols = [text("lane", lang), f"{text('busy', lang)} ({text('mine_col', lang)})", text("ref_col", lang)]
+    cols += [f"{text('events', lang)} ({text('mine_col', lang)})", text("ref_col", lang)]
+    lane_rows = [html.Tr([html.Th(c) for c in cols])] + [
+        html.Tr(
+            [html.Td(x.name)]
+            + [html.Td(f"{v:,.3f}") for v in (x.mine_us, x.ref_us)]
+            + [html.Td(f"{v:,}") for v in (x.mine_events, x.ref_events)],
+            className="" if (x.mine_events and x.ref_events) else "only",
+        )
+        for x in lanes
+    ]
+    return html.Section(
+        [
+            html.H4(text("diff", lang)),
+            html.Ul(said, id="diff-says"),
+            html.Div(
+                [html.Table(metrics, className="cmp"), html.Table(lane_rows, className="cmp", id="diff-lanes")],
+                className="pair",
+            ),
+        ],
+        id="view-diff",
+        className="view",
+    )
 
 
 def _criterion(c: dict, lang: str) -> html.Div:
@@ -286,8 +385,34 @@ def register(app, runs: Runs) -> None:
     def show(doc, lang):
         if not isinstance(doc, dict):
             return [], [], [], {"display": "none"}
-        head, criteria, output = verdict_view(doc, known_lang(lang))
+        lang = known_lang(lang)
+        head, criteria, output = verdict_view(doc, lang)
+        if doc.get("run"):
+            try:
+                output = [*output, diff_view(runs, doc, lang)]
+            except RunRequestError as exc:  # the run is no longer kept: say so where the diff would be
+                output = [*output, html.Div(str(exc), id="view-diff", className="note")]
         return head, criteria, output, ({} if doc.get("run") else {"display": "none"})
+
+    @app.callback(
+        Output("run", "data", allow_duplicate=True),
+        Output("jump-target", "data", allow_duplicate=True),
+        Input({"type": "diff-step", "i": ALL, "step": ALL}, "n_clicks"),
+        State("ex-result", "data"),
+        State("run", "data"),
+        prevent_initial_call=True,
+    )
+    def go(clicks, doc, run):
+        """A statement's link: the trainee's run in the views, at the step where it shows."""
+        from dash import ctx
+
+        if not isinstance(ctx.triggered_id, dict) or not any(clicks or []) or not isinstance(doc, dict):
+            raise PreventUpdate
+        step = ctx.triggered_id.get("step")
+        if type(step) is not int or step < 0:
+            raise PreventUpdate
+        target = {"step": step, "at": time.time()}
+        return (no_update if run == doc.get("run") else doc["run"]), target
 
     @app.callback(
         Output("run", "data", allow_duplicate=True),

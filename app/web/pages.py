@@ -130,7 +130,7 @@ def register(app, runs: Runs, default_lang: str) -> None:
         return (no_update if run == wanted or mine else wanted), head, steps, questions, exercise
 
     app.clientside_callback(  # the lesson page's two tabs: the views, or the exercise beside the lesson's text
-        """(views, exercise, mine, ref) => {
+        """(views, exercise, mine, ref, links) => {
             const c = window.dash_clientside.callback_context;
             if (!c.triggered.length || !c.triggered[0].value) { return window.dash_clientside.no_update; }
             const which = c.triggered_id === "tab-exercise" ? 1 : 0;  // a panel rebuilt (a new language): no click
@@ -144,6 +144,7 @@ def register(app, runs: Runs, default_lang: str) -> None:
         Input("tab-exercise", "n_clicks"),
         Input("ex-show-mine", "n_clicks"),
         Input("ex-show-ref", "n_clicks"),
+        Input({"type": "diff-step", "i": ALL, "step": ALL}, "n_clicks"),
         prevent_initial_call=True,
     )
 

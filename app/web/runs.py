@@ -295,9 +295,6 @@ class Runs:
         ``ascendsim lesson check`` does. The replay's main run is stored for the views. Returns the
         :class:`~lessons.grader.GradeResult` and the run dict naming the trainee's run (None if the code did
         not get that far)."""
-        from lessons.grader import GraderError, grade_file
-        from lessons.judge import read_kept_run
-
         lesson = _lesson(number)
         if not isinstance(code, str):
             raise RunRequestError(f"code: must be text, got {type(code).__name__}")
@@ -306,8 +303,29 @@ class Runs:
         with (
             self.coordinator.session(session),
             self.coordinator.slot(lambda n: report("queued", {"ahead": n})),
-            tempfile.TemporaryDirectory(prefix="ascendsim-exercise-") as tmp,
         ):
+            result, run = self._grade(lesson, code, lang, report, sandboxed)
+            if run is not None:
+                self.reference(lesson, sandboxed)  # what the diff view compares it with
+        return result, run
+
+    def reference(self, lesson: Lesson, sandboxed: bool = True) -> dict | None:
+        """The run dict of the lesson's reference solution graded as a trainee's code is (stored once): what
+        a trainee's run is compared with."""
+        code = lesson.solution_file.read_text(encoding="utf-8")
+        run = {"exercise": lesson.number, "code": hashlib.sha256(code.encode()).hexdigest()[:32]}
+        if self.stored(self.spec(run)):
+            return run
+        with self.coordinator.single(self.spec(run).key) as mine:
+            if mine or not self.stored(self.spec(run)):
+                return self._grade(lesson, code, "en", lambda *_: None, sandboxed)[1]
+        return run
+
+    def _grade(self, lesson: Lesson, code: str, lang: str, report, sandboxed: bool):
+        from lessons.grader import GraderError, grade_file
+        from lessons.judge import read_kept_run
+
+        with tempfile.TemporaryDirectory(prefix="ascendsim-exercise-") as tmp:
             folder = Path(tmp) / "submission"
             folder.mkdir()
             path = folder / lesson.exercise_file.name
@@ -329,8 +347,7 @@ class Runs:
                 raise RunRequestError(str(exc)) from None
             if not keep.is_file():
                 return result, None
-            digest = hashlib.sha256(code.encode()).hexdigest()[:32]
-            run = {"exercise": lesson.number, "code": digest}
+            run = {"exercise": lesson.number, "code": hashlib.sha256(code.encode()).hexdigest()[:32]}
             try:
                 self.store.put(self.spec(run), read_kept_run(keep))
             except StoreError:  # graded all the same; the views cannot show the run (the page says why)

@@ -184,6 +184,9 @@ def test_an_infinite_loop_times_out_cleanly_while_another_session_steps_at_its_u
         _exercise(t)
         t.page.evaluate("code => window.AscendSimEditor.setValue('ex-editor', code)", LOOP)
         t.page.click("#ex-run")
+    tabs[-1].page.wait_for_function(  # the progress says how long it has run, against its limit
+        f"() => /running.* s of at most {WALL_S} s/.test(document.getElementById('ex-status').innerText)"
+    )
     t0 = time.perf_counter()
     during = []
     while time.perf_counter() - t0 < WALL_S - 1:

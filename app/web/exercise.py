@@ -31,7 +31,10 @@ _TEXT = {
     "run": ("Run & check", "运行并检查"),
     "cancel": ("Cancel", "取消"),
     "queued": ("queued: {ahead} ahead", "queued 排队中：前面还有 {ahead} 个"),
-    "running": ("running your code in the sandbox", "running 正在沙箱中运行你的代码"),
+    "running": (
+        "running your code in the sandbox: {s} s of at most {limit} s",
+        "running 正在沙箱中运行你的代码：已 {s} 秒，最多 {limit} 秒",
+    ),
     "judging": ("judging: replaying what your code recorded", "judging 评判中：重放你的代码记录的调用"),
     "done": ("done in {s} s", "done 完成，用时 {s} 秒"),
     "failed": ("done: not checked", "done 完成：未能检查"),

@@ -332,19 +332,28 @@ class Runs:
             path.write_text(code, encoding="utf-8")
             keep = Path(tmp) / "run.npz"
             limits = lesson.limits.replace(wall_s=min(lesson.limits.wall_s, _wall_cap()))
+            phase, stop = ["queued"], threading.Event()
+
+            def tick() -> None:  # while the sandbox runs: how long so far, against its limit
+                t0 = time.monotonic()
+                while not stop.wait(PROGRESS_EVERY_S):
+                    if phase[0] == "running":
+                        report("running", {"s": f"{time.monotonic() - t0:.0f}", "limit": f"{limits.wall_s:g}"})
+
+            def progress(now: str) -> None:
+                phase[0] = now
+                report(now, {"s": "0", "limit": f"{limits.wall_s:g}"} if now == "running" else {})
+
+            ticker = threading.Thread(target=tick, daemon=True)
+            ticker.start()
             try:
                 result = grade_file(
-                    lesson,
-                    path,
-                    "browser",
-                    lang,
-                    limits,
-                    sandboxed=sandboxed,
-                    keep=keep,
-                    progress=lambda p: report(p, {}),
+                    lesson, path, "browser", lang, limits, sandboxed=sandboxed, keep=keep, progress=progress
                 )
             except GraderError as exc:
                 raise RunRequestError(str(exc)) from None
+            finally:
+                stop.set()
             if not keep.is_file():
                 return result, None
             run = {"exercise": lesson.number, "code": hashlib.sha256(code.encode()).hexdigest()[:32]}

@@ -304,9 +304,12 @@ class Runs:
             self.coordinator.session(session),
             self.coordinator.slot(lambda n: report("queued", {"ahead": n})),
         ):
+            # the reference solution's run (what the diff view compares with) is graded once, beside the first
+            # trainee's run of the lesson: the two sandboxes overlap instead of queueing
+            reference = threading.Thread(target=self.reference, args=(lesson, sandboxed), daemon=True)
+            reference.start()
             result, run = self._grade(lesson, code, lang, report, sandboxed)
-            if run is not None:
-                self.reference(lesson, sandboxed)  # what the diff view compares it with
+            reference.join()
         return result, run
 
     def reference(self, lesson: Lesson, sandboxed: bool = True) -> dict | None:

@@ -316,6 +316,7 @@ _CATALOGUE = MappingProxyType(
             "模拟中：约 {total} 个事件中的 {events} 个",
         ),
         "web.phase.storing": ("storing the run", "保存运行结果"),
+        "web.phase.preparing": ("preparing the first views", "准备最初的视图"),
         "web.phase.starting": ("starting", "启动中"),
         "web.busy.session": (
             "One run at a time per browser tab: wait for the one running, or cancel it.",

@@ -14,7 +14,9 @@ Lesson runs are small and computed on first use.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import json
 import os
 import tempfile
 import threading
@@ -45,6 +47,7 @@ EVENTS_PER_S = 600_000  # simulation speed, timing only (8192^3: 3.66 M events i
 STORED_EVENTS_PER_S = 450_000  # compressing a run to disk (8192^3: 8 s)
 WINDOWS_KEPT = 24  # rendered frame windows kept per run
 PROGRESS_EVERY_S = 0.5  # a job's progress reaches its page at most this often
+RENDERERS = tuple(f"app/web/{m}.py" for m in ("render", "panels", "markup", "figures"))  # of prepared views
 MAX_CODE_CHARS = 256 * 1024  # a trainee's exercise sent from the editor
 WALL_ENV = "ASCENDSIM_EXERCISE_WALL_S"  # an instructor's cap on an exercise's wall time (at most the lesson's)
 
@@ -54,10 +57,12 @@ class RunRequestError(ValueError):
 
 
 def fingerprint(*folders: str) -> str:
-    """A hash of the sources that determine a run (so a stored run of older code is never served)."""
+    """A hash of the sources (folders or files) that determine a run and its prepared views (so what older code
+    stored is never served)."""
     h = hashlib.sha256()
     for folder in folders:
-        for path in sorted((ROOT / folder).rglob("*")):
+        top = ROOT / folder
+        for path in [top] if top.is_file() else sorted(top.rglob("*")):
             if path.suffix in (".py", ".toml", ".json") and "__pycache__" not in path.parts:
                 h.update(str(path.relative_to(ROOT)).encode())
                 h.update(path.read_bytes())
@@ -209,7 +214,7 @@ class Runs:
         self.directory = Path(directory or Path(tempfile.gettempdir()) / "ascendsim-runs")
         # everything stored lives in a folder named after the code that made it: a run or a lesson answer of
         # older code is never served, whichever folder the server was given
-        self.code_dir = self.directory / fingerprint("engine", "lessons", "app/present", "app/server")
+        self.code_dir = self.directory / fingerprint("engine", "lessons", "app/present", "app/server", *RENDERERS)
         self.problem = usable(self.code_dir)  # None, or why the folder cannot take runs (one line)
         self.store = RunStore(self.code_dir, max_bytes=256 * 2**20, disk_bytes=disk_bytes)
         self.coordinator = Coordinator(jobs_folder(self.code_dir))
@@ -240,7 +245,9 @@ class Runs:
         return self.store.path(spec).is_file()
 
     # -- jobs (in a background callback's process) -------------------------------------------------------------
-    def compute(self, request: dict, session: str, report: Callable[[str, dict], None]) -> tuple | None:
+    def compute(
+        self, request: dict, session: str, report: Callable[[str, dict], None], lang: str | None = None
+    ) -> tuple | None:
         """Make the run of a playground request stored, in a job: the session's limits, then one computation per
         run however many ask (an identical request waits for it), in one of the machine's slots.
 
@@ -252,9 +259,9 @@ class Runs:
         with self.coordinator.session(session):
             if not self.stored(spec) and (problem := usable(self.code_dir)):
                 raise RunRequestError(problem)  # said before the run, not after it (the folder may have healed since)
-            return self._make(spec, cost.events, report)
+            return self._make(spec, cost.events, report, request, lang)
 
-    def _make(self, spec: RunSpec, events: int, report: Callable[[str, dict], None]) -> tuple | None:
+    def _make(self, spec: RunSpec, events: int, report, request: dict, lang: str | None) -> tuple | None:
         if self.store.get(spec) is not None:
             return self.store.notes.pop(spec.key, None)
         with self.coordinator.single(spec.key, lambda: report("joined", {})) as mine:
@@ -268,7 +275,40 @@ class Runs:
                     self.store.put(spec, result)
                 except StoreError as exc:
                     raise RunRequestError(str(exc)) from None
+                if lang is not None:
+                    report("preparing", {})
+                    self.prepare(spec, request, lang)
         return note
+
+    # -- the first window, rendered in the job that made the run -------------------------------------------
+    def views_path(self, spec: RunSpec, lang: str) -> Path:
+        return self.store.path(spec).with_suffix(f".views-{lang}.json")
+
+    def prepare(self, spec: RunSpec, run: dict, lang: str) -> None:
+        """Render the window a page asks for first (step 0, the first core, no breakpoints) in ``lang`` and keep
+        it beside the stored run, so no request renders it. A folder that cannot take it only costs speed."""
+        from . import render
+
+        loaded = self.load(run)
+        meta = render.meta(loaded)
+        core = meta["cores"][0] if meta["cores"] else None
+        key = [0, meta["window"], core, lang]
+        window = render.window(loaded, 0, meta["window"], core, lang, ())
+        with contextlib.suppress(OSError), atomic_path(self.views_path(spec, lang)) as tmp:
+            tmp.write_text(json.dumps({"key": key, "window": window}))
+
+    def prepared(self, loaded: Loaded, key: tuple) -> dict | None:
+        """The window :meth:`prepare` kept for ``key`` (first, count, core, lang, breakpoints), or None."""
+        first, count, core, lang, bps = key
+        if first != 0 or bps or lang not in ("en", "zh"):
+            return None
+        try:
+            doc = json.loads(self.views_path(loaded.spec, lang).read_text())
+        except (OSError, ValueError):
+            return None
+        if not isinstance(doc, dict) or doc.get("key") != [0, count, core, lang]:
+            return None
+        return doc.get("window")
 
     def _simulate(self, spec: RunSpec, events: int, report: Callable[[str, dict], None]):
         from engine.runner import run_scenario

@@ -38,7 +38,9 @@ def test_a_single_buffered_stub_lost_overlap_and_does_no_arithmetic_each_said_at
 
 
 def test_the_reference_against_itself_is_the_same_lane_by_lane(runs):
-    mine, ref = _run(runs, 3, get(3).solution_file.read_text(encoding="utf-8"))
+    code = get(3).solution_file.read_text(encoding="utf-8")
+    mine, ref = _run(runs, 3, code)
+    assert mine.source("exercise.py") == code  # the Code view shows the trainee's file
     diff = trace_diff(mine, ref)
     assert [s.key for s in diff.statements] == ["same"]
     assert diff.lanes and all(x.mine_us == x.ref_us and x.mine_events == x.ref_events for x in diff.lanes)

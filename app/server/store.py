@@ -258,7 +258,7 @@ class RunStore:
             with contextlib.suppress(OSError):
                 path.unlink()
                 freed += size
-            for views in path.parent.glob(f"{path.stem}.views-*.json"):  # its prepared first views go with it
+            for views in path.parent.glob(f"{path.stem}.*.*"):  # its prepared views (an exercise's code) go with it
                 with contextlib.suppress(OSError):
                     views.unlink()
         for folder in self._others():

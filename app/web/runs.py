@@ -400,11 +400,18 @@ class Runs:
             if not keep.is_file():
                 return result, None
             run = {"exercise": lesson.number, "code": hashlib.sha256(code.encode()).hexdigest()[:32]}
+            spec = self.spec(run)
             try:
-                self.store.put(self.spec(run), read_kept_run(keep))
-            except StoreError:  # graded all the same; the views cannot show the run (the page says why)
+                self.store.put(spec, read_kept_run(keep))
+                with atomic_path(self.code_path(spec)) as part:  # what the Code view shows of it
+                    part.write_text(code, encoding="utf-8")
+            except (StoreError, OSError):  # graded all the same; the views cannot show the run (the page says why)
                 return result, None
         return result, run
+
+    def code_path(self, spec: RunSpec) -> Path:
+        """The trainee's code of an exercise run, beside it."""
+        return self.store.path(spec).with_suffix(".exercise.py")
 
     # -- loading a run for playing ------------------------------------------------------------------------------
     def load(self, run: dict) -> Loaded:
@@ -444,12 +451,17 @@ class Runs:
             note = self.store.notes.pop(spec.key, None)
             return Loaded(spec.key, spec, replay, FrameSource(replay), outline(replay), lesson, stops, note=note)
         result = self.store.get(spec)
-        if result is None and spec.scenario.startswith("exercise:"):
+        if result is None and "exercise" in run:
             raise RunRequestError("your run is no longer kept on this server: press Run & check again")
         if result is None:
             raise RunRequestError(f"run {spec.scenario} {dict(spec.params)} is not finished yet")
-        if spec.scenario.startswith("exercise:"):
-            replay = Replay(result)
+        if "exercise" in run:
+            lesson = _lesson(run["exercise"])
+            try:
+                sources = {lesson.exercise_file.name: self.code_path(spec).read_text(encoding="utf-8")}
+            except OSError:
+                sources = None
+            replay = Replay(result, sources=sources)
             return Loaded(spec.key, spec, replay, FrameSource(replay), outline(replay))
         inputs = None
         if estimate(spec.scenario, load_profile(spec.profile), dict(spec.params), spec.numerics).input_bytes <= (

@@ -44,6 +44,12 @@ _TEXT = {
     "hint": ("hint", "提示"),
     "not_run": ("not run: your code did not get that far", "未运行：你的代码没有执行到这里"),
     "printed": ("your program printed", "你的程序输出"),
+    "predictions": ("Your predictions (they do not change the verdict)", "你的预测（不影响结论）"),
+    "unanswered": (
+        "not answered: write your prediction in PREDICTIONS, then check to see what the simulator says",
+        "未作答：先在 PREDICTIONS 中写下预测，再检查，即可看到模拟器的结果",
+    ),
+    "simulator": ("the simulator", "模拟器"),
     "costs": ("Cost of your run", "本次运行的开销"),
     "bytes": ("bytes moved", "数据搬运量"),
     "pipes": ("busy time per pipe (summed over cores)", "各流水线忙碌时间（各核之和）"),
@@ -174,6 +180,7 @@ def grade_doc(result: GradeResult, run: dict | None, runs: Runs) -> dict:
         "costs": result.costs,
         "line": result.line,
         "criteria": {lang: [c.to_dict() for c in items] for lang, items in result.criteria_in.items()},
+        "predictions": {lang: [x.to_dict() for x in items] for lang, items in result.predictions_in.items()},
         "run": run,
     }
     if run is not None:
@@ -198,6 +205,9 @@ def verdict_view(doc: dict, lang: str) -> tuple:
     )
     criteria = [_criterion(c, lang) for c in doc["criteria"].get(lang) or doc["criteria"]["en"]]
     output = []
+    predictions = (doc.get("predictions") or {}).get(lang) or []
+    if predictions:
+        output.append(_predictions(predictions, lang))
     if verdict not in ("PASS", "FAIL", "NOT_ON_DEVICE") and doc["messages"]:
         output.append(html.Pre("\n".join(doc["messages"]), id="ex-traceback", className="traceback"))
     if doc.get("costs"):
@@ -290,6 +300,18 @@ def _criterion(c: dict, lang: str) -> html.Div:
         if not c["passed"] and c["hint"]:
             body.append(html.Div(f"{text('hint', lang)}: {c['hint']}", className="hint"))
     return html.Div(body, className=f"criterion {state}", **{"data-id": c["id"], "data-state": state})
+
+
+def _predictions(predictions: list[dict], lang: str) -> html.Div:
+    items = []
+    for p in predictions:
+        if p["correct"] is None:
+            said, state = text("unanswered", lang), "unanswered"
+        else:
+            state = "right" if p["correct"] else "wrong"
+            said = f"{text('yours', lang)}: {p['yours']}; {text('simulator', lang)}: {p['answer']} — {p['explanation']}"
+        items.append(html.Li([html.Div(p["question"]), html.Div(said, className="hint")], className=state))
+    return html.Div([html.H5(text("predictions", lang)), html.Ul(items)], id="ex-predictions")
 
 
 def _costs(costs: dict, lang: str) -> html.Details:

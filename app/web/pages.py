@@ -117,7 +117,11 @@ def register(app, runs: Runs, default_lang: str) -> None:
                 html.Div(
                     [
                         html.Div(q.text[lang]),
-                        dcc.RadioItems(id={"type": "q-answer", "q": q.id}, options=list(q.choices), inline=True),
+                        dcc.RadioItems(
+                            id={"type": "q-answer", "q": q.id},
+                            options=[{"label": q.label(c, lang), "value": c} for c in q.choices],
+                            inline=True,
+                        ),
                         html.Button(msg("web.check", lang), id={"type": "q-check", "q": q.id}, className="btn small"),
                         html.Div(id={"type": "q-result", "q": q.id}, className="answer"),
                     ],
@@ -183,7 +187,8 @@ def register(app, runs: Runs, default_lang: str) -> None:
             truth = runs.truth(les, question.id)
             right = yours == truth
             key = "web.right" if right else "web.wrong"
-            texts.append([html.Div(msg(key, lang, answer=truth, yours=yours)), html.Div(question.explain[lang])])
+            said = msg(key, lang, answer=question.label(truth, lang), yours=question.label(str(yours), lang))
+            texts.append([html.Div(said), html.Div(question.explain[lang])])
             classes.append("answer right" if right else "answer wrong")
         return texts, classes
 

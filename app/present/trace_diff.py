@@ -8,7 +8,7 @@ statements are typed (a message key, its values, a step), worded by the UIs in t
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
@@ -41,6 +41,19 @@ class TraceDiff:
     lanes: tuple[LaneDiff, ...]
     metrics: dict  # engine.analysis.compare's rows: {name: {a: reference, b: mine, delta, ratio}}
     statements: tuple[Statement, ...]
+
+    def to_dict(self) -> dict:
+        """Plain data (the JSON edge: a page keeps it)."""
+        return {
+            "lanes": [asdict(x) for x in self.lanes],
+            "metrics": self.metrics,
+            "statements": [asdict(x) for x in self.statements],
+        }
+
+    @classmethod
+    def from_dict(cls, doc: dict) -> TraceDiff:
+        lanes = tuple(LaneDiff(**x) for x in doc["lanes"])
+        return cls(lanes, dict(doc["metrics"]), tuple(Statement(**x) for x in doc["statements"]))
 
 
 def _lanes(replay: Replay) -> dict[str, tuple[float, int]]:

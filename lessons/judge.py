@@ -60,21 +60,58 @@ def references(lesson: Lesson) -> dict:
         return _references(lesson.package)
 
 
-def judge(lesson: Lesson, data, refs: dict) -> list[Criterion]:
-    """The lesson's criteria and the predictions, from a replay (:class:`lessons.checks.Data`)."""
+def judge(lesson: Lesson, data, refs: dict) -> tuple[list[Criterion], list[dict]]:
+    """The lesson's criteria, and the predict-then-run answers, from a replay (:class:`lessons.checks.Data`).
+
+    A prediction is reported beside the verdict and never changes it: ``{"id", "yours", "correct"}`` and, only
+    when the trainee answered, ``"answer"`` (the simulator's). An unanswered question's answer is never sent."""
     ctx = Context(lesson, refs)
     criteria = list(lesson.module("check").judge(data, ctx))
-    predictions = data.value("predictions") or {}
+    given = data.value("predictions") or {}
+    predictions = []
     for q in lesson.questions:
-        yours = predictions.get(q.id) if isinstance(predictions, dict) else None
-        yours = None if yours is None else str(yours)[:200]
-        truth = ctx.truth(q.id)
-        criteria.append(Criterion(f"predict_{q.id}", yours is not None and yours == truth, str(yours), truth, ""))
-    return criteria
+        yours = given.get(q.id) if isinstance(given, dict) else None
+        if yours is None:
+            predictions.append({"id": q.id, "yours": None, "correct": None})
+            continue
+        yours, truth = str(yours)[:200], ctx.truth(q.id)
+        predictions.append({"id": q.id, "yours": yours, "correct": yours == truth, "answer": truth})
+    return criteria, predictions
 
 
-def judge_frame(lesson: Lesson, frame: Path, refs: dict) -> dict:
-    """Replay and judge a child's frame (in whichever process calls it): the criteria and costs, or why not."""
+def keep_run(result, path: Path) -> None:
+    """Write a replayed run to ``path`` (an uncompressed ``.npz``: its document as JSON and its arrays), whole or
+    not at all; :func:`read_kept_run` reads it back."""
+    import json
+
+    import numpy as np
+
+    from engine.run_codec import run_to_doc
+
+    doc, arrays = run_to_doc(result)
+    part = path.with_name(path.name + ".part")
+    with open(part, "wb") as f:
+        np.savez(f, doc=np.frombuffer(json.dumps(doc).encode(), dtype=np.uint8), **arrays)
+    part.replace(path)
+
+
+def read_kept_run(path: Path):
+    """The run :func:`keep_run` wrote (``ValueError`` if the file is not one)."""
+    import json
+
+    import numpy as np
+
+    from engine.run_codec import run_from_doc
+
+    with np.load(path, allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    return run_from_doc(json.loads(arrays.pop("doc").tobytes()), arrays)
+
+
+def judge_frame(lesson: Lesson, frame: Path, refs: dict, keep: Path | None = None) -> dict:
+    """Replay and judge a child's frame (in whichever process calls it): the criteria and costs, or why not.
+    With ``keep``, the replay's main run (the lesson's ``MAIN_RUN``) is written there (:func:`keep_run`): the
+    trainee's run as the grader re-executed it, for the views."""
     from .checks import Data
     from .replay import Tampered, replay
     from .wire import WireError, decode, read_first, split
@@ -94,7 +131,7 @@ def judge_frame(lesson: Lesson, frame: Path, refs: dict) -> dict:
         return {"tampered": cap(str(exc))}
     data = Data(replayed, doc.get("values") or {})
     try:
-        criteria = judge(lesson, data, refs)
+        criteria, predictions = judge(lesson, data, refs)
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
         return {"tampered": cap(f"the recording is incomplete: {type(exc).__name__}: {exc}")}
     costs = None
@@ -103,4 +140,6 @@ def judge_frame(lesson: Lesson, frame: Path, refs: dict) -> dict:
         from .costs import cost_table
 
         costs = cost_table(data.run(main))
-    return {"criteria": [c.__dict__ for c in criteria], "costs": costs}
+        if keep is not None:
+            keep_run(data.run(main), keep)
+    return {"criteria": [c.__dict__ for c in criteria], "predictions": predictions, "costs": costs}

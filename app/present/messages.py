@@ -297,10 +297,8 @@ _CATALOGUE = MappingProxyType(
         ),
         "web.choose_first": ("Choose an answer first.", "请先选择一个答案。"),
         "web.exercise": ("Exercise", "练习"),
-        "web.start_with": (
-            "Start with ascendsim lesson start {n}; check with ascendsim lesson check {n}.",
-            "开始：ascendsim lesson start {n}；检查：ascendsim lesson check {n}。",
-        ),
+        "web.tab_views": ("Views", "视图"),
+        "web.tab_exercise": ("Exercise: write and check your code", "练习：编写并检查你的代码"),
         "web.scenario": ("scenario", "场景"),
         "web.profile": ("hardware profile", "硬件配置"),
         "web.numerics": ("compute the numbers (numerics)", "计算真实数值（numerics）"),
@@ -318,6 +316,7 @@ _CATALOGUE = MappingProxyType(
             "模拟中：约 {total} 个事件中的 {events} 个",
         ),
         "web.phase.storing": ("storing the run", "保存运行结果"),
+        "web.phase.preparing": ("preparing the first views", "准备最初的视图"),
         "web.phase.starting": ("starting", "启动中"),
         "web.busy.session": (
             "One run at a time per browser tab: wait for the one running, or cancel it.",

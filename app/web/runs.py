@@ -14,7 +14,9 @@ Lesson runs are small and computed on first use.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import json
 import os
 import tempfile
 import threading
@@ -36,6 +38,7 @@ from engine.profile import DEFAULT_PROFILE, ProfileError, list_profiles, load_pr
 from engine.scenarios import Scenario, ScenarioArgError, ScenarioFailed, registry
 from engine.scenarios.cost import Cost, estimate
 from engine.trace import Kind
+from lessons import sandbox
 from lessons.catalog import Lesson, LessonError, get, lessons
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,6 +48,9 @@ EVENTS_PER_S = 600_000  # simulation speed, timing only (8192^3: 3.66 M events i
 STORED_EVENTS_PER_S = 450_000  # compressing a run to disk (8192^3: 8 s)
 WINDOWS_KEPT = 24  # rendered frame windows kept per run
 PROGRESS_EVERY_S = 0.5  # a job's progress reaches its page at most this often
+RENDERERS = tuple(f"app/web/{m}.py" for m in ("render", "panels", "markup", "figures"))  # of prepared views
+MAX_CODE_CHARS = 256 * 1024  # a trainee's exercise sent from the editor
+WALL_ENV = "ASCENDSIM_EXERCISE_WALL_S"  # an instructor's cap on an exercise's wall time (at most the lesson's)
 
 
 class RunRequestError(ValueError):
@@ -52,10 +58,12 @@ class RunRequestError(ValueError):
 
 
 def fingerprint(*folders: str) -> str:
-    """A hash of the sources that determine a run (so a stored run of older code is never served)."""
+    """A hash of the sources (folders or files) that determine a run and its prepared views (so what older code
+    stored is never served)."""
     h = hashlib.sha256()
     for folder in folders:
-        for path in sorted((ROOT / folder).rglob("*")):
+        top = ROOT / folder
+        for path in [top] if top.is_file() else sorted(top.rglob("*")):
             if path.suffix in (".py", ".toml", ".json") and "__pycache__" not in path.parts:
                 h.update(str(path.relative_to(ROOT)).encode())
                 h.update(path.read_bytes())
@@ -223,33 +231,40 @@ class Runs:
         self.directory = Path(directory or Path(tempfile.gettempdir()) / "ascendsim-runs")
         # everything stored lives in a folder named after the code that made it: a run or a lesson answer of
         # older code is never served, whichever folder the server was given
-        self.code_dir = self.directory / fingerprint("engine", "lessons", "app/present", "app/server")
+        self.code_dir = self.directory / fingerprint("engine", "lessons", "app/present", "app/server", *RENDERERS)
         self.problem = usable(self.code_dir)  # None, or why the folder cannot take runs (one line)
         self.store = RunStore(self.code_dir, max_bytes=256 * 2**20, disk_bytes=disk_bytes)
         self.coordinator = Coordinator(jobs_folder(self.code_dir))
         self.max_loaded_events = max_loaded_events
+        # whether trainees' code runs here: ("sandbox", ""), ("off", why) without bubblewrap, or ("unsandboxed",
+        # "") when the server was started with --allow-unsandboxed-code (a trainee's own laptop)
+        self.code_runs = ("sandbox", "") if (why := sandbox.missing()) is None else ("off", why)
         self._loaded: OrderedDict[str, Loaded] = OrderedDict()
         self._lock = threading.Lock()
         self._building: dict[str, threading.Lock] = {}
 
     # -- what a browser names ------------------------------------------------------------------------------
     def spec(self, run: dict) -> RunSpec:
-        """The spec of a run dict (validated: a lesson that exists, or a valid playground request)."""
+        """The spec of a run dict (validated: a lesson that exists, a trainee's run of one, or a valid playground
+        request)."""
         if not isinstance(run, dict):
             raise RunRequestError(f"a run must be a mapping, got {type(run).__name__}")
+        if "exercise" in run:
+            code = run.get("code")
+            if not (isinstance(code, str) and len(code) == 32 and all(c in "0123456789abcdef" for c in code)):
+                raise RunRequestError(f"code: must be 32 hexadecimal digits, got {str(code)[:40]!r}")
+            return RunSpec.of(f"exercise:{_lesson(run['exercise']).number}", DEFAULT_PROFILE, {"code": code})
         if "lesson" in run:
-            try:
-                lesson = get(run["lesson"])
-            except (LessonError, TypeError, ValueError) as exc:
-                raise RunRequestError(f"lesson: {exc}") from None
-            return RunSpec.of(f"lesson:{lesson.number}", DEFAULT_PROFILE, {})
+            return RunSpec.of(f"lesson:{_lesson(run['lesson']).number}", DEFAULT_PROFILE, {})
         return validate_request(run)[0]
 
     def stored(self, spec: RunSpec) -> bool:
         return self.store.path(spec).is_file()
 
     # -- jobs (in a background callback's process) -------------------------------------------------------------
-    def compute(self, request: dict, session: str, report: Callable[[str, dict], None]) -> tuple | None:
+    def compute(
+        self, request: dict, session: str, report: Callable[[str, dict], None], lang: str | None = None
+    ) -> tuple | None:
         """Make the run of a playground request stored, in a job: the session's limits, then one computation per
         run however many ask (an identical request waits for it), in one of the machine's slots.
 
@@ -261,9 +276,9 @@ class Runs:
         with self.coordinator.session(session):
             if not self.stored(spec) and (problem := usable(self.code_dir)):
                 raise RunRequestError(problem)  # said before the run, not after it (the folder may have healed since)
-            return self._make(spec, cost.events, report)
+            return self._make(spec, cost.events, report, request, lang)
 
-    def _make(self, spec: RunSpec, events: int, report: Callable[[str, dict], None]) -> tuple | None:
+    def _make(self, spec: RunSpec, events: int, report, request: dict, lang: str | None) -> tuple | None:
         if self.store.get(spec) is not None:
             return self.store.notes.pop(spec.key, None)
         with self.coordinator.single(spec.key, lambda: report("joined", {})) as mine:
@@ -277,7 +292,40 @@ class Runs:
                     self.store.put(spec, result)
                 except StoreError as exc:
                     raise RunRequestError(str(exc)) from None
+                if lang is not None:
+                    report("preparing", {})
+                    self.prepare(spec, request, lang)
         return note
+
+    # -- the first window, rendered in the job that made the run -------------------------------------------
+    def views_path(self, spec: RunSpec, lang: str) -> Path:
+        return self.store.path(spec).with_suffix(f".views-{lang}.json")
+
+    def prepare(self, spec: RunSpec, run: dict, lang: str) -> None:
+        """Render the window a page asks for first (step 0, the first core, no breakpoints) in ``lang`` and keep
+        it beside the stored run, so no request renders it. A folder that cannot take it only costs speed."""
+        from . import render
+
+        loaded = self.load(run)
+        meta = render.meta(loaded)
+        core = meta["cores"][0] if meta["cores"] else None
+        key = [0, meta["window"], core, lang]
+        window = render.window(loaded, 0, meta["window"], core, lang, ())
+        with contextlib.suppress(OSError), atomic_path(self.views_path(spec, lang)) as tmp:
+            tmp.write_text(json.dumps({"key": key, "window": window}))
+
+    def prepared(self, loaded: Loaded, key: tuple) -> dict | None:
+        """The window :meth:`prepare` kept for ``key`` (first, count, core, lang, breakpoints), or None."""
+        first, count, core, lang, bps = key
+        if first != 0 or bps or lang not in ("en", "zh"):
+            return None
+        try:
+            doc = json.loads(self.views_path(loaded.spec, lang).read_text())
+        except (OSError, ValueError):
+            return None
+        if not isinstance(doc, dict) or doc.get("key") != [0, count, core, lang]:
+            return None
+        return doc.get("window")
 
     def _simulate(self, spec: RunSpec, events: int, report: Callable[[str, dict], None]):
         from engine.runner import run_scenario
@@ -297,6 +345,90 @@ class Runs:
             ).result
         except (ScenarioArgError, ScenarioFailed) as exc:
             raise RunRequestError(str(exc).splitlines()[0]) from None
+
+    def check(self, number, code, lang: str, session: str, report: Callable[[str, dict], None], sandboxed: bool = True):
+        """Grade a trainee's ``code`` for lesson ``number``, in a job: the session's limits, one of the machine's
+        slots, then :func:`lessons.grader.grade_file` (the sandbox, the trusted replay) exactly as
+        ``ascendsim lesson check`` does. The replay's main run is stored for the views. Returns the
+        :class:`~lessons.grader.GradeResult` and the run dict naming the trainee's run (None if the code did
+        not get that far)."""
+        lesson = _lesson(number)
+        if not isinstance(code, str):
+            raise RunRequestError(f"code: must be text, got {type(code).__name__}")
+        if len(code) > MAX_CODE_CHARS:
+            raise RunRequestError(f"code: at most {MAX_CODE_CHARS:,} characters, got {len(code):,}")
+        with (
+            self.coordinator.session(session),
+            self.coordinator.slot(lambda n: report("queued", {"ahead": n})),
+        ):
+            # the reference solution's run (what the diff view compares with) is graded once, beside the first
+            # trainee's run of the lesson: the two sandboxes overlap instead of queueing
+            reference = threading.Thread(target=self.reference, args=(lesson, sandboxed), daemon=True)
+            reference.start()
+            result, run = self._grade(lesson, code, lang, report, sandboxed)
+            reference.join()
+        return result, run
+
+    def reference(self, lesson: Lesson, sandboxed: bool = True) -> dict | None:
+        """The run dict of the lesson's reference solution graded as a trainee's code is (stored once): what
+        a trainee's run is compared with."""
+        code = lesson.solution_file.read_text(encoding="utf-8")
+        run = {"exercise": lesson.number, "code": hashlib.sha256(code.encode()).hexdigest()[:32]}
+        if self.stored(self.spec(run)):
+            return run
+        with self.coordinator.single(self.spec(run).key) as mine:
+            if mine or not self.stored(self.spec(run)):
+                return self._grade(lesson, code, "en", lambda *_: None, sandboxed)[1]
+        return run
+
+    def _grade(self, lesson: Lesson, code: str, lang: str, report, sandboxed: bool):
+        from lessons.grader import GraderError, grade_file
+        from lessons.judge import read_kept_run
+
+        with tempfile.TemporaryDirectory(prefix="ascendsim-exercise-") as tmp:
+            folder = Path(tmp) / "submission"
+            folder.mkdir()
+            path = folder / lesson.exercise_file.name
+            path.write_text(code, encoding="utf-8")
+            keep = Path(tmp) / "run.npz"
+            limits = lesson.limits.replace(wall_s=min(lesson.limits.wall_s, _wall_cap()))
+            phase, stop = ["queued"], threading.Event()
+
+            def tick() -> None:  # while the sandbox runs: how long so far, against its limit
+                t0 = time.monotonic()
+                while not stop.wait(PROGRESS_EVERY_S):
+                    if phase[0] == "running":
+                        report("running", {"s": f"{time.monotonic() - t0:.0f}", "limit": f"{limits.wall_s:g}"})
+
+            def progress(now: str) -> None:
+                phase[0] = now
+                report(now, {"s": "0", "limit": f"{limits.wall_s:g}"} if now == "running" else {})
+
+            ticker = threading.Thread(target=tick, daemon=True)
+            ticker.start()
+            try:
+                result = grade_file(
+                    lesson, path, "browser", lang, limits, sandboxed=sandboxed, keep=keep, progress=progress
+                )
+            except GraderError as exc:
+                raise RunRequestError(str(exc)) from None
+            finally:
+                stop.set()
+            if not keep.is_file():
+                return result, None
+            run = {"exercise": lesson.number, "code": hashlib.sha256(code.encode()).hexdigest()[:32]}
+            spec = self.spec(run)
+            try:
+                self.store.put(spec, read_kept_run(keep))
+                with atomic_path(self.code_path(spec)) as part:  # what the Code view shows of it
+                    part.write_text(code, encoding="utf-8")
+            except (StoreError, OSError):  # graded all the same; the views cannot show the run (the page says why)
+                return result, None
+        return result, run
+
+    def code_path(self, spec: RunSpec) -> Path:
+        """The trainee's code of an exercise run, beside it."""
+        return self.store.path(spec).with_suffix(".exercise.py")
 
     # -- loading a run for playing ------------------------------------------------------------------------------
     def load(self, run: dict) -> Loaded:
@@ -336,8 +468,18 @@ class Runs:
             note = self.store.notes.pop(spec.key, None)
             return Loaded(spec.key, spec, replay, FrameSource(replay), outline(replay), lesson, stops, note=note)
         result = self.store.get(spec)
+        if result is None and "exercise" in run:
+            raise RunRequestError("your run is no longer kept on this server: press Run & check again")
         if result is None:
             raise RunRequestError(f"run {spec.scenario} {dict(spec.params)} is not finished yet")
+        if "exercise" in run:
+            lesson = _lesson(run["exercise"])
+            try:
+                sources = {lesson.exercise_file.name: self.code_path(spec).read_text(encoding="utf-8")}
+            except OSError:
+                sources = None
+            replay = Replay(result, sources=sources)
+            return Loaded(spec.key, spec, replay, FrameSource(replay), outline(replay))
         inputs = None
         if estimate(spec.scenario, load_profile(spec.profile), dict(spec.params), spec.numerics).input_bytes <= (
             MAX_INPUT_BYTES
@@ -382,6 +524,20 @@ class Runs:
         with atomic_path(path) as tmp:
             tmp.write_text(answer)
         return answer
+
+
+def _wall_cap() -> float:
+    try:
+        return max(1.0, float(os.environ.get(WALL_ENV) or "inf"))
+    except ValueError:
+        return float("inf")
+
+
+def _lesson(number) -> Lesson:
+    try:
+        return get(number)
+    except (LessonError, TypeError, ValueError) as exc:
+        raise RunRequestError(f"lesson: {exc}") from None
 
 
 def usable(folder: Path) -> str | None:

@@ -258,7 +258,7 @@ def diff_view(doc: dict, lang: str) -> html.Section:
             )
     head = [html.Th(text(k, lang)) for k in ("metric", "mine_col", "ref_col")]
     metrics = [html.Tr(head)] + [
-        html.Tr([html.Td(name), html.Td(fmt_value(row["b"])), html.Td(fmt_value(row["a"]))])
+        html.Tr([html.Td(name), html.Td(fmt_value(row.b)), html.Td(fmt_value(row.a))])
         for name, row in diff.metrics.items()
     ]
     lanes = sorted(diff.lanes, key=lambda x: -max(x.mine_us, x.ref_us))[:MAX_DIFF_LANES]

@@ -5,8 +5,10 @@ shape (numerics on, 256 to 1024) and waits until its run is drawn. Measured: run
 to the step label showing the run's event count), errors, the machine's CPU and the server's resident
 memory (the gunicorn workers and the jobs they fork), sampled every 0.2 s.
 
-``python -m tests.class_load --users 5,10,20,40`` prints the table (a benchmark: figures, no pass/fail);
-``tests/test_class_load.py`` runs 20 users and checks that every one sees their own run.
+``python -m tests.class_load --users 5,10,20,40`` prints the table (a benchmark: figures, no pass/fail). The
+acceptance test (20 users on ``gunicorn -w 2``, every one sees their own run) is not in the suite yet: on a
+2-core machine today only part of a class of 20 sees its run within 240 s (the first window's rendering,
+about 1-4 s a request on two sync workers, is the bottleneck).
 """
 
 from __future__ import annotations

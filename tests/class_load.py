@@ -145,11 +145,13 @@ def measure(users: int, workers: int = 2, steps: int = STEPS, small: bool = Fals
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--users", default="5,10,20,40", help="classes to measure, e.g. 5,10,20,40")
+    parser.add_argument("--steps", type=int, default=STEPS, help="steps each user takes before running")
+    parser.add_argument("--small", action="store_true", help="each user's matmul 64 to 320 on a side")
     args = parser.parse_args()
     print("| users | runs seen | run-to-views p50 (s) | p95 (s) | errors | CPU (mean) | server RSS (max) |")
     print("|---|---|---|---|---|---|---|")
     for users in (int(x) for x in args.users.split(",")):
-        load = measure(users)
+        load = measure(users, steps=args.steps, small=args.small)
         print(load.row(), flush=True)
         for e in load.errors[:3]:
             print(f"    {e}")

@@ -1,4 +1,5 @@
-"""The pipeline's bulk host produces the call-by-call host's trace, task table and task records, exactly."""
+"""The pipeline's host call log and the runtime's fast mode produce the call-by-call run's trace, task table
+and task records, exactly."""
 
 import dataclasses
 
@@ -128,11 +129,11 @@ def _section_with_errors(host, handles, dev):
 
 def _run_section(bulk, strict=False):
     from engine.scenarios.pipeline import open_device
-    from engine.scenarios.pipeline_fast import BulkHost
+    from engine.host_log import HostCallLog
 
-    sim = Simulation("ascend910b1", numerics=False, strict=strict)
+    sim = Simulation("ascend910b1", numerics=False, strict=strict, fast=bulk)
     handles, dev = open_device(sim.acl, 2, 64 * 64 * 2)
-    host = BulkHost(sim) if bulk else sim.acl
+    host = HostCallLog(sim) if bulk else sim.acl
     rets = _section_with_errors(host, handles, dev)
     if bulk:
         host.finish()
@@ -207,13 +208,13 @@ def records(result):
 def test_bulk_host_outputs_are_the_call_by_call_outputs_after_each_synchronize():
     """Outputs read right after a synchronize (before the section ends) hold the same bytes on both hosts."""
     from engine.scenarios.pipeline import batch_inputs, host_buffers, open_device, submit_batch
-    from engine.scenarios.pipeline_fast import BulkHost
+    from engine.host_log import HostCallLog
 
     outputs = []
     for bulk in (False, True):
         sim = Simulation("ascend910b1", numerics=True, fast=bulk)
         handles, dev = open_device(sim.acl, 2, 64 * 64 * 2)
-        host = BulkHost(sim) if bulk else sim.acl
+        host = HostCallLog(sim) if bulk else sim.acl
         rng = np.random.default_rng(1)
         a, b = (rng.uniform(-1, 1, (64, 64)).astype(np.float16) for _ in range(2))
         seen = []
@@ -249,18 +250,18 @@ def _depth(profile, depth):
     ],
 )
 def test_long_pipelines_stamped_ahead_equal_call_by_call(profile, params, monkeypatch):
-    """Hundreds of identical batches: the bulk host's device repeats itself and is stamped ahead; every
-    row, task record and the device's event count stay those of the call-by-call run."""
-    from engine.scenarios import pipeline_fast
+    """Hundreds of identical batches: the device repeats itself and the runtime's fast mode stamps it ahead;
+    every row, task record and the device's event count stay those of the call-by-call run."""
+    from engine import host_log
 
     stamped = []
-    finish = pipeline_fast.BulkHost.finish
+    finish = host_log.HostCallLog.finish
 
     def counted(host):
         finish(host)
-        stamped.append(host._device.stamped)
+        stamped.append(host.sim.runtime.stamper.stamped)
 
-    monkeypatch.setattr(pipeline_fast.BulkHost, "finish", counted)
+    monkeypatch.setattr(host_log.HostCallLog, "finish", counted)
     slow_outcome, slow, slow_cols = events(False, profile, **params)
     fast_outcome, fast, fast_cols = events(True, profile, **params)
     assert stamped and stamped[0] > params["batches"]  # most of the run's tasks

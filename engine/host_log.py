@@ -1,0 +1,418 @@
+"""The host call log: many host calls at a fraction of the cost of each, fed to the same runtime.
+
+A call-by-call run costs ~15 us of Python per ``memcpy_async`` (the call's context manager, its row,
+its checks). For thousands of small batches that is the whole cost, so a program (the pipeline's batch
+section, :mod:`engine.scenarios.pipeline`) may hand its calls to a :class:`HostCallLog` instead of
+``sim.acl``. It answers ``acl.rt.malloc_host``, ``free_host``, ``memcpy_async`` (host <-> device) and
+``acl.op.matmul`` in two halves:
+
+* **the call** does at once what decides its return value, with the simulator's own checks
+  (``Simulation.plan_copy``, ``OpMatmul.plan``, the host allocator), answered from what the call site
+  decided before when it can, and logs one integer: its kind, source line and task plan (the runtime's
+  :class:`~engine.task_store.TaskPlan`);
+* :meth:`HostCallLog.flush` plays the log: the host clock advances by each call's profile cost (numpy
+  prefix sums), the host waits for room in a full stream or for a pageable copy exactly as
+  ``Simulation.host_block_until`` makes it wait, and every task goes to the runtime's ``submit`` (runs of
+  submissions whose waits are already decided as one ``submit_block``); then every call and wait becomes
+  its row.
+
+Any other call, a call that would fail, and any call while a stream may be stuck behind an event wait,
+first plays the log and then goes to ``sim.acl`` as it is: the same row, error, finding and return code
+as call by call. ``tests/test_runtime_modes.py`` and ``tests/test_pipeline_fast.py`` compare both.
+"""
+
+from __future__ import annotations
+
+from sys import _getframe
+
+import numpy as np
+
+from .acl_codes import ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE, ACL_SUCCESS, AclError
+from .copy_engine import D2H, H2D
+from .detail import HostWait
+from .op_matmul import OpMatmul
+from .runtime import CopyPlan
+from .trace import Kind
+
+# the calls, in the log's low bits
+MALLOC_HOST, FREE_HOST, MEMCPY, MATMUL = range(4)
+CODE_BITS = 4
+SRC_BITS = 32  # log entry: ((plan + 1) << 32 | (source line + 1)) << 4 | call
+CALLS = (
+    ("acl.rt.malloc_host", "malloc_us"),
+    ("acl.rt.free_host", "free_us"),
+    ("acl.rt.memcpy_async", "memcpy_call_us"),
+    ("acl.op.matmul", "launch_call_us"),
+)
+MIN_RUN = 16  # plain submissions played in numpy at once, at least
+
+
+class HostCallLog:
+    """Stands in for ``sim.acl`` (``acl.rt``, ``acl.op``, ``acl.util`` and the top level); :meth:`flush`
+    plays what it logged (call it at the end)."""
+
+    def __init__(self, sim) -> None:
+        self.sim = sim
+        self.rt = self
+        self.op = self
+        self.util = sim.acl.util  # ptr_to_numpy: views of host memory, no host call
+        self._acl = sim.acl
+        self._runtime = sim.runtime
+        host = sim.profile.host
+        self._cost = np.array([sim.us(getattr(host, attr)) for _name, attr in CALLS], dtype=np.int64)
+        self._call_names = np.array([sim.trace.name(name) for name, _attr in CALLS], dtype=np.int16)
+        self._depth = sim.profile.limits.stream_depth
+        self._state = sim.state
+        self._dev_alloc = sim.devmem.space.by_ptr
+        self._pinned_alloc = sim.hostmem.pinned.by_ptr
+        self._srcs = sim.trace.srcs.items
+        self._known: dict[tuple, tuple] = {}  # (code object, instruction offset, arguments...) -> what a call knows
+        self._log: list[int] = []  # per call
+        self._append = self._log.append
+        self._copies: list[int] = []  # per copy, four numbers: source ident, offset, destination ident, offset
+        self._payloads: list = []  # per copy with numerics: its CopyPlan; per matmul: its OpMatmul
+        self._kernels: dict[int, OpMatmul] = {}  # task plan -> the matmul it computes
+        self._wait_rows: dict[tuple, tuple[int, int]] = {}
+
+    def __getattr__(self, name: str):
+        """Every other call: play the log, then the call-by-call host's own."""
+        acl = self.__dict__.get("_acl")
+        if acl is None or name.startswith("_"):
+            raise AttributeError(name)
+        self.flush()
+        for part in (acl.rt, acl.op, acl):
+            if hasattr(part, name):
+                return getattr(part, name)
+        raise AttributeError(name)
+
+    def _delegate(self, part, name: str, *args):
+        self.flush()
+        return getattr(part, name)(*args)
+
+    # -- the calls ----------------------------------------------------------------------------------
+    def malloc_host(self, size: int) -> tuple[int, int]:
+        known = self._site(_getframe(1), MALLOC_HOST)
+        try:
+            if not self._state.initialized:
+                raise AclError(0, "")
+            ptr = self.sim.hostmem.malloc_host(size, known[1]).ptr
+        except AclError:
+            return self._delegate(self._acl.rt, "malloc_host", size)
+        self._append(known[0])
+        return ptr, ACL_SUCCESS
+
+    def free_host(self, ptr: int) -> int:
+        known = self._site(_getframe(1), FREE_HOST)
+        try:
+            if not self._state.initialized:
+                raise AclError(0, "")
+            self.sim.hostmem.free_host(ptr, known[1])
+        except AclError:
+            return self._delegate(self._acl.rt, "free_host", ptr)
+        self._append(known[0])
+        return ACL_SUCCESS
+
+    def memcpy_async(self, dst, dst_max: int, src, count: int, kind: int, stream: int) -> int:
+        f = _getframe(1)
+        key = (f.f_code, f.f_lasti, stream, kind, count, dst_max)
+        known = self._known.get(key) if self.sim.caller is None else None
+        # the common case: a pinned copy like one this call site made before, whole live allocations by pointer
+        if (
+            known is not None
+            and not known[1].closed
+            and self._state.device is not None
+            and not self._runtime.waits_pending
+            and type(dst) is int
+            and type(src) is int
+        ):
+            if kind == ACL_MEMCPY_HOST_TO_DEVICE:
+                d, s_ = self._dev_alloc.get(dst), self._pinned_alloc.get(src)
+            else:  # ACL_MEMCPY_DEVICE_TO_HOST: only those two kinds are known here
+                d, s_ = self._pinned_alloc.get(dst), self._dev_alloc.get(src)
+            if (
+                d is not None
+                and s_ is not None
+                and not d.freed_at
+                and not s_.freed_at
+                and count <= min(d.size, s_.size)
+            ):
+                self._append(known[0])
+                self._copies.extend((s_.ident, 0, d.ident, 0))
+                if self.sim.numerics:
+                    sm, dm = (self.sim.hostmem, self.sim.devmem)[:: 1 if kind == ACL_MEMCPY_HOST_TO_DEVICE else -1]
+                    self._payloads.append(CopyPlan(known[2], True, count, (sm, s_, 0), (dm, d, 0)))
+                return ACL_SUCCESS
+        return self._memcpy(f, key, dst, dst_max, src, count, kind, stream)
+
+    def _memcpy(self, f, key, dst, dst_max: int, src, count: int, kind: int, stream: int) -> int:
+        """``memcpy_async`` checked by the simulator's own rules; anything they refuse goes call by call."""
+        sim = self.sim
+        args = (dst, dst_max, src, count, kind, stream)
+        if sim.state.device is None or self._runtime.waits_pending:
+            return self._delegate(self._acl.rt, "memcpy_async", *args)
+        try:
+            found = sim.stream(stream, "memcpy_async")
+            plan, (d, d_off), (s_, s_off) = sim.plan_copy(dst, dst_max, src, count, kind, "memcpy_async")
+        except AclError:
+            return self._delegate(self._acl.rt, "memcpy_async", *args)
+        if plan.direction not in (H2D, D2H):
+            return self._delegate(self._acl.rt, "memcpy_async", *args)
+        site = sim.src_from(f)
+        task_plan = self._runtime.copy_plan(found, plan.direction, plan.pinned, plan.count, s_.where, d.where)
+        entry = (((task_plan + 1) << SRC_BITS | (site + 1)) << CODE_BITS) | MEMCPY
+        exact = kind == (ACL_MEMCPY_HOST_TO_DEVICE if plan.direction == H2D else ACL_MEMCPY_DEVICE_TO_HOST)
+        if (
+            exact
+            and plan.pinned
+            and d_off == 0
+            and s_off == 0
+            and site >= 0
+            and type(count) is int
+            and sim.caller is None
+        ):
+            self._known[key] = (entry, found, plan.direction)  # the next copy like it from here takes the common case
+        self._append(entry)
+        self._copies.extend((s_.ident, s_off, d.ident, d_off))
+        if sim.numerics:
+            self._payloads.append(plan)
+        return ACL_SUCCESS
+
+    def matmul(self, a: int, b: int, c: int, m: int, n: int, k: int, stream: int, out_dtype: str = "fp16") -> int:
+        sim = self.sim
+        f = _getframe(1)
+        key = (f.f_code, f.f_lasti, a, b, c, m, n, k, stream, out_dtype)
+        known = self._known.get(key) if sim.caller is None else None
+        args = (a, b, c, m, n, k, stream, out_dtype)
+        if known is not None:
+            entry, found, kernel = known
+            if (
+                not found.closed
+                and self._state.device is not None
+                and not self._runtime.waits_pending
+                and not (kernel.a[0].freed_at or kernel.b[0].freed_at or kernel.c[0].freed_at)
+            ):
+                self._append(entry)
+                if not len(self._log) & 4095:  # progress, once in a while: the calls logged so far
+                    sim.trace.progress(len(self._log))
+                return ACL_SUCCESS
+        if sim.state.device is None or self._runtime.waits_pending:
+            return self._delegate(self._acl.op, "matmul", *args)
+        try:
+            found = sim.stream(stream, "matmul")
+            kernel = OpMatmul.plan(sim, a, b, c, m, n, k, out_dtype)
+        except AclError:
+            return self._delegate(self._acl.op, "matmul", *args)
+        site = sim.src_from(f)
+        task_plan = self._runtime.kernel_plan(found, kernel)
+        self._kernels.setdefault(task_plan, kernel)
+        entry = (((task_plan + 1) << SRC_BITS | (site + 1)) << CODE_BITS) | MATMUL
+        if site >= 0 and sim.caller is None:
+            self._known[key] = (entry, found, self._kernels[task_plan])
+        self._append(entry)
+        return ACL_SUCCESS
+
+    def _site(self, frame, code: int) -> tuple:
+        """(log entry, source text) of a host-only call from ``frame``, kept per call site."""
+        key = (frame.f_code, frame.f_lasti)
+        known = self._known.get(key) if self.sim.caller is None else None
+        if known is None:
+            site = self.sim.src_from(frame)
+            known = ((site + 1) << CODE_BITS | code, self._srcs[site] if site >= 0 else "")
+            if self.sim.caller is None:
+                self._known[key] = known
+        return known
+
+    # -- playing the log ----------------------------------------------------------------------------
+    def flush(self) -> None:
+        """Play the calls logged so far: host clock, waits, tasks, rows."""
+        if not self._log:
+            return
+        sim = self.sim
+        trace = sim.trace
+        log = np.asarray(self._log, dtype=np.int64)
+        self._log.clear()
+        copies, self._copies = self._copies, []
+        payloads, self._payloads = self._payloads, []
+        ops = log & ((1 << CODE_BITS) - 1)
+        src = ((log >> CODE_BITS) & ((1 << SRC_BITS) - 1)) - 1
+        cost = self._cost[ops]
+        dev = np.flatnonzero(ops >= MEMCPY)  # the calls that meet the device
+        plans = (log[dev] >> (CODE_BITS + SRC_BITS)) - 1
+        ready = sim.host_now + np.cumsum(cost)[dev]  # each one's cost paid, if nothing before it waited
+        first_task = len(self._runtime.store)
+        waits, extra = self._play(dev, plans, src[dev], ready, copies, payloads) if len(dev) else ([], [])
+        # the host rows: every call, stretched by its waits, and the waits
+        stretch = np.zeros(len(ops), dtype=np.int64)
+        stretch[dev] = extra
+        end = sim.host_now + np.cumsum(cost + stretch)
+        n = len(ops)
+        first = trace.extend(
+            start=end - cost - stretch,
+            end=end,
+            lane=np.full(n, sim.host_lane, dtype=np.int16),
+            kind=np.full(n, Kind.CALL, dtype=np.uint8),
+            name=self._call_names[ops],
+            src=src.astype(np.int32),
+        )
+        if len(dev):
+            self._runtime.set_causes(first_task, (dev + first).tolist())
+        if waits:
+            calls, w_start, w_end, w_name, w_detail = (np.asarray(c, dtype=np.int64) for c in zip(*waits, strict=True))
+            trace.extend(
+                start=w_start,
+                end=w_end,
+                lane=np.full(len(calls), sim.host_lane, dtype=np.int16),
+                kind=np.full(len(calls), Kind.WAIT, dtype=np.uint8),
+                name=w_name.astype(np.int16),
+                src=src[calls].astype(np.int32),
+                cause=(calls + first).astype(np.int32),
+                detail=w_detail.astype(np.int32),
+            )
+        sim.host_now = int(end[-1])
+
+    def finish(self) -> None:
+        """The end of the section: play what is left."""
+        self.flush()
+
+    def _play(self, calls, plans, srcs, ready, copies, payloads):
+        """Submit the logged tasks (``calls``: their places in the log; ``ready``: when each one's cost is
+        paid if nothing waited before it), the host waiting as the call-by-call host does. Returns the waits
+        ``(call, start, end, name, detail)`` and each task's total wait."""
+        rt = self._runtime
+        store = rt.store
+        n = len(calls)
+        table = rt.store.plans
+        stream = np.array([table[p].stream for p in plans.tolist()], dtype=np.int64)
+        pageable = np.array([not table[p].pinned for p in plans.tolist()], dtype=bool)
+        is_copy = np.array([table[p].src_where != "" for p in plans.tolist()], dtype=bool)
+        copy_at = np.full(n, -1, dtype=np.int64)
+        copy_at[is_copy] = rt.extend_copies(copies) + np.arange(int(is_copy.sum()))
+        payload = [None] * n
+        if payloads:
+            for j, p in zip(np.flatnonzero(is_copy).tolist(), payloads, strict=True):
+                payload[j] = p
+        for j in np.flatnonzero(~is_copy).tolist():
+            payload[j] = self._kernels[int(plans[j])]
+        # per task, the task the host must see finished first: the one ``depth`` places back on its stream
+        first_task = len(store)
+        target = np.full(n, -1, dtype=np.int64)
+        depth = self._depth
+        for ident in np.unique(stream).tolist():
+            here = np.flatnonzero(stream == ident)
+            mine = rt.streams[ident].tasks
+            ids = np.concatenate([np.asarray(mine, dtype=np.int64), first_task + here])
+            place = len(mine) + np.arange(len(here))
+            full = place >= depth
+            target[here[full]] = ids[place[full] - depth]
+        reach = np.maximum.accumulate(target)  # the furthest task waited for so far
+        special = np.flatnonzero(pageable)
+        waits: list[tuple] = []
+        extra = [0] * n
+        shift = 0  # waits so far in this flush
+        targets, paid_at, streams, plan_list = target.tolist(), ready.tolist(), stream.tolist(), plans.tolist()
+        src_list, copy_list = srcs.tolist(), copy_at.tolist()
+        end = store.end
+        j = 0
+        while j < n:
+            if not pageable[j]:
+                stop = self._plain_run(j, special, reach, stream)
+                if stop - j >= MIN_RUN:
+                    shift = self._submit_run(
+                        j, stop, target, ready, stream, plans, srcs, copy_at, payload, calls, shift, waits, extra
+                    )
+                    j = stop
+                    continue
+            x, s = targets[j], rt.streams[streams[j]]
+            h = paid_at[j] + shift
+            if x >= 0 and not rt.seen_ended(x):
+                rt.wait_for([x])
+                if end[x] > h:
+                    waits.append((calls[j], h, end[x], *self._wait_row("room", s, x)))
+                    extra[j] = end[x] - h
+                    shift += end[x] - h
+                    h = end[x]
+            t = rt.submit(s, plan_list[j], j, src_list[j], h, payload=payload[j], later=True, copy_at=copy_list[j])
+            if pageable[j]:  # staged through a pinned buffer: the host waits for the copy
+                if not rt.seen_ended(t):
+                    rt.wait_for([t])
+                    if end[t] > h:
+                        waits.append((calls[j], h, end[t], *self._wait_row("pageable", s, t)))
+                        extra[j] += end[t] - h
+                        shift += end[t] - h
+                rt.host_learns(rt.task_vc(t))
+            j += 1
+        return waits, extra
+
+    def _plain_run(self, j: int, special: np.ndarray, reach: np.ndarray, stream: np.ndarray) -> int:
+        """End of the run of plain submissions from call ``j`` (pinned, before the next pageable copy) whose
+        waits are decided (every task they wait for has ended) and whose streams are busy (no task arrives at
+        an idle stream)."""
+        rt = self._runtime
+        stop = len(reach)
+        i = np.searchsorted(special, j)
+        if i < len(special):
+            stop = int(special[i])
+        stop = min(stop, int(np.searchsorted(reach, rt.ended_below())))  # reach[k] < ended_below before it
+        idle = [ident for ident, s in rt.streams.items() if s.idle]
+        if idle and stop > j:
+            first = np.flatnonzero(np.isin(stream[j:stop], idle))
+            if len(first):
+                stop = j + int(first[0])
+        return stop
+
+    def _submit_run(
+        self, j, stop, target, ready, stream, plans, srcs, copy_at, payload, calls, shift, waits, extra
+    ) -> int:
+        """Calls ``j..stop`` (a plain run): each waits for its task's end if that is after it paid its cost,
+        then submits its task, all in one block. Returns the waits so far."""
+        rt = self._runtime
+        end = rt.store.end
+        xs = target[j:stop]
+        ends = np.array([end[x] if x >= 0 else -1 for x in xs.tolist()], dtype=np.int64)
+        seen = max(xs.tolist())
+        if seen >= 0:
+            rt.see_through(seen)
+        paid = ready[j:stop]
+        after = np.maximum.accumulate(np.maximum(ends - paid, shift))  # the host's lateness after each call
+        before = np.empty_like(after)
+        before[0] = shift
+        before[1:] = after[:-1]
+        ss = stream[j:stop]
+        waited = np.flatnonzero(after > before)
+        for i, start, stop_at, s, x, more in zip(
+            waited.tolist(),
+            (paid + before)[waited].tolist(),
+            ends[waited].tolist(),
+            ss[waited].tolist(),
+            xs[waited].tolist(),
+            (after - before)[waited].tolist(),
+            strict=True,
+        ):
+            waits.append((calls[j + i], start, stop_at, *self._wait_row("room", rt.streams[s], x)))
+            extra[j + i] = more
+        payloads = {i: p for i, p in enumerate(payload[j:stop]) if p is not None}
+        rt.submit_block(
+            ss.tolist(),
+            plans[j:stop].tolist(),
+            list(range(j, stop)),
+            srcs[j:stop].tolist(),
+            (paid + after).tolist(),
+            copy_at[j:stop].tolist(),
+            payloads,
+        )
+        return int(after[-1])
+
+    def _wait_row(self, what: str, stream, x: int) -> tuple[int, int]:
+        """(name id, detail id) of a host wait's row (on ``stream``, for task ``x``)."""
+        key = (what, stream.ident) if what == "room" else (what, x)
+        found = self._wait_rows.get(key)
+        if found is None:
+            trace = self.sim.trace
+            if what == "room":
+                text, on = f"room in {stream.label} (depth {self._depth})", HostWait("room", stream.ident)
+            else:
+                text, on = "a pageable copy (staged through a pinned buffer)", HostWait("pageable", x + 1)
+            found = (trace.name(f"wait: {text}"), trace.detail(on))
+            if what == "room":
+                self._wait_rows[key] = found
+        return found

@@ -60,7 +60,7 @@ class HostCallLog:
         self._runtime = sim.runtime
         host = sim.profile.host
         self._cost = np.array([sim.us(getattr(host, attr)) for _name, attr in CALLS], dtype=np.int64)
-        self._call_names = np.array([sim.trace.name(name) for name, _attr in CALLS], dtype=np.int16)
+        self._call_names = np.full(len(CALLS), -1, dtype=np.int16)  # interned when first played
         self._depth = sim.profile.limits.stream_depth
         self._state = sim.state
         self._dev_alloc = sim.devmem.space.by_ptr
@@ -91,7 +91,10 @@ class HostCallLog:
 
     # -- the calls ----------------------------------------------------------------------------------
     def malloc_host(self, size: int) -> tuple[int, int]:
-        known = self._site(_getframe(1), MALLOC_HOST)
+        f = _getframe(1)
+        known = self._known.get((f.f_code, f.f_lasti))
+        if known is None or self.sim.caller is not None:
+            known = self._site(f, MALLOC_HOST)
         try:
             if not self._state.initialized:
                 raise AclError(0, "")
@@ -102,7 +105,10 @@ class HostCallLog:
         return ptr, ACL_SUCCESS
 
     def free_host(self, ptr: int) -> int:
-        known = self._site(_getframe(1), FREE_HOST)
+        f = _getframe(1)
+        known = self._known.get((f.f_code, f.f_lasti))
+        if known is None or self.sim.caller is not None:
+            known = self._site(f, FREE_HOST)
         try:
             if not self._state.initialized:
                 raise AclError(0, "")
@@ -212,14 +218,12 @@ class HostCallLog:
         return ACL_SUCCESS
 
     def _site(self, frame, code: int) -> tuple:
-        """(log entry, source text) of a host-only call from ``frame``, kept per call site."""
-        key = (frame.f_code, frame.f_lasti)
-        known = self._known.get(key) if self.sim.caller is None else None
-        if known is None:
-            site = self.sim.src_from(frame)
-            known = ((site + 1) << CODE_BITS | code, self._srcs[site] if site >= 0 else "")
-            if self.sim.caller is None:
-                self._known[key] = known
+        """(log entry, source text) of a host-only call from ``frame``, kept per call site (unless the line
+        comes from ``Simulation.caller``)."""
+        site = self.sim.src_from(frame)
+        known = ((site + 1) << CODE_BITS | code, self._srcs[site] if site >= 0 else "")
+        if self.sim.caller is None:
+            self._known[(frame.f_code, frame.f_lasti)] = known
         return known
 
     # -- playing the log ----------------------------------------------------------------------------
@@ -236,6 +240,9 @@ class HostCallLog:
         ops = log & ((1 << CODE_BITS) - 1)
         src = ((log >> CODE_BITS) & ((1 << SRC_BITS) - 1)) - 1
         cost = self._cost[ops]
+        for op in np.unique(ops).tolist():
+            if self._call_names[op] < 0:
+                self._call_names[op] = trace.name(CALLS[op][0])
         dev = np.flatnonzero(ops >= MEMCPY)  # the calls that meet the device
         plans = (log[dev] >> (CODE_BITS + SRC_BITS)) - 1
         ready = sim.host_now + np.cumsum(cost)[dev]  # each one's cost paid, if nothing before it waited

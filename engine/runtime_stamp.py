@@ -152,7 +152,7 @@ class Stamper:
         if periods <= 0:
             return 0
         plan = np.asarray(store.plan[lo : hi + periods * delta + 1], dtype=np.int64)
-        repeatable = np.array([p.repeatable for p in store.plans], dtype=bool)
+        repeatable = store.repeatable()
         odd = np.flatnonzero(~repeatable[plan])
         if len(odd):  # the periods must end before the first task that is not a copy or a fixed kernel
             periods = min(periods, (lo + int(odd[0]) - 1 - hi) // delta)

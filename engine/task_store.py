@@ -57,6 +57,7 @@ class TaskStore:
     def __init__(self) -> None:
         self.plans: list[TaskPlan] = []
         self._plan_ids: dict[TaskPlan, int] = {}
+        self._repeatable = np.zeros(0, dtype=bool)
         self.plan: list[int] = []
         self.submit: list[int] = []
         self.start: list[int] = []
@@ -86,6 +87,12 @@ class TaskStore:
             found = self._plan_ids[plan] = len(self.plans)
             self.plans.append(plan)
         return found
+
+    def repeatable(self) -> np.ndarray:
+        """Per plan id: :attr:`TaskPlan.repeatable`."""
+        if len(self._repeatable) != len(self.plans):
+            self._repeatable = np.array([p.repeatable for p in self.plans], dtype=bool)
+        return self._repeatable
 
     def plan_of(self, t: int) -> TaskPlan:
         return self.plans[self.plan[t]]

@@ -695,12 +695,12 @@ class DeviceRuntime:
         end = np.asarray(store.end, dtype=np.int64)[order]
         unit = np.asarray(store.unit, dtype=np.int64)[order]
         stream_lane = np.array([self.streams[p.stream].lane for p in ps], dtype=np.int16)[plan]
-        second = np.full(len(order), self.op_lane(), dtype=np.int16)
+        is_kernel = kind == TaskKind.KERNEL
+        second = np.full(len(order), self.op_lane() if is_kernel.any() else -1, dtype=np.int16)
         for direction, pool in self.pools.items():
             sel = np.array([p.resource == direction for p in ps], dtype=bool)[plan]
             if sel.any():
                 second[sel] = np.array(pool.lanes, dtype=np.int16)[unit[sel]]
-        is_kernel = kind == TaskKind.KERNEL
         row_kind = np.where(is_kernel, Kind.KERNEL, Kind.COPY).astype(np.uint8)
         name = np.array([p.name for p in ps], dtype=np.int16)[plan]
         nbytes = np.array([p.nbytes for p in ps], dtype=np.int64)[plan]

@@ -63,6 +63,9 @@ class HostCallLog:
         self._call_names = np.full(len(CALLS), -1, dtype=np.int16)  # interned when first played
         self._depth = sim.profile.limits.stream_depth
         self._state = sim.state
+        self._numerics = sim.numerics
+        self._malloc = sim.hostmem.malloc_host
+        self._free = sim.hostmem.free_host
         self._dev_alloc = sim.devmem.space.by_ptr
         self._pinned_alloc = sim.hostmem.pinned.by_ptr
         self._srcs = sim.trace.srcs.items
@@ -98,7 +101,7 @@ class HostCallLog:
         try:
             if not self._state.initialized:
                 raise AclError(0, "")
-            ptr = self.sim.hostmem.malloc_host(size, known[1]).ptr
+            ptr = self._malloc(size, known[1]).ptr
         except AclError:
             return self._delegate(self._acl.rt, "malloc_host", size)
         self._append(known[0])
@@ -112,7 +115,7 @@ class HostCallLog:
         try:
             if not self._state.initialized:
                 raise AclError(0, "")
-            self.sim.hostmem.free_host(ptr, known[1])
+            self._free(ptr, known[1])
         except AclError:
             return self._delegate(self._acl.rt, "free_host", ptr)
         self._append(known[0])
@@ -121,15 +124,16 @@ class HostCallLog:
     def memcpy_async(self, dst, dst_max: int, src, count: int, kind: int, stream: int) -> int:
         f = _getframe(1)
         key = (f.f_code, f.f_lasti, stream, kind, count, dst_max)
-        known = self._known.get(key) if self.sim.caller is None else None
+        known = self._known.get(key)
         # the common case: a pinned copy like one this call site made before, whole live allocations by pointer
         if (
             known is not None
             and not known[1].closed
             and self._state.device is not None
-            and not self._runtime.waits_pending
             and type(dst) is int
             and type(src) is int
+            and not self._runtime.waits_pending
+            and self.sim.caller is None
         ):
             if kind == ACL_MEMCPY_HOST_TO_DEVICE:
                 d, s_ = self._dev_alloc.get(dst), self._pinned_alloc.get(src)
@@ -144,7 +148,7 @@ class HostCallLog:
             ):
                 self._append(known[0])
                 self._copies.extend((s_.ident, 0, d.ident, 0))
-                if self.sim.numerics:
+                if self._numerics:
                     sm, dm = (self.sim.hostmem, self.sim.devmem)[:: 1 if kind == ACL_MEMCPY_HOST_TO_DEVICE else -1]
                     self._payloads.append(CopyPlan(known[2], True, count, (sm, s_, 0), (dm, d, 0)))
                 return ACL_SUCCESS
@@ -187,9 +191,9 @@ class HostCallLog:
         sim = self.sim
         f = _getframe(1)
         key = (f.f_code, f.f_lasti, a, b, c, m, n, k, stream, out_dtype)
-        known = self._known.get(key) if sim.caller is None else None
+        known = self._known.get(key)
         args = (a, b, c, m, n, k, stream, out_dtype)
-        if known is not None:
+        if known is not None and sim.caller is None:
             entry, found, kernel = known
             if (
                 not found.closed
@@ -289,9 +293,9 @@ class HostCallLog:
         store = rt.store
         n = len(calls)
         table = rt.store.plans
-        stream = np.array([table[p].stream for p in plans.tolist()], dtype=np.int64)
-        pageable = np.array([not table[p].pinned for p in plans.tolist()], dtype=bool)
-        is_copy = np.array([table[p].src_where != "" for p in plans.tolist()], dtype=bool)
+        stream = np.array([p.stream for p in table], dtype=np.int64)[plans]
+        pageable = np.array([not p.pinned for p in table], dtype=bool)[plans]
+        is_copy = np.array([p.src_where != "" for p in table], dtype=bool)[plans]
         copy_at = np.full(n, -1, dtype=np.int64)
         copy_at[is_copy] = rt.extend_copies(copies) + np.arange(int(is_copy.sum()))
         payload = [None] * n
@@ -360,7 +364,7 @@ class HostCallLog:
         if i < len(special):
             stop = int(special[i])
         stop = min(stop, int(np.searchsorted(reach, rt.ended_below())))  # reach[k] < ended_below before it
-        idle = [ident for ident, s in rt.streams.items() if s.idle]
+        idle = [ident for ident, s in rt.streams.items() if s.running < 0 and not s.queue]
         if idle and stop > j:
             first = np.flatnonzero(np.isin(stream[j:stop], idle))
             if len(first):

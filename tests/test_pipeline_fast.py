@@ -128,8 +128,8 @@ def _section_with_errors(host, handles, dev):
 
 
 def _run_section(bulk, strict=False):
-    from engine.scenarios.pipeline import open_device
     from engine.host_log import HostCallLog
+    from engine.scenarios.pipeline import open_device
 
     sim = Simulation("ascend910b1", numerics=False, strict=strict, fast=bulk)
     handles, dev = open_device(sim.acl, 2, 64 * 64 * 2)
@@ -207,8 +207,8 @@ def records(result):
 
 def test_bulk_host_outputs_are_the_call_by_call_outputs_after_each_synchronize():
     """Outputs read right after a synchronize (before the section ends) hold the same bytes on both hosts."""
-    from engine.scenarios.pipeline import batch_inputs, host_buffers, open_device, submit_batch
     from engine.host_log import HostCallLog
+    from engine.scenarios.pipeline import batch_inputs, host_buffers, open_device, submit_batch
 
     outputs = []
     for bulk in (False, True):

@@ -20,106 +20,25 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from heapq import heappop, heappush
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .copy_engine import D2D, D2H, H2D, CopyEnginePool
+from .core_array import CoreArray, CoreGrant, DeviceKernel
 from .runtime_stamp import Stamper
 from .stream import AclEvent, Stream, Task, TaskKind, TaskRecords, merge_clock
+from .stream_scheduler import StreamScheduler
 from .task_store import CORES, TaskPlan, TaskStore
-from .trace import DIRECTIONS, TASK_DETAIL, Kind, LaneKind
+from .trace import DIRECTIONS, TASK_DETAIL, LaneKind
 
 if TYPE_CHECKING:
     from .simulation import Simulation
 
-
-class DeviceKernel(Protocol):
-    """What a kernel launch hands the device: instruction-level kernels and library ops implement it.
-
-    A kernel either runs its own code (``execute``), or has a fixed duration known when it is submitted
-    (``duration_ps``: a library op costed by a model; the runtime then writes its row on the AI-core lane).
-    """
-
-    name: str
-    core_type: str  # "cube", "vector" or "mix"
-    block_dim: int
-
-    def execute(self, runtime: DeviceRuntime, task: Task, start: int, cores: CoreGrant) -> int:
-        """Run on the granted cores from ``start`` (ps); record trace events; return the end time."""
-        ...
+__all__ = ["CopyPlan", "CoreArray", "CoreGrant", "DeviceKernel", "DeviceRuntime"]
 
 
-@dataclass(frozen=True)
-class CoreGrant:
-    """The physical cores a kernel received: AIC ids and AIV ids."""
-
-    aic: tuple[int, ...]
-    aiv: tuple[int, ...]
-
-
-class CoreArray:
-    """The AI cores of one device as two pools (AIC and AIV), granted to kernels in queue order."""
-
-    def __init__(self, architecture: str, aic: int, aiv: int) -> None:
-        self.architecture = architecture
-        self.n_aic = aic
-        self.n_aiv = aiv
-        self.free_aic = list(range(aic))
-        self.free_aiv = list(range(aiv))
-        self.waiting: list[tuple] = []  # (priority, seq, task, kernel)
-
-    def need(self, core_type: str, block_dim: int) -> tuple[int, int]:
-        """(AIC, AIV) counts a kernel of this type and block count occupies."""
-        if self.architecture == "coupled":
-            if core_type == "vector":
-                n = min(block_dim, self.n_aic + self.n_aiv)
-                a = min(n, self.n_aic)
-                return a, n - a
-            return min(block_dim, self.n_aic), 0
-        if core_type == "cube":
-            return min(block_dim, self.n_aic), 0
-        if core_type == "vector":
-            return 0, min(block_dim, self.n_aiv)
-        groups = min(block_dim, self.n_aic, self.n_aiv // 2)
-        return groups, 2 * groups
-
-    def request(self, priority: int, seq: int, task, kernel=None) -> None:
-        """Queue ``task`` for cores; ``kernel`` (default: ``task.payload``) says its core type and block count."""
-        heappush(self.waiting, (priority, seq, task, kernel if kernel is not None else task.payload))
-
-    def grant(self) -> tuple[CoreGrant, object] | None:
-        """Grant the first waiting kernel if its cores are free (no overtaking: FIFO by priority)."""
-        if not self.waiting:
-            return None
-        _priority, _seq, task, kernel = self.waiting[0]
-        a, v = self.need(kernel.core_type, kernel.block_dim)
-        if a > len(self.free_aic) or v > len(self.free_aiv):
-            return None
-        self.free_aic.sort()
-        self.free_aiv.sort()
-        if kernel.core_type == "mix" and self.architecture == "split":
-            # whole AI cores: AIC i works with AIV 2i and 2i+1 (mode-2 cross-core flags stay inside one)
-            free_aiv = set(self.free_aiv)
-            aic = [i for i in self.free_aic if 2 * i in free_aiv and 2 * i + 1 in free_aiv][:a]
-            if len(aic) < a:
-                return None
-            aiv = [j for i in aic for j in (2 * i, 2 * i + 1)]
-            self.free_aic = [i for i in self.free_aic if i not in aic]
-            self.free_aiv = [j for j in self.free_aiv if j not in aiv]
-        else:
-            aic, self.free_aic = self.free_aic[:a], self.free_aic[a:]
-            aiv, self.free_aiv = self.free_aiv[:v], self.free_aiv[v:]
-        heappop(self.waiting)
-        return CoreGrant(tuple(aic), tuple(aiv)), task
-
-    def release(self, grant: CoreGrant) -> None:
-        self.free_aic.extend(grant.aic)
-        self.free_aiv.extend(grant.aiv)
-
-
-class DeviceRuntime:
+class DeviceRuntime(StreamScheduler):
     """Streams, events, copy engines and cores of device 0, driven by the simulation's event core."""
 
     def __init__(self, sim: Simulation) -> None:
@@ -349,7 +268,7 @@ class DeviceRuntime:
             self.stamper.rewind(at)  # the device was stamped ahead of the host: back to before ``at``
         if stream.running < 0 and not stream.queue:
             stream.queue.append(t)
-            self.clock.schedule(at, self._arrive, stream.ident)
+            self.clock.schedule(at, self.arrive, stream.ident)
         else:
             stream.queue.append(t)
 
@@ -369,245 +288,6 @@ class DeviceRuntime:
         if any(self.host_vc.get(k, 0) < v for k, v in vc.items()):
             merge_clock(self.host_vc, vc)
             self.host_version += 1
-
-    # -- the device ---------------------------------------------------------------------------
-    def _arrive(self, ident: int) -> None:
-        if self.stamper is not None:
-            self.stamper.stepped()
-        stream = self.streams[ident]
-        if stream.running < 0:
-            self._advance(stream)
-
-    def _advance(self, stream: Stream) -> None:
-        """Start the next task of an idle stream, if any."""
-        if not stream.queue:
-            return
-        store = self.store
-        t = stream.queue[0]
-        now = self.clock.now
-        if store.submit[t] > now:  # its predecessor finished before the host had submitted it
-            self.clock.schedule(store.submit[t], self._arrive, stream.ident)
-            return
-        stream.queue.popleft()
-        stream.running = t
-        plan = store.plans[store.plan[t]]
-        kind = plan.kind
-        if kind == TaskKind.COPY:
-            pool = self.pools[plan.resource]
-            if pool.free and not pool.waiting:  # an engine is idle and nobody queues: start now
-                self._start_copy(t, heappop(pool.free))
-            else:
-                pool.request(stream.priority, t, t)
-                self._dispatch_copies(pool)
-        elif kind == TaskKind.KERNEL:
-            self.cores.request(stream.priority, t, t, plan)
-            self._dispatch_kernels()
-        elif kind == TaskKind.RECORD:
-            event = self.events[plan.event]
-            event.records_done += 1
-            event.record_times.append(now)
-            store.start[t] = store.end[t] = now
-            self.trace.add(
-                now,
-                now,
-                stream.lane,
-                Kind.MARK,
-                plan.name,
-                cause=store.cause[t],
-                src=store.src[t],
-                detail=TASK_DETAIL + t,
-            )
-            waiters, event.waiters = event.waiters, []
-            for waiter in waiters:
-                self._try_wait(waiter)
-            self._complete(t)
-        else:  # WAIT
-            store.start[t] = now
-            self._try_wait(t)
-
-    def _try_wait(self, t: int) -> None:
-        store = self.store
-        plan = store.plans[store.plan[t]]
-        event = self.events[plan.event]
-        if event.records_done >= store.target[t]:
-            now = self.clock.now
-            store.end[t] = now
-            lane = self.streams[plan.stream].lane
-            self.trace.add(
-                store.start[t],
-                now,
-                lane,
-                Kind.WAIT,
-                plan.name,
-                cause=store.cause[t],
-                src=store.src[t],
-                detail=TASK_DETAIL + t,
-            )
-            self.waits_pending -= 1
-            self._complete(t)
-        else:
-            event.waiters.append(t)
-
-    def _dispatch_copies(self, pool: CopyEnginePool) -> None:
-        while (granted := pool.grant()) is not None:
-            self._start_copy(granted[1], granted[0])
-
-    def _start_copy(self, t: int, unit: int) -> None:
-        store = self.store
-        store.unit[t] = unit
-        store.start[t] = now = self.clock.now
-        self.clock.schedule(now + store.plans[store.plan[t]].run, self.end_task, t)
-
-    def _dispatch_kernels(self) -> None:
-        store = self.store
-        while (granted := self.cores.grant()) is not None:
-            grant, t = granted
-            store.start[t] = now = self.clock.now
-            plan = store.plans[store.plan[t]]
-            start = now + self.kernel_start_ps
-            if plan.run >= 0:  # a fixed duration (a library op): its row on the AI-core lane
-                end = start + plan.run
-                if not store.later[t]:
-                    self.trace.add(
-                        start,
-                        end,
-                        self.op_lane(),
-                        Kind.KERNEL,
-                        plan.name,
-                        plan.nbytes,
-                        store.cause[t],
-                        store.src[t],
-                        TASK_DETAIL + t,
-                    )
-            else:  # runs its own code, reading device memory as it is now
-                self.bring_data_up()
-                kernel = store.payload[t]
-                end = kernel.execute(self, Task(self, t), start, grant)
-                reads = store.footprint.get(t, ((), ()))[0]
-                store.footprint[t] = (reads, tuple(getattr(kernel, "writes", ())))  # known once it ran
-                self.trace.set_task_flops(TASK_DETAIL + t, getattr(kernel, "flops", 0))  # counted as it ran
-            self.grants[t] = grant
-            self.clock.schedule(end, self.end_task, t)
-
-    def end_task(self, t: int) -> None:
-        """A copy or a kernel ends: its rows, its data, its engine or cores back, the next task of its stream."""
-        stamper = self.stamper
-        if stamper is not None:
-            stamper.stepped()
-        store = self.store
-        now = self.clock.now
-        store.end[t] = now
-        plan = store.plans[store.plan[t]]
-        if not store.later[t]:
-            self.finish_rows(t)
-        self._finished(t)
-        if plan.kind == TaskKind.COPY:
-            pool = self.pools[plan.resource]
-            pool.release(store.unit[t])
-            self._dispatch_copies(pool)
-        else:
-            self.cores.release(self.grants.pop(t))
-            self._dispatch_kernels()
-        self._complete(t)
-        if stamper is not None and plan.repeatable:
-            stamper.ended(t)
-
-    def finish_rows(self, t: int) -> None:
-        """The rows a copy or kernel writes when it ends: on its stream's lane, and a copy on its engine's."""
-        store = self.store
-        plan = store.plans[store.plan[t]]
-        lane = self.streams[plan.stream].lane
-        args = (plan.name, plan.nbytes, store.cause[t], store.src[t], TASK_DETAIL + t)
-        if plan.kind == TaskKind.COPY:
-            engine = self.pools[plan.resource].lanes[store.unit[t]]
-            self.trace.add_pair(store.start[t], store.end[t], lane, engine, Kind.COPY, *args)
-        else:
-            self.trace.add(store.start[t], store.end[t], lane, Kind.KERNEL, *args)
-
-    def _finished(self, t: int) -> None:
-        place = len(self.finished)
-        self.finished.append(t)
-        self.store.fin[t] = place
-        if self.seen < place:  # stamped tasks before it move their data first
-            self._see(place)
-        if self.seen == place:
-            self._effect(t)
-            self.seen = place + 1
-        # else: a task stepped through again after a rewind, whose data moved the first time
-
-    def _complete(self, t: int) -> None:
-        store = self.store
-        stream = self.streams[store.plans[store.plan[t]].stream]
-        error = store.error.get(t, 0)
-        if error and not stream.error:
-            stream.error = error
-        stream.running = -1
-        if store.fin[t] < 0:  # a record or a wait
-            self._finished(t)
-        self._advance(stream)
-
-    # -- data ---------------------------------------------------------------------------------
-    def _effect(self, t: int) -> None:
-        """What a finished task does to memory: a copy moves its bytes (between the copy probe's two looks),
-        a library kernel writes its result."""
-        store = self.store
-        payload = store.payload.get(t)
-        if payload is None:
-            return
-        kind = store.plans[store.plan[t]].kind
-        if kind == TaskKind.COPY:
-            if self.numerics:
-                probe = self.sim.copy_probe
-                if probe is not None:
-                    probe(t + 1, payload, "before")
-                payload.perform()
-                if probe is not None:
-                    probe(t + 1, payload, "after")
-        elif kind == TaskKind.KERNEL:
-            finish = getattr(payload, "finish", None)
-            if finish is not None:
-                finish()
-
-    def _see(self, upto: int) -> None:
-        """The host's view reaches ``finished[:upto]``: their data moves, in the order they finished."""
-        if not self.numerics:  # nothing moves (a library kernel computes only with numerics)
-            self.seen = max(self.seen, upto)
-            return
-        finished = self.finished
-        while self.seen < upto:
-            self._effect(finished[self.seen])
-            self.seen += 1
-
-    def bring_data_up(self) -> None:
-        """Everything the device has finished moves its data (before something reads device memory)."""
-        self._see(len(self.finished))
-
-    def see_through(self, t: int) -> None:
-        """The host saw task ``t`` end (it had ended): its data and that of the tasks before it move."""
-        self._see(self.store.fin[t] + 1)
-
-    def ended_below(self) -> int:
-        """The first task that has not ended (every task below it has)."""
-        end, k = self.store.end, self.ended_floor
-        while k < len(end) and end[k] >= 0:
-            k += 1
-        self.ended_floor = k
-        return k
-
-    def seen_ended(self, t: int) -> bool:
-        """Has the host's view of the device seen task ``t`` end (the device simulated that far)?"""
-        fin = self.store.fin[t]
-        return 0 <= fin < self.seen
-
-    def pending(self, stream: Stream) -> int:
-        """Tasks of ``stream`` the host's view has not seen end."""
-        tasks = stream.tasks
-        n = 0
-        for t in reversed(tasks):
-            if self.seen_ended(t):
-                break
-            n += 1
-        return n
 
     # -- driving ------------------------------------------------------------------------------
     def wait_for(self, tasks: list[int] | None) -> bool:
@@ -672,59 +352,6 @@ class DeviceRuntime:
         labels = {s.ident: s.label for s in self.streams.values()}
         known = {s.ident: tuple(s.known) for s in self.streams.values()}
         return TaskRecords([], [self.store.freeze(labels, known)])
-
-    # -- rows from the columns ------------------------------------------------------------------
-    def _later_rows(self) -> None:
-        """Two rows per copy or kernel whose rows were kept for the end, in the order they finished: its
-        stream's lane, and its engine or the AI-core lane (a kernel's row there starts after the launch
-        overhead)."""
-        store = self.store
-        later = np.asarray(store.later, dtype=np.int64) > 0
-        if not later.any():
-            return
-        order = np.asarray(self.finished, dtype=np.int64)
-        order = order[later[order]]
-        ps = store.plans
-        if not len(order) or not ps:
-            return
-        plan = np.asarray(store.plan, dtype=np.int64)[order]
-        kind = np.array([p.kind for p in ps], dtype=np.int64)[plan]
-        keep = np.isin(kind, (TaskKind.COPY, TaskKind.KERNEL))
-        order, plan, kind = order[keep], plan[keep], kind[keep]
-        start = np.asarray(store.start, dtype=np.int64)[order]
-        end = np.asarray(store.end, dtype=np.int64)[order]
-        unit = np.asarray(store.unit, dtype=np.int64)[order]
-        stream_lane = np.array([self.streams[p.stream].lane for p in ps], dtype=np.int16)[plan]
-        is_kernel = kind == TaskKind.KERNEL
-        second = np.full(len(order), self.op_lane() if is_kernel.any() else -1, dtype=np.int16)
-        for direction, pool in self.pools.items():
-            sel = np.array([p.resource == direction for p in ps], dtype=bool)[plan]
-            if sel.any():
-                second[sel] = np.array(pool.lanes, dtype=np.int16)[unit[sel]]
-        row_kind = np.where(is_kernel, Kind.KERNEL, Kind.COPY).astype(np.uint8)
-        name = np.array([p.name for p in ps], dtype=np.int16)[plan]
-        nbytes = np.array([p.nbytes for p in ps], dtype=np.int64)[plan]
-        cause = np.asarray(store.cause, dtype=np.int32)[order]
-        src = np.asarray(store.src, dtype=np.int32)[order]
-        detail = (order + TASK_DETAIL).astype(np.int32)
-        # a kernel that started on the fly wrote its AI-core row then
-        two = ~is_kernel | (np.asarray(store.later, dtype=np.int64)[order] == 1)
-
-        def both(x: np.ndarray) -> np.ndarray:
-            return np.concatenate([x, x[two]])
-
-        self.trace.extend(
-            start=np.concatenate([start, np.where(is_kernel, start + self.kernel_start_ps, start)[two]]),
-            end=both(end),
-            lane=np.concatenate([stream_lane, second[two]]),
-            kind=both(row_kind),
-            name=both(name),
-            nbytes=both(nbytes),
-            cause=both(cause),
-            src=both(src),
-            detail=both(detail),
-        )
-        store.later[:] = [0] * len(store.later)
 
 
 @dataclass

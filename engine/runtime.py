@@ -35,7 +35,7 @@ from .trace import DIRECTIONS, TASK_DETAIL, LaneKind
 if TYPE_CHECKING:
     from .simulation import Simulation
 
-__all__ = ["CopyPlan", "CoreArray", "CoreGrant", "DeviceKernel", "DeviceRuntime"]
+__all__ = ("CopyPlan", "CoreArray", "CoreGrant", "DeviceKernel", "DeviceRuntime")
 
 
 class DeviceRuntime(StreamScheduler):

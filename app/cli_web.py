@@ -10,11 +10,23 @@ import click
 @click.option("--port", default=8050, show_default=True, type=click.IntRange(1, 65535), help="TCP port")
 @click.option("--lang", default="en", show_default=True, type=click.Choice(["en", "zh"]), help="default language")
 @click.option("--runs-dir", default=None, help="folder for stored runs (default: one in the temporary directory)")
-def web(host: str, port: int, lang: str, runs_dir: str | None) -> None:
+@click.option(
+    "--store-mb",
+    default=None,
+    type=click.IntRange(16, 1 << 24),
+    help="the runs folder's cap on disk in MB; least recently used runs go first (default $ASCENDSIM_STORE_MB or 4096)",
+)
+def web(host: str, port: int, lang: str, runs_dir: str | None, store_mb: int | None) -> None:
     """Serve the web dashboard; the default page opens lesson 1 ready to play."""
-    from app.web.app import create_app
+    from pathlib import Path
 
-    app = create_app(runs_dir, lang)
+    from app.usage import UsageFailure
+    from app.web.app import create_app
+    from app.web.runs import usable
+
+    if runs_dir is not None and (why := usable(Path(runs_dir).expanduser())):
+        raise UsageFailure(f"--runs-dir: {why}")
+    app = create_app(runs_dir, lang, store_mb)
     shown = f"[{host}]" if ":" in host else host
     click.echo(f"AscendSim dashboard on http://{shown}:{port}/  (Ctrl+C to stop)", err=False)
     app.run(host=host, port=port, debug=False, threaded=True)

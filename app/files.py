@@ -1,4 +1,5 @@
-"""Output files written whole or not at all: a reader, a crash or Ctrl-C never sees half a file."""
+"""Output files written whole or not at all: a reader, a crash or Ctrl-C never sees half a file, and a file is
+on disk (fsynced, and its folder's entry) before its name points at it."""
 
 from __future__ import annotations
 
@@ -21,7 +22,23 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
         yield tmp
+        _sync(tmp)  # the bytes are on disk before the name points at them: a crash leaves the old file or the new
         os.replace(tmp, path)
+        _sync(path.parent)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def _sync(path: Path) -> None:
+    """fsync a file or a folder (a folder's entry for a renamed file); nothing to do where it is not supported."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

@@ -18,7 +18,9 @@ Differences from pyasc, by design: kernels are launched with ``acl.rt.launch_ker
 block_dim, stream, *args)``; matrix copies take 2-D tile views (``gm.tile(...)``,
 ``local.reshape(r, c).tile(...)``) instead of ``Nd2NzParams``/``LoadData2DParams``; cross-core
 flags take the mode and pipe as arguments (``cross_core_set_flag(id, mode=2, pipe=...)``) where
-Ascend C has template parameters, and only mode 2 (AIC <-> AIV of one AI core) is modelled.
+Ascend C has template parameters, and only mode 2 (AIC <-> AIV of one AI core) is modelled; a kernel
+may name a fast path of its own (``@asc.jit(kernel_type=..., fast_path=fn)``: the same program,
+recorded faster, run when the simulation allows it), as the shipped matmul kernels do.
 """
 
 from .aicore.instructions import (

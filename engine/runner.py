@@ -64,7 +64,7 @@ def analyze_run(run: ScenarioRun, measure_gains: bool = True, progress: Callable
     measure their gain when ``measure_gains`` (``progress`` counts the re-runs' events)."""
     from .analysis import analyze
 
-    def rerun(changes: dict) -> dict | None:
+    def rerun(changes: dict):
         try:
             again = run_scenario(
                 run.scenario.name, run.result.profile, numerics=False, progress=progress, **{**run.params, **changes}

@@ -86,9 +86,9 @@ def cost_table(run) -> dict:
                 cores += 1
         share = busy / (cores * kernel_time) if kernel_time and cores else 0.0
         pipes[pipe] = {"busy_us": round(busy / 1e6, 4), "cores": cores, "share": round(min(1.0, share), 4)}
-    metrics = run_metrics(run)
+    metrics = run_metrics(run).to_dict()
     return {
         "bytes": dict(sorted(moved.items())),
         "pipes": pipes,
-        "utilisation": {k: metrics[k] for k in UTILISATION_KEYS if k in metrics},
+        "utilisation": {k: metrics[k] for k in UTILISATION_KEYS if metrics.get(k) is not None},
     }

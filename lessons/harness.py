@@ -21,6 +21,7 @@ import errno
 import importlib
 import json
 import os
+import pkgutil
 import sys
 import traceback
 import types
@@ -102,6 +103,18 @@ def _write_files(control: dict) -> tuple[str, dict[str, str]]:
     return os.path.join(here, control["exercise"]), shown
 
 
+def _import_engine_asc_users() -> None:
+    """Import every engine module that uses ``asc`` (its kernels, the scenarios' helpers). Imported after
+    :func:`lessons.tape.install`, one would bind the stand-in, and the engine's own calls (a shipped kernel
+    a drive runs) would be recorded as the trainee's."""
+    import engine.kernels
+    import engine.scenarios
+
+    for package in (engine.kernels, engine.scenarios):
+        for info in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
+            importlib.import_module(info.name)
+
+
 def main() -> None:
     # the project this harness belongs to comes first: the child imports the grader's own engine and lessons
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -112,9 +125,7 @@ def main() -> None:
     sys.path.insert(0, os.getcwd())
     import numpy  # noqa: F401
 
-    from lessons.recording import load_engine
-
-    load_engine()  # before the stand-in: the engine's kernels keep the real asc
+    _import_engine_asc_users()  # before the stand-in: the engine's own kernels keep the real asc
     from lessons.tape import Recorder, Tape, install
     from lessons.wire import encode
 

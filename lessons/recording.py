@@ -40,21 +40,6 @@ MAX_DEPTH = 32  # nesting of one value
 MAX_ITEMS = 1 << 16  # elements of one container
 
 
-def load_engine() -> None:
-    """Import every engine module that holds kernels. The child does it before its code runs (so they keep the
-    real ``asc``) and the replay before it replays, so both run the same kernels (a kernel's fast path is
-    registered when its module is imported)."""
-    import importlib
-    import pkgutil
-
-    import engine.kernels
-    import engine.scenarios
-
-    for package in (engine.kernels, engine.scenarios):  # every engine module that holds kernels
-        for info in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
-            importlib.import_module(info.name)
-
-
 class RecordingError(ValueError):
     """A value or an operation a recording cannot hold, or a recording that does not decode."""
 

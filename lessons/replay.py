@@ -34,7 +34,6 @@ from .recording import (
     by_value,
     from_value,
     is_handle_type,
-    load_engine,
     plain,
     same,
     service,
@@ -103,7 +102,6 @@ class _ReplayedError(Exception):
 
 def replay(doc: dict, drive, library: dict | None = None) -> Replayed:
     """Re-execute the recording ``doc`` under the lesson's ``drive`` (its ``RUNS``, observers, library)."""
-    load_engine()
     try:
         return _Replayer(doc, drive, library or {}).run()
     except _Mismatch as exc:

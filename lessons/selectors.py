@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.aicore.pipes import LANE_NAMES
-from engine.trace import Kind, Lane, LaneKind, TraceData
+from engine.trace import DIRECTIONS, Kind, Lane, LaneKind, TraceData
 
 KEYS = frozenset(("kind", "name", "name_prefix", "lane", "core", "core_type", "pipe", "stream", "direction", "nth"))
 LANE_KINDS = ("host", "stream", "copy_engine", "kernels", "pipe", "block", "other")
@@ -118,9 +118,11 @@ def matches(trace: TraceData, selector: dict) -> np.ndarray:
         wanted.append(ok)
     if len(trace):
         keep &= np.array(wanted, dtype=bool)[c["lane"]]
-    if "direction" in selector:
-        names = [i for i, n in enumerate(trace.names) if n.startswith(f"{selector['direction']} ")]
-        keep &= np.isin(c["name"], names)
+    if "direction" in selector:  # a copy's direction, as its task records it (the task table's column)
+        task = trace.task_rows()
+        wanted = np.array([d == selector["direction"] for d in DIRECTIONS] + [False])  # index -1: not a task
+        direction = np.append(trace.tasks["direction"], len(DIRECTIONS))[task]
+        keep &= wanted[direction]
     return np.flatnonzero(keep)
 
 

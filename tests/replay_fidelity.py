@@ -75,11 +75,9 @@ def _same(x, y) -> bool:
 def main(number: int) -> None:
     from lessons.catalog import get
     from lessons.child import run_child
-    from lessons.recording import load_engine
     from lessons.replay import NotFromDevice, replay
     from lessons.wire import decode, read_first, split
 
-    load_engine()
     lesson = get(number)
     drive = lesson.module("drive")
     work = Path(tempfile.mkdtemp())

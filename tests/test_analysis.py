@@ -122,9 +122,9 @@ def test_gains_are_measured_by_re_running():
     rec = next(r for r in rep.recommendations if r.rule == "double_buffering")
     assert rec.change == {"buffer_num": 2} and rec.target == "kernel_us"
     again = run_scenario("matmul", numerics=False, m=512, n=512, k=512, buffer_num=2)
-    kernel = analyze(again.result).metrics["kernel_us"]
+    kernel = analyze(again.result).metrics.kernel_us
     assert rec.predicted_us == pytest.approx(kernel, abs=1e-3)
-    assert rec.before_us == rep.metrics["kernel_us"] and 0 < rec.predicted_gain < 1
+    assert rec.before_us == rep.metrics.kernel_us and 0 < rec.predicted_gain < 1
 
 
 # -- metrics, gaps, roofline --------------------------------------------------------------------------
@@ -133,11 +133,11 @@ def test_metrics_of_a_double_buffered_matmul():
     msprof data shows (engine/calibration_cases: MTE2 ~0.96, Cube ~0.85, at best ~76 % of peak)."""
     rep, _ = report("matmul", m=2048, n=2048, k=2048)
     m = rep.metrics
-    assert 0.65 < m["cube_utilization"] < 0.85 and m["mte2_compute_overlap"] > 0.5
-    assert 65 < m["percent_of_peak"] < 80 and m["parallelism_utilization"] > 0.9
-    k = m["kernels"][0]
-    assert len(k["pipe_ratios_per_core"]) == 24 and k["pipe_ratios_per_core"]["AIC 0"]["CUBE"] > 0.65
-    assert k["pipe_ratios_per_core"]["AIC 0"]["MTE2"] > k["pipe_ratios_per_core"]["AIC 0"]["CUBE"]
+    assert 0.65 < m.cube_utilization < 0.85 and m.mte2_compute_overlap > 0.5
+    assert 65 < m.percent_of_peak < 80 and m.parallelism_utilization > 0.9
+    k = m.kernels[0]
+    assert len(k.pipe_ratios_per_core) == 24 and k.pipe_ratios_per_core["AIC 0"]["CUBE"] > 0.65
+    assert k.pipe_ratios_per_core["AIC 0"]["MTE2"] > k.pipe_ratios_per_core["AIC 0"]["CUBE"]
     roof = rep.roofline[0]
     assert roof["achieved_tflops"] <= min(roof["roofs"].values()) * 1.001
     assert roof["hbm_bytes"] < roof["gm_bytes"]  # L2 serves the re-reads
@@ -145,31 +145,31 @@ def test_metrics_of_a_double_buffered_matmul():
 
 def test_gap_causes():
     rep, _ = report("pipeline", n=1024, batches=6, streams=2)
-    causes = rep.gaps["by_lane_type"]
+    causes = rep.gaps.by_lane_type
     assert causes["copy engines"]  # the D2H engine waits for kernels: the previous task on its stream
     assert set(causes["copy engines"]) <= {"waiting for the host", "waiting for the previous task"}
     rep, _ = report("vector-add", length=49 * 2048, cores=49)
-    assert rep.gaps["by_lane_type"]["cores"]["no work: tail"] > 0
-    assert rep.gaps["by_lane_type"]["pipes"]["waiting for data"] > 0
+    assert rep.gaps.by_lane_type["cores"]["no work: tail"] > 0
+    assert rep.gaps.by_lane_type["pipes"]["waiting for data"] > 0
     rep, _ = report("debug-demo", bug="none")
-    assert rep.gaps["by_lane_type"]["streams"]["waiting on an event"] > 0
-    top = [g for g in rep.gaps["top"] if g["cause"] == "waiting on an event"]
-    assert top and "recorded on Device 0 streams/stream 1" in top[0]["detail"]
+    assert rep.gaps.by_lane_type["streams"]["waiting on an event"] > 0
+    top = [g for g in rep.gaps.top if g.cause == "waiting on an event"]
+    assert top and "recorded on Device 0 streams/stream 1" in top[0].detail
 
 
 def test_host_device_balance():
     rep, run = report("pipeline", n=64, batches=24, streams=1)
     m = rep.metrics
     # over the work phase: tiny batches keep the host busy with calls (the seed's balance rule fires)
-    assert m["balance_over"] == "work" and 0.2 < m["host_share"] < 0.5 and m["balance_score"] < 0.8
+    assert m.balance_over == "work" and 0.2 < m.host_share < 0.5 and m.balance_score < 0.8
     assert "host_device_balance" in {r.rule for r in rep.recommendations}
     # over the whole run, set-up (init, set_device: 3 ms of assumed host time) dominates
     whole = run_metrics(run.result, whole_run=True)
-    assert whole["balance_over"] == "whole run" and whole["host_share"] > 0.8 and whole["balance_score"] < 0.2
+    assert whole.balance_over == "whole run" and whole.host_share > 0.8 and whole.balance_score < 0.2
     big, _ = report("pipeline", n=1024, batches=8, streams=2)
-    assert big.metrics["balance_score"] == 1.0 and "host_device_balance" not in {r.rule for r in big.recommendations}
+    assert big.metrics.balance_score == 1.0 and "host_device_balance" not in {r.rule for r in big.recommendations}
     rep, _ = report("pipeline", n=4096, batches=4, streams=2)
-    assert rep.metrics["copy_compute_overlap"] > 0.1
+    assert rep.metrics.copy_compute_overlap > 0.1
 
 
 # -- compare, exports -------------------------------------------------------------------------------
@@ -270,12 +270,12 @@ def test_csv_has_every_core(tmp_path):
     rep, _ = report("matmul", m=512, n=512, k=512)
     path = write_pipe_csv(tmp_path / "p.csv", rep.metrics)
     rows = list(csv.DictReader(path.open()))
-    assert len({r["core"] for r in rows}) == len(rep.metrics["kernels"][0]["pipe_ratios_per_core"])
+    assert len({r["core"] for r in rows}) == len(rep.metrics.kernels[0].pipe_ratios_per_core)
     assert all(0 <= float(r["ratio"]) <= 1 for r in rows)
 
 
 def test_analysis_is_fast_enough_for_big_runs():
     """An 8192-scale trace analyses in seconds (vectorised over the trace)."""
     rep, _ = report("matmul", m=4096, n=4096, k=4096)
-    assert rep.metrics["kernels"][0]["instructions"] > 400_000
-    assert np.isfinite(rep.metrics["tflops"])
+    assert rep.metrics.kernels[0].instructions > 400_000
+    assert np.isfinite(rep.metrics.tflops)

@@ -1,15 +1,22 @@
-"""The fast paths produce exactly the straightforward path's program and trace, event for event."""
+"""The fast paths produce exactly the straightforward path's program, trace and bytes, event for event
+and byte for byte; a kernel runs a fast path only when its declaration names one."""
 
+import json
+import subprocess
+import sys
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from engine import Simulation, asc, load_profile
 from engine.aicore.matmul_tiling import auto_tiling, make_tiling
+from engine.kernels import matmul_fast
 from engine.kernels.matmul import matmul_tiled
 from engine.kernels.matmul_leaky_relu import matmul_leaky_relu, workspace_bytes
 from engine.runner import get_scenario
+from engine.scenarios.kernels import matmul_tolerance
 from engine.trace import COLUMN_NAMES, DERIVED_COLUMNS
 from tests.kernel_helpers import from_device, inputs, to_device
 
@@ -33,43 +40,58 @@ def assert_same_trace(slow, fast):
     assert list(slow.tasks) == list(fast.tasks)
 
 
-def run(fast, m, n, k, tiling, numerics=True, b_trans=False):
+def run(fast, m, n, k, tiling, numerics=True, b_trans=False, out=np.float16):
     sim = Simulation("ascend910b1", numerics=numerics, fast=fast)
     sim.acl.init()
     sim.acl.rt.set_device(0)
     stream, _ = sim.acl.rt.create_stream()
     a, b = inputs(m, n, k, seed=11)
     da, db = to_device(sim, a), to_device(sim, np.ascontiguousarray(b.T) if b_trans else b)
-    dc, _ = sim.acl.rt.malloc(m * n * 2, 0)
-    args = (asc.GlobalAddress(da), asc.GlobalAddress(db), asc.GlobalAddress(dc), tiling, b_trans)
+    dc, _ = sim.acl.rt.malloc(m * n * np.dtype(out).itemsize, 0)
+    out_t = asc.half if out == np.float16 else asc.float32
+    args = (asc.GlobalAddress(da), asc.GlobalAddress(db), asc.GlobalAddress(dc, out_t), tiling, b_trans)
     sim.acl.rt.launch_kernel(matmul_tiled, tiling.usedCoreNum, stream, *args)
     assert sim.acl.rt.synchronize_stream(stream) == 0
-    c = from_device(sim, dc, (m, n), np.float16)
+    c = from_device(sim, dc, (m, n), out)
     return c, sim.finish()
 
 
-CASES = [
-    ((300, 200, 100), None, False),
-    ((257, 129, 300), None, False),
-    ((150, 170, 190), make_tiling(150, 170, 190, 24, (32, 48, 16), 2, 3, 2, 3, 1), False),
-    ((512, 512, 512), make_tiling(512, 512, 512, 24, (64, 64, 64), 1, 2, 4, 6, 0), False),
-    ((96, 640, 128), make_tiling(96, 640, 128, 24, (32, 64, 32), 2, 4, 1, 5, 1), False),
-    ((160, 224, 200), replace(make_tiling(160, 224, 200, 24, (32, 32, 16), 2, 4, 2, 2, 0), stepKb=3), True),
+CASES = [  # M, N or K tails that are not multiples of 16 in all but one; fp32 C in three
+    ((300, 200, 100), None, False, np.float16),
+    ((257, 129, 300), None, False, np.float32),
+    ((150, 170, 190), make_tiling(150, 170, 190, 24, (32, 48, 16), 2, 3, 2, 3, 1), False, np.float16),
+    ((512, 512, 512), make_tiling(512, 512, 512, 24, (64, 64, 64), 1, 2, 4, 6, 0), False, np.float16),
+    ((96, 640, 128), make_tiling(96, 640, 128, 24, (32, 64, 32), 2, 4, 1, 5, 1), False, np.float32),
+    ((160, 224, 200), replace(make_tiling(160, 224, 200, 24, (32, 32, 16), 2, 4, 2, 2, 0), stepKb=3), True, np.float16),
+    ((70, 90, 330), replace(make_tiling(70, 90, 330, 24, (32, 48, 16), 2, 1, 2, 2, 0), stepKa=3), True, np.float32),
 ]
 
 
-@pytest.mark.parametrize(("shape", "tiling", "b_trans"), CASES)
-def test_fast_path_trace_equals_straightforward(shape, tiling, b_trans):
+@pytest.mark.parametrize(("shape", "tiling", "b_trans", "out"), CASES)
+def test_fast_path_trace_and_c_equal_straightforward(shape, tiling, b_trans, out):
     m, n, k = shape
-    tiling = tiling or auto_tiling(PROFILE, m, n, k)[0]
-    c_slow, slow = run(False, m, n, k, tiling, b_trans=b_trans)
-    c_fast, fast = run(True, m, n, k, tiling, b_trans=b_trans)
+    tiling = tiling or auto_tiling(PROFILE, m, n, k, out_bytes=np.dtype(out).itemsize)[0]
+    c_slow, slow = run(False, m, n, k, tiling, b_trans=b_trans, out=out)
+    c_fast, fast = run(True, m, n, k, tiling, b_trans=b_trans, out=out)
     assert_same_trace(slow, fast)
     assert fast.findings == []
-    ref = inputs(m, n, k, seed=11)
-    ref = ref[0].astype(np.float32) @ ref[1].astype(np.float32)
-    for c in (c_slow, c_fast):
-        assert np.max(np.abs(c.astype(np.float32) - ref)) <= k * 2.0**-22 + np.max(np.abs(ref)) * 2.0**-11
+    np.testing.assert_array_equal(c_fast.view(np.uint8), c_slow.view(np.uint8))  # tolerance 0
+    a, b = inputs(m, n, k, seed=11)
+    ref = a.astype(np.float32) @ b.astype(np.float32)
+    tol = matmul_tolerance(ref, k, "fp16" if out == np.float16 else "fp32")
+    assert np.max(np.abs(c_fast.astype(np.float32) - ref)) <= tol
+
+
+def test_a_product_too_large_to_keep_gives_the_same_bytes(monkeypatch):
+    """Over the size kept per launch the fast path computes each core's region at once: same bytes."""
+    tiling = auto_tiling(PROFILE, 257, 129, 300)[0]
+    c_launch, _ = run(True, 257, 129, 300, tiling)
+    monkeypatch.setattr(matmul_fast, "PRODUCT_LIMIT_BYTES", 1024)
+    c_region, _ = run(True, 257, 129, 300, tiling)
+    np.testing.assert_array_equal(c_region.view(np.uint16), c_launch.view(np.uint16))
+    _, _, (slow_c, slow_work) = run_leaky(False, m=300, n=208, k=100)
+    _, _, (fast_c, fast_work) = run_leaky(True, m=300, n=208, k=100)
+    assert fast_c == slow_c and fast_work == slow_work
 
 
 def test_fast_path_without_numerics_has_the_same_timing():
@@ -81,12 +103,21 @@ def test_fast_path_without_numerics_has_the_same_timing():
 
 
 def run_leaky(fast, numerics=True, **params):
-    """The matmul-leaky-relu scenario on the slow or the fast path: (its outcome, result, C and workspace bytes)."""
+    """The matmul-leaky-relu scenario on the slow or the fast path: (its outcome, result, (C's bytes, the
+    workspace's bytes)) (read when the kernel has finished, before the scenario frees them)."""
     scenario = get_scenario("matmul-leaky-relu")
     sim = Simulation("ascend910b1", numerics=numerics, fast=fast)
+    kept = {}
+
+    def probe(seq, plan, when):  # C's copy back to the host: the kernel is done, nothing is freed yet
+        if when == "before" and plan.direction == "D2H":
+            allocs = sim.devmem.space.live()
+            kept["C"] = bytes(sim.devmem.view(plan.source[1]))
+            kept["W"] = bytes(sim.devmem.view(max(allocs, key=lambda a: a.ident)))
+
+    sim.copy_probe = probe
     outcome = scenario.run(sim, **scenario.validate(sim.profile, params))
-    device = [a for a in sim.devmem.space._allocs if a.data is not None]
-    return outcome, sim.finish(), [bytes(a.data) for a in device]
+    return outcome, sim.finish(), (kept.get("C"), kept.get("W"))
 
 
 LEAKY_CASES = [
@@ -107,21 +138,14 @@ def test_leaky_relu_fast_path_trace_equals_straightforward(params):
     assert slow_outcome.correct and fast_outcome.correct
 
 
-def test_leaky_relu_fast_path_leaves_the_same_numbers_in_c_and_in_the_workspace():
-    """C and the workspace's last fp32 base blocks: what the vector cores wrote on the slow path, within
-    the tolerance of a different fp32 summation order."""
-    _, _, slow = run_leaky(False, m=512, n=256, k=256, cores=2)
-    _, _, fast = run_leaky(True, m=512, n=256, k=256, cores=2)
-    assert len(slow) == len(fast)
-    for s, f in zip(slow, fast, strict=True):
-        assert len(s) == len(f)
-        if len(s) == 512 * 256 * 2:  # C (fp16)
-            a, b = np.frombuffer(s, np.float16).astype(np.float32), np.frombuffer(f, np.float16).astype(np.float32)
-        else:
-            a, b = np.frombuffer(s, np.uint8), np.frombuffer(f, np.uint8)
-            if len(s) % 4 == 0 and len(s) != 512 * 256 * 2:
-                a, b = np.frombuffer(s, np.float32), np.frombuffer(f, np.float32)
-        assert np.allclose(a, b, atol=2e-2, rtol=2e-3)
+def test_leaky_relu_fast_path_leaves_the_same_bytes_in_c_and_in_the_workspace():
+    """C and the workspace's last fp32 base blocks: what the vector cores and the fixpipe wrote on the
+    slow path, byte for byte."""
+    for params in ({"m": 512, "n": 256, "k": 256, "cores": 2}, {"m": 300, "n": 208, "k": 100}):
+        _, _, slow = run_leaky(False, **params)
+        _, _, fast = run_leaky(True, **params)
+        assert slow[0] is not None and slow[1] is not None
+        assert fast == slow
 
 
 def test_leaky_relu_fast_path_without_numerics_has_the_same_trace():
@@ -151,3 +175,69 @@ def test_leaky_relu_broken_variants_give_the_same_findings_on_both_paths(flags):
         results.append(sim.finish())
     assert results[0].findings and results[0].findings == results[1].findings
     assert_same_trace(*results)
+
+
+def _plain_body(x: asc.GlobalAddress, n: int):
+    asc.scalar_work(n)
+
+
+def test_a_fast_path_runs_only_where_a_kernel_names_it_and_the_simulation_allows_it():
+    taken = []
+
+    def fast(x, n):
+        taken.append(asc.get_block_idx())
+        asc.scalar_work(n)
+
+    named = asc.jit(kernel_type=asc.KernelType.AIV_ONLY, fast_path=fast)(_plain_body)
+    unnamed = asc.jit(kernel_type=asc.KernelType.AIV_ONLY)(_plain_body)
+    assert named.fast_path is fast and unnamed.fast_path is None
+    for kernel, fast_sim, expected in ((named, True, [0, 1]), (named, False, []), (unnamed, True, [])):
+        taken.clear()
+        sim = Simulation("ascend910b1", fast=fast_sim)
+        sim.acl.init()
+        sim.acl.rt.set_device(0)
+        stream, _ = sim.acl.rt.create_stream()
+        x, _ = sim.acl.rt.malloc(64, 0)
+        assert sim.acl.rt.launch_kernel(kernel, 2, stream, asc.GlobalAddress(x), 3) == 0
+        assert sim.acl.rt.synchronize_stream(stream) == 0
+        assert taken == expected
+
+
+_KERNELS = """
+import importlib, json, pkgutil, sys
+sys.path.insert(0, {root!r})
+import engine.kernels.matmul
+from engine.aicore.launch import JitKernel
+
+def fast_paths():
+    found = {{}}
+    for name, module in sorted(sys.modules.items()):
+        if name.startswith(("engine.kernels", "engine.scenarios")):
+            for attr, value in vars(module).items():
+                if isinstance(value, JitKernel):
+                    found[attr] = getattr(value.fast_path, "__qualname__", None)
+    return found
+
+alone = fast_paths()
+import engine.kernels, engine.scenarios
+for package in (engine.kernels, engine.scenarios):
+    for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+        importlib.import_module(info.name)
+print(json.dumps([alone, fast_paths()]))
+"""
+
+
+def test_no_import_attaches_a_fast_path():
+    """In a fresh interpreter: matmul_tiled has its fast path with nothing else imported, and importing
+    every other engine module changes no kernel's fast path; only the two matmul kernels name one."""
+    root = str(Path(__file__).resolve().parent.parent)
+    out = subprocess.run(
+        [sys.executable, "-c", _KERNELS.format(root=root)], capture_output=True, text=True, check=True, cwd=root
+    )
+    alone, everything = json.loads(out.stdout)
+    assert alone["matmul_tiled"] == "stamped_matmul_tiled"
+    assert {k: v for k, v in everything.items() if k in alone} == alone
+    assert {k: v for k, v in everything.items() if v} == {
+        "matmul_tiled": "stamped_matmul_tiled",
+        "matmul_leaky_relu": "stamped_matmul_leaky_relu",
+    }

@@ -3,6 +3,7 @@
 import pytest
 
 from engine.aicore.pipes import Pipe
+from engine.stream import TaskKind
 from engine.trace import Kind, Lane, LaneKind, Trace
 from lessons.selectors import SelectorError, describe, lane_facts, resolve
 
@@ -19,10 +20,11 @@ def trace():
     mte2 = t.lane("AIV 3", "MTE2", 103, LaneKind.PIPE, core=3, core_type="AIV", pipe=int(Pipe.MTE2))
     copy, mmad, call = t.name("H2D copy"), t.name("mmad"), t.name("acl.init")
     t.add(0, 10, host, Kind.CALL, call)  # row 0
-    t.add(20, 30, s1, Kind.COPY, copy)  # 1 (and its engine row, 2)
-    t.add(20, 30, h2d, Kind.COPY, copy)
-    t.add(40, 50, s2, Kind.COPY, copy)  # 3
-    t.add(40, 50, h2d, Kind.COPY, copy)
+    first, second = (t.task(seq, stream, int(TaskKind.COPY), 0, -1, "H2D") for seq, stream in ((1, 1), (2, 2)))
+    t.add(20, 30, s1, Kind.COPY, copy, detail=first)  # 1 (and its engine row, 2): the direction is the task's
+    t.add(20, 30, h2d, Kind.COPY, copy, detail=first)
+    t.add(40, 50, s2, Kind.COPY, copy, detail=second)  # 3
+    t.add(40, 50, h2d, Kind.COPY, copy, detail=second)
     t.add(60, 70, cube1, Kind.COMPUTE, mmad)  # 5
     t.add(65, 75, cube0, Kind.COMPUTE, mmad)  # 6
     t.add(80, 90, cube0, Kind.COMPUTE, mmad)  # 7

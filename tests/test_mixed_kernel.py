@@ -209,11 +209,11 @@ def test_profiler_counts_ai_cores_and_names_cross_core_waits():
 
     run = run_scenario("matmul-leaky-relu", m=1024, n=1024, k=512)
     report = analyze_run(run, measure_gains=False)
-    k = report.metrics["kernels"][0]
-    assert k["core_type"] == "mix" and k["cores_used"] == k["blocks"] == run.summary()["tiling"]["usedCoreNum"]
-    assert 0 < k["parallelism_utilization"] <= 1
+    k = report.metrics.kernels[0]
+    assert k.core_type == "mix" and k.cores_used == k.blocks == run.summary()["tiling"]["usedCoreNum"]
+    assert 0 < k.parallelism_utilization <= 1
     text = render_report(report)
-    assert f"{k['blocks']} blocks on {k['cores_used']} of 24 AI cores (AIC + 2 AIV)" in text
+    assert f"{k.blocks} blocks on {k.cores_used} of 24 AI cores (AIC + 2 AIV)" in text
     assert "waiting for a cross-core flag" in text
     t = run.result.trace
     cross = [(s, w) for s, w, label in flag_flows(t) if label.startswith("cross-core flag")]

@@ -8,7 +8,7 @@ import pytest
 from app.present import Breakpoint, Replay
 from app.present import views as V
 from app.present.frames import ACTIVITY_CODES, FrameSource, frame, frames, outline
-from app.present.store import RunSpec
+from app.server.store import RunSpec
 from engine import Simulation
 from engine.runner import run_scenario
 from lessons.catalog import get

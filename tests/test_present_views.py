@@ -9,7 +9,7 @@ import pytest
 from app.present import Replay
 from app.present import views as V
 from app.present.messages import LANGS, keys, t
-from app.present.store import RunSpec, RunStore, decode, encode
+from app.server.store import RunSpec, RunStore, decode, encode
 from engine.runner import get_scenario, run_scenario
 
 
@@ -196,7 +196,7 @@ def test_run_store_serves_a_run_from_disk_to_another_process(tmp_path):
         numerics=False,
     )
     first = RunStore(tmp_path).run(spec)
-    assert (tmp_path / f"{spec.key}.npz").is_file()
+    assert (tmp_path / spec.filename).is_file()
     other = RunStore(tmp_path)  # a second worker: nothing in memory, the file on disk
     found = other.get(spec)
     assert found is not None and len(found.trace) == len(first.trace)

@@ -83,7 +83,7 @@ def test_measured_op_matmul_uses_the_measured_devices_peak():
     """The op-level matmul on measured-accelerator: time from the H200 table, peak from the H200."""
     doc = report_of("pipeline", "measured-accelerator", n=2048, batches=8, streams=2)
     metrics, roofline = doc["report"]["metrics"], doc["report"]["roofline"]
-    assert 50 < metrics["percent_of_peak"] <= 100
+    assert 50 < metrics["percent_of_peak"] <= 100  # the JSON document
     assert len(roofline) == 1 and roofline[0]["count"] == 8  # one line per kernel shape
     assert roofline[0]["roofs"]["compute_tflops"] == load_profile("measured-accelerator").op_matmul.peak_tflops
     check(doc)

@@ -271,7 +271,7 @@ def _two_sessions(browser, url):
     for _c, t, m in sessions:  # after both ran, each still plays its own, also after a reload
         assert t.step()[1] == counts[m]
         t.page.reload()
-        t.wait_steps(counts[m])
+        t.wait_steps(counts[m], stage="after a reload")
         t.page.click("#nav-export")
         t.page.wait_for_function("m => document.getElementById('ex-run')?.innerText?.includes('m=' + m)", arg=m)
         other = 96 if m == 64 else 64

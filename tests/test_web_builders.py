@@ -3,7 +3,6 @@ view-models, HTML text of components, the layouts' automation-contract ids, what
 player, the validation of what a browser asks for, and the ``ascendsim web`` command."""
 
 import json
-import time
 
 import pytest
 from dash import html
@@ -36,7 +35,7 @@ def _ids(node, out=None):
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
-    return Runs(tmp_path_factory.mktemp("runs"), prepare=render.prepare)
+    return Runs(tmp_path_factory.mktemp("runs"))
 
 
 # -- figures ---------------------------------------------------------------------------------------------------
@@ -157,10 +156,7 @@ def test_pipeline_figure_one_bar_per_stage_and_tile():
 
 def test_pipeline_of_an_operator_level_run_says_why_it_is_empty(runs):
     request = {"scenario": "pipeline", "profile": "ascend910b1", "params": {"n": 128, "batches": 2}, "numerics": False}
-    runs.start(request)
-    deadline = time.monotonic() + 60
-    while runs.status(runs.spec(request))["state"] != "done" and time.monotonic() < deadline:
-        time.sleep(0.05)
+    runs.compute(request, "test-session", lambda phase, values: None)
     loaded = runs.load(request)
     for lang, words in (("en", "operator-level"), ("zh", "算子级")):  # no cores: the player picks none
         fig = render.pipeline(loaded, len(loaded.replay) - 1, None, lang)
@@ -401,19 +397,19 @@ def test_validation_names_the_field_the_limit_and_the_value():
     assert dict(spec.params)["m"] == 8192 and cost.events < 6_000_000
 
 
-def test_a_job_runs_in_the_background_and_any_process_sees_it_done(runs, tmp_path):
+def test_a_job_stores_its_run_for_every_process_and_reports_its_phases(runs, tmp_path):
     request = {"scenario": "matmul", "profile": "ascend910b1", "params": {"m": 48, "n": 32, "k": 16}, "numerics": True}
-    status = runs.start(request)
-    assert status["state"] in ("running", "done")
+    phases = []
+    assert runs.compute(request, "test-session", lambda phase, values: phases.append(phase)) is None
+    assert phases[0] == "simulating" and "storing" in phases
     spec = runs.spec(request)
-    deadline = time.monotonic() + 60
-    while runs.status(spec)["state"] != "done" and time.monotonic() < deadline:
-        time.sleep(0.05)
     other = Runs(runs.directory)  # another worker: same folder, nothing in memory
-    assert other.status(spec)["state"] == "done"
+    assert other.stored(spec)
     loaded = other.load(request)
     assert loaded.key == spec.key and len(loaded.replay) > 10
-    assert runs.start(request)["state"] == "done"  # stored: not simulated again
+    again = []
+    runs.compute(request, "test-session", lambda phase, values: again.append(phase))
+    assert again == []  # stored: not simulated again
     with pytest.raises(RunRequestError, match="not finished"):
         other.load({**request, "params": {"m": 49, "n": 32, "k": 16}})
 
@@ -429,20 +425,17 @@ def test_runs_of_other_code_are_never_served(runs, monkeypatch):
     assert Runs(runs.directory).store.get(spec) is not None  # same code: served
     monkeypatch.setattr(runs_module, "fingerprint", lambda *folders: "changed-code")
     newer = Runs(runs.directory)
-    assert newer.store.get(spec) is None and newer.status(spec)["state"] == "none"
+    assert newer.store.get(spec) is None and not newer.stored(spec)
 
 
-def test_a_failing_run_reports_why(runs):
+def test_a_failing_run_reports_why_and_is_not_stored(runs):
     request = {"scenario": "debug-demo", "params": {"bug": "wait-cycle"}, "numerics": True}
-    runs.start(request)
-    spec = runs.spec(request)
-    deadline = time.monotonic() + 60
-    while runs.status(spec)["state"] == "running" and time.monotonic() < deadline:
-        time.sleep(0.05)
-    status = runs.status(spec)
-    assert status["state"] in ("done", "error")
-    if status["state"] == "error":
-        assert status["message"]
+    try:
+        runs.compute(request, "test-session", lambda phase, values: None)
+    except RunRequestError as exc:
+        assert str(exc) and not runs.stored(runs.spec(request))  # a failure is never stored as a result
+    else:
+        assert runs.stored(runs.spec(request))
 
 
 def test_breakpoints_from_the_browser_are_validated(runs):

@@ -54,7 +54,7 @@ def free_port() -> int:
 class Server:
     """A dashboard server in a child process: ``ascendsim web`` or gunicorn with several workers."""
 
-    def __init__(self, runs_dir: Path, workers: int = 0) -> None:
+    def __init__(self, runs_dir: Path, workers: int = 0, log_dir: Path | None = None) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = {**os.environ, "ASCENDSIM_RUNS": str(runs_dir), "PYTHONPATH": str(ROOT)}
@@ -74,7 +74,7 @@ class Server:
             ]
         else:
             cmd = [sys.executable, "-m", "app.cli", "web", "--port", str(self.port), "--runs-dir", str(runs_dir)]
-        self.log = runs_dir / "server.log"
+        self.log = (log_dir or runs_dir) / "server.log"
         self._out = self.log.open("w")
         self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=self._out, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 90
@@ -128,11 +128,20 @@ class Tab:
             timeout=timeout,
         )
 
-    def wait_steps(self, n: int, timeout: float = 60_000) -> None:
-        """Until a run of ``n`` steps is loaded and drawn."""
-        self.page.wait_for_function(
-            "n => (document.getElementById('step-label') || {}).innerText?.includes(' / ' + n)", arg=n, timeout=timeout
-        )
+    def wait_steps(self, n: int, timeout: float = 60_000, stage: str = "") -> None:
+        """Until a run of ``n`` steps is loaded and drawn (on a timeout, what the page said instead)."""
+        try:
+            self.page.wait_for_function(
+                "n => (document.getElementById('step-label') || {}).innerText?.includes(' / ' + n)",
+                arg=n,
+                timeout=timeout,
+            )
+        except Exception as exc:
+            said = self.page.evaluate(
+                "() => ['step-label', 'pg-error', 'pg-progress', 'pg-note', 'player-status']"
+                ".map(i => i + ': ' + ((document.getElementById(i) || {}).innerText || '-')).join(' | ')"
+            )
+            raise AssertionError(f"no run of {n} steps drawn {stage}; the page says {said}") from exc
 
     def cursor(self, graph: str = "timeline-graph") -> float:
         """The time (us) the cursor laid over a chart stands at."""

@@ -4,8 +4,9 @@
   navigation (next event of a kind, marks, breakpoints, the step nearest a time);
 * :mod:`~app.present.views` — view-models: small pure functions from ``(replay, step, options)`` to
   JSON-serialisable dicts, one per view (system, core, timeline, matrices, pipeline, metrics, code);
-* :mod:`~app.present.messages` — every string a trainee sees, in English and Chinese;
-* :mod:`~app.present.store` — runs serialised compactly and cached by their parameters.
+* :mod:`~app.present.messages` — every string a trainee sees, in English and Chinese.
+
+What only a server needs (the run store, its limits, background jobs) is :mod:`app.server`.
 """
 
 from .replay import Breakpoint, Replay, StepFilter

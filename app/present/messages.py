@@ -306,14 +306,43 @@ _CATALOGUE = MappingProxyType(
         "web.numerics": ("compute the numbers (numerics)", "计算真实数值（numerics）"),
         "web.run": ("Run", "运行"),
         "web.pg_hint": ("Choose a scenario and its parameters, then press Run.", "选择场景及其参数，然后点击运行。"),
-        "web.running": ("{phase}: {elapsed} s", "{phase}：{elapsed} 秒"),
-        "web.running_of": (
-            "{phase}: {elapsed} s of about {expected} s (estimated)",
-            "{phase}：{elapsed} 秒，预计约 {expected} 秒",
+        "web.cancel": ("Cancel", "取消"),
+        "web.cancelled": ("Cancelled.", "已取消。"),
+        "web.phase.queued": ("queued: {ahead} ahead", "排队中：前面还有 {ahead} 个"),
+        "web.phase.joined": (
+            "an identical run is being computed: waiting for it",
+            "同样的运行正在计算：等待它完成",
         ),
-        "web.phase.simulating": ("simulating", "模拟中"),
+        "web.phase.simulating": (
+            "simulating: {events} of about {total} events",
+            "模拟中：约 {total} 个事件中的 {events} 个",
+        ),
         "web.phase.storing": ("storing the run", "保存运行结果"),
-        "web.phase.loading": ("preparing the views", "准备视图"),
+        "web.phase.starting": ("starting", "启动中"),
+        "web.busy.session": (
+            "One run at a time per browser tab: wait for the one running, or cancel it.",
+            "每个浏览器标签页一次只能运行一个：请等待当前运行结束，或取消它。",
+        ),
+        "web.busy.rate": (
+            "At most {n} runs a minute per browser tab: try again in a moment.",
+            "每个浏览器标签页每分钟最多运行 {n} 次：请稍后再试。",
+        ),
+        "web.busy.queue": (
+            "The server's queue is full ({n} runs waiting): try again in a moment.",
+            "服务器队列已满（{n} 个运行在等待）：请稍后再试。",
+        ),
+        "web.note.joined": (
+            "An identical run was already being computed; it was shared.",
+            "同样的运行已在计算中，已共享其结果。",
+        ),
+        "web.note.damaged": (
+            "The stored copy of this run was damaged; it was set aside and computed again.",
+            "该运行的存储副本已损坏；已移到一旁并重新计算。",
+        ),
+        "web.note.unstored": (
+            "This run could not be stored ({why}); it is shown from this server's memory.",
+            "该运行无法保存（{why}）；当前从服务器内存中显示。",
+        ),
         "web.ran": ("{scenario}: {events} events, {us} us simulated", "{scenario}：{events} 个事件，模拟时间 {us} us"),
         "web.failed": ("The run failed: {message}", "运行失败：{message}"),
         "web.compare_a": ("Run A", "运行 A"),
@@ -497,7 +526,7 @@ def finding_kind(kind: str, lang: str = "en") -> str:
 
 def known_lang(lang) -> str:
     """``lang`` if it is one of :data:`LANGS`, else English (what a browser sent may be anything)."""
-    return lang if lang in LANGS else LANGS[0]
+    return lang if isinstance(lang, str) and lang in LANGS else LANGS[0]
 
 
 def keys() -> tuple[str, ...]:

@@ -3,10 +3,10 @@
 Nothing here reads the engine's buffers. A slot's content is the last instruction that wrote it,
 and that instruction's detail says where its data came from (a GM rectangle, another slot, the
 Cube's sources): following those links down to the run's inputs names the tile (``A[128:256,
-0:64]``) and recomputes its values with the same arithmetic the engine uses (fp16 x fp16 -> fp32
-accumulate for ``mmad``, :mod:`engine.aicore.vector_math` for vector instructions). It therefore
-works on fast-path runs, whose on-chip buffers never held data, and on timing-only runs whose
-inputs are regenerated from their seed.
+0:64]``) and recomputes its values with the engine's own arithmetic (:mod:`engine.aicore.cube` for
+``mmad`` and ``fixpipe``, :mod:`engine.aicore.vector_math` for vector instructions): the same bytes
+the engine's buffers held. It therefore works on fast-path runs, whose on-chip buffers never held
+data, and on timing-only runs whose inputs are regenerated from their seed.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.aicore import vector_math
+from engine.aicore import cube, vector_math
 from engine.detail import GM, Instr, Rect
 from engine.trace import TraceData
 
@@ -183,15 +183,14 @@ class TileResolver:
         dst = d.dst
         shape = rect_shape(dst)
         dtype = _np_dtype(dst.dtype)
-        if d.op == "mmad":
-            acc = None
+        if d.op == "mmad":  # the slot held zeros before the first mmad of its sum, as L0C does
+            m, n, _k, _init = d.params
+            acc = np.zeros((m, n), dtype=np.float32)
             for r in self._mmad_chain(core, row):
-                m_d = self.instr(r)
-                m, n, k, _init = m_d.params
-                a = self.read(core, m_d.srcs[0], r).astype(np.float32)
-                b = self.read(core, m_d.srcs[1], r).astype(np.float32)
-                product = a[:m, :k] @ b[:k, :n]
-                acc = product if acc is None else acc + product
+                m, n, k, init = self.instr(r).params
+                a = self.read(core, self.instr(r).srcs[0], r)
+                b = self.read(core, self.instr(r).srcs[1], r)
+                cube.mmad(acc[:m, :n], a[:m, :k], b[:k, :n], init)
                 if r == row:
                     break
             return acc.astype(dtype, copy=False)
@@ -205,7 +204,7 @@ class TileResolver:
         out = np.zeros(shape, dtype=dtype)
         rows = min(shape[0], src.shape[0])
         cols = min(shape[1], src.shape[1])
-        out[:rows, :cols] = src[:rows, :cols].astype(dtype, copy=False)  # fixpipe converts; pads stay zero
+        out[:rows, :cols] = cube.fixpipe(src[:rows, :cols], dtype)  # fixpipe converts; pads stay zero
         return out
 
     def read(self, core: int, rect: Rect, before: int) -> np.ndarray:

@@ -421,19 +421,18 @@ def metrics_view(replay: Replay, lang: str = "en") -> dict:
     report = replay.report()
     m = report.metrics
     pipes = {}
-    for k in m.get("kernels", []):
-        for name, ratio in k["pipe_ratios"].items():
+    for k in m.kernels:
+        for name, ratio in k.pipe_ratios.items():
             pipes[name] = max(pipes.get(name, 0.0), ratio)
     return {
         "title": msg("metrics", lang),
         "headline": [
-            {"key": key, "label": msg(key, lang), "value": m.get(key)}
+            {"key": key, "label": msg(key, lang), "value": m.figure(key)}
             for key in ("simulated_us", "kernel_us", "tflops", "percent_of_peak")
-            if key in m
         ],
         "pipe_ratios": pipes,
         "roofline": report.roofline,
-        "gaps": {msg(f"gap.{cause}", lang): us for cause, us in report.gaps["totals_us"].items()},
+        "gaps": {msg(f"gap.{cause}", lang): us for cause, us in report.gaps.totals_us.items()},
         "findings": [
             {"kind": f.kind, "label": finding_kind(f.kind, lang), "message": f.message, "src": f.src}
             for f in report.findings

@@ -8,37 +8,71 @@ and runs are found by their parameters in the store every worker shares.
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 
 from dash import Dash
 
-from . import compare, layout, pages, player, playground, render
+from app.server import jobs
+from app.server.store import DISK_BYTES
+
+from . import compare, layout, pages, player, playground
 from .runs import Runs
+
+MAX_BODY_BYTES = 2 << 20  # a callback's request (a trainee's code included) is far smaller
 
 ASSETS = Path(__file__).resolve().parent / "assets"
 
 
-def create_app(runs_dir: str | Path | None = None, lang: str = "en") -> Dash:
+def create_app(runs_dir: str | Path | None = None, lang: str = "en", store_mb: int | None = None) -> Dash:
     """The dashboard. ``runs_dir``: where runs are stored (default ``$ASCENDSIM_RUNS`` or a folder in the
-    system's temporary directory named after the code's hash); ``lang``: the default language."""
+    system's temporary directory); ``lang``: the default language; ``store_mb``: the runs folder's cap on disk
+    (default ``$ASCENDSIM_STORE_MB``, else :data:`app.server.store.DISK_BYTES`)."""
     if lang not in ("en", "zh"):
         raise ValueError(f"lang must be one of en, zh, got {lang!r}")
-    runs = Runs(runs_dir or os.environ.get("ASCENDSIM_RUNS") or None, prepare=render.prepare)
+    store_mb = store_mb or int(os.environ.get("ASCENDSIM_STORE_MB") or 0) or DISK_BYTES >> 20
+    runs = Runs(runs_dir or os.environ.get("ASCENDSIM_RUNS") or None, disk_bytes=store_mb << 20)
+    if runs.problem:  # the server still serves what it can compute; every page that needs the store says why
+        logging.getLogger("ascendsim").warning(runs.problem)
     app = Dash(
         __name__,
         assets_folder=str(ASSETS),
         suppress_callback_exceptions=True,
         title="AscendSim",
         update_title=None,
+        background_callback_manager=jobs.manager(runs.coordinator.folder),
     )
     app.layout = layout.shell(lang)
     pages.register(app, runs, lang)
     playground.register(app, runs)
     compare.register(app, runs)
     player.register(app, runs)
+    guard(app.server)
     app.server.config["ASCENDSIM_RUNS"] = str(runs.directory)
     return app
+
+
+def guard(server) -> None:
+    """What a request may be: at most :data:`MAX_BODY_BYTES` (413 beyond), and a callback request that cannot be
+    dispatched (an unknown callback, a malformed body) is a 400 with one line, never a 500."""
+    server.config["MAX_CONTENT_LENGTH"] = MAX_BODY_BYTES
+
+    @server.errorhandler(413)
+    def too_large(_err):
+        return {"error": f"request body larger than {MAX_BODY_BYTES} B"}, 413
+
+    @server.errorhandler(Exception)
+    def failed(err):
+        from flask import request
+        from werkzeug.exceptions import HTTPException
+
+        if isinstance(err, HTTPException):
+            return err
+        logging.getLogger("ascendsim").exception("request %s failed", request.path)
+        if request.path.endswith("/_dash-update-component"):
+            return {"error": f"the request could not be handled ({type(err).__name__})"}, 400
+        return {"error": "internal error"}, 500
 
 
 __all__ = ("create_app",)

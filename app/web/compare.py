@@ -5,18 +5,18 @@ from __future__ import annotations
 
 import shlex
 
-from dash import Input, Output, State, ctx, dcc, html, no_update
-from dash.exceptions import PreventUpdate
+from dash import Input, Output, State, dcc, html, no_update
 
 from app.present.messages import known_lang
 from app.present.messages import t as msg
+from app.server.jobs import Busy
 from engine.profile import DEFAULT_PROFILE
 from engine.scenarios import registry
 
 from . import figures, layout, render
 from .pages import describe
 from .panels import fmt_value
-from .playground import plain, progress
+from .playground import JOB_POLL_MS, phase_line, plain, session_id
 from .runs import RunRequestError, Runs, validate_request
 
 
@@ -48,61 +48,61 @@ def register(app, runs: Runs) -> None:
     # -- compare --------------------------------------------------------------------------------------------------
     @app.callback(
         Output("cmp-error", "children"),
-        Output("cmp-progress", "children"),
-        Output("cmp-job", "data"),
-        Output("cmp-poll", "disabled"),
         Output("cmp-result", "children"),
         Input("cmp-run", "n_clicks"),
-        Input("cmp-poll", "n_intervals"),
         State("cmp-a-scenario", "value"),
         State("cmp-a-options", "value"),
         State("cmp-b-scenario", "value"),
         State("cmp-b-options", "value"),
         State("cmp-numerics", "value"),
-        State("cmp-job", "data"),
         State("lang-page", "data"),
+        State("session", "data"),
+        background=True,
+        progress=[Output("cmp-progress", "children")],
+        progress_default=[""],
+        running=[(Output("cmp-run", "disabled"), True, False)],
+        interval=JOB_POLL_MS,
         prevent_initial_call=True,
     )
-    def compare(_run, _poll, sa, oa, sb, ob, numerics, job, lang):
+    def compare(set_progress, _run, sa, oa, sb, ob, numerics, lang, session):
+        """A job: both requests validated (a bad one answered inline), both runs made stored, then compared."""
         lang = known_lang(lang)
-        if ctx.triggered_id == "cmp-run":
-            requests = []
-            try:
-                for label, scenario, options in (("A", sa, oa), ("B", sb, ob)):
-                    if scenario not in registry():
-                        raise RunRequestError(
-                            f"{label}: scenario must be one of {', '.join(registry())}, got {scenario!r}"
-                        )
-                    params = parse_options(scenario, options)
-                    req = {
-                        "scenario": scenario,
-                        "profile": params.pop("profile", DEFAULT_PROFILE),
-                        "params": params,
-                        "numerics": "on" in (numerics or []),
-                    }
-                    try:
-                        validate_request(req)
-                    except RunRequestError as exc:
-                        raise RunRequestError(f"{label}: {exc}") from None
-                    requests.append(req)
-                for req in requests:
-                    runs.start(req)
-            except RunRequestError as exc:
-                return str(exc), "", None, True, no_update
-            job = {"requests": [plain(r) for r in requests]}
-        if not job:
-            raise PreventUpdate
-        states = [runs.status(runs.spec(r)) for r in job["requests"]]
-        failed = [s for s in states if s["state"] == "error"]
-        if failed:
-            return msg("web.failed", lang, message=failed[0].get("message", "")), "", None, True, no_update
-        pending = [s for s in states if s["state"] != "done"]
-        if pending:
-            for r, s in zip(job["requests"], states, strict=True):
-                if s["state"] == "none":
-                    runs.start(r)
-            return "", progress(pending[0] if pending[0]["state"] == "running" else {}, lang), job, False, no_update
-        return "", "", None, True, comparison(runs, job["requests"], lang)
+        try:
+            requests = [
+                _request(label, scenario, options, numerics)
+                for label, scenario, options in (("A", sa, oa), ("B", sb, ob))
+            ]
+            for label, req in zip("AB", requests, strict=True):
+                runs.compute(
+                    req,
+                    session_id(session),
+                    lambda phase, v, label=label: set_progress([[f"{label}: ", phase_line(phase, v, lang)]]),
+                )
+        except RunRequestError as exc:
+            return str(exc), no_update
+        except Busy as exc:
+            return msg(exc.key, lang, **exc.values), no_update
+        return "", comparison(runs, [plain(r) for r in requests], lang)
+
+
+def _request(label: str, scenario, options, numerics) -> dict:
+    """One side's request, validated (RunRequestError naming the side and the field)."""
+    if scenario not in registry():
+        raise RunRequestError(f"{label}: scenario must be one of {', '.join(registry())}, got {scenario!r}")
+    if not isinstance(options, str | type(None)):
+        raise RunRequestError(f"{label}: options must be text, got {type(options).__name__}")
+    params = parse_options(scenario, options)
+    req = {
+        "scenario": scenario,
+        "profile": params.pop("profile", DEFAULT_PROFILE),
+        "params": params,
+        "numerics": "on" in (numerics or []),
+    }
+    try:
+        validate_request(req)
+    except RunRequestError as exc:
+        raise RunRequestError(f"{label}: {exc}") from None
+    return req
 
 
 _SHARES = ("percent_of_peak", "cube_utilization", "mte2_compute_overlap", "copy_compute_overlap")

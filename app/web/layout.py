@@ -51,6 +51,7 @@ def shell(lang: str) -> html.Div:
         [
             dcc.Location(id="url", refresh=False),
             dcc.Store(id="last-run", storage_type="session"),
+            dcc.Store(id="session", storage_type="session"),  # this tab's id: its jobs are counted under it
             html.Header(
                 [
                     html.Div([html.B("AscendSim"), ui.t("web.title", className="subtitle")], className="brand"),
@@ -365,12 +366,17 @@ def playground_page(lang: str, scenarios: list[str], profiles: list[str], scenar
                 persistence=True,
                 persistence_type="session",
             ),
-            html.Button(ui.t("web.run"), id="pg-run", className="btn run"),
+            html.Div(
+                [
+                    html.Button(ui.t("web.run"), id="pg-run", className="btn run"),
+                    html.Button(ui.t("web.cancel"), id="pg-cancel", className="btn", style={"display": "none"}),
+                ],
+                className="buttons",
+            ),
             html.Div("", id="pg-error", className="error", role="alert"),
+            html.Div("", id="pg-note", className="note"),
             html.Div(ui.t("web.pg_hint"), id="pg-progress", className="progress"),
             html.Div(html.Div(id="pg-summary"), id="narration", className="narration small"),
-            dcc.Interval(id="pg-poll", interval=300, disabled=True),
-            dcc.Store(id="pg-job"),
             dcc.Store(id="pg-last", storage_type="session"),
         ],
         className="side",
@@ -412,8 +418,6 @@ def compare_page(lang: str, scenarios: list[str]) -> html.Div:
             html.Button(ui.t("web.compare_run"), id="cmp-run", className="btn run"),
             html.Div("", id="cmp-error", className="error", role="alert"),
             html.Div("", id="cmp-progress", className="progress"),
-            dcc.Interval(id="cmp-poll", interval=400, disabled=True),
-            dcc.Store(id="cmp-job"),
             html.Div(id="cmp-result"),
         ],
         className="page compare",

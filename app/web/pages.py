@@ -31,7 +31,7 @@ def register(app, runs: Runs, default_lang: str) -> None:
     @app.callback(Output("page", "children"), Input("url", "pathname"), State("lang-switch", "value"))
     def route(path, lang):
         lang = known_lang(lang or default_lang)
-        path = (path or "/").rstrip("/") or "/"
+        path = (path if isinstance(path, str) else "/").rstrip("/") or "/"
         if path in ("/", "/lessons"):
             return layout.lessons_page(lang, runs.lessons())
         if path == "/playground":
@@ -63,6 +63,14 @@ def register(app, runs: Runs, default_lang: str) -> None:
             Input("lang-page", "data"),
             State(local, "data"),
         )
+
+    app.clientside_callback(  # the tab's id, made once per browser session: its jobs are counted under it
+        """(path, id) => id || (self.crypto && crypto.randomUUID ? crypto.randomUUID().replace(/-/g, "")
+                                 : Math.random().toString(36).slice(2) + Date.now().toString(36))""",
+        Output("session", "data"),
+        Input("url", "pathname"),
+        State("session", "data"),
+    )
 
     @app.callback(Output("last-run", "data"), Input("run", "data"), prevent_initial_call=True)
     def remember(run):
@@ -136,9 +144,14 @@ def register(app, runs: Runs, default_lang: str) -> None:
     def answer(clicks, answers, ids, number, lang):
         lang = known_lang(lang)
         trigger = ctx.triggered_id
-        if not isinstance(trigger, dict) or not any(clicks):
+        if not isinstance(trigger, dict) or not isinstance(clicks, list) or not any(clicks):
             raise PreventUpdate
-        les = get(int(number))
+        if not (isinstance(answers, list) and isinstance(ids, list) and len(answers) == len(ids) == len(clicks)):
+            raise PreventUpdate
+        try:
+            les = get(int(number))
+        except (LessonError, TypeError, ValueError):
+            raise PreventUpdate from None
         texts, classes = [], []
         for ident, yours, n in zip(ids, answers, clicks, strict=True):
             if ident != trigger or not n:
@@ -161,7 +174,7 @@ def register(app, runs: Runs, default_lang: str) -> None:
     @app.callback(Output("ex-run", "children"), Input("last-run", "data"), Input("lang-page", "data"))
     def export_label(run, lang):
         lang = known_lang(lang)
-        if not run:
+        if not run or not isinstance(run, dict):
             return msg("web.export_none", lang)
         return msg("web.export_run", lang, name=describe(run))
 
@@ -204,7 +217,8 @@ def register(app, runs: Runs, default_lang: str) -> None:
 def describe(run: dict) -> str:
     if "lesson" in run:
         return f"lesson {run['lesson']}"
-    params = ", ".join(f"{k}={v}" for k, v in (run.get("params") or {}).items() if v is not None)
+    params = run.get("params")
+    params = ", ".join(f"{k}={v}" for k, v in params.items() if v is not None) if isinstance(params, dict) else ""
     numerics = "" if run.get("numerics", True) else " (timing only)"
     return f"{run.get('scenario')} on {run.get('profile')}: {params}{numerics}"
 

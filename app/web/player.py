@@ -20,6 +20,7 @@ from app.present.messages import t as msg
 
 from . import panels, render
 from .layout import VIEWS
+from .playground import note_text
 from .runs import RunRequestError, Runs, breakpoints_of
 
 
@@ -57,6 +58,8 @@ def register(app, runs: Runs) -> None:
             events=f"{loaded.events:,}",
             us=f"{loaded.outline['end_us']:,.3f}",
         )
+        if loaded.note:  # what happened to its stored copy (damaged and recomputed, not stored)
+            status = f"{status} — {note_text(loaded.note, known_lang(lang))}"
         return meta, max(1, meta["n"] - 1), cores, (first[0] if first else None), cores, cores, first, status
 
     # -- a run: the views that depend on the language ----------------------------------------------------------

@@ -9,20 +9,21 @@ field, the limit and the value.
 from __future__ import annotations
 
 import json
-import time
+import uuid
 
 from dash import ALL, Input, Output, State, ctx, dcc, html, no_update
 from dash.exceptions import PreventUpdate
 
 from app.present.messages import known_lang, param_help, scenario_summary
 from app.present.messages import t as msg
+from app.server.jobs import Busy
 from engine.scenarios import registry
 
 from . import panels
 from .runs import RunRequestError, Runs
 
 MNK = ("m", "n", "k")
-WAIT_S = 2.0  # a run that finishes this quickly is shown without polling
+JOB_POLL_MS = 250  # how often a page asks how far its job is (one request in flight: Dash waits for each answer)
 
 
 def param_fields(scenario_name: str, lang: str) -> list:
@@ -62,17 +63,6 @@ def request_of(scenario: str, profile: str, m, n, k, ids: list, values: list, nu
     return {"scenario": scenario, "profile": profile, "params": params, "numerics": bool(numerics)}
 
 
-def progress(status: dict, lang: str):
-    """The progress line of a running job (phase, elapsed, the estimate if there is one)."""
-    phase = msg(f"web.phase.{status.get('phase', 'simulating')}", lang)
-    elapsed = status.get("elapsed_s", 0.0)
-    expected = status.get("expected_s")
-    if expected:
-        text = msg("web.running_of", lang, phase=phase, elapsed=f"{elapsed:.1f}", expected=f"{expected:.0f}")
-        return [html.Div(text), panels.bar(min(0.95, elapsed / expected))]
-    return msg("web.running", lang, phase=phase, elapsed=f"{elapsed:.1f}")
-
-
 def register(app, runs: Runs) -> None:
     # -- playground ---------------------------------------------------------------------------------------------
     @app.callback(
@@ -86,7 +76,7 @@ def register(app, runs: Runs) -> None:
     def scenario_fields(name, lang):
         """The fields of the chosen scenario (rebuilt only when the scenario changes: a language switch
         keeps what the user typed; their help follows the language they were built in)."""
-        if name not in registry():
+        if not isinstance(name, str) or name not in registry():
             raise PreventUpdate
         have = {p.name for p in registry()[name].params}
         styles = [{} if x in have else {"display": "none"} for x in MNK]
@@ -94,7 +84,7 @@ def register(app, runs: Runs) -> None:
 
     @app.callback(Output("pg-summary", "children"), Input("pg-scenario", "value"), Input("lang-page", "data"))
     def scenario_line(name, lang):
-        if name not in registry():
+        if not isinstance(name, str) or name not in registry():
             raise PreventUpdate
         return f"{name}: {scenario_summary(registry()[name], known_lang(lang))}"
 
@@ -111,12 +101,10 @@ def register(app, runs: Runs) -> None:
         return last
 
     @app.callback(
-        Output("pg-error", "children"),
-        Output("pg-progress", "children"),
-        Output("pg-job", "data"),
-        Output("pg-poll", "disabled"),
         Output("run", "data", allow_duplicate=True),
         Output("pg-last", "data", allow_duplicate=True),
+        Output("pg-error", "children"),
+        Output("pg-note", "children"),
         Output("pg-m", "value"),
         Output("pg-n", "value"),
         Output("pg-k", "value"),
@@ -133,78 +121,87 @@ def register(app, runs: Runs) -> None:
         State("pg-numerics", "value"),
         State("run", "data"),
         State("lang-page", "data"),
+        State("session", "data"),
+        background=True,
+        progress=[Output("pg-progress", "children")],
+        progress_default=[""],
+        running=[
+            (Output("pg-run", "disabled"), True, False),
+            (Output("pg-cancel", "style"), {}, {"display": "none"}),
+        ],
+        cancel=[Input("pg-cancel", "n_clicks")],
+        interval=JOB_POLL_MS,
         prevent_initial_call=True,
     )
-    def run_clicked(_clicks, tries, scenario, profile, m, n, k, ids, values, numerics, run, lang):
+    def run_clicked(
+        set_progress, _clicks, tries, scenario, profile, m, n, k, ids, values, numerics, run, lang, session
+    ):
+        """A job: the request validated (a bad field answered inline), then the run made stored (queued, shared
+        with an identical request, simulated), its progress shown as it goes; the player then loads it."""
         lang = known_lang(lang)
+        ids = ids if isinstance(ids, list) else []
         unchanged = [no_update] * 3 + [[no_update] * len(ids)]
-        trigger = ctx.triggered_id
-        if isinstance(trigger, dict):
-            if not any(tries) or not run:
-                raise PreventUpdate
-            rec = _recommendation(runs, run, trigger["i"])
-            if rec is None or not rec.get("change"):
-                raise PreventUpdate
-            request = dict(run)
-            request["params"] = {**run.get("params", {}), **rec["change"]}
-            form = [request["params"].get(x, no_update) for x in MNK]
-            form = [str(v) if v is not no_update else v for v in form]
-            named = {p.name: p for p in registry()[request["scenario"]].params}
-            params = [_form_value(named.get(i["name"]), request["params"].get(i["name"])) for i in ids]
-            unchanged = [*form, params]
-        else:
-            request = request_of(scenario, profile, m, n, k, ids, values, "on" in (numerics or []))
+        set_progress([msg("web.phase.starting", lang)])
         try:
-            status = runs.start({**request, "lang": lang})
-        except RunRequestError as exc:
-            return str(exc), "", None, True, no_update, no_update, *unchanged
-        deadline = time.monotonic() + WAIT_S
-        spec = runs.spec(request)
-        while status["state"] == "running" and time.monotonic() < deadline:
-            time.sleep(0.05)
-            status = {**runs.status(spec), "key": spec.key}
-        clean = plain(request)
-        if status["state"] == "done":
-            return "", "", None, True, clean, clean, *unchanged
-        if status["state"] == "error":
-            return (
-                msg("web.failed", lang, message=status.get("message", "")),
-                "",
-                None,
-                True,
-                no_update,
-                no_update,
-                *unchanged,
+            request, unchanged = _request(
+                runs, ctx.triggered_id, tries, scenario, profile, (m, n, k), ids, values, numerics, run, unchanged
             )
-        return "", progress(status, lang), {"request": clean, "key": spec.key}, False, no_update, no_update, *unchanged
-
-    @app.callback(
-        Output("pg-progress", "children", allow_duplicate=True),
-        Output("pg-error", "children", allow_duplicate=True),
-        Output("pg-poll", "disabled", allow_duplicate=True),
-        Output("run", "data", allow_duplicate=True),
-        Output("pg-last", "data", allow_duplicate=True),
-        Input("pg-poll", "n_intervals"),
-        State("pg-job", "data"),
-        State("lang-page", "data"),
-        prevent_initial_call=True,
-    )
-    def poll(_n, job, lang):
-        lang = known_lang(lang)
-        if not job:
-            return no_update, no_update, True, no_update, no_update
-        try:
-            spec = runs.spec(job["request"])
+            if request is None:
+                return no_update, no_update, no_update, no_update, *unchanged
+            note = runs.compute(
+                request, session_id(session), lambda phase, v: set_progress([phase_line(phase, v, lang)])
+            )
         except RunRequestError as exc:
-            return "", str(exc), True, no_update, no_update
-        status = runs.status(spec)
-        if status["state"] == "done":  # the player says what it loaded
-            return "", "", True, job["request"], job["request"]
-        if status["state"] == "error":
-            return "", msg("web.failed", lang, message=status.get("message", "")), True, no_update, no_update
-        if status["state"] == "none":  # its worker died: start it again
-            status = runs.start(job["request"])
-        return progress(status, lang), no_update, False, no_update, no_update
+            return no_update, no_update, str(exc), "", *unchanged
+        except Busy as exc:
+            return no_update, no_update, msg(exc.key, lang, **exc.values), "", *unchanged
+        clean = plain(request)
+        return clean, clean, "", note_text(note, lang), *unchanged
+
+
+def _request(runs: Runs, trigger, tries, scenario, profile, mnk, ids, values, numerics, run, unchanged):
+    """The run request a click makes, and the form values it writes back (a recommendation's change)."""
+    if isinstance(trigger, dict):
+        if not any(t for t in (tries or []) if t) or not isinstance(run, dict):
+            return None, unchanged
+        rec = _recommendation(runs, run, trigger.get("i"))
+        if rec is None or not rec.get("change"):
+            return None, unchanged
+        request = dict(run)
+        request["params"] = {**run.get("params", {}), **rec["change"]}
+        form = [request["params"].get(x, no_update) for x in MNK]
+        form = [str(v) if v is not no_update else v for v in form]
+        named = {p.name: p for p in registry()[request["scenario"]].params}
+        params = [_form_value(named.get(i.get("name")), request["params"].get(i.get("name"))) for i in ids]
+        return request, [*form, params]
+    if not isinstance(values, list) or len(values) != len(ids):
+        raise RunRequestError("params: the form's fields and values do not match")
+    return request_of(scenario, profile, *mnk, ids, values, "on" in (numerics or [])), unchanged
+
+
+def session_id(session) -> str:
+    """The tab's id as the page keeps it; a request without one (its page has not made it yet) is a session of
+    its own."""
+    if isinstance(session, str) and 8 <= len(session) <= 64 and session.isalnum():
+        return session
+    return f"anonymous{uuid.uuid4().hex}"
+
+
+def phase_line(phase: str, values: dict, lang: str):
+    """A job's progress: what it is doing, with a bar when it knows how far it is."""
+    line = msg(f"web.phase.{phase}", lang, **values)
+    total, done = values.get("total"), values.get("events")
+    if total and done is not None:
+        return [html.Div(line), panels.bar(min(0.99, done / total))]
+    return line
+
+
+def note_text(note, lang: str) -> str:
+    """A run's note (a message key and its values) in ``lang``."""
+    if not note:
+        return ""
+    key, values = note
+    return msg(key, lang, **values)
 
 
 def _form_value(param, value):
@@ -234,4 +231,4 @@ def _recommendation(runs: Runs, run: dict, i: int) -> dict | None:
     return recs[i] if 0 <= i < len(recs) else None
 
 
-__all__ = ("param_fields", "plain", "progress", "register", "request_of")
+__all__ = ("note_text", "param_fields", "phase_line", "plain", "register", "request_of", "session_id")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 from app.present import views
-from app.present.messages import LANGS, known_lang
+from app.present.messages import LANGS
 from app.present.messages import t as msg
 from app.present.text import reflow
 
@@ -169,21 +169,12 @@ def first_window(loaded: Loaded, lang: str) -> dict:
     return loaded.window((0, count, core, lang, ()), lambda: window(loaded, 0, count, core, lang, ()))
 
 
-def prepare(loaded: Loaded, request: dict) -> None:
-    """Compute what a page asks for first about a new run (the analysis, the first window), so it is
-    ready when the run is reported done (see :class:`~app.web.runs.Runs`)."""
-    lang = known_lang(request.get("lang"))
-    loaded.replay.report()
-    first_window(loaded, lang)
-
-
 __all__ = (
     "first_window",
     "labels",
     "matrices",
     "meta",
     "pipeline",
-    "prepare",
     "timeline",
     "window",
     "window_size",

@@ -3,19 +3,18 @@
 A browser names a run with a small dict it keeps in its own session (``{"lesson": 1}`` or
 ``{"scenario": "matmul", "profile": ..., "params": {...}, "numerics": false}``); nothing about a user is
 kept here. Every such dict is validated again on each use (the scenario's own parameter checks and
-the server's budget), turned into a :class:`~app.present.store.RunSpec`, and the run is found by the
+the server's budget), turned into a :class:`~app.server.store.RunSpec`, and the run is found by the
 spec's hash: in this process's memory, on disk (written by any worker), or simulated now.
 
 Playground runs are simulated in a background thread so the page can show progress; the job's state
 lives in a small JSON file next to the stored runs, so any worker can answer "how far is it?" and
-the finished run (the ``.npz`` the :class:`~app.present.store.RunStore` writes) is visible to all.
+the finished run (the ``.npz`` the :class:`~app.server.store.RunStore` writes) is visible to all.
 Lesson runs are small and computed on first use.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import tempfile
 import threading
@@ -26,10 +25,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.files import atomic_path
-from app.present import Breakpoint, Replay, budget
+from app.present import Breakpoint, Replay
 from app.present.frames import FrameSource, outline
-from app.present.store import RunSpec, RunStore
 from app.present.walkthrough import Stop, lesson_stops, run_lesson
+from app.server import limits
+from app.server.jobs import Coordinator
+from app.server.store import DISK_BYTES, RunSpec, RunStore, StoreError, store_error, unstored
 from engine.profile import DEFAULT_PROFILE, ProfileError, list_profiles, load_profile
 from engine.scenarios import Scenario, ScenarioArgError, ScenarioFailed, registry
 from engine.scenarios.cost import Cost, estimate
@@ -42,6 +43,7 @@ MAX_LOADED_EVENTS = 8_000_000  # replays kept in one process's memory, counted i
 EVENTS_PER_S = 600_000  # simulation speed, timing only (8192^3: 3.66 M events in 5.4 s on a 2-core machine)
 STORED_EVENTS_PER_S = 450_000  # compressing a run to disk (8192^3: 8 s)
 WINDOWS_KEPT = 24  # rendered frame windows kept per run
+PROGRESS_EVERY_S = 0.5  # a job's progress reaches its page at most this often
 
 
 class RunRequestError(ValueError):
@@ -124,7 +126,7 @@ def validate_request(request: dict) -> tuple[RunSpec, Scenario, Cost]:
             values[p.name] = _coerce(p, raw.get(p.name, p.default))
         current = None
         values = scenario.validate(profile, values)
-        cost = budget.check(name, profile, values, numerics)
+        cost = limits.check(name, profile, values, numerics)
     except ScenarioArgError as exc:
         message = str(exc)
         for p in scenario.params:
@@ -148,6 +150,7 @@ class Loaded:
     stops: tuple[Stop, ...] = ()  # per lesson step: its replay step, or None with why
     windows: OrderedDict = field(default_factory=OrderedDict)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    note: tuple | None = None  # what happened to its stored file (a message key and its values), for the page
 
     @property
     def events(self) -> int:
@@ -192,24 +195,21 @@ def breakpoints_of(items, loaded: Loaded) -> tuple[Breakpoint, ...]:
 
 
 class Runs:
-    """Every run this process can serve: the shared store on disk, replays loaded here, jobs in flight."""
+    """Every run this process can serve: the shared store on disk, replays loaded here, the jobs' guards."""
 
     def __init__(
         self,
         directory: str | Path | None = None,
         max_loaded_events: int = MAX_LOADED_EVENTS,
-        prepare: Callable[[Loaded, dict], None] | None = None,
+        disk_bytes: int = DISK_BYTES,
     ) -> None:
-        """``prepare(loaded, request)``: run by a job once its run is stored, before it reports done, so
-        the first views a browser asks for are ready in this process."""
-        self.prepare = prepare
         self.directory = Path(directory or Path(tempfile.gettempdir()) / "ascendsim-runs")
-        # everything stored lives in a folder named after the code that made it: a run, a job or a lesson
-        # answer of older code is never served, whichever folder the server was given
-        self.code_dir = self.directory / fingerprint("engine", "lessons", "app/present")
-        self.store = RunStore(self.code_dir, max_bytes=256 * 2**20)
-        self.jobs = self.code_dir / "jobs"
-        self.jobs.mkdir(parents=True, exist_ok=True)
+        # everything stored lives in a folder named after the code that made it: a run or a lesson answer of
+        # older code is never served, whichever folder the server was given
+        self.code_dir = self.directory / fingerprint("engine", "lessons", "app/present", "app/server")
+        self.problem = usable(self.code_dir)  # None, or why the folder cannot take runs (one line)
+        self.store = RunStore(self.code_dir, max_bytes=256 * 2**20, disk_bytes=disk_bytes)
+        self.coordinator = Coordinator(jobs_folder(self.code_dir))
         self.max_loaded_events = max_loaded_events
         self._loaded: OrderedDict[str, Loaded] = OrderedDict()
         self._lock = threading.Lock()
@@ -223,65 +223,63 @@ class Runs:
         if "lesson" in run:
             try:
                 lesson = get(run["lesson"])
-            except LessonError as exc:
-                raise RunRequestError(str(exc)) from None
+            except (LessonError, TypeError, ValueError) as exc:
+                raise RunRequestError(f"lesson: {exc}") from None
             return RunSpec.of(f"lesson:{lesson.number}", DEFAULT_PROFILE, {})
         return validate_request(run)[0]
 
-    # -- jobs ---------------------------------------------------------------------------------------------------
-    def _job_path(self, spec: RunSpec) -> Path:
-        return self.jobs / f"{spec.key}.json"
+    def stored(self, spec: RunSpec) -> bool:
+        return self.store.path(spec).is_file()
 
-    def status(self, spec: RunSpec) -> dict:
-        """``{"state": "done" | "running" | "error" | "none", ...}`` of a run, as any worker sees it."""
-        stored = self.store.path(spec).is_file()
-        path = self._job_path(spec)
-        try:
-            doc = json.loads(path.read_text())
-        except (FileNotFoundError, json.JSONDecodeError):
-            return {"state": "done" if stored else "none"}
-        if doc.get("state") == "running" and not _alive(doc.get("pid", -1)):
-            return {"state": "done" if stored else "none"}  # its worker died (start it again if need be)
-        if doc.get("state") == "running":
-            doc["elapsed_s"] = round(time.time() - doc["started"], 1)
-        return doc
+    # -- jobs (in a background callback's process) -------------------------------------------------------------
+    def compute(self, request: dict, session: str, report: Callable[[str, dict], None]) -> tuple | None:
+        """Make the run of a playground request stored, in a job: the session's limits, then one computation per
+        run however many ask (an identical request waits for it), in one of the machine's slots.
 
-    def start(self, request: dict) -> dict:
-        """Validate a playground request and start its run unless it is stored or running; its status."""
+        ``report(phase, values)`` says how far it is (queued, joined, simulating, storing). Returns a note for
+        the page (a message key and its values: a damaged file recomputed, a run shared) or None. Raises
+        :class:`RunRequestError` (a bad request, a store that cannot take the run) or
+        :class:`~app.server.jobs.Busy` (the session's or the queue's limits)."""
         spec, _scenario, cost = validate_request(request)
-        status = self.status(spec)
-        if status["state"] in ("done", "running", "error"):
-            return {**status, "key": spec.key}
-        path = self._job_path(spec)
-        path.unlink(missing_ok=True)  # a stale job of a dead worker
-        events = cost.events
-        expect = events / EVENTS_PER_S + events / STORED_EVENTS_PER_S
-        doc = {"state": "running", "phase": "simulating", "started": time.time(), "pid": os.getpid()}
-        doc.update(estimated_events=events, expected_s=round(expect, 1))
-        try:
-            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-        except FileExistsError:  # another request started it a moment ago
-            return {**self.status(spec), "key": spec.key}
-        with os.fdopen(fd, "w") as fh:
-            json.dump(doc, fh)
-        threading.Thread(target=self._simulate, args=(spec, path, doc, request), daemon=True).start()
-        return {**doc, "elapsed_s": 0.0, "key": spec.key}
+        with self.coordinator.session(session):
+            if not self.stored(spec) and (problem := usable(self.code_dir)):
+                raise RunRequestError(problem)  # said before the run, not after it (the folder may have healed since)
+            return self._make(spec, cost.events, report)
 
-    def _simulate(self, spec: RunSpec, path: Path, doc: dict, request: dict) -> None:
+    def _make(self, spec: RunSpec, events: int, report: Callable[[str, dict], None]) -> tuple | None:
+        if self.store.get(spec) is not None:
+            return self.store.notes.pop(spec.key, None)
+        with self.coordinator.single(spec.key, lambda: report("joined", {})) as mine:
+            if not mine and self.store.get(spec) is not None:
+                return ("web.note.joined", {})
+            with self.coordinator.slot(lambda ahead: report("queued", {"ahead": ahead})):
+                note = self.store.notes.pop(spec.key, None)
+                result = self._simulate(spec, events, report)
+                report("storing", {})
+                try:
+                    self.store.put(spec, result)
+                except StoreError as exc:
+                    raise RunRequestError(str(exc)) from None
+        return note
+
+    def _simulate(self, spec: RunSpec, events: int, report: Callable[[str, dict], None]):
         from engine.runner import run_scenario
 
+        last = [0.0]
+
+        def progress(done: int) -> None:
+            now = time.monotonic()
+            if now - last[0] >= PROGRESS_EVERY_S:
+                last[0] = now
+                report("simulating", {"events": done, "total": events})
+
+        report("simulating", {"events": 0, "total": events})
         try:
-            run = run_scenario(spec.scenario, spec.profile, numerics=spec.numerics, **dict(spec.params))
-            _write(path, {**doc, "phase": "storing"})
-            self.store.put(spec, run.result)
-            if self.prepare is not None:
-                _write(path, {**doc, "phase": "loading"})
-                self.prepare(self.load(request), request)
-            path.unlink(missing_ok=True)
+            return run_scenario(
+                spec.scenario, spec.profile, numerics=spec.numerics, progress=progress, **dict(spec.params)
+            ).result
         except (ScenarioArgError, ScenarioFailed) as exc:
-            _write(path, {**doc, "state": "error", "message": str(exc).splitlines()[0]})
-        except Exception as exc:
-            _write(path, {**doc, "state": "error", "message": f"{type(exc).__name__}: {exc}".splitlines()[0]})
+            raise RunRequestError(str(exc).splitlines()[0]) from None
 
     # -- loading a run for playing ------------------------------------------------------------------------------
     def load(self, run: dict) -> Loaded:
@@ -313,20 +311,13 @@ class Runs:
             return loaded
 
     def _build(self, run: dict, spec: RunSpec) -> Loaded:
-        if spec.scenario.startswith("lesson:"):
+        if spec.is_lesson:
             lesson = get(run["lesson"])
-            result = self.store.get(spec)
-            if result is None:
-                try:
-                    result = run_lesson(lesson)
-                except Exception as exc:  # a lesson being written may be broken: say so on the page
-                    raise RunRequestError(
-                        f"lesson {lesson.number}: its scenario failed: {type(exc).__name__}: {exc}"
-                    ) from exc
-                self.store.put(spec, result)
+            result = self._lesson_run(lesson, spec)
             replay = Replay(result, inputs=lesson.scenario_inputs())
             stops = lesson_stops(replay, lesson)
-            return Loaded(spec.key, spec, replay, FrameSource(replay), outline(replay), lesson, stops)
+            note = self.store.notes.pop(spec.key, None)
+            return Loaded(spec.key, spec, replay, FrameSource(replay), outline(replay), lesson, stops, note=note)
         result = self.store.get(spec)
         if result is None:
             raise RunRequestError(f"run {spec.scenario} {dict(spec.params)} is not finished yet")
@@ -337,6 +328,26 @@ class Runs:
             inputs = spec.inputs()
         replay = Replay(result, inputs=inputs, context={"params": dict(spec.params)})
         return Loaded(spec.key, spec, replay, FrameSource(replay), outline(replay))
+
+    def _lesson_run(self, lesson: Lesson, spec: RunSpec):
+        """A lesson's run: stored, or computed once (by one worker of the machine; the others wait for it)."""
+        result = self.store.get(spec)
+        if result is not None:
+            return result
+        with self.coordinator.single(spec.key) as mine:
+            result = None if mine else self.store.get(spec)
+            if result is None:
+                try:
+                    result = run_lesson(lesson)
+                except Exception as exc:  # a lesson being written may be broken: say so on the page
+                    raise RunRequestError(
+                        f"lesson {lesson.number}: its scenario failed: {type(exc).__name__}: {exc}"
+                    ) from exc
+                try:
+                    self.store.put(spec, result)
+                except StoreError as exc:  # served from this process's memory; said on the page
+                    self.store.notes[spec.key] = unstored(exc)
+        return result
 
     def lessons(self) -> tuple[Lesson, ...]:
         return lessons()
@@ -356,17 +367,25 @@ class Runs:
         return answer
 
 
-def _alive(pid: int) -> bool:
+def usable(folder: Path) -> str | None:
+    """Why ``folder`` cannot hold runs (one line naming it and the need), or None when it can."""
     try:
-        os.kill(int(pid), 0)
-    except (OSError, ValueError):
-        return False
-    return True
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / f".probe-{os.getpid()}-{threading.get_ident()}"
+        probe.write_bytes(b"ok")
+        probe.unlink()
+    except OSError as exc:
+        return str(store_error(exc, folder, 1 << 20))
+    return None
 
 
-def _write(path: Path, doc: dict) -> None:
-    with atomic_path(path) as tmp:
-        tmp.write_text(json.dumps(doc))
+def jobs_folder(code_dir: Path) -> Path:
+    """Where the jobs of a runs folder keep their locks and results: this machine's temporary folder, one
+    folder per runs folder (every worker of a server shares it). Jobs are processes of this machine and
+    their results are fetched within seconds, so they need no shared disk, and a full or read-only runs
+    folder does not stop a job from saying so."""
+    tag = hashlib.sha256(str(code_dir.resolve()).encode()).hexdigest()[:12]
+    return Path(tempfile.gettempdir()) / f"ascendsim-jobs-{os.getuid()}-{tag}"
 
 
 __all__ = ("Loaded", "RunRequestError", "Runs", "breakpoints_of", "fingerprint", "validate_request")

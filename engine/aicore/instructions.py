@@ -25,11 +25,11 @@ import numpy as np
 from ..acl_codes import ACL_ERROR_RT_AICORE_EXCEPTION
 from ..detail import NO_SLOT, CrossFlag, Flag, Instr, Mark, Rect
 from ..trace import Kind
-from . import vector_math
+from . import cube, vector_math
 from .context import BlockContext, KernelError, current
 from .pipes import HardEvent, Pipe, PipeID
 from .program import BARRIER, GM_READ, GM_WRITE, LOCAL, NOTE, SET, WAIT, XSET, XWAIT
-from .tensor import Buffer, GlobalTensor, LocalTensor, Tile, float32
+from .tensor import Buffer, GlobalTensor, LocalTensor, Tile, float16, float32
 
 UB_ALIGN_MESSAGE = "multiple of 32 B"
 
@@ -368,7 +368,7 @@ def load_data(dst, src, transpose: bool = False) -> None:
 
 
 def mmad(dst: LocalTensor, a: LocalTensor, b: LocalTensor, params: MmadParams) -> None:
-    """``Mmad``: L0C[m, n] (+)= L0A[m, k] @ L0B[k, n], fp16 x fp16 -> fp32 accumulate."""
+    """``Mmad``: L0C[m, n] (+)= L0A[m, k] @ L0B[k, n], fp16 x fp16 -> fp32 accumulate (:mod:`.cube`)."""
     ctx = current()
     launch = ctx.launch
     m, n, k = params.m, params.n, params.k
@@ -383,8 +383,10 @@ def mmad(dst: LocalTensor, a: LocalTensor, b: LocalTensor, params: MmadParams) -
             _fail(f"mmad: {name} must be a 2-D tensor of at least {shape[0]}x{shape[1]} (reshape it), got {t.shape}")
     if dst.dtype != float32:
         _fail("mmad accumulates in fp32: the L0C tensor must be float32")
-    cube = launch.cube
-    fractals = math.ceil(m / cube[0]) * math.ceil(n / cube[1]) * math.ceil(k / cube[2])
+    if a.dtype not in (float16, float32) or b.dtype != a.dtype:
+        _fail(f"mmad multiplies fp16 (or fp32) operands of one dtype, got {a.dtype!r} and {b.dtype!r}")
+    fractal = launch.cube
+    fractals = math.ceil(m / fractal[0]) * math.ceil(n / fractal[1]) * math.ceil(k / fractal[2])
     if a.dtype == float32:
         fractals *= launch.fp32_divisor
     cost = launch.ps(launch.cube_startup + fractals)
@@ -405,17 +407,13 @@ def mmad(dst: LocalTensor, a: LocalTensor, b: LocalTensor, params: MmadParams) -
         Instr("mmad", c_rect, srcs, 2 * m * n * k, (m, n, k, init)),
     )
     if ctx.numerics:
-        av = _tile_array(ctx, a.tile(0, 0, m, k)).astype(np.float32)
-        bv = _tile_array(ctx, b.tile(0, 0, k, n)).astype(np.float32)
-        cv = _tile_array(ctx, dst.tile(0, 0, m, n))
-        if params.cmatrix_init_val:
-            np.matmul(av, bv, out=cv) if cv.flags.c_contiguous else cv.__setitem__(slice(None), av @ bv)
-        else:
-            cv += av @ bv
+        av = _tile_array(ctx, a.tile(0, 0, m, k))
+        bv = _tile_array(ctx, b.tile(0, 0, k, n))
+        cube.mmad(_tile_array(ctx, dst.tile(0, 0, m, n)), av, bv, init)
 
 
 def fixpipe(dst, src: LocalTensor, params: FixpipeParams | None = None) -> None:
-    """``Fixpipe``: L0C (fp32) -> GM or L1, converting to the destination dtype (FIX pipe)."""
+    """``Fixpipe``: L0C (fp32) -> GM or L1, converting to the destination dtype (FIX pipe, :mod:`.cube`)."""
     ctx = current()
     launch = ctx.launch
     if not isinstance(src, LocalTensor) or src.buffer != Buffer.L0C or src.shape is None:
@@ -443,9 +441,8 @@ def fixpipe(dst, src: LocalTensor, params: FixpipeParams | None = None) -> None:
         cost = launch.mte_startup_ps + round(nbytes / launch.rate["l0c_to_l1"])
         ctx.emit(pipe, LOCAL, cost, 0.0, -1, nbytes, "fixpipe L0C->L1", Kind.MOVE, detail)
     if ctx.numerics:
-        _tile_array(ctx, Tile(target, dt.start, rows, cols, dt.stride))[:] = _tile_array(
-            ctx, src.tile(0, 0, rows, cols)
-        )
+        out = _tile_array(ctx, Tile(target, dt.start, rows, cols, dt.stride))
+        out[:] = cube.fixpipe(_tile_array(ctx, src.tile(0, 0, rows, cols)), out.dtype)
 
 
 # -- vector -------------------------------------------------------------------------------------

@@ -47,12 +47,17 @@ _AIC_BUFFERS = frozenset((Buffer.L1, Buffer.L0A, Buffer.L0B, Buffer.L0C, Buffer.
 
 
 class JitKernel:
-    """A kernel function and where it runs."""
+    """A kernel function, where it runs, and the fast path its author chose for it (or None).
 
-    def __init__(self, fn, kernel_type: KernelType) -> None:
+    A fast path takes the kernel's arguments and records the same program as ``fn`` (faster: see
+    :mod:`engine.kernels.stamp`); a simulation runs it instead of ``fn`` when it may
+    (``Simulation(fast=True)``, the default). Nothing else attaches one.
+    """
+
+    def __init__(self, fn, kernel_type: KernelType, fast_path=None) -> None:
         self.fn = fn
         self.kernel_type = kernel_type
-        self.fast_path = None  # same program, recorded faster (see engine/kernels/matmul_fast.py)
+        self.fast_path = fast_path
         self.name = fn.__name__
         self.__doc__ = fn.__doc__
 
@@ -65,11 +70,12 @@ class JitKernel:
         return KernelLaunch(sim, self, block_dim, args)
 
 
-def jit(fn=None, *, kernel_type: KernelType = KernelType.AIV_ONLY, **_options):
-    """``@asc.jit`` or ``@asc.jit(kernel_type=asc.KernelType.AIC_ONLY)``."""
+def jit(fn=None, *, kernel_type: KernelType = KernelType.AIV_ONLY, fast_path=None, **_options):
+    """``@asc.jit``, ``@asc.jit(kernel_type=asc.KernelType.AIC_ONLY)``, or with the kernel's fast path
+    named: ``@asc.jit(kernel_type=..., fast_path=fn)`` (see :class:`JitKernel`)."""
     if fn is None:
-        return lambda f: JitKernel(f, kernel_type)
-    return JitKernel(fn, kernel_type)
+        return lambda f: JitKernel(f, kernel_type, fast_path)
+    return JitKernel(fn, kernel_type, fast_path)
 
 
 class DeviceCores:
@@ -179,7 +185,7 @@ class KernelLaunch:
         self.fault: KernelFault | None = None
         self.scheduler: KernelScheduler | None = None
         self._gm_writes: list[tuple] = []
-        self.scratch: dict = {}  # per-launch caches a fast path may keep (templates, fp32 copies)
+        self.scratch: dict = {}  # per-launch caches a fast path may keep (templates, the launch's product)
         self.after_blocks: list = []  # what a fast path completes once every block has run (background numerics)
         self.body = jit_kernel.fast_path if (sim.fast and jit_kernel.fast_path) else jit_kernel.fn
         self._block_names: dict[int, tuple[int, int]] = {}

@@ -23,24 +23,25 @@ from dataclasses import dataclass, field
 
 from ..findings import Finding
 from ..simulation import RunResult
-from .gaps import label_gaps
-from .metrics import run_metrics
+from .gaps import Gap, Gaps, label_gaps
+from .metrics import KernelMetrics, RunMetrics, run_metrics
 from .roofline import roofline
 from .rules import Recommendation, recommend
 
 
 @dataclass
 class Report:
-    metrics: dict
-    gaps: dict
+    metrics: RunMetrics
+    gaps: Gaps
     roofline: list[dict]
     findings: list[Finding]
     recommendations: list[Recommendation] = field(default_factory=list)
 
     def to_dict(self) -> dict:
+        """The JSON edge: every typed record as plain data."""
         return {
-            "metrics": self.metrics,
-            "gaps": self.gaps,
+            "metrics": self.metrics.to_dict(),
+            "gaps": self.gaps.to_dict(),
             "roofline": self.roofline,
             "findings": [f.to_dict() for f in self.findings],
             "recommendations": [r.to_dict() for r in self.recommendations],
@@ -67,4 +68,4 @@ def analyze(
     return report
 
 
-__all__ = ("Recommendation", "Report", "analyze")
+__all__ = ("Gap", "Gaps", "KernelMetrics", "Recommendation", "Report", "RunMetrics", "analyze")

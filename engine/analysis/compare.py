@@ -34,9 +34,10 @@ def compare(a: Report, b: Report) -> dict:
             out["ratio"] = round(y / x, 4) if x else None
         return out
 
-    metrics = {k: row(a.metrics.get(k), b.metrics.get(k)) for k in HEADLINE if k in a.metrics or k in b.metrics}
-    ratios_a = a.metrics.get("pipe_ratios", {})
-    ratios_b = b.metrics.get("pipe_ratios", {})
+    figures = {k: (a.metrics.figure(k), b.metrics.figure(k)) for k in HEADLINE}
+    metrics = {k: row(x, y) for k, (x, y) in figures.items() if x is not None or y is not None}
+    ratios_a = a.metrics.pipe_ratios
+    ratios_b = b.metrics.pipe_ratios
     # a pipe idle in both runs says nothing about them (the AIV pipes of a Cube-only kernel): left out
     pipes = {
         k: row(ratios_a.get(k), ratios_b.get(k))
@@ -47,7 +48,7 @@ def compare(a: Report, b: Report) -> dict:
     fb = {(f.kind, f.message) for f in b.findings}
     ra = {r.rule for r in a.recommendations}
     rb = {r.rule for r in b.recommendations}
-    gaps_a, gaps_b = a.gaps["totals_us"], b.gaps["totals_us"]
+    gaps_a, gaps_b = a.gaps.totals_us, b.gaps.totals_us
     return {
         "metrics": metrics,
         "pipe_ratios": pipes,

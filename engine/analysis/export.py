@@ -22,6 +22,7 @@ from ..chrome_trace import to_chrome
 from ..detail import CrossFlag, Flag, QueueOp
 from ..simulation import RunResult
 from ..trace import Kind, LaneKind, TraceData
+from .metrics import RunMetrics
 
 MAX_FLOWS = 20_000
 CHROME_DETAIL = 300_000  # a trace of more events keeps the instruction lanes of 2 cores unless told otherwise
@@ -124,14 +125,14 @@ def chrome_document(result: RunResult, detail_cores: int | None = None, metadata
     return to_chrome(t, flows=flag_flows(t), counters=buffer_counters(t), metadata=metadata)
 
 
-def write_pipe_csv(path: str | Path, metrics: dict) -> Path:
+def write_pipe_csv(path: str | Path, metrics: RunMetrics) -> Path:
     """One row per kernel, core and pipe: busy ratio over the kernel."""
     path = Path(path)
     with path.open("w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(["kernel", "kernel_us", "core", "pipe", "ratio", "busy_us"])
-        for k in metrics.get("kernels", []):
-            for core, pipes in k["pipe_ratios_per_core"].items():
+        for k in metrics.kernels:
+            for core, pipes in k.pipe_ratios_per_core.items():
                 for pipe, ratio in pipes.items():
-                    w.writerow([k["kernel"], k["kernel_us"], core, pipe, ratio, round(ratio * k["kernel_us"], 4)])
+                    w.writerow([k.kernel, k.kernel_us, core, pipe, ratio, round(ratio * k.kernel_us, 4)])
     return path

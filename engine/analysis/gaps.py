@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import itertools
 from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
 from types import MappingProxyType
 
 import numpy as np
@@ -71,10 +73,40 @@ def _us(ps: float) -> float:
     return round(float(ps) / 1e6, 4)
 
 
+@dataclass(frozen=True)
+class Gap:
+    """One idle stretch of a lane and why it was idle (its ``cause`` is one of :data:`CAUSES`)."""
+
+    lane: str
+    start_us: float
+    us: float
+    cause: str
+    detail: str = ""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Gaps:
+    """Idle time by cause: summed over every lane (``totals_us``), per kind of lane, and the longest gaps."""
+
+    totals_us: Mapping[str, float]
+    by_lane_type: Mapping[str, Mapping[str, float]]
+    top: tuple[Gap, ...]
+
+    def to_dict(self) -> dict:
+        return {
+            "totals_us": dict(self.totals_us),
+            "by_lane_type": {k: dict(v) for k, v in self.by_lane_type.items()},
+            "top": [g.to_dict() for g in self.top],
+        }
+
+
 class _Tally:
     def __init__(self) -> None:
         self.totals: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
-        self.top: list[dict] = []
+        self.top: list[Gap] = []
 
     def add(self, lane_type: str, cause: str, ps: int, lane: str = "", start: int = 0, detail: str = "") -> None:
         if ps <= 0:
@@ -82,22 +114,25 @@ class _Tally:
         assert cause in CAUSES, cause
         self.totals[lane_type][cause] += ps
         if lane:
-            self.top.append({"lane": lane, "start_us": _us(start), "us": _us(ps), "cause": cause, "detail": detail})
+            self.top.append(Gap(lane, _us(start), _us(ps), cause, detail))
 
-    def result(self) -> dict:
-        by_type = {k: {c: _us(v) for c, v in sorted(d.items(), key=lambda kv: -kv[1])} for k, d in self.totals.items()}
+    def result(self) -> Gaps:
+        by_type = {
+            k: MappingProxyType({c: _us(v) for c, v in sorted(d.items(), key=lambda kv: -kv[1])})
+            for k, d in self.totals.items()
+        }
         totals: dict[str, float] = defaultdict(float)
         for d in self.totals.values():
             for c, v in d.items():
                 totals[c] += v
-        return {
-            "totals_us": {c: _us(v) for c, v in sorted(totals.items(), key=lambda kv: -kv[1])},
-            "by_lane_type": by_type,
-            "top": sorted(self.top, key=lambda g: -g["us"])[:TOP],
-        }
+        return Gaps(
+            MappingProxyType({c: _us(v) for c, v in sorted(totals.items(), key=lambda kv: -kv[1])}),
+            MappingProxyType(by_type),
+            tuple(sorted(self.top, key=lambda g: -g.us)[:TOP]),
+        )
 
 
-def label_gaps(result: RunResult) -> dict:
+def label_gaps(result: RunResult) -> Gaps:
     t = result.trace
     tally = _Tally()
     _streams(t, tally)

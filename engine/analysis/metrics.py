@@ -25,6 +25,10 @@ Definitions (all times in microseconds, ratios in [0, 1]):
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from types import MappingProxyType
+
 import numpy as np
 
 from ..aicore.pipes import LANE_NAMES, Pipe
@@ -60,7 +64,134 @@ def _covered_in(starts: np.ndarray, ends: np.ndarray, window: tuple[int, int]) -
     return covered(np.clip(starts, lo, hi), np.clip(ends, lo, hi))
 
 
-def run_metrics(result: RunResult, whole_run: bool = False) -> dict:
+def _frozen(value):
+    """Mappings inside a record, read-only (nested ones too)."""
+    if isinstance(value, Mapping):
+        return MappingProxyType({k: _frozen(v) for k, v in value.items()})
+    return value
+
+
+def _plain(value):
+    """A record's value as JSON data (mappings as dicts, records as their ``to_dict``)."""
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    return value.to_dict() if hasattr(value, "to_dict") else value
+
+
+@dataclass(frozen=True)
+class KernelMetrics:
+    """One instruction-level kernel's figures (``row``: its row on the kernels lane of the trace)."""
+
+    row: int
+    kernel: str
+    kernel_us: float
+    flops: int
+    tflops: float
+    peak_unit: str  # the unit whose peak "% of peak" divides by: cube, vector or op
+    peak_tflops: float
+    percent_of_peak: float
+    cube_utilization: float  # aic_mac_ratio
+    pipe_ratios: Mapping[str, float]  # msprof names (aic_mac_ratio, aiv_mte2_ratio, ...), mean over the cores
+    pipe_time_us: Mapping[str, float]
+    cores_used: int
+    instructions: int
+    core_type: str  # cube, vector or mix
+    blocks: int
+    cores_available: int
+    memory_bound_index: float
+    parallelism_utilization: float
+    mte2_compute_overlap: float
+    pipe_ratios_per_core: Mapping[str, Mapping[str, float]]
+    unit: str = ""
+    peak_flops: float = 0.0
+
+    def __post_init__(self) -> None:
+        for f in ("pipe_ratios", "pipe_time_us", "pipe_ratios_per_core"):
+            object.__setattr__(self, f, _frozen(getattr(self, f)))
+
+    def to_dict(self) -> dict:
+        return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
+
+
+@dataclass(frozen=True)
+class RunMetrics:
+    """A run's figures (see the module docstring for each definition); the main kernel's in ``main``."""
+
+    simulated_us: float
+    phases: Mapping[str, Mapping[str, float]]
+    balance_over: str  # "work" or "whole run"
+    kernel_count: int
+    kernel_us: float
+    tflops: float
+    percent_of_peak: float
+    kernels: tuple[KernelMetrics, ...]
+    host_api_us: float
+    host_wait_us: float
+    host_work_us: float
+    device_busy_us: float
+    host_share: float
+    balance_score: float
+    copy_engine_utilization: Mapping[str, float]
+    copy_us: float
+    copy_compute_overlap: float
+    streams_used: int
+    main: KernelMetrics | None = field(init=False)
+
+    def __post_init__(self) -> None:
+        for f in ("phases", "copy_engine_utilization"):
+            object.__setattr__(self, f, _frozen(getattr(self, f)))
+        main = max(self.kernels, key=lambda k: k.kernel_us) if self.kernels else None
+        object.__setattr__(self, "main", main)
+
+    # the main kernel's figures, as the run's (None when no instruction-level kernel ran)
+    @property
+    def pipe_ratios(self) -> Mapping[str, float]:
+        return self.main.pipe_ratios if self.main else MappingProxyType({})
+
+    @property
+    def cube_utilization(self) -> float | None:
+        return self.main.cube_utilization if self.main else None
+
+    @property
+    def memory_bound_index(self) -> float | None:
+        return self.main.memory_bound_index if self.main else None
+
+    @property
+    def parallelism_utilization(self) -> float | None:
+        return self.main.parallelism_utilization if self.main else None
+
+    @property
+    def mte2_compute_overlap(self) -> float | None:
+        return self.main.mte2_compute_overlap if self.main else None
+
+    def figure(self, name: str):
+        """A figure by its name (a field or a main-kernel property), or None: for rules that name their target."""
+        if name not in _FIGURES:
+            raise KeyError(f"{name!r} is not a run metric (one of {', '.join(sorted(_FIGURES))})")
+        return getattr(self, name)
+
+    def to_dict(self) -> dict:
+        """The JSON form (the main kernel's figures only when there is one)."""
+        out = {f.name: _plain(getattr(self, f.name)) for f in fields(self) if f.name != "main"}
+        if self.main is not None:
+            for name in _MAIN_FIGURES:
+                out[name] = _plain(getattr(self, name))
+        return out
+
+
+_MAIN_FIGURES = (
+    "pipe_ratios",
+    "cube_utilization",
+    "memory_bound_index",
+    "parallelism_utilization",
+    "mte2_compute_overlap",
+)
+_FIGURES = frozenset((*(f.name for f in fields(RunMetrics)), *_MAIN_FIGURES)) - {"main"}
+
+
+def run_metrics(result: RunResult, whole_run: bool = False) -> RunMetrics:
     t = result.trace
     c = t.columns
     profile = result.profile
@@ -98,14 +229,8 @@ def run_metrics(result: RunResult, whole_run: bool = False) -> dict:
         if for_data is None:
             for_data = t.rows_with(_waits_for_data)
         m.update(_kernel_detail(t, profile, s, e, blocks, for_data))
-        detailed.append(m)
-    out["kernels"] = detailed
-    if detailed:
-        main = max(detailed, key=lambda m: m["kernel_us"])
-        out["pipe_ratios"] = main["pipe_ratios"]
-        out["cube_utilization"] = main["cube_utilization"]
-        for key in ("memory_bound_index", "parallelism_utilization", "mte2_compute_overlap"):
-            out[key] = main[key]
+        detailed.append(KernelMetrics(row=int(row), unit=unit["unit"], peak_flops=unit["peak_flops"], **m))
+    out["kernels"] = tuple(detailed)
 
     # -- host / device balance ------------------------------------------------------------------
     host = t.rows_on(LaneKind.HOST)
@@ -148,7 +273,7 @@ def run_metrics(result: RunResult, whole_run: bool = False) -> dict:
     out["copy_us"] = _us(copy_time)
     out["copy_compute_overlap"] = round(overlap / copy_time, 4) if copy_time else 0.0
     out["streams_used"] = len(np.unique(c["lane"][executing])) if executing.any() else 0
-    return out
+    return RunMetrics(**out)
 
 
 def _kernel_detail(t: TraceData, profile, start: int, end: int, blocks: np.ndarray, for_data: np.ndarray) -> dict:

@@ -34,27 +34,28 @@ def render_report(report: Report) -> str:
     m = report.metrics
     lines = ["== Metrics =="]
     for key, label in METRIC_LABELS:
-        if key in m:
-            lines.append(f"  {label:<30} {_fmt(m[key]):>14}")
-    for name, share in m.get("copy_engine_utilization", {}).items():
+        value = m.figure(key)
+        if value is not None:
+            lines.append(f"  {label:<30} {_fmt(value):>14}")
+    for name, share in m.copy_engine_utilization.items():
         lines.append(f"  {name + ' busy':<30} {_fmt(share):>14}")
-    for k in m.get("kernels", []):
-        cores = "AI cores (AIC + 2 AIV)" if k["core_type"] == "mix" else "cores"
+    for k in m.kernels:
+        cores = "AI cores (AIC + 2 AIV)" if k.core_type == "mix" else "cores"
         lines.append(
-            f"== Pipes of {k['kernel']} ({k['kernel_us']} us, {k['blocks']} blocks on "
-            f"{k['cores_used']} of {k['cores_available']} {cores}) =="
+            f"== Pipes of {k.kernel} ({k.kernel_us} us, {k.blocks} blocks on "
+            f"{k.cores_used} of {k.cores_available} {cores}) =="
         )
-        for name, ratio in k["pipe_ratios"].items():
+        for name, ratio in k.pipe_ratios.items():
             if ratio:
                 lines.append(f"  {name:<30} {_fmt(ratio):>14}")
     lines.append("== Idle time by cause (us, summed over lanes) ==")
-    for kind, causes in report.gaps["by_lane_type"].items():
+    for kind, causes in report.gaps.by_lane_type.items():
         for cause, us in causes.items():
             lines.append(f"  {kind:<13} {cause:<34} {_fmt(us):>14}")
-    if report.gaps["top"]:
+    if report.gaps.top:
         lines.append("  longest gaps:")
-        for g in report.gaps["top"][:6]:
-            lines.append(f"    {g['lane']} at {g['start_us']} us: {g['us']} us {g['cause']} ({g['detail']})")
+        for g in report.gaps.top[:6]:
+            lines.append(f"    {g.lane} at {g.start_us} us: {g.us} us {g.cause} ({g.detail})")
     lines.append("== Roofline ==")
     for r in report.roofline:
         roofs = ", ".join(f"{k.removesuffix('_tflops')} {_fmt(v)}" for k, v in r["roofs"].items())

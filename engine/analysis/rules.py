@@ -52,7 +52,8 @@ from ..detail import HostWait, HostWork
 from ..intervals import intersection, merged
 from ..simulation import RunResult
 from ..trace import NO_SLOT, Kind, LaneKind
-from .pipes import kernel_rows
+from .gaps import Gaps
+from .metrics import KernelMetrics, RunMetrics
 
 DOUBLE_BUFFER_OVERLAP = 0.20
 DOUBLE_BUFFER_MTE2 = 0.20
@@ -88,7 +89,11 @@ class Recommendation:
 
 
 def recommend(
-    result: RunResult, metrics: dict, gaps: dict, context: dict, rerun: Callable[[dict], dict | None] | None
+    result: RunResult,
+    metrics: RunMetrics,
+    gaps: Gaps,
+    context: dict,
+    rerun: Callable[[dict], RunMetrics | None] | None,
 ) -> list[Recommendation]:
     params = context.get("params", {})
     out: list[Recommendation] = []
@@ -114,7 +119,7 @@ def recommend(
         if rec.change is not None and rerun is not None:
             again = rerun(rec.change)
             if again is not None:
-                before, after = metrics[rec.target], again[rec.target]
+                before, after = metrics.figure(rec.target), again.figure(rec.target)
                 rec.before_us = before
                 rec.predicted_us = round(after, 3)
                 rec.predicted_gain = round((before - after) / before, 4) if before else None
@@ -122,17 +127,12 @@ def recommend(
     return out
 
 
-def _main_kernel(metrics: dict) -> dict | None:
-    kernels = metrics.get("kernels") or []
-    return max(kernels, key=lambda k: k["kernel_us"]) if kernels else None
-
-
 def _double_buffering(result, metrics, gaps, context, params) -> Recommendation | None:
-    k = _main_kernel(metrics)
+    k = metrics.main
     if k is None:
         return None
-    mte2 = k["pipe_ratios"]["aic_mte2_ratio" if k["core_type"] == "cube" else "aiv_mte2_ratio"]
-    if k["mte2_compute_overlap"] >= DOUBLE_BUFFER_OVERLAP or mte2 < DOUBLE_BUFFER_MTE2:
+    mte2 = k.pipe_ratios["aic_mte2_ratio" if k.core_type == "cube" else "aiv_mte2_ratio"]
+    if k.mte2_compute_overlap >= DOUBLE_BUFFER_OVERLAP or mte2 < DOUBLE_BUFFER_MTE2:
         return None
     if _second_slot_loaded(result, k) or _tiling_double_buffered(context):
         return None  # double buffering is in use (a block with one tile has nothing to overlap)
@@ -143,10 +143,10 @@ def _double_buffering(result, metrics, gaps, context, params) -> Recommendation 
         "Give the input queues two slots (BUFFER_NUM = 2, or dbL0A/dbL0B/depthA1/depthB1 = 2 in the tiling) so "
         "MTE2 loads the next tile while the compute pipe works on this one.",
         {
-            "mte2_compute_overlap": k["mte2_compute_overlap"],
+            "mte2_compute_overlap": k.mte2_compute_overlap,
             "mte2_ratio": mte2,
-            "memory_bound_index": k["memory_bound_index"],
-            "kernel": k["kernel"],
+            "memory_bound_index": k.memory_bound_index,
+            "kernel": k.kernel,
             "threshold": f"overlap < {DOUBLE_BUFFER_OVERLAP} and MTE2 ratio >= {DOUBLE_BUFFER_MTE2}",
         },
         {"buffer_num": 2},
@@ -154,14 +154,11 @@ def _double_buffering(result, metrics, gaps, context, params) -> Recommendation 
     )
 
 
-def _second_slot_loaded(result: RunResult, kernel: dict) -> bool:
+def _second_slot_loaded(result: RunResult, kernel: KernelMetrics) -> bool:
     """Whether any MTE2 load of the kernel went into a queue's second slot (double buffering at work)."""
     t = result.trace
     c = t.columns
-    row = next((int(r) for r in kernel_rows(t) if t.names[int(c["name"][r])] == kernel["kernel"]), None)
-    if row is None:
-        return False
-    s, e = int(c["start"][row]), int(c["end"][row])
+    s, e = int(c["start"][kernel.row]), int(c["end"][kernel.row])
     mte2 = [i for i, lane in enumerate(t.lanes) if lane.kind == LaneKind.PIPE and lane.pipe == Pipe.MTE2]
     sel = (c["kind"] == Kind.MOVE) & np.isin(c["lane"], mte2) & (c["start"] >= s) & (c["start"] < e)
     slots = c["slot"][sel]
@@ -174,14 +171,14 @@ def _tiling_double_buffered(context: dict) -> bool:
 
 
 def _larger_base(result, metrics, gaps, context, params) -> Recommendation | None:
-    k = _main_kernel(metrics)
+    k = metrics.main
     tiling = context.get("details", {}).get("tiling")
-    if k is None or k["core_type"] != "cube" or not tiling:
+    if k is None or k.core_type != "cube" or not tiling:
         return None
-    r = k["pipe_ratios"]
+    r = k.pipe_ratios
     mte = max(r["aic_mte1_ratio"], r["aic_mte2_ratio"])
     small = tiling["baseM"] * tiling["baseN"] < 128 * 256
-    if k["cube_utilization"] >= LARGE_BASE_CUBE or mte <= LARGE_BASE_MTE or not small:
+    if k.cube_utilization >= LARGE_BASE_CUBE or mte <= LARGE_BASE_MTE or not small:
         return None
     return Recommendation(
         "larger_base_blocks",
@@ -190,7 +187,7 @@ def _larger_base(result, metrics, gaps, context, params) -> Recommendation | Non
         "Each K slice of a small base block moves a lot of data for little Cube work: use bigger baseM x baseN "
         "(up to what L0A, L0B and L0C hold) so MTE1/MTE2 keep up with the Cube.",
         {
-            "cube_utilization": k["cube_utilization"],
+            "cube_utilization": k.cube_utilization,
             "aic_mte1_ratio": r["aic_mte1_ratio"],
             "aic_mte2_ratio": r["aic_mte2_ratio"],
             "base": [tiling["baseM"], tiling["baseN"], tiling["baseK"]],
@@ -231,11 +228,11 @@ def _pinned(result, metrics, gaps, context, params) -> Recommendation | None:
 
 
 def _second_stream(result, metrics, gaps, context, params) -> Recommendation | None:
-    busy = metrics["device_busy_us"]
-    if metrics["streams_used"] != 1 or not busy or metrics["kernel_count"] < 2:
+    busy = metrics.device_busy_us
+    if metrics.streams_used != 1 or not busy or metrics.kernel_count < 2:
         return None  # one kernel, one stream: there is nothing independent to overlap
-    copy_share = metrics["copy_us"] / busy
-    if copy_share <= SECOND_STREAM_COPY_SHARE or metrics["copy_compute_overlap"] >= SECOND_STREAM_OVERLAP:
+    copy_share = metrics.copy_us / busy
+    if copy_share <= SECOND_STREAM_COPY_SHARE or metrics.copy_compute_overlap >= SECOND_STREAM_OVERLAP:
         return None
     return Recommendation(
         "second_stream",
@@ -245,7 +242,7 @@ def _second_stream(result, metrics, gaps, context, params) -> Recommendation | N
         "over two or more streams: copies of one batch then overlap the kernel of another.",
         {
             "copy_share_of_device_time": round(copy_share, 4),
-            "copy_compute_overlap": metrics["copy_compute_overlap"],
+            "copy_compute_overlap": metrics.copy_compute_overlap,
             "streams_used": 1,
             "threshold": f"copy share > {SECOND_STREAM_COPY_SHARE} and overlap < {SECOND_STREAM_OVERLAP}",
         },
@@ -254,23 +251,23 @@ def _second_stream(result, metrics, gaps, context, params) -> Recommendation | N
 
 
 def _few_blocks(result, metrics, gaps, context, params) -> Recommendation | None:
-    k = _main_kernel(metrics)
+    k = metrics.main
     if k is None:
         return None
-    used = k["cores_used"]
-    if used >= FEW_BLOCKS_SHARE * k["cores_available"]:
+    used = k.cores_used
+    if used >= FEW_BLOCKS_SHARE * k.cores_available:
         return None
     return Recommendation(
         "too_few_blocks",
         "Launch enough blocks for the cores",
         "块数太少，核没用满",
-        f"Only {used} of {k['cores_available']} {k['core_type']} cores received a block. Split the work into at "
+        f"Only {used} of {k.cores_available} {k.core_type} cores received a block. Split the work into at "
         "least one block per core (block_dim >= cores), balanced with compute_optimal_tiling.",
         {
             "cores_used": used,
-            "cores_available": k["cores_available"],
-            "blocks": k["blocks"],
-            "parallelism_utilization": k["parallelism_utilization"],
+            "cores_available": k.cores_available,
+            "blocks": k.blocks,
+            "parallelism_utilization": k.parallelism_utilization,
             "threshold": f"cores used < {FEW_BLOCKS_SHARE} of cores",
         },
         {"cores": None},
@@ -279,17 +276,17 @@ def _few_blocks(result, metrics, gaps, context, params) -> Recommendation | None
 
 
 def _tail(result, metrics, gaps, context, params) -> Recommendation | None:
-    k = _main_kernel(metrics)
+    k = metrics.main
     if k is None:
         return None
-    tail = gaps["by_lane_type"].get("cores", {}).get("no work: tail", 0.0)
-    core_time = k["kernel_us"] * len(k["pipe_ratios_per_core"])
+    tail = gaps.by_lane_type.get("cores", {}).get("no work: tail", 0.0)
+    core_time = k.kernel_us * len(k.pipe_ratios_per_core)
     share = tail / core_time if core_time else 0.0
     if share <= TAIL_SHARE:
         return None
-    if k["blocks"] % max(1, k["cores_used"]):
+    if k.blocks % max(1, k.cores_used):
         advice = (
-            f"{k['blocks']} blocks on {k['cores_used']} cores leave the last wave part-empty: make the block count a "
+            f"{k.blocks} blocks on {k.cores_used} cores leave the last wave part-empty: make the block count a "
             "multiple of the cores (or one block per core), so no core waits in the tail."
         )
     else:  # whole waves already: the blocks themselves differ in work
@@ -305,8 +302,8 @@ def _tail(result, metrics, gaps, context, params) -> Recommendation | None:
         {
             "tail_idle_us": tail,
             "share_of_core_time": round(share, 4),
-            "blocks": k["blocks"],
-            "cores_used": k["cores_used"],
+            "blocks": k.blocks,
+            "cores_used": k.cores_used,
             "threshold": f"tail share > {TAIL_SHARE}",
         },
     )
@@ -324,7 +321,7 @@ def _tilings(result, metrics, gaps, context, params) -> Recommendation | None:
     hidden = intersection(tiling, merged(c["start"][working], c["end"][working]))
     tiling_ps = int((tiling[1] - tiling[0]).sum())
     critical_us = (tiling_ps - hidden) / 1e6  # tiling while no stream had anything to run
-    kernel_us = metrics.get("kernel_us", 0.0)
+    kernel_us = metrics.kernel_us
     if critical_us <= TILING_SHARE * kernel_us and count <= 1:
         return None
     return Recommendation(
@@ -340,18 +337,18 @@ def _tilings(result, metrics, gaps, context, params) -> Recommendation | None:
             "kernel_us": kernel_us,
             "threshold": f"tiling while the device idles > {TILING_SHARE} of kernel time, or more than one tiling",
         },
-        before_us=metrics["simulated_us"],
-        predicted_us=round(metrics["simulated_us"] - critical_us, 3),
-        predicted_gain=round(critical_us / metrics["simulated_us"], 4) if metrics["simulated_us"] else None,
+        before_us=metrics.simulated_us,
+        predicted_us=round(metrics.simulated_us - critical_us, 3),
+        predicted_gain=round(critical_us / metrics.simulated_us, 4) if metrics.simulated_us else None,
     )
 
 
 def _host_gaps(result, metrics, gaps, context, params) -> Recommendation | None:
-    waiting = gaps["by_lane_type"].get("streams", {}).get("waiting for the host", 0.0)
-    busy = metrics["device_busy_us"]
+    waiting = gaps.by_lane_type.get("streams", {}).get("waiting for the host", 0.0)
+    busy = metrics.device_busy_us
     active = busy + waiting
     share = waiting / active if active else 0.0
-    if share <= HOST_WAIT_SHARE or metrics["kernel_count"] < 2:
+    if share <= HOST_WAIT_SHARE or metrics.kernel_count < 2:
         return None
     evidence = {
         "streams_waiting_for_host_us": waiting,
@@ -382,7 +379,7 @@ def _host_gaps(result, metrics, gaps, context, params) -> Recommendation | None:
 
 # -- the seed's three rules (section 6.1) ----------------------------------------------------------------
 def _seed_balance(result, metrics, gaps, context, params) -> Recommendation | None:
-    score = metrics.get("balance_score", 1.0)
+    score = metrics.balance_score
     if score >= SEED_BALANCE:
         return None
     change = None
@@ -396,15 +393,15 @@ def _seed_balance(result, metrics, gaps, context, params) -> Recommendation | No
         "host_device_balance",
         "Optimise the host side so the device waits less",
         "优化Host侧逻辑，减少Device等待时间",
-        f"Over the {metrics.get('balance_over', 'work')} phase the host spends {metrics['host_api_us']} us inside API "
-        f"calls against {metrics['device_busy_us']} us of device work (the seed wants the host at most 10 %). Queue "
+        f"Over the {metrics.balance_over} phase the host spends {metrics.host_api_us} us inside API "
+        f"calls against {metrics.device_busy_us} us of device work (the seed wants the host at most 10 %). Queue "
         "work asynchronously and synchronise once, keep host buffers pinned, compute tilings once per shape, and "
         "batch small launches.",
         {
             "balance_score": score,
-            "host_api_us": metrics["host_api_us"],
-            "device_busy_us": metrics["device_busy_us"],
-            "over": metrics.get("balance_over", "work"),
+            "host_api_us": metrics.host_api_us,
+            "device_busy_us": metrics.device_busy_us,
+            "over": metrics.balance_over,
             "threshold": f"balance score < {SEED_BALANCE} (seed 6.1)",
         },
         change,
@@ -412,12 +409,12 @@ def _seed_balance(result, metrics, gaps, context, params) -> Recommendation | No
 
 
 def _seed_memory(result, metrics, gaps, context, params) -> Recommendation | None:
-    k = _main_kernel(metrics)
-    if k is None or k["memory_bound_index"] <= SEED_MEMORY:
+    k = metrics.main
+    if k is None or k.memory_bound_index <= SEED_MEMORY:
         return None
     evidence = {
-        "memory_bound_index": k["memory_bound_index"],
-        "kernel": k["kernel"],
+        "memory_bound_index": k.memory_bound_index,
+        "kernel": k.kernel,
         "threshold": f"memory-bound index > {SEED_MEMORY} (seed 6.1)",
     }
     if not (_second_slot_loaded(result, k) or _tiling_double_buffered(context) or params.get("buffer_num") == 2):
@@ -444,23 +441,23 @@ def _seed_memory(result, metrics, gaps, context, params) -> Recommendation | Non
 
 
 def _seed_parallelism(result, metrics, gaps, context, params) -> Recommendation | None:
-    k = _main_kernel(metrics)
-    if k is None or k["parallelism_utilization"] >= SEED_PARALLELISM:
+    k = metrics.main
+    if k is None or k.parallelism_utilization >= SEED_PARALLELISM:
         return None
     change = {"cores": None} if params.get("cores") is not None else None
     return Recommendation(
         "low_parallelism",
         "Retile for parallelism and check the load balance",
         "调整Tiling策略提高并行度，检查负载均衡问题",
-        f"Blocks kept the cores busy only {100 * k['parallelism_utilization']:.0f} % of the kernel's core time "
-        f"({k['blocks']} blocks on {k['cores_used']} of {k['cores_available']} cores). Launch one block per core "
+        f"Blocks kept the cores busy only {100 * k.parallelism_utilization:.0f} % of the kernel's core time "
+        f"({k.blocks} blocks on {k.cores_used} of {k.cores_available} cores). Launch one block per core "
         "(or a multiple), split the work so blocks differ by at most one element (compute_optimal_tiling), and "
         "avoid a last, partly filled wave.",
         {
-            "parallelism_utilization": k["parallelism_utilization"],
-            "blocks": k["blocks"],
-            "cores_used": k["cores_used"],
-            "cores_available": k["cores_available"],
+            "parallelism_utilization": k.parallelism_utilization,
+            "blocks": k.blocks,
+            "cores_used": k.cores_used,
+            "cores_available": k.cores_available,
             "threshold": f"parallelism utilisation < {SEED_PARALLELISM} (seed 6.1)",
         },
         change,

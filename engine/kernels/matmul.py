@@ -11,12 +11,17 @@ The data path of every version: GM -(MTE2)-> L1 -(MTE1)-> L0A / L0B -(M: mmad)->
 
 Tails (M, N or K not multiples of the base sizes) are handled by computing the actual sizes of the
 last blocks: ``mmad`` then pads to whole 16x16x16 fractals, as the Cube does.
+
+``matmul_tiled`` names its fast path where it is declared: :func:`stamped_matmul_tiled`, the same
+program recorded once per base-block signature and stamped after (:mod:`engine.kernels.matmul_fast`).
 """
 
 from __future__ import annotations
 
 from engine import asc
+from engine.aicore import cube
 from engine.aicore.matmul_tiling import TCubeTiling
+from engine.kernels import matmul_fast
 
 
 class CubeQueues:
@@ -119,7 +124,37 @@ def gm_tensors(a, b, c, t: TCubeTiling):
     return a_gm, b_gm, c_gm
 
 
-@asc.jit(kernel_type=asc.KernelType.AIC_ONLY)
+def stamped_matmul_tiled(
+    a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, tiling: TCubeTiling, b_trans: bool = False
+):
+    """:func:`matmul_tiled`'s fast path: the same program, each base block's signature recorded once and
+    stamped after; C's numbers from the launch's product (:mod:`engine.kernels.matmul_fast`)."""
+    t = tiling
+    m0, n0, rows, cols = t.core_region(asc.get_block_idx())
+    if rows == 0 or cols == 0:
+        return
+    if not matmul_fast.separate(a, b, c):  # stamped copies cannot shift shared allocations apart
+        return matmul_tiled.fn(a, b, c, tiling, b_trans)
+    a_gm, b_gm, c_gm = gm_tensors(a, b, c, t)
+    q = CubeQueues(asc.TPipe(), t)
+    out = c.dtype.sizeof()
+    strides = [(a_gm, (0, t.Ka * 2, 0)), (b_gm, (0, 0, t.Ka * 2 if b_trans else 2)), (c_gm, (0, t.N * out, out))]
+
+    def step(_i: int, blk: tuple) -> None:
+        compute_base_block(q, t, a_gm, b_gm, *blk, b_trans)
+        write_base_block(q, c_gm, t.N, *blk)
+
+    queues = (q.a1, q.b1, q.a2, q.b2, q.co1)
+    matmul_fast.stamp_blocks("matmul_tiled", base_blocks(t, m0, n0, rows, cols), queues, strides, step)
+
+    def write(values, matrix) -> None:  # what the fixpipes of this region leave in C
+        c_values = matrix(c_gm, t.M, t.N)
+        c_values[m0 : m0 + rows, n0 : n0 + cols] = cube.fixpipe(values, c_values.dtype)
+
+    matmul_fast.with_region(a_gm, b_gm, t, (m0, n0, rows, cols), write, b_trans)
+
+
+@asc.jit(kernel_type=asc.KernelType.AIC_ONLY, fast_path=stamped_matmul_tiled)
 def matmul_tiled(
     a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, tiling: TCubeTiling, b_trans: bool = False
 ):

@@ -15,12 +15,18 @@ while the vectors work on block i):
 
 Drop a wait (``skip_wait``) and the race detector reports the AIV reading the workspace unordered
 with the fixpipe writing it; drop a set (``skip_set``) and the group deadlocks, diagnosed.
+
+The kernel names its fast path where it is declared: :func:`stamped_matmul_leaky_relu`.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from engine import asc
+from engine.aicore import cube, vector_math
 from engine.aicore.matmul_tiling import TCubeTiling
+from engine.kernels import matmul_fast
 from engine.kernels.matmul import CubeQueues, base_blocks, compute_base_block
 
 READY, FREE = 0, 2  # cross-core flag ids: READY + slot, FREE + slot
@@ -33,7 +39,64 @@ def workspace_bytes(tiling: TCubeTiling) -> int:
     return tiling.usedCoreNum * SLOTS * tiling.baseM * tiling.baseN * asc.float32.sizeof()
 
 
-@asc.jit(kernel_type=asc.KernelType.MIX_AIC_1_2)
+def stamped_matmul_leaky_relu(
+    a: asc.GlobalAddress,
+    b: asc.GlobalAddress,
+    c: asc.GlobalAddress,
+    workspace: asc.GlobalAddress,
+    tiling: TCubeTiling,
+    alpha: float,
+    skip_wait: bool = False,
+    skip_set: bool = False,
+):
+    """:func:`matmul_leaky_relu`'s fast path: each core's steps recorded once per signature and stamped
+    after (:mod:`engine.kernels.matmul_fast`). A stamped step moves A's rows and C's with its base block,
+    B's columns and C's, and the workspace slots with the block; its cross-core flags go to the group
+    recorder in order, so the three cores take turns as the real code makes them. The numbers: C and
+    each workspace slot's last fp32 block from the launch's product, with the epilogue's vector
+    arithmetic. The broken variants (the debugging lesson's race and deadlock) and launches whose
+    buffers share an allocation run the kernel's code call by call."""
+    if skip_wait or skip_set or not matmul_fast.separate(a, b, c, workspace):
+        return matmul_leaky_relu.fn(a, b, c, workspace, tiling, alpha, skip_wait, skip_set)
+    t = tiling
+    block = asc.get_block_idx()
+    m0, n0, rows, cols = t.core_region(block)
+    if rows == 0 or cols == 0:
+        return
+    work = block_workspace(workspace, t, block)
+    blocks = base_blocks(t, m0, n0, rows, cols)
+    per_block = (SLOTS * t.baseM * t.baseN * asc.float32.sizeof(), 0, 0)  # the workspace moves with the block
+    if not asc.ascend_is_aic():
+        vec = VectorSide(t, c, work)
+        strides = [(vec.c_gm, (0, t.N * 2, 2)), (work, per_block)]
+        step = lambda i, blk: vec.step(i, blk, alpha)  # noqa: E731
+        matmul_fast.stamp_blocks("matmul_leaky_relu", blocks, vec.queues, strides, step, lambda i, _: (i % SLOTS,))
+        return
+    cube_side = CubeSide(t, a, b, work)
+    strides = [(cube_side.a_gm, (0, t.Ka * 2, 0)), (cube_side.b_gm, (0, 0, 2)), (work, per_block)]
+    signature = lambda i, _: (i % SLOTS, i >= SLOTS)  # noqa: E731
+    matmul_fast.stamp_blocks("matmul_leaky_relu", blocks, cube_side.queues, strides, cube_side.step, signature)
+    cube_side.drain(len(blocks))
+    last = {i % SLOTS: blk for i, blk in enumerate(blocks)}  # what each workspace slot holds at the end
+
+    c_gm = asc.GlobalTensor()
+    c_gm.set_global_buffer(c, t.M * t.N)
+
+    def write(x, matrix) -> None:  # what the vectors leave in C, and the fixpipe in the workspace slots
+        count = x.size
+        scaled = vector_math.evaluate("muls", [x], (float(alpha),), np.float32, count)
+        y = vector_math.evaluate("max", [x, scaled], (), np.float32, count)
+        out = vector_math.evaluate("cast", [y], (), np.float16, count)
+        matrix(c_gm, t.M, t.N)[m0 : m0 + rows, n0 : n0 + cols] = out
+        slots = matrix(work, SLOTS * t.baseM, t.baseN)
+        for slot, (bm, bn, mr, nc) in last.items():
+            part = x[bm - m0 : bm - m0 + mr, bn - n0 : bn - n0 + nc]
+            slots[slot * t.baseM : slot * t.baseM + mr, :nc] = cube.fixpipe(part, np.float32)
+
+    matmul_fast.with_region(cube_side.a_gm, cube_side.b_gm, t, (m0, n0, rows, cols), write)
+
+
+@asc.jit(kernel_type=asc.KernelType.MIX_AIC_1_2, fast_path=stamped_matmul_leaky_relu)
 def matmul_leaky_relu(
     a: asc.GlobalAddress,
     b: asc.GlobalAddress,

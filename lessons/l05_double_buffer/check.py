@@ -36,7 +36,7 @@ def judge(data, ctx) -> list[Criterion]:
 
     main = data.run("main")
     metrics = run_metrics(main)
-    overlap = float(metrics.get("mte2_compute_overlap", 0.0))
+    overlap = metrics.mte2_compute_overlap or 0.0  # None: no instruction-level kernel ran
     need_overlap = float(ctx.settings["min_overlap"])
     out.append(
         Criterion(

@@ -73,7 +73,7 @@ def judge(data, ctx) -> list[Criterion]:
     skipped = mmads(big_tiling) if big_tiling and mmads(big_tiling) > MAX_MMADS else 0
     if big_tiling and not skipped and data.has_run("big"):
         big = data.run("big")
-        percent = float(run_metrics(big)["percent_of_peak"])
+        percent = run_metrics(big).percent_of_peak
         shown = bi(f"{percent:.1f} % of the fp16 Cube peak", f"达到 fp16 Cube 峰值的 {percent:.1f} %")
     else:
         percent = 0.0

@@ -16,7 +16,9 @@
 (function () {
     "use strict";
     const VIEWS = ["system", "core", "timeline", "matrices", "pipeline", "metrics", "code"];
-    const memo = {metaKey: null, win: null, last: {}, tick: null, narrated: null, grid: null};
+    const memo = {metaKey: null, win: null, last: {}, tick: null, narrated: null, grid: null, seen: null,
+                  asked: null, retry: null};
+    const RETRY_MS = 4000; // a window request whose answer never came (its server died) is asked again
 
     function nu() { return window.dash_clientside.no_update; }
     function trigger() {
@@ -129,6 +131,18 @@
         const first = clamp(s - Math.floor(W / 4), 0, Math.max(0, meta.n - W));
         return {run: meta.key, core: core || null, lang: lang, bps: bps || [], sig: sig, first: first, count: W,
                 step: s};
+    }
+
+    function ask(asked, tries) {
+        memo.asked = asked;
+        window.dash_clientside.set_props("window-request", {data: asked});
+        clearTimeout(memo.retry);
+        memo.retry = setTimeout(function () {
+            const w = memo.seen;
+            const answered = w && w.sig === asked.sig && w.first === asked.first;
+            if (memo.asked !== asked || answered || tries >= 6) { return; }
+            ask(Object.assign({}, asked, {retry: tries + 1}), tries + 1); // a new value: the request is sent again
+        }, RETRY_MS * Math.pow(2, tries));
     }
 
     // -- drawing one step ------------------------------------------------------------------------------
@@ -364,9 +378,10 @@
         const s = moved[0] === nu() ? ((typeof step === "number") ? step : 0) : moved[0];
         const patch = render(s, win, follow, meta);
         const asked = request(s, meta, core, lang, bps, win, req);
+        memo.seen = win;
         if (asked !== nu()) {
             // a side update: the window request feeds a server callback whose window feeds this one
-            window.dash_clientside.set_props("window-request", {data: asked});
+            ask(asked, 0);
         }
         const told = narrate(s, meta, lang, buttons);
         return moved.concat([patch], told);

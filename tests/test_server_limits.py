@@ -2,7 +2,7 @@
 
 import pytest
 
-from app.present import budget
+from app.server import limits as budget
 from engine.profile import load_profile
 from engine.scenarios import ScenarioArgError, registry
 

@@ -1,0 +1,212 @@
+"""The run store heals and stays bounded; one run per key is computed however many jobs ask for it."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import time
+from multiprocessing import get_context
+from pathlib import Path
+
+import pytest
+
+from app.server.jobs import Busy, Coordinator
+from app.server.store import RunSpec, RunStore, StoreError
+from app.web.runs import RunRequestError, Runs, usable
+
+SMALL = {"length": 4096, "buffer_num": 2, "tile_length": 1024, "cores": 2}
+
+
+def _spec(seed: int = 0, numerics: bool = False) -> RunSpec:
+    return RunSpec.of("vector-add", "ascend910b1", {**SMALL, "seed": seed}, numerics=numerics)
+
+
+def _lesson_spec() -> RunSpec:
+    return RunSpec.of("lesson:1", "ascend910b1", {})
+
+
+@contextlib.contextmanager
+def small_disk(path: Path, mb: int):
+    """A real file system of ``mb`` MiB mounted at ``path`` (tmpfs; the tests run as root in CI)."""
+    path.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={mb}m", "tmpfs", str(path)], capture_output=True, check=False
+    )
+    if done.returncode != 0:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI=true: cannot mount a small file system: {done.stderr.decode().strip()}")
+        pytest.skip("mounting a small file system needs root")
+    try:
+        yield path
+    finally:
+        subprocess.run(["umount", "-l", str(path)], check=False)
+
+
+@pytest.mark.parametrize("damage", ["truncated", "empty", "zeroed", "flipped"])
+@pytest.mark.parametrize("kind", ["run", "lesson"])
+def test_a_damaged_file_is_set_aside_and_the_run_computed_again(tmp_path, damage, kind):
+    spec = _spec() if kind == "run" else _lesson_spec()
+    store = RunStore(tmp_path)
+    if kind == "run":
+        first = store.run(spec)
+    else:
+        from app.present.walkthrough import run_lesson
+        from lessons.catalog import get
+
+        first = run_lesson(get(1))
+        store.put(spec, first)
+    path = store.path(spec)
+    data = path.read_bytes()
+    damaged = {
+        "truncated": data[: len(data) // 2],
+        "empty": b"",
+        "zeroed": bytes(len(data)),
+        "flipped": data[: len(data) // 2] + bytes([data[len(data) // 2] ^ 0xFF]) + data[len(data) // 2 + 1 :],
+    }[damage]
+    path.write_bytes(damaged)
+    other = RunStore(tmp_path)  # another worker: nothing in memory
+    assert other.get(spec) is None  # never a 500: not served, set aside
+    assert other.notes[spec.key][0] == "web.note.damaged"
+    assert not path.exists() and len(list(tmp_path.glob("*.damaged-*"))) == 1
+    if kind == "run":
+        again = other.run(spec)
+        assert len(again.trace) == len(first.trace) and path.is_file()  # computed again, and stored whole
+        assert RunStore(tmp_path).get(spec) is not None
+
+
+def test_the_folder_stays_under_its_cap_over_sixty_runs_and_lessons_stay(tmp_path):
+    from app.present.walkthrough import run_lesson
+    from lessons.catalog import get
+
+    probe = RunStore(tmp_path / "probe")
+    probe.run(_spec())
+    size = probe.path(_spec()).stat().st_size
+    cap = 10 * size + size // 2
+    store = RunStore(tmp_path / "code", disk_bytes=cap + 200_000)
+    store.put(_lesson_spec(), run_lesson(get(1)))
+    lesson_size = store.path(_lesson_spec()).stat().st_size
+    store.disk_bytes = cap + lesson_size
+    for seed in range(60):
+        store.run(_spec(seed))
+        assert store.disk_use() <= store.disk_bytes, seed
+    assert store.path(_lesson_spec()).is_file()  # a lesson's run is the last to go
+    assert store.path(_spec(59)).is_file() and not store.path(_spec(0)).is_file()  # least recently used first
+
+
+def test_runs_of_older_code_are_evicted_first(tmp_path):
+    old = tmp_path / "0123456789abcdef"  # a folder of another code version
+    RunStore(old).run(_spec(1))
+    assert any(old.glob("*.npz"))
+    store = RunStore(tmp_path / "fedcba9876543210", disk_bytes=1)
+    store.run(_spec(2))
+    assert not old.exists()  # emptied and removed, before anything of this code's
+
+
+def test_a_full_disk_is_one_line_leaves_nothing_behind_and_heals_when_freed(tmp_path):
+    with small_disk(tmp_path / "disk", 4) as disk:
+        spec = _spec(numerics=True)
+        scratch = RunStore(tmp_path / "scratch")
+        result = scratch.run(spec)
+        size = scratch.path(spec).stat().st_size
+        filler = disk / "filler"
+        filler.write_bytes(b"x" * (4 * 2**20 - size // 2))  # less room left than the run needs
+        store = RunStore(disk / "code")
+        with pytest.raises(StoreError) as info:
+            store.put(spec, result)
+        text = str(info.value)
+        assert "\n" not in text and str(disk / "code") in text and "the disk is full" in text and "MB" in text
+        assert not any((disk / "code").glob("*.npz")) and not any((disk / "code").glob(".*.tmp"))
+        assert RunStore(disk / "code").get(spec) is None  # the failure was not stored as a result
+        filler.unlink()  # freed: the same run is stored now
+        store.put(spec, result)
+        assert RunStore(disk / "code").get(spec) is not None
+
+
+def test_a_read_only_folder_is_said_in_one_line(tmp_path):
+    with small_disk(tmp_path / "disk", 4) as disk:
+        (disk / "code").mkdir()
+        subprocess.run(["mount", "-o", "remount,ro", str(disk)], check=True)
+        why = usable(disk / "code")
+        assert why and "\n" not in why and "read-only" in why and str(disk / "code") in why
+        runs = Runs(disk)  # a server whose folder is read-only still starts
+        assert runs.problem and "read-only" in runs.problem
+        request = {"scenario": "vector-add", "params": SMALL, "numerics": False}
+        with pytest.raises(RunRequestError, match="read-only"):
+            runs.compute(request, "session-aaaaaaaa", lambda phase, values: None)
+
+
+def _compute(directory: str, request: dict, counter: str, session: str) -> None:
+    import engine.runner
+
+    real = engine.runner.run_scenario
+
+    def counted(*args, **kwargs):
+        with open(counter, "a") as fh:
+            fh.write("x")
+        time.sleep(0.5)  # long enough for the other job to arrive while this one computes
+        return real(*args, **kwargs)
+
+    engine.runner.run_scenario = counted
+    Runs(directory).compute(request, session, lambda phase, values: None)
+
+
+def test_two_identical_requests_at_once_compute_the_run_once(tmp_path):
+    request = {"scenario": "vector-add", "params": {**SMALL, "seed": 7}, "numerics": False}
+    counter = tmp_path / "simulations"
+    Runs(tmp_path / "runs")  # the code folder exists before the jobs start
+    ctx = get_context("fork")
+    jobs = [
+        ctx.Process(target=_compute, args=(str(tmp_path / "runs"), request, str(counter), f"session{i}aaaaaaaa"))
+        for i in range(2)
+    ]
+    for job in jobs:
+        job.start()
+    for job in jobs:
+        job.join(60)
+    assert [job.exitcode for job in jobs] == [0, 0]
+    assert counter.read_text() == "x"  # one simulation; the other job joined it
+    assert Runs(tmp_path / "runs").stored(Runs(tmp_path / "runs").spec(request))
+
+
+def test_a_session_runs_one_job_at_a_time_and_a_few_a_minute(tmp_path):
+    jobs = Coordinator(tmp_path, per_minute=3)
+    with jobs.session("tab1aaaaaaaa"):
+        with pytest.raises(Busy) as info, jobs.session("tab1aaaaaaaa"):
+            pass
+        assert info.value.key == "web.busy.session"
+        with jobs.session("tab2bbbbbbbb"):  # another tab is not held up
+            pass
+    for _ in range(2):
+        with jobs.session("tab1aaaaaaaa"):
+            pass
+    with pytest.raises(Busy) as info, jobs.session("tab1aaaaaaaa"):
+        pass
+    assert info.value.key == "web.busy.rate" and info.value.values == {"n": 3}
+
+
+def test_slots_bound_the_jobs_and_tell_each_how_many_are_ahead(tmp_path):
+    jobs = Coordinator(tmp_path, slots=1, queue_max=2)
+    seen = []
+    with jobs.slot():
+        ctx = get_context("fork")
+        waiter = ctx.Process(target=_wait_for_slot, args=(str(tmp_path), str(tmp_path / "ahead")))
+        waiter.start()
+        deadline = time.time() + 10
+        while not (tmp_path / "ahead").exists() and time.time() < deadline:
+            time.sleep(0.05)
+        seen.append((tmp_path / "ahead").read_text())
+    waiter.join(20)
+    assert waiter.exitcode == 0 and seen[0].startswith("0")  # queued, nobody ahead of it, then it ran
+    assert (tmp_path / "ran").exists()
+
+
+def _wait_for_slot(folder: str, out: str) -> None:
+    jobs = Coordinator(Path(folder), slots=1, queue_max=2)
+
+    def waiting(ahead: int) -> None:
+        if not os.path.exists(out):
+            Path(out).write_text(str(ahead))
+
+    with jobs.slot(waiting):
+        Path(folder, "ran").touch()

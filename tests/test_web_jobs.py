@@ -1,0 +1,288 @@
+"""A class on one server: every run arrives (late polls, a killed worker), the store heals, nothing is a 500.
+
+Real servers in child processes (``ascendsim web`` and ``gunicorn -w 2``), Debian's Chromium through
+Playwright, and plain HTTP for what a browser would never send.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+from test_server_store import small_disk
+from web_browser import CHROMIUM, CHROMIUM_ARGS, ROOT, VIEWPORT, Server, Tab, need_browser
+
+from engine.runner import run_scenario
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def browser():
+    need_browser()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def _play(tab: Tab, m: int, n: int, k: int, numerics: bool) -> None:
+    p = tab.page
+    p.wait_for_selector("#pg-params .param")
+    for field, value in (("pg-m", m), ("pg-n", n), ("pg-k", k)):
+        p.fill(f"#{field}", str(value))
+    if p.is_checked("#pg-numerics input") != numerics:
+        p.click("#pg-numerics input")
+    p.click("#pg-run")
+
+
+def _events(m: int, n: int, k: int, numerics: bool = False) -> int:
+    return len(run_scenario("matmul", numerics=numerics, m=m, n=n, k=k).result.trace)
+
+
+# -- polls answered late ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("delay_s", [0.35, 1.0])
+def test_a_run_arrives_when_every_poll_is_answered_late(tmp_path, delay_s):
+    """The old page fired its poll every 300 ms whether or not the last one had been answered, and dropped the
+    answers it had superseded: once a poll took 350 ms a finished run never appeared."""
+    need_browser()
+    from playwright.async_api import async_playwright
+
+    server = Server(tmp_path)
+    shape = (8192, 3584, 8192)
+    want = _events(*shape)
+
+    async def scenario() -> tuple[float, int]:
+        async with async_playwright() as p:
+            b = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            page = await (await b.new_context(viewport=VIEWPORT)).new_page()
+            polls = [0]
+
+            async def late(route):
+                if "_dash-update-component" in route.request.url:
+                    polls[0] += 1
+                    await asyncio.sleep(delay_s)
+                await route.continue_()
+
+            await page.route("**/*", late)
+            await page.goto(server.url + "/playground")
+            await page.wait_for_selector("#pg-params .param")
+            for field, value in zip(("pg-m", "pg-n", "pg-k"), shape, strict=True):
+                await page.fill(f"#{field}", str(value))
+            if await page.is_checked("#pg-numerics input"):
+                await page.click("#pg-numerics input")
+            t0 = time.monotonic()
+            await page.click("#pg-run")
+            await page.wait_for_function(
+                "n => (document.getElementById('step-label') || {}).innerText?.includes(' / ' + n)",
+                arg=want,
+                timeout=180_000,
+            )
+            took = time.monotonic() - t0
+            await b.close()
+            return took, polls[0]
+
+    try:
+        took, polls = asyncio.run(scenario())
+    finally:
+        server.stop()
+    print(f"\n{delay_s * 1000:.0f} ms late polls: the {shape} run arrived after {took:.1f} s, {polls} requests")
+    assert polls < took / delay_s + 40  # one poll in flight at a time: not 3.3 a second whatever happens
+
+
+# -- requests no browser sends --------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def plain_server(tmp_path_factory):
+    server = Server(tmp_path_factory.mktemp("http"))
+    yield server
+    server.stop()
+
+
+def _post(url: str, body: bytes, content_type: str = "application/json") -> tuple[int, bytes]:
+    req = urllib.request.Request(url, data=body, method="POST", headers={"Content-Type": content_type})
+    try:
+        with urllib.request.urlopen(req, timeout=60) as r:
+            return r.status, r.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read()
+
+
+def test_a_body_over_the_cap_is_413(plain_server):
+    status, _ = _post(plain_server.url + "/_dash-update-component", b"{" + b" " * (3 << 20) + b"}")
+    assert status == 413
+
+
+GARBAGE = [None, [], {}, "x", "abc", 10**12, -1, 1e308, True, ["a", 1], {"a": [1, {"b": None}]}, "9" * 500]
+
+
+def _deps(url: str) -> list[dict]:
+    with urllib.request.urlopen(url + "/_dash-dependencies", timeout=30) as r:
+        return json.loads(r.read())
+
+
+def _payload(dep: dict, inputs: list, states: list, changed: str) -> dict:
+    outputs = dep["output"]
+    if outputs.startswith(".."):
+        specs = [o for o in outputs.strip(".").split("...") if o]
+        out = [{"id": s.rsplit(".", 1)[0], "property": s.rsplit(".", 1)[1]} for s in specs]
+    else:
+        out = {"id": outputs.rsplit(".", 1)[0], "property": outputs.rsplit(".", 1)[1]}
+    return {"output": outputs, "outputs": out, "inputs": inputs, "state": states, "changedPropIds": [changed]}
+
+
+def _value(dep_item: dict, value):
+    ident = dep_item["id"]
+    if ident.startswith("{"):  # a pattern-matching id: a list of the matching components
+        parsed = json.loads(ident)
+        concrete = {k: (0 if v == ["ALL"] or v == ["MATCH"] else v) for k, v in parsed.items()}
+        return [{"id": concrete, "property": dep_item["property"], "value": value}]
+    return {"id": ident, "property": dep_item["property"], "value": value}
+
+
+def test_malformed_values_for_every_callback_input_are_never_a_500(plain_server):
+    """Every callback of the app, every one of its inputs and states given each kind of garbage in turn."""
+    url = plain_server.url
+    statuses: dict[int, int] = {}
+    failures = []
+    for dep in _deps(url):
+        if dep.get("clientside_function"):
+            continue
+        items = [*dep["inputs"], *dep.get("state", [])]
+        for i, target in enumerate(items):
+            for g, garbage in enumerate(GARBAGE[i % 3 :: 3]):
+                values = [_value(d, garbage if j == i else None) for j, d in enumerate(items)]
+                body = _payload(
+                    dep,
+                    values[: len(dep["inputs"])],
+                    values[len(dep["inputs"]) :],
+                    f"{target['id']}.{target['property']}",
+                )
+                status, text = _post(url + "/_dash-update-component", json.dumps(body).encode())
+                statuses[status] = statuses.get(status, 0) + 1
+                if status >= 500:
+                    failures.append((dep["output"][:80], target, g, status, text[:200]))
+    body = {"output": "no-such.children", "outputs": {"id": "no-such", "property": "children"}, "inputs": []}
+    status, _ = _post(url + "/_dash-update-component", json.dumps(body).encode())
+    assert status == 400  # an unknown callback: said, not a 500
+    status, _ = _post(url + "/_dash-update-component", b"this is not json")
+    assert 400 <= status < 500
+    print(f"\n{sum(statuses.values())} malformed callback requests: {statuses}")
+    assert not failures, failures[:5]
+
+
+# -- a killed worker ----------------------------------------------------------------------------------------
+def _job_parents(master: int) -> set[int]:
+    """The gunicorn workers that have a child (a job) right now."""
+    import psutil
+
+    out = set()
+    for worker in psutil.Process(master).children():
+        if worker.children():
+            out.add(worker.pid)
+    return out
+
+
+@pytest.mark.parametrize("after_s", [0.5, 1.0, 3.0])
+def test_a_run_arrives_although_the_worker_that_started_it_is_killed(browser, tmp_path, after_s):
+    server = Server(tmp_path, workers=2)
+    try:
+        shape = (2048, 2048, 2048)
+        want = _events(*shape)
+        context = browser.new_context(viewport=VIEWPORT)
+        tab = Tab(context, server.url).open("/playground")
+        _play(tab, *shape, numerics=False)
+        time.sleep(after_s)
+        killed = _job_parents(server.proc.pid)
+        for pid in killed:
+            os.kill(pid, signal.SIGKILL)
+        tab.wait_steps(want, timeout=120_000, stage=f"after workers {sorted(killed)} were killed at {after_s} s")
+        context.close()
+    finally:
+        server.stop()
+
+
+# -- the store at the web's level ------------------------------------------------------------------------------
+def test_an_unusable_runs_folder_is_one_line_at_start(tmp_path):
+    with small_disk(tmp_path / "ro", 2) as disk:
+        subprocess.run(["mount", "-o", "remount,ro", str(disk)], check=True)
+        done = subprocess.run(
+            [sys.executable, "-m", "app.cli", "web", "--runs-dir", str(disk), "--port", "1"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode == 2 and "Traceback" not in done.stderr
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and "--runs-dir" in lines[0] and "read-only" in lines[0] and str(disk) in lines[0]
+
+
+def test_a_read_only_store_keeps_serving_and_says_why_a_run_cannot_be_kept(browser, tmp_path):
+    with small_disk(tmp_path / "ro", 8) as disk:
+        subprocess.run(["mount", "-o", "remount,ro", str(disk)], check=True)
+        server = Server(disk, workers=2, log_dir=tmp_path)  # gunicorn boots although it cannot write there
+        try:
+            context = browser.new_context(viewport=VIEWPORT)
+            tab = Tab(context, server.url).open("/")
+            tab.page.wait_for_selector("#step-label")  # lesson 1, computed in memory
+            assert "read-only" in tab.text("#player-status")
+            tab.open("/playground")
+            _play(tab, 64, 64, 64, numerics=True)
+            tab.page.wait_for_function("() => document.getElementById('pg-error').innerText.includes('read-only')")
+            error = tab.text("#pg-error")
+            assert str(disk) in error and "\n" not in error.strip()
+            context.close()
+        finally:
+            server.stop()
+
+
+def test_a_full_disk_is_said_and_the_same_run_succeeds_once_freed(browser, tmp_path):
+    with small_disk(tmp_path / "disk", 6) as disk:
+        server = Server(disk, log_dir=tmp_path)
+        try:
+            context = browser.new_context(viewport=VIEWPORT)
+            tab = Tab(context, server.url).open("/playground")
+            filler = disk / "filler"
+            free = os.statvfs(disk).f_bavail * os.statvfs(disk).f_frsize
+            filler.write_bytes(b"x" * max(0, free - 8192))
+            _play(tab, 256, 256, 256, numerics=False)
+            tab.page.wait_for_function("() => document.getElementById('pg-error').innerText.includes('full')")
+            assert str(disk) in tab.text("#pg-error")
+            filler.unlink()
+            tab.page.click("#pg-run")
+            tab.wait_steps(_events(256, 256, 256), stage="after the disk was freed")
+            context.close()
+        finally:
+            server.stop()
+
+
+def test_a_damaged_lesson_file_is_recomputed_and_the_page_says_so(browser, tmp_path):
+    server = Server(tmp_path)
+    try:
+        context = browser.new_context(viewport=VIEWPORT)
+        Tab(context, server.url).open("/").page.wait_for_selector("#step-label")
+    finally:
+        server.stop()
+    (stored,) = list(tmp_path.rglob("lesson-*.npz"))
+    stored.write_bytes(stored.read_bytes()[:100])  # truncated
+    server = Server(tmp_path)
+    try:
+        tab = Tab(context, server.url).open("/")
+        tab.page.wait_for_selector("#step-label")
+        assert "damaged" in tab.text("#player-status")
+        assert list(tmp_path.rglob("lesson-*.npz")) and list(tmp_path.rglob("*.damaged-*"))
+        tab.assert_no_errors()
+        context.close()
+    finally:
+        server.stop()

@@ -33,6 +33,7 @@ from .detail import HostWait
 from .op_matmul import OpMatmul
 from .runtime import CopyPlan
 from .trace import Kind
+from .trace_order import SUB_STEP
 
 # the calls, in the log's low bits
 MALLOC_HOST, FREE_HOST, MEMCPY, MATMUL = range(4)
@@ -237,6 +238,7 @@ class HostCallLog:
             return
         sim = self.sim
         trace = sim.trace
+        rt = self._runtime
         log = np.asarray(self._log, dtype=np.int64)
         self._log.clear()
         copies, self._copies = self._copies, []
@@ -247,39 +249,62 @@ class HostCallLog:
         for op in np.unique(ops).tolist():
             if self._call_names[op] < 0:
                 self._call_names[op] = trace.name(CALLS[op][0])
-        dev = np.flatnonzero(ops >= MEMCPY)  # the calls that meet the device
-        plans = (log[dev] >> (CODE_BITS + SRC_BITS)) - 1
-        ready = sim.host_now + np.cumsum(cost)[dev]  # each one's cost paid, if nothing before it waited
-        first_task = len(self._runtime.store)
-        waits, extra = self._play(dev, plans, src[dev], ready, copies, payloads) if len(dev) else ([], [])
-        # the host rows: every call, stretched by its waits, and the waits
-        stretch = np.zeros(len(ops), dtype=np.int64)
-        stretch[dev] = extra
-        end = sim.host_now + np.cumsum(cost + stretch)
         n = len(ops)
+        h0 = sim.host_now
+        paid = h0 + np.cumsum(cost)  # each call's cost paid, if nothing before it waited
+        # the calls' rows first (their tasks name them as their cause); their times change if they wait
         first = trace.extend(
-            start=end - cost - stretch,
-            end=end,
+            start=paid - cost,
+            end=paid,
             lane=np.full(n, sim.host_lane, dtype=np.int16),
             kind=np.full(n, Kind.CALL, dtype=np.uint8),
             name=self._call_names[ops],
             src=src.astype(np.int32),
         )
-        if len(dev):
-            self._runtime.set_causes(first_task, (dev + first).tolist())
-        if waits:
-            calls, w_start, w_end, w_name, w_detail = (np.asarray(c, dtype=np.int64) for c in zip(*waits, strict=True))
-            trace.extend(
+        sim.host_now = int(paid[-1])
+        dev = np.flatnonzero(ops >= MEMCPY)  # the calls that meet the device
+        if not len(dev):
+            return
+        seen0 = rt.visible
+        plans = (log[dev] >> (CODE_BITS + SRC_BITS)) - 1
+        waits, extra, seen = self._play(first + dev, plans, src[dev], paid[dev], copies, payloads)
+        w_first = -1
+        if waits:  # every call stretched by its waits, and the waits' rows
+            stretch = np.zeros(n, dtype=np.int64)
+            stretch[dev] = extra
+            end = h0 + np.cumsum(cost + stretch)
+            trace.rewrite(first, start=end - cost - stretch, end=end)
+            rows, w_start, w_end, w_name, w_detail, _seen = (
+                np.asarray(c, dtype=np.int64) for c in zip(*waits, strict=True)
+            )
+            w_first = trace.extend(
                 start=w_start,
                 end=w_end,
-                lane=np.full(len(calls), sim.host_lane, dtype=np.int16),
-                kind=np.full(len(calls), Kind.WAIT, dtype=np.uint8),
+                lane=np.full(len(rows), sim.host_lane, dtype=np.int16),
+                kind=np.full(len(rows), Kind.WAIT, dtype=np.uint8),
                 name=w_name.astype(np.int16),
-                src=src[calls].astype(np.int32),
-                cause=(calls + first).astype(np.int32),
+                src=src[rows - first].astype(np.int32),
+                cause=rows.astype(np.int32),
                 detail=w_detail.astype(np.int32),
             )
-        sim.host_now = int(end[-1])
+            sim.host_now = int(end[-1])
+        if waits or rt.visible > seen0:
+            self._place(first, n, dev, seen, seen0, waits, w_first)
+        rt.host_sees(rt.visible)
+
+    def _place(self, first: int, n: int, dev, seen, seen0: int, waits: list, w_first: int) -> None:
+        """Where a call-by-call run appends the rows of a flush's calls and waits (:mod:`engine.trace_order`):
+        a call once the host has seen what the calls before it waited for, each wait after its call (a
+        pageable copy's after its wait for room), when it has seen what it waited for."""
+        order = self.sim.trace.order
+        after = np.full(n, -1, dtype=np.int64)
+        after[dev] = seen
+        before = np.maximum.accumulate(np.concatenate([[seen0], after[:-1]]))
+        order.place(first, 2 * before + 1, (first + np.arange(n)) * SUB_STEP)
+        if waits:
+            rows = np.array([w[0] for w in waits], dtype=np.int64)
+            again = np.diff(rows, prepend=-1) == 0  # a call's second wait
+            order.place(w_first, 2 * np.array([w[5] for w in waits]) + 1, rows * SUB_STEP + 1 + again)
 
     def finish(self) -> None:
         """The end of the section: play what is left."""
@@ -319,9 +344,10 @@ class HostCallLog:
         special = np.flatnonzero(pageable)
         waits: list[tuple] = []
         extra = [0] * n
+        seen = [0] * n
         shift = 0  # waits so far in this flush
         targets, paid_at, streams, plan_list = target.tolist(), ready.tolist(), stream.tolist(), plans.tolist()
-        src_list, copy_list = srcs.tolist(), copy_at.tolist()
+        src_list, copy_list, call_list = srcs.tolist(), copy_at.tolist(), calls.tolist()
         end = store.end
         j = 0
         while j < n:
@@ -329,7 +355,7 @@ class HostCallLog:
                 stop = self._plain_run(j, special, reach, stream)
                 if stop - j >= MIN_RUN:
                     shift = self._submit_run(
-                        j, stop, target, ready, stream, plans, srcs, copy_at, payload, calls, shift, waits, extra
+                        j, stop, target, ready, stream, plans, srcs, copy_at, payload, calls, shift, waits, extra, seen
                     )
                     j = stop
                     continue
@@ -338,21 +364,22 @@ class HostCallLog:
             if x >= 0 and not rt.seen_ended(x):
                 rt.wait_for([x])
                 if end[x] > h:
-                    waits.append((calls[j], h, end[x], *self._wait_row("room", s, x)))
+                    waits.append((call_list[j], h, end[x], *self._wait_row("room", s, x), rt.visible))
                     extra[j] = end[x] - h
                     shift += end[x] - h
                     h = end[x]
-            t = rt.submit(s, plan_list[j], j, src_list[j], h, payload=payload[j], later=True, copy_at=copy_list[j])
+            t = rt.submit(s, plan_list[j], call_list[j], src_list[j], h, payload=payload[j], copy_at=copy_list[j])
             if pageable[j]:  # staged through a pinned buffer: the host waits for the copy
                 if not rt.seen_ended(t):
                     rt.wait_for([t])
                     if end[t] > h:
-                        waits.append((calls[j], h, end[t], *self._wait_row("pageable", s, t)))
+                        waits.append((call_list[j], h, end[t], *self._wait_row("pageable", s, t), rt.visible))
                         extra[j] += end[t] - h
                         shift += end[t] - h
                 rt.host_learns(rt.task_vc(t))
+            seen[j] = rt.visible
             j += 1
-        return waits, extra
+        return waits, extra, np.asarray(seen, dtype=np.int64)
 
     def _plain_run(self, j: int, special: np.ndarray, reach: np.ndarray, stream: np.ndarray) -> int:
         """End of the run of plain submissions from call ``j`` (pinned, before the next pageable copy) whose
@@ -372,17 +399,22 @@ class HostCallLog:
         return stop
 
     def _submit_run(
-        self, j, stop, target, ready, stream, plans, srcs, copy_at, payload, calls, shift, waits, extra
+        self, j, stop, target, ready, stream, plans, srcs, copy_at, payload, calls, shift, waits, extra, seen
     ) -> int:
         """Calls ``j..stop`` (a plain run): each waits for its task's end if that is after it paid its cost,
         then submits its task, all in one block. Returns the waits so far."""
         rt = self._runtime
-        end = rt.store.end
+        end, end_ev = rt.store.end, rt.store.end_ev
         xs = target[j:stop]
+        ended = [x for x in xs.tolist() if x >= 0]
         ends = np.array([end[x] if x >= 0 else -1 for x in xs.tolist()], dtype=np.int64)
-        seen = max(xs.tolist())
-        if seen >= 0:
-            rt.see_through(seen)
+        # what the host has seen after each call: the device events up to the last end it waited for
+        visible = np.maximum.accumulate(
+            np.array([end_ev[x] if x >= 0 else rt.visible for x in xs.tolist()], dtype=np.int64)
+        )
+        visible = np.maximum(visible, rt.visible)
+        seen[j:stop] = visible.tolist()
+        rt.see_tasks(ended)
         paid = ready[j:stop]
         after = np.maximum.accumulate(np.maximum(ends - paid, shift))  # the host's lateness after each call
         before = np.empty_like(after)
@@ -399,13 +431,13 @@ class HostCallLog:
             (after - before)[waited].tolist(),
             strict=True,
         ):
-            waits.append((calls[j + i], start, stop_at, *self._wait_row("room", rt.streams[s], x)))
+            waits.append((int(calls[j + i]), start, stop_at, *self._wait_row("room", rt.streams[s], x), seen[j + i]))
             extra[j + i] = more
         payloads = {i: p for i, p in enumerate(payload[j:stop]) if p is not None}
         rt.submit_block(
             ss.tolist(),
             plans[j:stop].tolist(),
-            list(range(j, stop)),
+            calls[j:stop].tolist(),
             srcs[j:stop].tolist(),
             (paid + after).tolist(),
             copy_at[j:stop].tolist(),

@@ -18,7 +18,6 @@ see it. ``tests/test_runtime_modes.py`` runs random host programs at both speeds
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -67,6 +66,11 @@ class DeviceRuntime(StreamScheduler):
         self.ended_floor = 0  # every task below it has ended (see ended_below)
         self.host_vc: dict[int, int] = {}  # what the host has synchronised with
         self.host_version = 0  # bumped whenever the host learns something
+        # where a call-by-call run would be (engine.trace_order): the device events the host has seen processed,
+        # the last event processed step by step, and the trace's length when it began
+        self.visible = 0
+        self.last_live = 0
+        self._event_row0 = 0
         self._ai_cores = None
         self.stamper = Stamper(self) if sim.fast else None
 
@@ -153,8 +157,7 @@ class DeviceRuntime(StreamScheduler):
         ``payload`` (what it computes or moves), ``copy`` (a copy's four numbers: source allocation ident,
         offset, destination ident, offset) or ``copy_at`` (their entry, see :meth:`extend_copies`),
         ``footprint`` ((reads, writes) of a kernel running its own code), ``target`` (a wait's record
-        number), ``later`` (its rows are written from the columns at the end). Returns the task's index
-        (submission number - 1).
+        number). Returns the task's index (submission number - 1).
 
         Also gives the task its vector clock: what is known to happen before it (the earlier tasks of its
         stream, what the host had synchronised with, and for a wait the record it waits for). The
@@ -170,7 +173,7 @@ class DeviceRuntime(StreamScheduler):
         copy = extra.get("copy")
         if copy is not None:
             c = self.extend_copies(copy)
-        store.append(plan, at, cause, src, stream.count, know, c, 1 if extra.get("later") else 0)
+        store.append(plan, at, cause, src, stream.count, know, c)
         for key, column in (("payload", store.payload), ("footprint", store.footprint)):
             if extra.get(key) is not None:
                 column[t] = extra[key]
@@ -194,7 +197,7 @@ class DeviceRuntime(StreamScheduler):
         """Queue many copies and fixed-duration kernels at once, in this order (a host call log's): per task
         its stream's ident, plan, host row, source line, submit time and copy entry (-1: a kernel);
         ``payloads``: position -> what it moves or computes. Every stream must be busy (no task arrives at an
-        idle stream). Their rows are written from the columns at the end. Returns the first task's index."""
+        idle stream). Returns the first task's index."""
         store = self.store
         t0 = len(store)
         n = len(plans)
@@ -228,10 +231,6 @@ class DeviceRuntime(StreamScheduler):
             flops=flops,
         )
         return t0
-
-    def set_causes(self, first: int, causes: list) -> None:
-        """The host rows of tasks ``first...`` (a call log writes its calls' rows after playing them)."""
-        self.store.cause[first : first + len(causes)] = causes
 
     def extend_copies(self, numbers: list) -> int:
         """Add copies' four numbers each (see :meth:`submit`); returns the first one's entry."""
@@ -302,17 +301,25 @@ class DeviceRuntime(StreamScheduler):
         else:
             ok = self.clock.run_until(lambda: all(end[x] >= 0 for x in tasks))
         if ok:
-            fin = self.store.fin
-            self._see(max((fin[x] for x in tasks), default=-1) + 1)
+            self.see_tasks(tasks)
         else:
             self.bring_data_up()
+            self.host_sees(self.clock.processed)
         return ok
 
-    def run_until(self, done: Callable[[], bool]) -> bool:
-        """Simulate the device until ``done()`` holds; False if it never can (nothing left to run)."""
-        ok = self.clock.run_until(done)
+    def see_tasks(self, tasks: list[int]) -> None:
+        """The host sees ``tasks`` end (they have ended): their data and that of the tasks that ended before
+        them move, and it has seen the events up to the last of their ends."""
+        if tasks:
+            fin, end_ev = self.store.fin, self.store.end_ev
+            self._see(max(fin[x] for x in tasks) + 1)
+            self.host_sees(max(end_ev[x] for x in tasks))
+
+    def run_to_idle(self) -> None:
+        """Simulate until every stream is idle or stuck (nothing left to run)."""
+        self.clock.run_until(self.all_idle)
         self.bring_data_up()
-        return ok
+        self.host_sees(self.clock.processed)  # nothing is left when every stream is idle
 
     def run_until_time(self, time: int) -> None:
         """Simulate every event at or before ``time``; the host sees what ended by then."""
@@ -321,6 +328,14 @@ class DeviceRuntime(StreamScheduler):
         while self.seen < len(finished) and end[finished[self.seen]] <= time:
             self._effect(finished[self.seen])
             self.seen += 1
+        last = self.store.end_ev[finished[self.seen - 1]] if self.seen else 0
+        self.host_sees(max(self.last_live, last))
+
+    def step(self) -> bool:
+        """Process the next device event (a front end single-stepping); False when nothing is pending."""
+        ok = self.clock.step()
+        self.host_sees(self.last_live)
+        return ok
 
     def drain(self) -> None:
         """Run every pending device event (end of a run), then write the rows kept for the end."""
@@ -328,6 +343,14 @@ class DeviceRuntime(StreamScheduler):
             pass
         self.bring_data_up()
         self._later_rows()
+        self.host_sees(self.clock.processed)
+
+    def host_sees(self, events: int) -> None:
+        """The host has seen the device process ``events`` events (a call-by-call run's device would have
+        processed that many): its rows from now on come after theirs."""
+        if events > self.visible:
+            self.visible = events
+        self.trace.order.live(len(self.trace), 2 * self.visible + 1)
 
     def all_idle(self) -> bool:
         return all(s.idle for s in self.streams.values())

@@ -31,6 +31,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .task_store import END_LATER, START_LATER
+
 if TYPE_CHECKING:
     from .runtime import DeviceRuntime
 
@@ -187,7 +189,7 @@ class Stamper:
         store = rt.store
         window = rt.finished[ends0:ends]
         running = [s.running for s in rt.streams.values()]
-        start, end, unit, fin, later = store.start, store.end, store.unit, store.fin, store.later
+        start, end, unit, fin = store.start, store.end, store.unit, store.fin
         before = {r - delta for r in running if r >= 0 and start[r] >= 0}  # on an engine when the period began
         started = [
             t for t in dict.fromkeys(window + [r for r in running if r >= 0]) if start[t] >= 0 and t not in before
@@ -208,20 +210,22 @@ class Stamper:
             dict(rt.grants),
         )
         ks = np.arange(1, periods + 1)[:, None]
+        events = len(window) * ks  # each period processes as many events as it ends tasks
         new_ends = (
             np.asarray(window, dtype=np.int64) + delta * ks
         ).ravel()  # period by period, in the order they ended
         _scatter(end, new_ends, (np.array([end[t] for t in window], dtype=np.int64) + delta_t * ks).ravel())
         _scatter(fin, new_ends, np.arange(ends, ends + len(new_ends)))
+        _scatter(store.end_ev, new_ends, (np.array([store.end_ev[t] for t in window]) + events).ravel())
+        _scatter(store.later, new_ends, END_LATER, bits=True)
         if started:
             began = np.asarray(started, dtype=np.int64)
             new_starts = (began + delta * ks).ravel()
             _scatter(start, new_starts, (np.array([start[t] for t in started]) + delta_t * ks).ravel())
             _scatter(unit, new_starts, np.tile(np.array([unit[t] for t in started]), periods))
-            _scatter(later, new_starts, np.ones(len(new_starts), dtype=np.int64))
-        for t in new_ends.tolist():  # started on the fly (its first row written then), ended here
-            if not later[t]:
-                later[t] = 2
+            _scatter(store.start_ev, new_starts, (np.array([store.start_ev[t] for t in started]) + events).ravel())
+            _scatter(store.start_sub, new_starts, np.tile(np.array([store.start_sub[t] for t in started]), periods))
+            _scatter(store.later, new_starts, START_LATER, bits=True)
         rt.finished.extend(new_ends.tolist())
         rt.clock.processed += periods * len(window)
         self.stamped += periods * len(window)
@@ -242,14 +246,16 @@ class Stamper:
         n = len(stamp.window)
         ks = np.arange(keep + 1, stamp.periods + 1)[:, None]
         undo_ends = (np.asarray(stamp.window, dtype=np.int64) + stamp.delta * ks).ravel()
-        _scatter(store.end, undo_ends, np.full(len(undo_ends), -1))
-        _scatter(store.fin, undo_ends, np.full(len(undo_ends), -1))
+        for column in (store.end, store.fin, store.end_ev):
+            _scatter(column, undo_ends, -1)
+        _scatter(store.later, undo_ends, ~END_LATER, bits=True)  # stepped through again: rows as it runs
         if len(undo_ends):
             rt.ended_floor = min(rt.ended_floor, int(undo_ends.min()))
         if stamp.started:
             undo_starts = (np.asarray(stamp.started, dtype=np.int64) + stamp.delta * ks).ravel()
-            _scatter(store.start, undo_starts, np.full(len(undo_starts), -1))
-            _scatter(store.unit, undo_starts, np.full(len(undo_starts), -1))
+            for column in (store.start, store.unit, store.start_ev, store.start_sub):
+                _scatter(column, undo_starts, -1)
+            _scatter(store.later, undo_starts, ~START_LATER, bits=True)
         del rt.finished[stamp.ends + keep * n :]
         rt.clock.processed -= (stamp.periods - keep) * n
         self.stamped -= (stamp.periods - keep) * n
@@ -280,11 +286,17 @@ class Stamper:
         rt.grants.update({t + shift: g for t, g in stamp.grants.items()})
 
 
-def _scatter(values: list, at: np.ndarray, new: np.ndarray) -> None:
-    """``values[at[i]] = new[i]`` for every i, through one slice of the list."""
+def _scatter(values: list, at: np.ndarray, new, bits: bool = False) -> None:
+    """``values[at[i]] = new[i]`` (``new``: an array or one number) for every i, through one slice of the list;
+    ``bits``: set the bits of ``new`` (clear them, when it is negative: ``~bit``)."""
     if not len(at):
         return
     lo, hi = int(at.min()), int(at.max()) + 1
     part = np.asarray(values[lo:hi], dtype=np.int64)
-    part[at - lo] = new
+    if not bits:
+        part[at - lo] = new
+    elif new >= 0:
+        part[at - lo] |= new
+    else:
+        part[at - lo] &= new
     values[lo:hi] = part.tolist()

@@ -410,7 +410,7 @@ class Simulation:
             raise AclError(code, f"{what}: a task on {stream.label} failed (see the kernel's finding)")
 
     def rt_reset_device(self) -> None:
-        self.runtime.run_until(self.runtime.all_idle)
+        self.runtime.run_to_idle()
         self._report_stuck("reset_device")
         for stream in self.runtime.streams.values():
             stream.closed = True
@@ -425,7 +425,7 @@ class Simulation:
     # -- stepping and the end -------------------------------------------------------------------
     def step(self) -> bool:
         """Process the next device event; False when nothing is pending."""
-        return self.clock.step()
+        return self.runtime.step()
 
     def _check_streams(self, trace: TraceData, records: list[TaskRecord]) -> None:
         """The cross-stream memory-consistency check, on every run (its findings join the run's)."""

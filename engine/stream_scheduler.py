@@ -17,6 +17,7 @@ import numpy as np
 
 from .copy_engine import CopyEnginePool
 from .stream import Stream, Task, TaskKind
+from .task_store import END_LATER, START_LATER
 from .trace import TASK_DETAIL, Kind
 
 
@@ -24,9 +25,16 @@ class StreamScheduler:
     """The device's event handlers and its data (a base of :class:`~engine.runtime.DeviceRuntime`)."""
 
     # -- the device ---------------------------------------------------------------------------
-    def arrive(self, ident: int) -> None:
+    def _live(self) -> None:
+        """An event is processed step by step: its rows are appended where a call-by-call run has them."""
         if self.stamper is not None:
             self.stamper.stepped()
+        self.last_live = d = self.clock.processed
+        self._event_row0 = row = len(self.trace)
+        self.trace.order.live(row, 2 * d)
+
+    def arrive(self, ident: int) -> None:
+        self._live()
         stream = self.streams[ident]
         if stream.running < 0:
             self._advance(stream)
@@ -60,6 +68,7 @@ class StreamScheduler:
             event.records_done += 1
             event.record_times.append(now)
             store.start[t] = store.end[t] = now
+            store.end_ev[t] = self.clock.processed
             self.trace.add(
                 now,
                 now,
@@ -85,6 +94,7 @@ class StreamScheduler:
         if event.records_done >= store.target[t]:
             now = self.clock.now
             store.end[t] = now
+            store.end_ev[t] = self.clock.processed
             lane = self.streams[plan.stream].lane
             self.trace.add(
                 store.start[t],
@@ -120,18 +130,19 @@ class StreamScheduler:
             start = now + self.kernel_start_ps
             if plan.run >= 0:  # a fixed duration (a library op): its row on the AI-core lane
                 end = start + plan.run
-                if not store.later[t]:
-                    self.trace.add(
-                        start,
-                        end,
-                        self.op_lane(),
-                        Kind.KERNEL,
-                        plan.name,
-                        plan.nbytes,
-                        store.cause[t],
-                        store.src[t],
-                        TASK_DETAIL + t,
-                    )
+                store.start_ev[t] = self.clock.processed
+                store.start_sub[t] = len(self.trace) - self._event_row0
+                self.trace.add(
+                    start,
+                    end,
+                    self.op_lane(),
+                    Kind.KERNEL,
+                    plan.name,
+                    plan.nbytes,
+                    store.cause[t],
+                    store.src[t],
+                    TASK_DETAIL + t,
+                )
             else:  # runs its own code, reading device memory as it is now
                 self.bring_data_up()
                 kernel = store.payload[t]
@@ -144,15 +155,13 @@ class StreamScheduler:
 
     def end_task(self, t: int) -> None:
         """A copy or a kernel ends: its rows, its data, its engine or cores back, the next task of its stream."""
-        stamper = self.stamper
-        if stamper is not None:
-            stamper.stepped()
+        self._live()
         store = self.store
         now = self.clock.now
         store.end[t] = now
+        store.end_ev[t] = self.clock.processed
         plan = store.plans[store.plan[t]]
-        if not store.later[t]:
-            self.finish_rows(t)
+        self.finish_rows(t)
         self._finished(t)
         if plan.kind == TaskKind.COPY:
             pool = self.pools[plan.resource]
@@ -162,8 +171,8 @@ class StreamScheduler:
             self.cores.release(self.grants.pop(t))
             self._dispatch_kernels()
         self._complete(t)
-        if stamper is not None and plan.repeatable:
-            stamper.ended(t)
+        if self.stamper is not None and plan.repeatable:
+            self.stamper.ended(t)
 
     def finish_rows(self, t: int) -> None:
         """The rows a copy or kernel writes when it ends: on its stream's lane, and a copy on its engine's."""
@@ -235,10 +244,6 @@ class StreamScheduler:
         """Everything the device has finished moves its data (before something reads device memory)."""
         self._see(len(self.finished))
 
-    def see_through(self, t: int) -> None:
-        """The host saw task ``t`` end (it had ended): its data and that of the tasks before it move."""
-        self._see(self.store.fin[t] + 1)
-
     def ended_below(self) -> int:
         """The first task that has not ended (every task below it has)."""
         end, k = self.store.end, self.ended_floor
@@ -264,53 +269,52 @@ class StreamScheduler:
 
     # -- rows from the columns ------------------------------------------------------------------
     def _later_rows(self) -> None:
-        """Two rows per copy or kernel whose rows were kept for the end, in the order they finished: its
-        stream's lane, and its engine or the AI-core lane (a kernel's row there starts after the launch
-        overhead)."""
+        """The rows of the stamped ends and starts, from the columns, each with its place in a call-by-call run
+        (:mod:`engine.trace_order`): an end's rows (on its stream's lane, then a copy's on its engine's) are the
+        first its event appends; a kernel's start appends its AI-core row (after the launch overhead)
+        ``start_sub`` rows into its event."""
         store = self.store
-        later = np.asarray(store.later, dtype=np.int64) > 0
+        later = np.asarray(store.later, dtype=np.int64)
         if not later.any():
             return
-        order = np.asarray(self.finished, dtype=np.int64)
-        order = order[later[order]]
         ps = store.plans
-        if not len(order) or not ps:
-            return
-        plan = np.asarray(store.plan, dtype=np.int64)[order]
-        kind = np.array([p.kind for p in ps], dtype=np.int64)[plan]
-        keep = np.isin(kind, (TaskKind.COPY, TaskKind.KERNEL))
-        order, plan, kind = order[keep], plan[keep], kind[keep]
-        start = np.asarray(store.start, dtype=np.int64)[order]
-        end = np.asarray(store.end, dtype=np.int64)[order]
-        unit = np.asarray(store.unit, dtype=np.int64)[order]
-        stream_lane = np.array([self.streams[p.stream].lane for p in ps], dtype=np.int16)[plan]
-        is_kernel = kind == TaskKind.KERNEL
-        second = np.full(len(order), self.op_lane() if is_kernel.any() else -1, dtype=np.int16)
+        plan = np.asarray(store.plan, dtype=np.int64)
+        is_copy = np.array([p.kind == TaskKind.COPY for p in ps], dtype=bool)
+        ends = np.flatnonzero(later & END_LATER)
+        starts = np.flatnonzero((later & START_LATER > 0) & np.array([p.kind == TaskKind.KERNEL for p in ps])[plan])
+        copies = ends[is_copy[plan[ends]]]
+        unit = np.asarray(store.unit, dtype=np.int64)
+        engine_lane = np.full(len(copies), -1, dtype=np.int16)
         for direction, pool in self.pools.items():
-            sel = np.array([p.resource == direction for p in ps], dtype=bool)[plan]
+            sel = np.array([p.resource == direction for p in ps], dtype=bool)[plan[copies]]
             if sel.any():
-                second[sel] = np.array(pool.lanes, dtype=np.int16)[unit[sel]]
-        row_kind = np.where(is_kernel, Kind.KERNEL, Kind.COPY).astype(np.uint8)
-        name = np.array([p.name for p in ps], dtype=np.int16)[plan]
-        nbytes = np.array([p.nbytes for p in ps], dtype=np.int64)[plan]
-        cause = np.asarray(store.cause, dtype=np.int32)[order]
-        src = np.asarray(store.src, dtype=np.int32)[order]
-        detail = (order + TASK_DETAIL).astype(np.int32)
-        # a kernel that started on the fly wrote its AI-core row then
-        two = ~is_kernel | (np.asarray(store.later, dtype=np.int64)[order] == 1)
-
-        def both(x: np.ndarray) -> np.ndarray:
-            return np.concatenate([x, x[two]])
-
-        self.trace.extend(
-            start=np.concatenate([start, np.where(is_kernel, start + self.kernel_start_ps, start)[two]]),
-            end=both(end),
-            lane=np.concatenate([stream_lane, second[two]]),
-            kind=both(row_kind),
-            name=both(name),
-            nbytes=both(nbytes),
-            cause=both(cause),
-            src=both(src),
-            detail=both(detail),
+                engine_lane[sel] = np.array(pool.lanes, dtype=np.int16)[unit[copies[sel]]]
+        tasks = np.concatenate([ends, copies, starts])
+        of = plan[tasks]
+        start = np.asarray(store.start, dtype=np.int64)[tasks]
+        end = np.asarray(store.end, dtype=np.int64)[tasks]
+        n_end = len(ends) + len(copies)
+        run = np.array([p.run for p in ps], dtype=np.int64)[plan[starts]]
+        start[n_end:] += self.kernel_start_ps
+        end[n_end:] = start[n_end:] + run
+        stream_lane = np.array([self.streams[p.stream].lane for p in ps], dtype=np.int16)
+        op_lane = np.full(len(starts), self.op_lane() if len(starts) else -1, np.int16)  # (made when first used)
+        lane = np.concatenate([stream_lane[plan[ends]], engine_lane, op_lane])
+        end_ev = np.asarray(store.end_ev, dtype=np.int64)
+        first = self.trace.extend(
+            start=start,
+            end=end,
+            lane=lane,
+            kind=np.where(is_copy[of], Kind.COPY, Kind.KERNEL).astype(np.uint8),
+            name=np.array([p.name for p in ps], dtype=np.int16)[of],
+            nbytes=np.array([p.nbytes for p in ps], dtype=np.int64)[of],
+            cause=np.asarray(store.cause, dtype=np.int32)[tasks],
+            src=np.asarray(store.src, dtype=np.int32)[tasks],
+            detail=(tasks + TASK_DETAIL).astype(np.int32),
         )
+        major = 2 * np.concatenate([end_ev[ends], end_ev[copies], np.asarray(store.start_ev, dtype=np.int64)[starts]])
+        sub = np.concatenate(
+            [np.zeros(len(ends), np.int64), np.ones(len(copies), np.int64), np.asarray(store.start_sub)[starts]]
+        )
+        self.trace.order.place(first, major, sub)
         store.later[:] = [0] * len(store.later)

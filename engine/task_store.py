@@ -20,6 +20,7 @@ from .stream import TaskKind, TaskRecord, allocation_key
 from .trace import TASK_DETAIL
 
 CORES = "cores"  # the resource of a kernel: the AI cores (the core array decides how many)
+END_LATER, START_LATER = 1, 2  # TaskStore.later: the rows of a stamped end, of a stamped start
 
 
 @dataclass(frozen=True)
@@ -68,8 +69,14 @@ class TaskStore:
         self.count: list[int] = []  # its stream's count: its own entry of its vector clock
         self.know: list[int] = []  # what its stream knew before it: an index in the stream's ``known``
         self.fin: list[int] = []  # its place in the order tasks finished, -1 until then
-        # 0: its rows are written as it runs; 1: from the columns at the end (a fast path's tasks); 2: its end's rows
-        # at the end (it started as it ran, and its end was stamped)
+        # the device event (its number, counted from 1) in which it ended, and in which it started with the rows
+        # that event had appended before its own (a kernel of a fixed duration: its AI-core row): where a
+        # call-by-call run appends its rows (engine.trace_order), -1 until then
+        self.end_ev: list[int] = []
+        self.start_ev: list[int] = []
+        self.start_sub: list[int] = []
+        # which of its rows are written from the columns at the end: END_LATER (its end was stamped), START_LATER
+        # (its start was stamped); 0: written as it runs
         self.later: list[int] = []
         self.copy: list[int] = []  # a copy: its entry in ``copies``, else -1
         self.copies: list[int] = []  # four numbers per copy: source allocation ident, offset, destination ident, offset
@@ -102,7 +109,7 @@ class TaskStore:
         """The detail id of task ``t``'s rows: its entry in the trace's task table (tasks enter it in order)."""
         return TASK_DETAIL + t
 
-    def append(self, plan: int, submit: int, cause: int, src: int, count: int, know: int, copy: int, later: int):
+    def append(self, plan: int, submit: int, cause: int, src: int, count: int, know: int, copy: int) -> None:
         self.plan.append(plan)
         self.submit.append(submit)
         self.start.append(-1)
@@ -113,11 +120,14 @@ class TaskStore:
         self.count.append(count)
         self.know.append(know)
         self.fin.append(-1)
-        self.later.append(later)
+        self.end_ev.append(-1)
+        self.start_ev.append(-1)
+        self.start_sub.append(-1)
+        self.later.append(0)
         self.copy.append(copy)
 
     def extend(self, plan: list, submit: list, cause: list, src: list, count: list, know: list, copy: list) -> None:
-        """Append a block of tasks (a host call log's), their rows written at the end."""
+        """Append a block of tasks (a host call log's)."""
         n = len(plan)
         self.plan.extend(plan)
         self.submit.extend(submit)
@@ -126,9 +136,10 @@ class TaskStore:
         self.count.extend(count)
         self.know.extend(know)
         self.copy.extend(copy)
-        for column in (self.start, self.end, self.unit, self.fin):
-            column.extend([-1] * n)
-        self.later.extend([1] * n)
+        none = [-1] * n
+        for column in (self.start, self.end, self.unit, self.fin, self.end_ev, self.start_ev, self.start_sub):
+            column.extend(none)
+        self.later.extend([0] * n)
 
     def freeze(self, labels: dict[int, str], known: dict[int, tuple]) -> FinishedTasks:
         """The store as plain data (``labels``: stream ident -> label; ``known``: stream ident -> its

@@ -6,8 +6,9 @@ kernel, stream and device synchronisations, sometimes a shallow stream depth so 
 sometimes a block repeated long enough for the fast mode to stamp it) runs twice: on ``sim.acl`` with
 ``Simulation(fast=False)``, and through a :class:`~engine.host_log.HostCallLog` with ``fast=True``. Both
 runs are compared through :func:`engine.run_codec.run_to_doc`, every table and every array: trace rows
-(ids resolved to what they name, as a sorted multiset: rows that start together may be appended in
-another order), the task table, the task records, findings, totals; and with numerics the host's memory.
+(ids resolved to what they name, in their exact order: the fast mode places the rows it appends out of
+the call-by-call order where that run has them, see :mod:`engine.trace_order`), the task table, the task
+records, findings, totals; and with numerics the host's memory.
 """
 
 from __future__ import annotations
@@ -199,7 +200,7 @@ def canonical(result) -> dict:
             detail(col["detail"][i]),
         )
 
-    rows = sorted((*key(i), key(col["cause"][i]) if col["cause"][i] >= 0 else ()) for i in range(n))
+    rows = [(*key(i), col["cause"][i]) for i in range(n)]  # in order: a cause is a row number
     tasks = [
         dict(
             zip(
@@ -236,18 +237,25 @@ def assert_same(program: dict) -> int:
     if program["numerics"]:
         for x, y in zip(slow_memory, fast_memory, strict=True):
             assert x.tobytes() == y.tobytes()
-    event(f"stamped: {'yes' if stamped else 'no'}")
     return stamped
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(programs())
 def test_random_programs_run_the_same_at_both_speeds(program):
-    assert_same(program)
+    event(f"stamped: {'yes' if assert_same(program) else 'no'}")
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(programs(long=True))
-def test_long_repeated_programs_are_stamped_and_run_the_same(program):
-    """Hundreds of repetitions of copies and matmuls on several streams: the fast mode stamps them."""
-    assert assert_same(program) > 0
+def test_long_repeated_programs_run_the_same(program):
+    """Hundreds of repetitions of copies and matmuls on several streams: the fast mode stamps those whose device
+    settles into a period (not every one does: a backlog that keeps growing never repeats its state)."""
+    event(f"stamped: {'yes' if assert_same(program) else 'no'}")
+
+
+def test_a_pipeline_is_stamped_and_runs_the_same():
+    """Copy in, matmul, copy out, batch i on stream i % 2: the device settles, the fast mode stamps it."""
+    batch = [("h2d", 0, 0, False, False), ("matmul", 0, 0), ("d2h", 0, 0, False)]
+    program = {"priorities": [0, 0], "events": 0, "depth": 2048, "numerics": True, "before": [], "after": []}
+    assert assert_same({**program, "block": batch, "repeat": 200, "rotate": True}) > 0

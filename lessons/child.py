@@ -35,6 +35,7 @@ MAX_SUBMISSION_BYTES = 4 << 20  # a folder larger than this (or with more files)
 MAX_SUBMISSION_FILES = 64
 MAX_FRAME_BYTES = 512 << 20
 SHOWN_OUTPUT_CHARS = 2000
+MAX_LINE = 1_000_000  # an error line beyond this is not one of an exercise file
 WORK_MB = 64  # the sandbox's work folder
 CHILD_STATUS = {
     "syntax": "SYNTAX_ERROR",
@@ -55,6 +56,7 @@ class ChildRun:
     stdout: str
     returncode: int | None
     wall_s: float
+    line: int | None = None  # the exercise file's line its error names (only to mark it: it decides nothing)
 
 
 class NotGradable(ValueError):
@@ -247,8 +249,8 @@ def _run(lesson: Lesson, limits: Limits, control: dict, tmp: Path, sandboxed: bo
     rc = proc.returncode
     signum = -rc if rc is not None and rc < 0 else (rc - 128 if sandboxed and rc and rc > 128 else 0)
 
-    def result(status: str, message: str, frame: Path | None = None) -> ChildRun:
-        return ChildRun(status, frame, _clean(cap(message), work), stdout, rc, wall)
+    def result(status: str, message: str, frame: Path | None = None, line: int | None = None) -> ChildRun:
+        return ChildRun(status, frame, _clean(cap(message), work), stdout, rc, wall, line)
 
     if timed_out:
         return result("TIMEOUT", f"still running after {limits.wall_s:g} s of wall time; the sandbox was killed")
@@ -259,8 +261,8 @@ def _run(lesson: Lesson, limits: Limits, control: dict, tmp: Path, sandboxed: bo
     if output_full or signum == signal.SIGXFSZ:
         return result("OUTPUT_LIMIT", f"printed more than {limits.output_kb} KiB; stopped")
     if frame_path.exists() and frame_path.stat().st_size:
-        status, message = _status(frame_path)
-        return result(status, message, frame_path if status == "result" else None)
+        status, message, line = _status(frame_path)
+        return result(status, message, frame_path if status == "result" else None, line)
     if "MemoryError" in stdout:
         return result("MEMORY_LIMIT", f"ran out of its {limits.memory_mb} MiB of memory")
     if rc == 0:
@@ -269,8 +271,8 @@ def _run(lesson: Lesson, limits: Limits, control: dict, tmp: Path, sandboxed: bo
     return result("CRASH", f"the process died ({how}) without sending results")
 
 
-def _status(frame_path: Path) -> tuple[str, str]:
-    """The status and message a frame claims (read cheaply: the status comes first in the header)."""
+def _status(frame_path: Path) -> tuple[str, str, int | None]:
+    """The status, message and error line a frame claims (read cheaply: the status comes first in the header)."""
     from .wire import WireError, read_first
 
     try:
@@ -278,11 +280,13 @@ def _status(frame_path: Path) -> tuple[str, str]:
         if not isinstance(header, dict):
             raise WireError("the status is not a table")
     except WireError as exc:
-        return "TAMPERED", f"the result channel carried a malformed frame ({exc})"
+        return "TAMPERED", f"the result channel carried a malformed frame ({exc})", None
     status = header.get("status")
+    line = header.get("line")
+    line = line if type(line) is int and 1 <= line <= MAX_LINE else None
     if status == "result" or status in CHILD_STATUS:
-        return status, str(header.get("message", ""))
-    return "TAMPERED", "the result frame claims no known status"
+        return status, str(header.get("message", "")), line
+    return "TAMPERED", "the result frame claims no known status", None
 
 
 def _clean(text: str, work: Path) -> str:

@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -93,6 +94,8 @@ class GradeResult:
     stdout: str = ""
     costs: dict | None = None
     lang: str = "en"
+    line: int | None = None  # the exercise file's line an error names (a syntax error, an exception)
+    criteria_in: dict[str, list[CriterionResult]] = field(default_factory=dict)  # ``criteria`` in each language
 
     @property
     def passed(self) -> bool:
@@ -107,6 +110,7 @@ class GradeResult:
             "criteria": {c.id: _state(c.passed) for c in self.criteria},
             "messages": self.messages,
             "time_s": round(self.time_s, 3),
+            **({"line": self.line} if self.line else {}),
         }
 
 
@@ -119,11 +123,11 @@ def _state(passed: bool | None) -> str:
 _SERVER = Server()
 
 
-def judge_in_worker(lesson: Lesson, frame: Path, refs: dict, limits: Limits) -> dict:
+def judge_in_worker(lesson: Lesson, frame: Path, refs: dict, limits: Limits, keep: Path | None = None) -> dict:
     """:func:`judge_frame` in a fresh worker process (:mod:`lessons.worker`) with its own memory, CPU and wall
     limits: a recording that would exhaust the grader only exhausts its worker."""
     memory, cpu = max(2048, 2 * limits.memory_mb), 2 * limits.cpu_s + 30
-    out = _SERVER.judge(lesson.number, frame, refs, memory, cpu, 2 * limits.wall_s + 60)
+    out = _SERVER.judge(lesson.number, frame, refs, memory, cpu, 2 * limits.wall_s + 60, keep)
     if out is None:
         out = {"tampered": f"replaying the recording did not finish within its limits ({memory} MiB, {cpu} s of CPU)"}
     return out
@@ -143,8 +147,13 @@ def grade_file(
     lang: str = "en",
     limits: Limits | None = None,
     sandboxed: bool = True,
+    keep: Path | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> GradeResult:
     """Grade one submission end to end; never raises because of what the submission does.
+
+    ``progress(phase)`` hears ``"running"`` (the child starts) and ``"judging"`` (the replay starts); with
+    ``keep``, the replay's main run is written there when the submission got that far (for the views).
 
     ``sandboxed=False`` runs the child without bubblewrap (a trainee's own file on their own machine): the
     report then says so. With ``sandboxed=True`` and no bubblewrap, :class:`GraderError`.
@@ -156,7 +165,8 @@ def grade_file(
     limits = limits or lesson.limits
     ident = ident or (exercise.name if exercise else "?")
     t0 = time.perf_counter()
-    not_run = [CriterionResult(c, None, _title(lesson, c, lang)[0]) for c in lesson.criteria]
+    not_run_in = {x: [CriterionResult(c, None, _title(lesson, c, x)[0]) for c in lesson.criteria] for x in LANGS}
+    not_run = not_run_in[lang]
     notes = [] if sandboxed else [UNSANDBOXED]
     if exercise is None or not exercise.exists():
         return GradeResult(ident, lesson.number, "NO_SUBMISSION", 0, not_run, [VERDICTS["NO_SUBMISSION"][0]], 0.0)
@@ -168,16 +178,30 @@ def grade_file(
 
     computing = threading.Thread(target=prepare, daemon=True)
     computing.start()
+    if progress is not None:
+        progress("running")
     child = run_child(lesson, exercise, limits, sandboxed)
     computing.join()
     if child.status != "result":
         verdict = CHILD_STATUS.get(child.status, child.status)
         messages = [*notes, child.message or VERDICTS[verdict][0]]
         return GradeResult(
-            ident, lesson.number, verdict, 0, not_run, messages, time.perf_counter() - t0, child.stdout, lang=lang
+            ident,
+            lesson.number,
+            verdict,
+            0,
+            not_run,
+            messages,
+            time.perf_counter() - t0,
+            child.stdout,
+            lang=lang,
+            line=child.line,
+            criteria_in=not_run_in,
         )
+    if progress is not None:
+        progress("judging")
     try:
-        judged = judge_in_worker(lesson, child.frame, refs, limits)
+        judged = judge_in_worker(lesson, child.frame, refs, limits, keep)
     finally:
         with contextlib.suppress(OSError):
             child.frame.unlink()
@@ -186,22 +210,19 @@ def grade_file(
         verdict = "TAMPERED" if "tampered" in judged else "CRASH"
         messages = [*notes, judged.get("tampered") or judged["crash"]]
         return GradeResult(
-            ident, lesson.number, verdict, 0, not_run, messages, time.perf_counter() - t0, child.stdout, lang=lang
+            ident,
+            lesson.number,
+            verdict,
+            0,
+            not_run,
+            messages,
+            time.perf_counter() - t0,
+            child.stdout,
+            lang=lang,
+            criteria_in=not_run_in,
         )
-    results = []
-    for c in judged["criteria"]:
-        title, hint = _title(lesson, c["id"], lang)
-        results.append(
-            CriterionResult(
-                c["id"],
-                bool(c["passed"]),
-                title,
-                cap(pick(c["yours"], lang)),
-                cap(pick(c["expected"], lang)),
-                cap(pick(c["detail"], lang)),
-                hint,
-            )
-        )
+    by_lang = {x: _criteria(lesson, judged["criteria"], x) for x in LANGS}
+    results = by_lang[lang]
     metas = {c.id: lesson.criteria.get(c.id) for c in results}
     off_device = {c["id"] for c in judged["criteria"] if c.get("off_device")}
     failed = [c for c in results if not c.passed]
@@ -229,7 +250,17 @@ def grade_file(
         child.stdout,
         judged["costs"],
         lang,
+        criteria_in=by_lang,
     )
+
+
+def _criteria(lesson: Lesson, judged: list[dict], lang: str) -> list[CriterionResult]:
+    out = []
+    for c in judged:
+        title, hint = _title(lesson, c["id"], lang)
+        yours, expected, detail = (cap(pick(c[k], lang)) for k in ("yours", "expected", "detail"))
+        out.append(CriterionResult(c["id"], bool(c["passed"]), title, yours, expected, detail, hint))
+    return out
 
 
 # -- a class --------------------------------------------------------------------------------------

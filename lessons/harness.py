@@ -77,6 +77,14 @@ def trimmed_traceback(exc: BaseException, files: dict[str, str]) -> str:
     return "\n".join(lines)
 
 
+def error_line(exc: BaseException, path: str) -> int | None:
+    """The line of the exercise file ``path`` where ``exc`` was raised (its innermost frame there), or None."""
+    if isinstance(exc, SyntaxError):
+        return exc.lineno if exc.filename == path else None
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == path]
+    return frames[-1].lineno if frames else None
+
+
 def _send(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
@@ -139,7 +147,8 @@ def main() -> None:
                 code = compile(f.read(), path, "exec", dont_inherit=True)
         except (SyntaxError, ValueError, UnicodeDecodeError) as exc:
             detail = "".join(traceback.format_exception_only(type(exc), exc)).replace(path, shown[path]).rstrip()
-            _send(out_fd, encode({"status": "syntax", "message": detail[:MAX_MESSAGE]}))
+            message = {"status": "syntax", "message": detail[:MAX_MESSAGE], "line": error_line(exc, path)}
+            _send(out_fd, encode(message))
             os._exit(0)
         module = types.ModuleType("exercise")
         module.__file__ = path
@@ -164,11 +173,15 @@ def main() -> None:
         doc = {"status": "memory", "message": "MemoryError"}
     except OSError as exc:
         status = "forbidden" if exc.errno in _FORBIDDEN else "exception"
-        doc = {"status": status, "message": trimmed_traceback(exc, shown)}
+        doc = {"status": status, "message": trimmed_traceback(exc, shown), "line": error_line(exc, path)}
     except BaseException as exc:  # the trainee's error: report it, trimmed to their files
-        doc = {"status": "exception", "message": trimmed_traceback(exc, shown)}
+        doc = {"status": "exception", "message": trimmed_traceback(exc, shown), "line": error_line(exc, path)}
     _flush()
-    status = {"status": doc.pop("status"), "message": str(doc.pop("message", ""))[: 3 * MAX_MESSAGE]}
+    status = {
+        "status": doc.pop("status"),
+        "message": str(doc.pop("message", ""))[: 3 * MAX_MESSAGE],
+        "line": doc.pop("line", None),
+    }
     try:
         data = encode(doc) if status["status"] == "result" else b""
     except MemoryError:

@@ -73,8 +73,39 @@ def judge(lesson: Lesson, data, refs: dict) -> list[Criterion]:
     return criteria
 
 
-def judge_frame(lesson: Lesson, frame: Path, refs: dict) -> dict:
-    """Replay and judge a child's frame (in whichever process calls it): the criteria and costs, or why not."""
+def keep_run(result, path: Path) -> None:
+    """Write a replayed run to ``path`` (an uncompressed ``.npz``: its document as JSON and its arrays), whole or
+    not at all; :func:`read_kept_run` reads it back."""
+    import json
+
+    import numpy as np
+
+    from engine.run_codec import run_to_doc
+
+    doc, arrays = run_to_doc(result)
+    part = path.with_name(path.name + ".part")
+    with open(part, "wb") as f:
+        np.savez(f, doc=np.frombuffer(json.dumps(doc).encode(), dtype=np.uint8), **arrays)
+    part.replace(path)
+
+
+def read_kept_run(path: Path):
+    """The run :func:`keep_run` wrote (``ValueError`` if the file is not one)."""
+    import json
+
+    import numpy as np
+
+    from engine.run_codec import run_from_doc
+
+    with np.load(path, allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    return run_from_doc(json.loads(arrays.pop("doc").tobytes()), arrays)
+
+
+def judge_frame(lesson: Lesson, frame: Path, refs: dict, keep: Path | None = None) -> dict:
+    """Replay and judge a child's frame (in whichever process calls it): the criteria and costs, or why not.
+    With ``keep``, the replay's main run (the lesson's ``MAIN_RUN``) is written there (:func:`keep_run`): the
+    trainee's run as the grader re-executed it, for the views."""
     from .checks import Data
     from .replay import Tampered, replay
     from .wire import WireError, decode, read_first, split
@@ -103,4 +134,6 @@ def judge_frame(lesson: Lesson, frame: Path, refs: dict) -> dict:
         from .costs import cost_table
 
         costs = cost_table(data.run(main))
+        if keep is not None:
+            keep_run(data.run(main), keep)
     return {"criteria": [c.__dict__ for c in criteria], "costs": costs}

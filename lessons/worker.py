@@ -41,7 +41,8 @@ def _work(request: dict) -> None:
     from .judge import cap, judge_frame
 
     try:
-        out = judge_frame(get(int(request["lesson"])), Path(request["frame"]), request["refs"])
+        keep = Path(request["keep"]) if request.get("keep") else None
+        out = judge_frame(get(int(request["lesson"])), Path(request["frame"]), request["refs"], keep)
     except MemoryError:
         out = {"tampered": f"replaying the recording needs more than {request['memory_mb']} MiB"}
     except Exception as exc:  # the engine failed on this recording (or a grader bug): said, never a PASS
@@ -138,8 +139,11 @@ class Server:
             box.append(None)
             event.set()
 
-    def judge(self, number: int, frame: Path, refs: dict, memory_mb: int, cpu_s: int, wall_s: float) -> dict | None:
-        """The worker's result for ``frame``, or None if it ended without one (killed, out of limits)."""
+    def judge(
+        self, number: int, frame: Path, refs: dict, memory_mb: int, cpu_s: int, wall_s: float, keep: Path | None = None
+    ) -> dict | None:
+        """The worker's result for ``frame``, or None if it ended without one (killed, out of limits); with
+        ``keep``, the worker also writes the replayed main run there (:func:`lessons.judge.keep_run`)."""
         out = frame.with_name(frame.name + ".verdict.json")
         event, box = threading.Event(), []
         with self._lock:
@@ -154,6 +158,7 @@ class Server:
                 "memory_mb": memory_mb,
                 "cpu_s": cpu_s,
                 "wall_s": wall_s,
+                "keep": str(keep) if keep else None,
             }
             self._done[ident] = (event, box)
             proc = self._ensure()

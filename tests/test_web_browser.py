@@ -273,9 +273,9 @@ def _two_sessions(browser, url):
         t.page.reload()
         t.wait_steps(counts[m], stage="after a reload")
         t.page.click("#nav-export")
-        t.page.wait_for_function("m => document.getElementById('ex-run')?.innerText?.includes('m=' + m)", arg=m)
+        t.page.wait_for_function("m => document.getElementById('exp-run')?.innerText?.includes('m=' + m)", arg=m)
         other = 96 if m == 64 else 64
-        assert f"m={other}" not in t.text("#ex-run")
+        assert f"m={other}" not in t.text("#exp-run")
     for context, t, _m in sessions:
         t.assert_no_errors()
         context.close()
@@ -300,17 +300,17 @@ def test_compare_and_export_pages(tab):
     tab.open("/")
     tab.page.wait_for_selector("#metrics-body .card")
     p.click("#nav-export")
-    p.wait_for_function("() => document.getElementById('ex-run')?.innerText?.includes('lesson 1')")
+    p.wait_for_function("() => document.getElementById('exp-run')?.innerText?.includes('lesson 1')")
     with p.expect_download() as info:
-        p.click("#ex-summary")
+        p.click("#exp-summary")
     doc = json.loads(Path(info.value.path()).read_text())
     assert doc["run"] == {"lesson": 1} and "metrics" in doc and doc["events"] > 100
     with p.expect_download() as info:
-        p.click("#ex-chrome")
+        p.click("#exp-chrome")
     trace = json.loads(Path(info.value.path()).read_text())
     assert len(trace["traceEvents"]) > 100
     with p.expect_download() as info:
-        p.click("#ex-csv")
+        p.click("#exp-csv")
     assert Path(info.value.path()).read_text().startswith("kernel,kernel_us,core,pipe")
     tab.shot("export")
 

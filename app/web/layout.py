@@ -430,17 +430,17 @@ def export_page(lang: str) -> html.Div:
         [
             *page_stores(lang),
             ui.t("web.export_title", tag=html.H2),
-            html.Div(id="ex-run", className="note"),
+            html.Div(id="exp-run", className="note"),
             html.Div(
                 [
-                    html.Button(ui.t("web.export_chrome"), id="ex-chrome", className="btn"),
-                    html.Button(ui.t("web.export_summary"), id="ex-summary", className="btn"),
-                    html.Button(ui.t("web.export_csv"), id="ex-csv", className="btn"),
+                    html.Button(ui.t("web.export_chrome"), id="exp-chrome", className="btn"),
+                    html.Button(ui.t("web.export_summary"), id="exp-summary", className="btn"),
+                    html.Button(ui.t("web.export_csv"), id="exp-csv", className="btn"),
                 ],
                 className="row",
             ),
-            html.Div("", id="ex-error", className="error"),
-            dcc.Download(id="ex-download"),
+            html.Div("", id="exp-error", className="error"),
+            dcc.Download(id="exp-download"),
         ],
         className="page export",
     )

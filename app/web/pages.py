@@ -171,7 +171,7 @@ def register(app, runs: Runs, default_lang: str) -> None:
         return texts, classes
 
     # -- export ------------------------------------------------------------------------------------------------------
-    @app.callback(Output("ex-run", "children"), Input("last-run", "data"), Input("lang-page", "data"))
+    @app.callback(Output("exp-run", "children"), Input("last-run", "data"), Input("lang-page", "data"))
     def export_label(run, lang):
         lang = known_lang(lang)
         if not run or not isinstance(run, dict):
@@ -179,11 +179,11 @@ def register(app, runs: Runs, default_lang: str) -> None:
         return msg("web.export_run", lang, name=describe(run))
 
     @app.callback(
-        Output("ex-download", "data"),
-        Output("ex-error", "children"),
-        Input("ex-chrome", "n_clicks"),
-        Input("ex-summary", "n_clicks"),
-        Input("ex-csv", "n_clicks"),
+        Output("exp-download", "data"),
+        Output("exp-error", "children"),
+        Input("exp-chrome", "n_clicks"),
+        Input("exp-summary", "n_clicks"),
+        Input("exp-csv", "n_clicks"),
         State("last-run", "data"),
         State("lang-page", "data"),
         prevent_initial_call=True,
@@ -197,13 +197,13 @@ def register(app, runs: Runs, default_lang: str) -> None:
             return no_update, str(exc)
         name = "".join(c if c.isalnum() or c in "-_." else "_" for c in describe(run))[:80]
         which = ctx.triggered_id
-        if which == "ex-chrome":
+        if which == "exp-chrome":
             from engine.analysis.export import chrome_document
 
             doc = chrome_document(loaded.replay.result, metadata={"run": describe(run)})
             return dcc.send_string(json.dumps(doc), f"{name}.trace.json"), ""
         report = loaded.replay.report()
-        if which == "ex-summary":
+        if which == "exp-summary":
             doc = {"run": run, "events": loaded.events, "simulated_us": loaded.outline["end_us"], **report.to_dict()}
             return dcc.send_string(json.dumps(doc, indent=1, default=str), f"{name}.summary.json"), ""
         from engine.analysis.export import write_pipe_csv

@@ -333,8 +333,9 @@ class HostCallLog:
         first_task = len(store)
         target = np.full(n, -1, dtype=np.int64)
         depth = self._depth
+        on = {}  # stream ident -> the places of its calls
         for ident in np.unique(stream).tolist():
-            here = np.flatnonzero(stream == ident)
+            here = on[ident] = np.flatnonzero(stream == ident)
             mine = rt.streams[ident].tasks
             ids = np.concatenate([np.asarray(mine, dtype=np.int64), first_task + here])
             place = len(mine) + np.arange(len(here))
@@ -352,7 +353,7 @@ class HostCallLog:
         j = 0
         while j < n:
             if not pageable[j]:
-                stop = self._plain_run(j, special, reach, stream)
+                stop = self._plain_run(j, special, reach, on)
                 if stop - j >= MIN_RUN:
                     shift = self._submit_run(
                         j, stop, target, ready, stream, plans, srcs, copy_at, payload, calls, shift, waits, extra, seen
@@ -381,21 +382,22 @@ class HostCallLog:
             j += 1
         return waits, extra, np.asarray(seen, dtype=np.int64)
 
-    def _plain_run(self, j: int, special: np.ndarray, reach: np.ndarray, stream: np.ndarray) -> int:
+    def _plain_run(self, j: int, special: np.ndarray, reach: np.ndarray, on: dict) -> int:
         """End of the run of plain submissions from call ``j`` (pinned, before the next pageable copy) whose
         waits are decided (every task they wait for has ended) and whose streams are busy (no task arrives at
-        an idle stream)."""
+        an idle stream; ``on``: stream ident -> the places of its calls)."""
         rt = self._runtime
         stop = len(reach)
         i = np.searchsorted(special, j)
         if i < len(special):
             stop = int(special[i])
         stop = min(stop, int(np.searchsorted(reach, rt.ended_below())))  # reach[k] < ended_below before it
-        idle = [ident for ident, s in rt.streams.items() if s.running < 0 and not s.queue]
-        if idle and stop > j:
-            first = np.flatnonzero(np.isin(stream[j:stop], idle))
-            if len(first):
-                stop = j + int(first[0])
+        for ident, s in rt.streams.items():
+            if s.running < 0 and not s.queue and ident in on:  # idle: the run ends at its next call
+                mine = on[ident]
+                k = np.searchsorted(mine, j)
+                if k < len(mine):
+                    stop = min(stop, int(mine[k]))
         return stop
 
     def _submit_run(

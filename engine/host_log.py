@@ -77,17 +77,21 @@ class HostCallLog:
         self._payloads: list = []  # per copy with numerics: its CopyPlan; per matmul: its OpMatmul
         self._kernels: dict[int, OpMatmul] = {}  # task plan -> the matmul it computes
         self._wait_rows: dict[tuple, tuple[int, int]] = {}
+        # every other call plays the log, then goes to the call-by-call host's own (attributes set here: a
+        # ``__getattr__`` would slow down every attribute this object reads in the calls above)
+        for part in (sim.acl, sim.acl.op, sim.acl.rt):
+            for name in dir(part):
+                if not name.startswith("_") and name not in self.__dict__ and not hasattr(HostCallLog, name):
+                    setattr(self, name, self._then(getattr(part, name)))
 
-    def __getattr__(self, name: str):
-        """Every other call: play the log, then the call-by-call host's own."""
-        acl = self.__dict__.get("_acl")
-        if acl is None or name.startswith("_"):
-            raise AttributeError(name)
-        self.flush()
-        for part in (acl.rt, acl.op, acl):
-            if hasattr(part, name):
-                return getattr(part, name)
-        raise AttributeError(name)
+    def _then(self, call):
+        """``call`` after playing the log."""
+
+        def played_first(*args, **kwargs):
+            self.flush()
+            return call(*args, **kwargs)
+
+        return played_first
 
     def _delegate(self, part, name: str, *args):
         self.flush()
@@ -406,17 +410,16 @@ class HostCallLog:
         """Calls ``j..stop`` (a plain run): each waits for its task's end if that is after it paid its cost,
         then submits its task, all in one block. Returns the waits so far."""
         rt = self._runtime
-        end, end_ev = rt.store.end, rt.store.end_ev
+        end = rt.store.end
         xs = target[j:stop]
-        ended = [x for x in xs.tolist() if x >= 0]
         ends = np.array([end[x] if x >= 0 else -1 for x in xs.tolist()], dtype=np.int64)
         # what the host has seen after each call: the device events up to the last end it waited for
-        visible = np.maximum.accumulate(
-            np.array([end_ev[x] if x >= 0 else rt.visible for x in xs.tolist()], dtype=np.int64)
-        )
-        visible = np.maximum(visible, rt.visible)
+        visible = np.full(len(xs), rt.visible, dtype=np.int64)
+        waits_for = xs >= 0
+        if waits_for.any():
+            visible[waits_for] = np.maximum(rt.see_ended(xs[waits_for]), visible[0])
+        visible = np.maximum.accumulate(visible)
         seen[j:stop] = visible.tolist()
-        rt.see_tasks(ended)
         paid = ready[j:stop]
         after = np.maximum.accumulate(np.maximum(ends - paid, shift))  # the host's lateness after each call
         before = np.empty_like(after)

@@ -11,9 +11,10 @@ Tasks live in one columnar store (:mod:`engine.task_store`), whichever way they 
 by one by a host call, or a block at a time by a host call log (:mod:`engine.host_log`). The runtime
 has two speeds of the same rules. In **fast mode** (``Simulation(fast=True)``) it also watches its own
 state for repetition and, once a state comes back, stamps the periods that follow instead of stepping
-through them (:mod:`engine.runtime_stamp`); the rows of stamped tasks and of a call log's tasks are
-written from the columns at the end, and the data of stamped copies moves when the host could first
-see it. ``tests/test_runtime_modes.py`` runs random host programs at both speeds and compares them.
+through them (:mod:`engine.runtime_stamp`); the rows of stamped tasks are written from the stamps at
+the end, each placed where a call-by-call run appends it (:mod:`engine.trace_order`), and the data of
+stamped copies moves when the host could first see it. ``tests/test_runtime_modes.py`` runs random
+host programs at both speeds and compares them, row for row.
 """
 
 from __future__ import annotations
@@ -311,9 +312,26 @@ class DeviceRuntime(StreamScheduler):
         """The host sees ``tasks`` end (they have ended): their data and that of the tasks that ended before
         them move, and it has seen the events up to the last of their ends."""
         if tasks:
-            fin, end_ev = self.store.fin, self.store.end_ev
-            self._see(max(fin[x] for x in tasks) + 1)
-            self.host_sees(max(end_ev[x] for x in tasks))
+            last = max(tasks, key=self.store.fin.__getitem__)  # the last to end
+            self._see(self.store.fin[last] + 1)
+            self.host_sees(self.end_event(last))
+
+    def end_event(self, t: int) -> int:
+        """The device event that ended task ``t`` (it has ended)."""
+        e = self.store.end_ev[t]
+        return e if e >= 0 else int(self.stamper.end_events(np.array([self.store.fin[t]]))[0])
+
+    def see_ended(self, tasks: np.ndarray) -> np.ndarray:
+        """:meth:`see_tasks` for many tasks (an array); returns the device event that ended each one."""
+        lo, hi = int(tasks.min()), int(tasks.max()) + 1
+        fin = np.asarray(self.store.fin[lo:hi], dtype=np.int64)[tasks - lo]
+        ev = np.asarray(self.store.end_ev[lo:hi], dtype=np.int64)[tasks - lo]
+        stamped = ev < 0
+        if stamped.any():
+            ev[stamped] = self.stamper.end_events(fin[stamped])
+        self._see(int(fin.max()) + 1)
+        self.host_sees(int(ev.max()))
+        return ev
 
     def run_to_idle(self) -> None:
         """Simulate until every stream is idle or stuck (nothing left to run)."""
@@ -328,7 +346,7 @@ class DeviceRuntime(StreamScheduler):
         while self.seen < len(finished) and end[finished[self.seen]] <= time:
             self._effect(finished[self.seen])
             self.seen += 1
-        last = self.store.end_ev[finished[self.seen - 1]] if self.seen else 0
+        last = self.end_event(finished[self.seen - 1]) if self.seen else 0
         self.host_sees(max(self.last_live, last))
 
     def step(self) -> bool:
@@ -342,7 +360,8 @@ class DeviceRuntime(StreamScheduler):
         while self.clock.step():
             pass
         self.bring_data_up()
-        self._later_rows()
+        if self.stamper is not None:
+            self.stamper.write_rows()
         self.host_sees(self.clock.processed)
 
     def host_sees(self, events: int) -> None:

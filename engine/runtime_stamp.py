@@ -31,7 +31,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .task_store import END_LATER, START_LATER
+from .stream import TaskKind
+from .trace import TASK_DETAIL, Kind
 
 if TYPE_CHECKING:
     from .runtime import DeviceRuntime
@@ -52,6 +53,7 @@ class Stamp:
     window: list  # the tasks that ended in the period seen
     started: list  # the tasks that started in it
     ends: int  # tasks finished when it started
+    events: int  # device events processed when it started
     running: list  # per stream: its running task, -1
     pending: list  # (time, task) of the pending ends
     copy_waiting: list  # per pool: (priority, task) waiting
@@ -70,6 +72,11 @@ class Stamper:
         self._misses = 0
         self._seen: dict[tuple, tuple] = {}  # state -> (task that just ended, now, ends so far, events so far)
         self._ahead: Stamp | None = None  # the last stamp, while nothing has happened after it
+        self.stamps: list[Stamp] = []  # every stamp kept (its rows are written from it at the end)
+        self._firsts: list[int] = []  # per stamp: the place its first end has in the order tasks finished
+        # kernels of a fixed duration started step by step: task -> (device event, rows that event had appended
+        # before its AI-core row), where a stamped copy of it appends its row
+        self.kernel_starts: dict[int, tuple[int, int]] = {}
 
     def stepped(self) -> None:
         """The device processes an event step by step: the last stamp is behind it."""
@@ -203,6 +210,7 @@ class Stamper:
             window,
             started,
             ends,
+            rt.clock.processed,
             running,
             [(time, t) for time, _callback, t in rt.clock.pending_events()],
             [[(w[0], w[1]) for w in p.waiting] for p in rt.pools.values()],
@@ -210,23 +218,19 @@ class Stamper:
             dict(rt.grants),
         )
         ks = np.arange(1, periods + 1)[:, None]
-        events = len(window) * ks  # each period processes as many events as it ends tasks
         new_ends = (
             np.asarray(window, dtype=np.int64) + delta * ks
         ).ravel()  # period by period, in the order they ended
         _scatter(end, new_ends, (np.array([end[t] for t in window], dtype=np.int64) + delta_t * ks).ravel())
         _scatter(fin, new_ends, np.arange(ends, ends + len(new_ends)))
-        _scatter(store.end_ev, new_ends, (np.array([store.end_ev[t] for t in window]) + events).ravel())
-        _scatter(store.later, new_ends, END_LATER, bits=True)
         if started:
             began = np.asarray(started, dtype=np.int64)
             new_starts = (began + delta * ks).ravel()
             _scatter(start, new_starts, (np.array([start[t] for t in started]) + delta_t * ks).ravel())
             _scatter(unit, new_starts, np.tile(np.array([unit[t] for t in started]), periods))
-            _scatter(store.start_ev, new_starts, (np.array([store.start_ev[t] for t in started]) + events).ravel())
-            _scatter(store.start_sub, new_starts, np.tile(np.array([store.start_sub[t] for t in started]), periods))
-            _scatter(store.later, new_starts, START_LATER, bits=True)
         rt.finished.extend(new_ends.tolist())
+        self.stamps.append(stamp)
+        self._firsts.append(ends)
         rt.clock.processed += periods * len(window)
         self.stamped += periods * len(window)
         self._move(stamp, periods)
@@ -246,16 +250,17 @@ class Stamper:
         n = len(stamp.window)
         ks = np.arange(keep + 1, stamp.periods + 1)[:, None]
         undo_ends = (np.asarray(stamp.window, dtype=np.int64) + stamp.delta * ks).ravel()
-        for column in (store.end, store.fin, store.end_ev):
+        for column in (store.end, store.fin):
             _scatter(column, undo_ends, -1)
-        _scatter(store.later, undo_ends, ~END_LATER, bits=True)  # stepped through again: rows as it runs
         if len(undo_ends):
             rt.ended_floor = min(rt.ended_floor, int(undo_ends.min()))
         if stamp.started:
             undo_starts = (np.asarray(stamp.started, dtype=np.int64) + stamp.delta * ks).ravel()
-            for column in (store.start, store.unit, store.start_ev, store.start_sub):
+            for column in (store.start, store.unit):
                 _scatter(column, undo_starts, -1)
-            _scatter(store.later, undo_starts, ~START_LATER, bits=True)
+        if not keep:  # (stepped through again: their rows are written as they run)
+            self.stamps.pop()
+            self._firsts.pop()
         del rt.finished[stamp.ends + keep * n :]
         rt.clock.processed -= (stamp.periods - keep) * n
         self.stamped -= (stamp.periods - keep) * n
@@ -263,6 +268,75 @@ class Stamper:
         self._move(stamp, keep)
         self._ahead = None
         self._seen.clear()
+
+    # -- what the stamps wrote ------------------------------------------------------------------------
+    def end_events(self, fins: np.ndarray) -> np.ndarray:
+        """The device events that ended stamped tasks, given their places in the order tasks finished (each
+        event of a stamp ends one task, in that order)."""
+        firsts = np.asarray(self._firsts, dtype=np.int64)
+        i = np.searchsorted(firsts, fins, side="right") - 1
+        return np.array([st.events for st in self.stamps], dtype=np.int64)[i] + 1 + fins - firsts[i]
+
+    def write_rows(self) -> None:
+        """The rows of every stamped end and start (the end of a run), each with its place in a call-by-call
+        run (:mod:`engine.trace_order`): an end's rows (on its stream's lane, then a copy's on its engine's)
+        are the first its event appends; a kernel's start appends its AI-core row (after the launch overhead)
+        as many rows into its event as its stepped counterpart did."""
+        if not self.stamps:
+            return
+        rt = self.rt
+        store = rt.store
+        ends, end_ev, starts, start_ev, start_sub = [], [], [], [], []
+        for st in self.stamps:
+            ks = np.arange(1, st.periods + 1)[:, None]
+            ends.append((np.asarray(st.window, dtype=np.int64) + st.delta * ks).ravel())  # in the order they ended
+            end_ev.append(st.events + 1 + np.arange(len(ends[-1])))
+            fixed = [t for t in st.started if t in self.kernel_starts]
+            if fixed:
+                ev, sub = np.array([self.kernel_starts[t] for t in fixed], dtype=np.int64).T
+                starts.append((np.asarray(fixed, dtype=np.int64) + st.delta * ks).ravel())
+                start_ev.append((ev + len(st.window) * ks).ravel())
+                start_sub.append(np.tile(sub, st.periods))
+        ends, end_ev = np.concatenate(ends), np.concatenate(end_ev)
+        starts, start_ev, start_sub = (
+            np.concatenate(x) if x else np.zeros(0, np.int64) for x in (starts, start_ev, start_sub)
+        )
+        ps = store.plans
+        plan = np.asarray(store.plan, dtype=np.int64)
+        is_copy = np.array([p.kind == TaskKind.COPY for p in ps], dtype=bool)
+        copy = is_copy[plan[ends]]
+        copies = ends[copy]
+        unit = np.asarray(store.unit, dtype=np.int64)
+        engine_lane = np.full(len(copies), -1, dtype=np.int16)
+        for direction, pool in rt.pools.items():
+            sel = np.array([p.resource == direction for p in ps], dtype=bool)[plan[copies]]
+            if sel.any():
+                engine_lane[sel] = np.array(pool.lanes, dtype=np.int16)[unit[copies[sel]]]
+        tasks = np.concatenate([ends, copies, starts])
+        of = plan[tasks]
+        start = np.asarray(store.start, dtype=np.int64)[tasks]
+        end = np.asarray(store.end, dtype=np.int64)[tasks]
+        n_end = len(ends) + len(copies)
+        start[n_end:] += rt.kernel_start_ps
+        end[n_end:] = start[n_end:] + np.array([p.run for p in ps], dtype=np.int64)[plan[starts]]
+        stream_lane = np.array([rt.streams[p.stream].lane for p in ps], dtype=np.int16)
+        op_lane = np.full(len(starts), rt.op_lane() if len(starts) else -1, np.int16)  # (made when first used)
+        first = rt.trace.extend(
+            start=start,
+            end=end,
+            lane=np.concatenate([stream_lane[plan[ends]], engine_lane, op_lane]),
+            kind=np.where(is_copy[of], Kind.COPY, Kind.KERNEL).astype(np.uint8),
+            name=np.array([p.name for p in ps], dtype=np.int16)[of],
+            nbytes=np.array([p.nbytes for p in ps], dtype=np.int64)[of],
+            cause=np.asarray(store.cause, dtype=np.int32)[tasks],
+            src=np.asarray(store.src, dtype=np.int32)[tasks],
+            detail=(tasks + TASK_DETAIL).astype(np.int32),
+        )
+        major = 2 * np.concatenate([end_ev, end_ev[copy], start_ev])
+        sub = np.concatenate([np.zeros(len(ends), np.int64), np.ones(len(copies), np.int64), start_sub])
+        rt.trace.order.place(first, major, sub)
+        self.stamps.clear()
+        self._firsts.clear()
 
     def _move(self, stamp: Stamp, periods: int) -> None:
         """Put the device in the state ``periods`` periods after the one ``stamp`` started from."""
@@ -286,17 +360,11 @@ class Stamper:
         rt.grants.update({t + shift: g for t, g in stamp.grants.items()})
 
 
-def _scatter(values: list, at: np.ndarray, new, bits: bool = False) -> None:
-    """``values[at[i]] = new[i]`` (``new``: an array or one number) for every i, through one slice of the list;
-    ``bits``: set the bits of ``new`` (clear them, when it is negative: ``~bit``)."""
+def _scatter(values: list, at: np.ndarray, new) -> None:
+    """``values[at[i]] = new[i]`` (``new``: an array or one number) for every i, through one slice of the list."""
     if not len(at):
         return
     lo, hi = int(at.min()), int(at.max()) + 1
     part = np.asarray(values[lo:hi], dtype=np.int64)
-    if not bits:
-        part[at - lo] = new
-    elif new >= 0:
-        part[at - lo] |= new
-    else:
-        part[at - lo] &= new
+    part[at - lo] = new
     values[lo:hi] = part.tolist()

@@ -5,19 +5,15 @@ a free engine of its direction, a kernel the cores :class:`~engine.core_array.Co
 waits for them, granted by (stream priority, submission order); a record marks its event, a wait waits for
 its record. :class:`StreamScheduler` is the half of :class:`~engine.runtime.DeviceRuntime` the event core
 calls back: its state is the runtime's (streams, events, pools, cores, task store). It also moves each
-finished task's data when the host can first see it end, and writes the rows a fast path kept for the end
-from the columns.
+finished task's data when the host can first see it end.
 """
 
 from __future__ import annotations
 
 from heapq import heappop
 
-import numpy as np
-
 from .copy_engine import CopyEnginePool
 from .stream import Stream, Task, TaskKind
-from .task_store import END_LATER, START_LATER
 from .trace import TASK_DETAIL, Kind
 
 
@@ -130,8 +126,8 @@ class StreamScheduler:
             start = now + self.kernel_start_ps
             if plan.run >= 0:  # a fixed duration (a library op): its row on the AI-core lane
                 end = start + plan.run
-                store.start_ev[t] = self.clock.processed
-                store.start_sub[t] = len(self.trace) - self._event_row0
+                if self.stamper is not None:  # where a stamped copy of it appends its row
+                    self.stamper.kernel_starts[t] = (self.clock.processed, len(self.trace) - self._event_row0)
                 self.trace.add(
                     start,
                     end,
@@ -266,55 +262,3 @@ class StreamScheduler:
                 break
             n += 1
         return n
-
-    # -- rows from the columns ------------------------------------------------------------------
-    def _later_rows(self) -> None:
-        """The rows of the stamped ends and starts, from the columns, each with its place in a call-by-call run
-        (:mod:`engine.trace_order`): an end's rows (on its stream's lane, then a copy's on its engine's) are the
-        first its event appends; a kernel's start appends its AI-core row (after the launch overhead)
-        ``start_sub`` rows into its event."""
-        store = self.store
-        later = np.asarray(store.later, dtype=np.int64)
-        if not later.any():
-            return
-        ps = store.plans
-        plan = np.asarray(store.plan, dtype=np.int64)
-        is_copy = np.array([p.kind == TaskKind.COPY for p in ps], dtype=bool)
-        ends = np.flatnonzero(later & END_LATER)
-        starts = np.flatnonzero((later & START_LATER > 0) & np.array([p.kind == TaskKind.KERNEL for p in ps])[plan])
-        copies = ends[is_copy[plan[ends]]]
-        unit = np.asarray(store.unit, dtype=np.int64)
-        engine_lane = np.full(len(copies), -1, dtype=np.int16)
-        for direction, pool in self.pools.items():
-            sel = np.array([p.resource == direction for p in ps], dtype=bool)[plan[copies]]
-            if sel.any():
-                engine_lane[sel] = np.array(pool.lanes, dtype=np.int16)[unit[copies[sel]]]
-        tasks = np.concatenate([ends, copies, starts])
-        of = plan[tasks]
-        start = np.asarray(store.start, dtype=np.int64)[tasks]
-        end = np.asarray(store.end, dtype=np.int64)[tasks]
-        n_end = len(ends) + len(copies)
-        run = np.array([p.run for p in ps], dtype=np.int64)[plan[starts]]
-        start[n_end:] += self.kernel_start_ps
-        end[n_end:] = start[n_end:] + run
-        stream_lane = np.array([self.streams[p.stream].lane for p in ps], dtype=np.int16)
-        op_lane = np.full(len(starts), self.op_lane() if len(starts) else -1, np.int16)  # (made when first used)
-        lane = np.concatenate([stream_lane[plan[ends]], engine_lane, op_lane])
-        end_ev = np.asarray(store.end_ev, dtype=np.int64)
-        first = self.trace.extend(
-            start=start,
-            end=end,
-            lane=lane,
-            kind=np.where(is_copy[of], Kind.COPY, Kind.KERNEL).astype(np.uint8),
-            name=np.array([p.name for p in ps], dtype=np.int16)[of],
-            nbytes=np.array([p.nbytes for p in ps], dtype=np.int64)[of],
-            cause=np.asarray(store.cause, dtype=np.int32)[tasks],
-            src=np.asarray(store.src, dtype=np.int32)[tasks],
-            detail=(tasks + TASK_DETAIL).astype(np.int32),
-        )
-        major = 2 * np.concatenate([end_ev[ends], end_ev[copies], np.asarray(store.start_ev, dtype=np.int64)[starts]])
-        sub = np.concatenate(
-            [np.zeros(len(ends), np.int64), np.ones(len(copies), np.int64), np.asarray(store.start_sub)[starts]]
-        )
-        self.trace.order.place(first, major, sub)
-        store.later[:] = [0] * len(store.later)

@@ -20,7 +20,6 @@ from .stream import TaskKind, TaskRecord, allocation_key
 from .trace import TASK_DETAIL
 
 CORES = "cores"  # the resource of a kernel: the AI cores (the core array decides how many)
-END_LATER, START_LATER = 1, 2  # TaskStore.later: the rows of a stamped end, of a stamped start
 
 
 @dataclass(frozen=True)
@@ -69,15 +68,9 @@ class TaskStore:
         self.count: list[int] = []  # its stream's count: its own entry of its vector clock
         self.know: list[int] = []  # what its stream knew before it: an index in the stream's ``known``
         self.fin: list[int] = []  # its place in the order tasks finished, -1 until then
-        # the device event (its number, counted from 1) in which it ended, and in which it started with the rows
-        # that event had appended before its own (a kernel of a fixed duration: its AI-core row): where a
-        # call-by-call run appends its rows (engine.trace_order), -1 until then
+        # the device event (numbered from 1) in which it ended step by step, -1 until then or when stamped
+        # (see Stamper.end_events): where a call-by-call run appends its rows (engine.trace_order)
         self.end_ev: list[int] = []
-        self.start_ev: list[int] = []
-        self.start_sub: list[int] = []
-        # which of its rows are written from the columns at the end: END_LATER (its end was stamped), START_LATER
-        # (its start was stamped); 0: written as it runs
-        self.later: list[int] = []
         self.copy: list[int] = []  # a copy: its entry in ``copies``, else -1
         self.copies: list[int] = []  # four numbers per copy: source allocation ident, offset, destination ident, offset
         self.payload: dict[int, object] = {}  # what a task computes or moves (a kernel, a CopyPlan with numerics)
@@ -121,9 +114,6 @@ class TaskStore:
         self.know.append(know)
         self.fin.append(-1)
         self.end_ev.append(-1)
-        self.start_ev.append(-1)
-        self.start_sub.append(-1)
-        self.later.append(0)
         self.copy.append(copy)
 
     def extend(self, plan: list, submit: list, cause: list, src: list, count: list, know: list, copy: list) -> None:
@@ -137,9 +127,8 @@ class TaskStore:
         self.know.extend(know)
         self.copy.extend(copy)
         none = [-1] * n
-        for column in (self.start, self.end, self.unit, self.fin, self.end_ev, self.start_ev, self.start_sub):
+        for column in (self.start, self.end, self.unit, self.fin, self.end_ev):
             column.extend(none)
-        self.later.extend([0] * n)
 
     def freeze(self, labels: dict[int, str], known: dict[int, tuple]) -> FinishedTasks:
         """The store as plain data (``labels``: stream ident -> label; ``known``: stream ident -> its

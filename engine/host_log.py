@@ -315,9 +315,10 @@ class HostCallLog:
         self.flush()
 
     def _play(self, calls, plans, srcs, ready, copies, payloads):
-        """Submit the logged tasks (``calls``: their places in the log; ``ready``: when each one's cost is
-        paid if nothing waited before it), the host waiting as the call-by-call host does. Returns the waits
-        ``(call, start, end, name, detail)`` and each task's total wait."""
+        """Submit the logged tasks (``calls``: their calls' rows; ``ready``: when each one's cost is paid if
+        nothing waited before it), the host waiting as the call-by-call host does. Returns the waits ``(call
+        row, start, end, name, detail, events seen)``, each task's total wait and the device events the host
+        had seen after each."""
         rt = self._runtime
         store = rt.store
         n = len(calls)
@@ -327,12 +328,11 @@ class HostCallLog:
         is_copy = np.array([p.src_where != "" for p in table], dtype=bool)[plans]
         copy_at = np.full(n, -1, dtype=np.int64)
         copy_at[is_copy] = rt.extend_copies(copies) + np.arange(int(is_copy.sum()))
-        payload = [None] * n
+        kernels = self._kernels
+        payload = [None if c else kernels[p] for c, p in zip(is_copy.tolist(), plans.tolist(), strict=True)]
         if payloads:
             for j, p in zip(np.flatnonzero(is_copy).tolist(), payloads, strict=True):
                 payload[j] = p
-        for j in np.flatnonzero(~is_copy).tolist():
-            payload[j] = self._kernels[int(plans[j])]
         # per task, the task the host must see finished first: the one ``depth`` places back on its stream
         first_task = len(store)
         target = np.full(n, -1, dtype=np.int64)
@@ -345,46 +345,41 @@ class HostCallLog:
             place = len(mine) + np.arange(len(here))
             full = place >= depth
             target[here[full]] = ids[place[full] - depth]
+        play = _Play(calls, plans, srcs, ready, stream, copy_at, payload, target)
         reach = np.maximum.accumulate(target)  # the furthest task waited for so far
         special = np.flatnonzero(pageable)
-        waits: list[tuple] = []
-        extra = [0] * n
-        seen = [0] * n
         shift = 0  # waits so far in this flush
-        targets, paid_at, streams, plan_list = target.tolist(), ready.tolist(), stream.tolist(), plans.tolist()
-        src_list, copy_list, call_list = srcs.tolist(), copy_at.tolist(), calls.tolist()
         end = store.end
+        extra, seen, waits = play.extra, play.seen, play.waits
         j = 0
         while j < n:
             if not pageable[j]:
                 stop = self._plain_run(j, special, reach, on)
                 if stop - j >= MIN_RUN:
-                    shift = self._submit_run(
-                        j, stop, target, ready, stream, plans, srcs, copy_at, payload, calls, shift, waits, extra, seen
-                    )
+                    shift = self._submit_run(play, j, stop, shift)
                     j = stop
                     continue
-            x, s = targets[j], rt.streams[streams[j]]
-            h = paid_at[j] + shift
+            x, s, call = target.item(j), rt.streams[stream.item(j)], calls.item(j)
+            h = ready.item(j) + shift
             if x >= 0 and not rt.seen_ended(x):
                 rt.wait_for([x])
                 if end[x] > h:
-                    waits.append((call_list[j], h, end[x], *self._wait_row("room", s, x), rt.visible))
+                    waits.append((call, h, end[x], *self._wait_row("room", s, x), rt.visible))
                     extra[j] = end[x] - h
                     shift += end[x] - h
                     h = end[x]
-            t = rt.submit(s, plan_list[j], call_list[j], src_list[j], h, payload=payload[j], copy_at=copy_list[j])
+            t = rt.submit(s, plans.item(j), call, srcs.item(j), h, payload=payload[j], copy_at=copy_at.item(j))
             if pageable[j]:  # staged through a pinned buffer: the host waits for the copy
                 if not rt.seen_ended(t):
                     rt.wait_for([t])
                     if end[t] > h:
-                        waits.append((call_list[j], h, end[t], *self._wait_row("pageable", s, t), rt.visible))
+                        waits.append((call, h, end[t], *self._wait_row("pageable", s, t), rt.visible))
                         extra[j] += end[t] - h
                         shift += end[t] - h
                 rt.host_learns(rt.task_vc(t))
             seen[j] = rt.visible
             j += 1
-        return waits, extra, np.asarray(seen, dtype=np.int64)
+        return waits, extra, seen
 
     def _plain_run(self, j: int, special: np.ndarray, reach: np.ndarray, on: dict) -> int:
         """End of the run of plain submissions from call ``j`` (pinned, before the next pageable copy) whose
@@ -404,49 +399,47 @@ class HostCallLog:
                     stop = min(stop, int(mine[k]))
         return stop
 
-    def _submit_run(
-        self, j, stop, target, ready, stream, plans, srcs, copy_at, payload, calls, shift, waits, extra, seen
-    ) -> int:
+    def _submit_run(self, play: _Play, j: int, stop: int, shift: int) -> int:
         """Calls ``j..stop`` (a plain run): each waits for its task's end if that is after it paid its cost,
         then submits its task, all in one block. Returns the waits so far."""
         rt = self._runtime
-        end = rt.store.end
-        xs = target[j:stop]
-        ends = np.array([end[x] if x >= 0 else -1 for x in xs.tolist()], dtype=np.int64)
+        xs = play.target[j:stop]
+        ends = np.full(len(xs), -1, dtype=np.int64)
         # what the host has seen after each call: the device events up to the last end it waited for
         visible = np.full(len(xs), rt.visible, dtype=np.int64)
         waits_for = xs >= 0
         if waits_for.any():
-            visible[waits_for] = np.maximum(rt.see_ended(xs[waits_for]), visible[0])
+            ends[waits_for], events = rt.see_ended(xs[waits_for])
+            visible[waits_for] = np.maximum(events, visible[0])
         visible = np.maximum.accumulate(visible)
-        seen[j:stop] = visible.tolist()
-        paid = ready[j:stop]
+        play.seen[j:stop] = visible
+        paid = play.ready[j:stop]
         after = np.maximum.accumulate(np.maximum(ends - paid, shift))  # the host's lateness after each call
         before = np.empty_like(after)
         before[0] = shift
         before[1:] = after[:-1]
-        ss = stream[j:stop]
+        ss = play.stream[j:stop]
         waited = np.flatnonzero(after > before)
-        for i, start, stop_at, s, x, more in zip(
-            waited.tolist(),
-            (paid + before)[waited].tolist(),
-            ends[waited].tolist(),
-            ss[waited].tolist(),
-            xs[waited].tolist(),
-            (after - before)[waited].tolist(),
-            strict=True,
-        ):
-            waits.append((int(calls[j + i]), start, stop_at, *self._wait_row("room", rt.streams[s], x), seen[j + i]))
-            extra[j + i] = more
-        payloads = {i: p for i, p in enumerate(payload[j:stop]) if p is not None}
+        if len(waited):
+            play.extra[j + waited] = (after - before)[waited]
+            for call, start, stop_at, s, x, events in zip(
+                play.calls[j + waited].tolist(),
+                (paid + before)[waited].tolist(),
+                ends[waited].tolist(),
+                ss[waited].tolist(),
+                xs[waited].tolist(),
+                visible[waited].tolist(),
+                strict=True,
+            ):
+                play.waits.append((call, start, stop_at, *self._wait_row("room", rt.streams[s], x), events))
         rt.submit_block(
-            ss.tolist(),
-            plans[j:stop].tolist(),
-            calls[j:stop].tolist(),
-            srcs[j:stop].tolist(),
-            (paid + after).tolist(),
-            copy_at[j:stop].tolist(),
-            payloads,
+            ss,
+            play.plans[j:stop],
+            play.calls[j:stop],
+            play.srcs[j:stop],
+            paid + after,
+            play.copy_at[j:stop],
+            play.payload[j:stop],
         )
         return int(after[-1])
 
@@ -464,3 +457,17 @@ class HostCallLog:
             if what == "room":
                 self._wait_rows[key] = found
         return found
+
+
+class _Play:
+    """One flush's calls that meet the device, as arrays (see :meth:`HostCallLog._play`), and what playing
+    them finds: the waits, each call's total wait and the device events the host had seen after it."""
+
+    __slots__ = ("calls", "copy_at", "extra", "payload", "plans", "ready", "seen", "srcs", "stream", "target", "waits")
+
+    def __init__(self, calls, plans, srcs, ready, stream, copy_at, payload, target) -> None:
+        self.calls, self.plans, self.srcs, self.ready = calls, plans, srcs, ready
+        self.stream, self.copy_at, self.payload, self.target = stream, copy_at, payload, target
+        self.waits: list[tuple] = []
+        self.extra = np.zeros(len(calls), dtype=np.int64)
+        self.seen = np.zeros(len(calls), dtype=np.int64)

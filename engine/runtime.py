@@ -192,41 +192,37 @@ class DeviceRuntime(StreamScheduler):
         self._enqueue(stream, t, at)
         return t
 
-    def submit_block(
-        self, streams: list, plans: list, causes: list, srcs: list, at: list, copy_at: list, payloads: dict
-    ) -> int:
+    def submit_block(self, streams, plans, causes, srcs, at, copy_at, payloads: list) -> int:
         """Queue many copies and fixed-duration kernels at once, in this order (a host call log's): per task
-        its stream's ident, plan, host row, source line, submit time and copy entry (-1: a kernel);
-        ``payloads``: position -> what it moves or computes. Every stream must be busy (no task arrives at an
+        (arrays) its stream's ident, plan, host row, source line, submit time and copy entry (-1: a kernel),
+        and what it moves or computes (a list, None: nothing). Every stream must be busy (no task arrives at an
         idle stream). Returns the first task's index."""
         store = self.store
         t0 = len(store)
         n = len(plans)
-        ids = np.asarray(streams, dtype=np.int64)
         count = np.zeros(n, dtype=np.int64)
         know = np.zeros(n, dtype=np.int64)
         per_stream = []
-        for ident in np.unique(ids).tolist():
+        for ident in np.unique(streams).tolist():
             stream = self.streams[ident]
             if stream.idle:
                 raise RuntimeError(f"submit_block: {stream.label} is idle")
-            here = np.flatnonzero(ids == ident)
+            here = np.flatnonzero(streams == ident)
             know[here] = self._stream_knows(stream, None, 0)
             count[here] = stream.count + 1 + np.arange(len(here))
             stream.count += len(here)
             per_stream.append((stream, (here + t0).tolist()))
-        store.extend(plans, at, causes, srcs, count.tolist(), know.tolist(), copy_at)
-        for i, payload in payloads.items():
-            store.payload[t0 + i] = payload
+        store.extend(*(x.tolist() for x in (plans, at, causes, srcs, count, know, copy_at)))
+        store.payload.update((t0 + i, p) for i, p in enumerate(payloads) if p is not None)
         for stream, mine in per_stream:
             stream.tasks.extend(mine)
             stream.queue.extend(mine)
         kind, direction, flops = self._plan_columns(plans)
         self.trace.extend_tasks(
             seq=np.arange(t0 + 1, t0 + n + 1),
-            stream=ids,
+            stream=streams,
             kind=kind,
-            submit=np.asarray(at, dtype=np.int64),
+            submit=at,
             event=np.full(n, -1),
             direction=direction,
             flops=flops,
@@ -321,17 +317,20 @@ class DeviceRuntime(StreamScheduler):
         e = self.store.end_ev[t]
         return e if e >= 0 else int(self.stamper.end_events(np.array([self.store.fin[t]]))[0])
 
-    def see_ended(self, tasks: np.ndarray) -> np.ndarray:
-        """:meth:`see_tasks` for many tasks (an array); returns the device event that ended each one."""
+    def see_ended(self, tasks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`see_tasks` for many tasks (an array); returns when each one ended and the device event
+        that ended it."""
+        store = self.store
         lo, hi = int(tasks.min()), int(tasks.max()) + 1
-        fin = np.asarray(self.store.fin[lo:hi], dtype=np.int64)[tasks - lo]
-        ev = np.asarray(self.store.end_ev[lo:hi], dtype=np.int64)[tasks - lo]
+        at = tasks - lo
+        fin = np.asarray(store.fin[lo:hi], dtype=np.int64)[at]
+        ev = np.asarray(store.end_ev[lo:hi], dtype=np.int64)[at]
         stamped = ev < 0
         if stamped.any():
             ev[stamped] = self.stamper.end_events(fin[stamped])
         self._see(int(fin.max()) + 1)
         self.host_sees(int(ev.max()))
-        return ev
+        return np.asarray(store.end[lo:hi], dtype=np.int64)[at], ev
 
     def run_to_idle(self) -> None:
         """Simulate until every stream is idle or stuck (nothing left to run)."""

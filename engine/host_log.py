@@ -10,11 +10,12 @@ section, :mod:`engine.scenarios.pipeline`) may hand its calls to a :class:`HostC
   (``Simulation.plan_copy``, ``OpMatmul.plan``, the host allocator), answered from what the call site
   decided before when it can, and logs one integer: its kind, source line and task plan (the runtime's
   :class:`~engine.task_store.TaskPlan`);
-* :meth:`HostCallLog.flush` plays the log: the host clock advances by each call's profile cost (numpy
-  prefix sums), the host waits for room in a full stream or for a pageable copy exactly as
-  ``Simulation.host_block_until`` makes it wait, and every task goes to the runtime's ``submit`` (runs of
-  submissions whose waits are already decided as one ``submit_block``); then every call and wait becomes
-  its row.
+* :meth:`HostCallLog.flush` plays the log: every call becomes its row (the cause its task names), the
+  host clock advances by each call's profile cost (numpy prefix sums), the host waits for room in a full
+  stream or for a pageable copy exactly as ``Simulation.host_block_until`` makes it wait, and every task
+  goes to the runtime's ``submit`` (runs of submissions whose waits are already decided as one
+  ``submit_block``); then the calls that waited get their times and the waits their rows, each row keyed
+  where a call-by-call run appends it (:mod:`engine.trace_order`).
 
 Any other call, a call that would fail, and any call while a stream may be stuck behind an event wait,
 first plays the log and then goes to ``sim.acl`` as it is: the same row, error, finding and return code
@@ -272,13 +273,13 @@ class HostCallLog:
         seen0 = rt.visible
         plans = (log[dev] >> (CODE_BITS + SRC_BITS)) - 1
         waits, extra, seen = self._play(first + dev, plans, src[dev], paid[dev], copies, payloads)
-        w_first = -1
+        w_first, rows, w_seen = -1, None, None
         if waits:  # every call stretched by its waits, and the waits' rows
             stretch = np.zeros(n, dtype=np.int64)
             stretch[dev] = extra
             end = h0 + np.cumsum(cost + stretch)
             trace.rewrite(first, start=end - cost - stretch, end=end)
-            rows, w_start, w_end, w_name, w_detail, _seen = (
+            rows, w_start, w_end, w_name, w_detail, w_seen = (
                 np.asarray(c, dtype=np.int64) for c in zip(*waits, strict=True)
             )
             w_first = trace.extend(
@@ -293,22 +294,24 @@ class HostCallLog:
             )
             sim.host_now = int(end[-1])
         if waits or rt.visible > seen0:
-            self._place(first, n, dev, seen, seen0, waits, w_first)
+            self._place(first, n, dev, seen, seen0, (w_first, rows, w_seen))
         rt.host_sees(rt.visible)
 
-    def _place(self, first: int, n: int, dev, seen, seen0: int, waits: list, w_first: int) -> None:
+    def _place(self, first: int, n: int, dev, seen, seen0: int, waits: tuple) -> None:
         """Where a call-by-call run appends the rows of a flush's calls and waits (:mod:`engine.trace_order`):
-        a call once the host has seen what the calls before it waited for, each wait after its call (a
-        pageable copy's after its wait for room), when it has seen what it waited for."""
+        a call once the host has seen what the calls before it waited for (``seen``: per call that meets the
+        device, the device events the host had seen after it; ``seen0``: before the flush), each wait after
+        its call (a pageable copy's after its wait for room), once the host has seen what it waited for
+        (``waits``: the first wait's row, each wait's call row and events seen, or None)."""
         order = self.sim.trace.order
         after = np.full(n, -1, dtype=np.int64)
         after[dev] = seen
         before = np.maximum.accumulate(np.concatenate([[seen0], after[:-1]]))
         order.place(first, 2 * before + 1, (first + np.arange(n)) * SUB_STEP)
-        if waits:
-            rows = np.array([w[0] for w in waits], dtype=np.int64)
+        w_first, rows, w_seen = waits
+        if rows is not None:
             again = np.diff(rows, prepend=-1) == 0  # a call's second wait
-            order.place(w_first, 2 * np.array([w[5] for w in waits]) + 1, rows * SUB_STEP + 1 + again)
+            order.place(w_first, 2 * w_seen + 1, rows * SUB_STEP + 1 + again)
 
     def finish(self) -> None:
         """The end of the section: play what is left."""

@@ -19,7 +19,9 @@ processed changes. The device may so run ahead of the host; the one thing the ho
 would have changed the stamped course, submit to an idle stream at a time already stamped, rewinds the
 last stamp to a period boundary before that time (:meth:`Stamper.rewind`) and the device steps on from
 there. The host's view of memory never runs ahead: a stamped copy moves its data when the host could
-first see it end (``DeviceRuntime.seen``).
+first see it end (``DeviceRuntime.seen``). The stamps are kept, and at the end of the run they write the
+rows of what they stamped (:meth:`Stamper.write_rows`), each keyed by the event that appends it step by
+step (:mod:`engine.trace_order`): the trace is the step-by-step run's, row for row.
 """
 
 from __future__ import annotations

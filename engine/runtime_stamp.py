@@ -288,54 +288,49 @@ class Stamper:
             return
         rt = self.rt
         store = rt.store
-        ends, end_ev, starts, start_ev, start_sub = [], [], [], [], []
+        # per stamped end and start: task, plan, start, end (an end's), unit (a copy's), event, rows before it
+        ends, starts = [], []
         for st in self.stamps:
             ks = np.arange(1, st.periods + 1)[:, None]
-            ends.append((np.asarray(st.window, dtype=np.int64) + st.delta * ks).ravel())  # in the order they ended
-            end_ev.append(st.events + 1 + np.arange(len(ends[-1])))
+            ends.append(_stamped(st, st.window, ks, store, store.end))
+            ends[-1][5] = st.events + 1 + np.arange(len(ends[-1][0]))  # in the order they ended, one an event
+            ends[-1][6] = np.zeros(len(ends[-1][0]), np.int64)  # its event's first rows
             fixed = [t for t in st.started if t in self.kernel_starts]
             if fixed:
+                starts.append(_stamped(st, fixed, ks, store, store.start))  # (ends: set below)
                 ev, sub = np.array([self.kernel_starts[t] for t in fixed], dtype=np.int64).T
-                starts.append((np.asarray(fixed, dtype=np.int64) + st.delta * ks).ravel())
-                start_ev.append((ev + len(st.window) * ks).ravel())
-                start_sub.append(np.tile(sub, st.periods))
-        ends, end_ev = np.concatenate(ends), np.concatenate(end_ev)
-        starts, start_ev, start_sub = (
-            np.concatenate(x) if x else np.zeros(0, np.int64) for x in (starts, start_ev, start_sub)
-        )
+                starts[-1][5] = (ev + len(st.window) * ks).ravel()
+                starts[-1][6] = np.tile(sub, st.periods)
+        ends = [np.concatenate(c) for c in zip(*ends, strict=True)]
+        starts = [np.concatenate(c) for c in zip(*starts, strict=True)] if starts else [np.zeros(0, np.int64)] * 7
         ps = store.plans
-        plan = np.asarray(store.plan, dtype=np.int64)
         is_copy = np.array([p.kind == TaskKind.COPY for p in ps], dtype=bool)
-        copy = is_copy[plan[ends]]
-        copies = ends[copy]
-        unit = np.asarray(store.unit, dtype=np.int64)
-        engine_lane = np.full(len(copies), -1, dtype=np.int16)
+        copy = is_copy[ends[1]]
+        engine_lane = np.full(int(copy.sum()), -1, dtype=np.int16)
         for direction, pool in rt.pools.items():
-            sel = np.array([p.resource == direction for p in ps], dtype=bool)[plan[copies]]
+            sel = np.array([p.resource == direction for p in ps], dtype=bool)[ends[1][copy]]
             if sel.any():
-                engine_lane[sel] = np.array(pool.lanes, dtype=np.int16)[unit[copies[sel]]]
-        tasks = np.concatenate([ends, copies, starts])
-        of = plan[tasks]
-        start = np.asarray(store.start, dtype=np.int64)[tasks]
-        end = np.asarray(store.end, dtype=np.int64)[tasks]
-        n_end = len(ends) + len(copies)
+                engine_lane[sel] = np.array(pool.lanes, dtype=np.int16)[ends[4][copy][sel]]
+        task, of, start, end = (np.concatenate([ends[i], ends[i][copy], starts[i]]) for i in range(4))
+        n_end = len(task) - len(starts[0])
         start[n_end:] += rt.kernel_start_ps
-        end[n_end:] = start[n_end:] + np.array([p.run for p in ps], dtype=np.int64)[plan[starts]]
+        end[n_end:] = start[n_end:] + np.array([p.run for p in ps], dtype=np.int64)[starts[1]]
         stream_lane = np.array([rt.streams[p.stream].lane for p in ps], dtype=np.int16)
-        op_lane = np.full(len(starts), rt.op_lane() if len(starts) else -1, np.int16)  # (made when first used)
+        op_lane = np.full(len(starts[0]), rt.op_lane() if len(starts[0]) else -1, np.int16)  # (made when first used)
+        lo, hi = int(task.min()), int(task.max()) + 1
         first = rt.trace.extend(
             start=start,
             end=end,
-            lane=np.concatenate([stream_lane[plan[ends]], engine_lane, op_lane]),
+            lane=np.concatenate([stream_lane[ends[1]], engine_lane, op_lane]),
             kind=np.where(is_copy[of], Kind.COPY, Kind.KERNEL).astype(np.uint8),
             name=np.array([p.name for p in ps], dtype=np.int16)[of],
             nbytes=np.array([p.nbytes for p in ps], dtype=np.int64)[of],
-            cause=np.asarray(store.cause, dtype=np.int32)[tasks],
-            src=np.asarray(store.src, dtype=np.int32)[tasks],
-            detail=(tasks + TASK_DETAIL).astype(np.int32),
+            cause=np.asarray(store.cause[lo:hi], dtype=np.int32)[task - lo],
+            src=np.asarray(store.src[lo:hi], dtype=np.int32)[task - lo],
+            detail=(task + TASK_DETAIL).astype(np.int32),
         )
-        major = 2 * np.concatenate([end_ev, end_ev[copy], start_ev])
-        sub = np.concatenate([np.zeros(len(ends), np.int64), np.ones(len(copies), np.int64), start_sub])
+        major = 2 * np.concatenate([ends[5], ends[5][copy], starts[5]])
+        sub = np.concatenate([ends[6], ends[6][copy] + 1, starts[6]])  # a copy's engine row after its stream's
         rt.trace.order.place(first, major, sub)
         self.stamps.clear()
         self._firsts.clear()
@@ -360,6 +355,22 @@ class Stamper:
         heapify(rt.cores.waiting)
         rt.grants.clear()
         rt.grants.update({t + shift: g for t, g in stamp.grants.items()})
+
+
+def _stamped(stamp: Stamp, tasks: list, ks: np.ndarray, store, end: list) -> list:
+    """The stamped copies of ``tasks`` (of the period ``stamp`` saw), period by period: their tasks, plans,
+    starts, ends (``end``: the store's column to shift, its ends or its starts), units, and two places for
+    their events and the rows before them (periods ``ks``)."""
+    periods, dt = stamp.periods, stamp.delta_t * ks
+    return [
+        (np.array(tasks, dtype=np.int64) + stamp.delta * ks).ravel(),
+        np.tile(np.array([store.plan[t] for t in tasks], dtype=np.int64), periods),
+        (np.array([store.start[t] for t in tasks], dtype=np.int64) + dt).ravel(),
+        (np.array([end[t] for t in tasks], dtype=np.int64) + dt).ravel(),
+        np.tile(np.array([store.unit[t] for t in tasks], dtype=np.int64), periods),
+        None,
+        None,
+    ]
 
 
 def _scatter(values: list, at: np.ndarray, new) -> None:

@@ -53,10 +53,9 @@ class RowOrder:
 
     def keys(self, n: int) -> tuple[np.ndarray, np.ndarray]:
         """``(major, sub)`` of rows ``0 .. n - 1``."""
-        rows = np.arange(n, dtype=np.int64)
-        at = np.asarray(self._at, dtype=np.int64)
-        major = np.asarray(self._major, dtype=np.int64)[np.searchsorted(at, rows, side="right") - 1]
-        sub = rows * SUB_STEP
+        at = np.minimum(np.asarray([*self._at, n], dtype=np.int64), n)
+        major = np.repeat(np.asarray(self._major, dtype=np.int64), np.diff(at))  # each major over its rows
+        sub = np.arange(0, n * SUB_STEP, SUB_STEP, dtype=np.int64)
         for first, m, s in self._placed:
             major[first : first + len(m)] = m
             sub[first : first + len(s)] = s

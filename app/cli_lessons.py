@@ -84,7 +84,15 @@ def lesson_show(number: int, lang: str, as_json: bool) -> None:
             "summary": ls.summary,
             "exercise": ls.exercise_text,
             "steps": [{"selector": s.selector, "view": s.view, "text": s.text} for s in ls.steps],
-            "questions": [{"id": q.id, "text": q.text, "choices": list(q.choices)} for q in ls.questions],
+            "questions": [
+                {
+                    "id": q.id,
+                    "text": q.text,
+                    "choices": list(q.choices),
+                    "labels": {k: list(v) for k, v in q.labels.items()},
+                }
+                for q in ls.questions
+            ],
             "criteria": {k: {"title": c.title, "hint": c.hint} for k, c in ls.criteria.items()},
         }
         click.echo(json.dumps(doc, ensure_ascii=False, indent=1))
@@ -152,6 +160,7 @@ def lesson_check(number: int, path: str | None, as_json: bool, junit_path: str |
     if as_json:
         doc = result.to_dict()
         doc["criteria"] = [c.to_dict() for c in result.criteria]
+        doc["predictions"] = [p.to_dict() for p in result.predictions]
         doc["costs"] = result.costs
         doc["stdout"] = result.stdout
         click.echo(json.dumps(doc, ensure_ascii=False))

@@ -16,7 +16,14 @@ import click
     type=click.IntRange(16, 1 << 24),
     help="the runs folder's cap on disk in MB; least recently used runs go first (default $ASCENDSIM_STORE_MB or 4096)",
 )
-def web(host: str, port: int, lang: str, runs_dir: str | None, store_mb: int | None) -> None:
+@click.option(
+    "--allow-unsandboxed-code",
+    is_flag=True,
+    help="run exercises from the browser without bubblewrap (your own laptop only: binds to 127.0.0.1 only)",
+)
+def web(
+    host: str, port: int, lang: str, runs_dir: str | None, store_mb: int | None, allow_unsandboxed_code: bool
+) -> None:
     """Serve the web dashboard; the default page opens lesson 1 ready to play."""
     from pathlib import Path
 
@@ -26,7 +33,9 @@ def web(host: str, port: int, lang: str, runs_dir: str | None, store_mb: int | N
 
     if runs_dir is not None and (why := usable(Path(runs_dir).expanduser())):
         raise UsageFailure(f"--runs-dir: {why}")
-    app = create_app(runs_dir, lang, store_mb)
+    if allow_unsandboxed_code and host != "127.0.0.1":
+        raise UsageFailure(f"--host: with --allow-unsandboxed-code the server binds only to 127.0.0.1, got {host!r}")
+    app = create_app(runs_dir, lang, store_mb, allow_unsandboxed_code)
     shown = f"[{host}]" if ":" in host else host
     click.echo(f"AscendSim dashboard on http://{shown}:{port}/  (Ctrl+C to stop)", err=False)
     app.run(host=host, port=port, debug=False, threaded=True)

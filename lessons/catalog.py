@@ -69,8 +69,14 @@ class Step:
 class Question:
     id: str
     text: dict
-    choices: tuple[str, ...]
+    choices: tuple[str, ...]  # the answers as a prediction gives them (compared with the simulator's)
     explain: dict  # lang -> what the run shows, told after the answer
+    labels: dict = field(default_factory=dict)  # lang -> the choices as a trainee reads them
+
+    def label(self, choice: str, lang: str) -> str:
+        """``choice`` as it reads in ``lang`` (the choice itself if it is not one of this question's)."""
+        names = self.labels.get(lang) or self.choices
+        return names[self.choices.index(choice)] if choice in self.choices else choice
 
 
 @dataclass(frozen=True)
@@ -169,18 +175,16 @@ def load(path: Path) -> Lesson:
         choices = tuple(q.get("choices", ()))
         if not q.get("id") or len(choices) < 2:
             raise LessonError(f"{qw}: a question needs an id and at least two choices")
-        questions.append(Question(q["id"], _langs(q, qw), choices, _langs(q, qw, "explain_")))
+        zh = tuple(q.get("choices_zh", ()))
+        if len(zh) != len(choices):
+            raise LessonError(f"{qw}: choices_zh must translate each of the {len(choices)} choices, got {len(zh)}")
+        labels = {"en": choices, "zh": zh}
+        questions.append(Question(q["id"], _langs(q, qw), choices, _langs(q, qw, "explain_"), labels))
     criteria = {}
     for ident, c in doc.get("criteria", {}).items():
         cw = f"{where}.criteria.{ident}"
         criteria[ident] = CriterionMeta(
             ident, _langs(c, cw), _langs(c, cw, "hint_"), bool(c.get("integrity")), bool(c.get("correctness"))
-        )
-    for q in questions:  # every question is also a criterion of the check: the prediction must match the run
-        criteria[f"predict_{q.id}"] = CriterionMeta(
-            f"predict_{q.id}",
-            {lang: f"Prediction: {q.text[lang]}" if lang == "en" else f"预测：{q.text[lang]}" for lang in LANGS},
-            q.explain,
         )
     limits = Limits().replace(**{k: v for k, v in doc.get("limits", {}).items() if k in Limits.__dataclass_fields__})
     return Lesson(

@@ -83,6 +83,26 @@ class CriterionResult:
 
 
 @dataclass
+class PredictionResult:
+    """A predict-then-run answer, beside the verdict (it never changes it). The simulator's answer and its
+    explanation are there only when the trainee answered."""
+
+    id: str
+    question: str
+    yours: str | None
+    correct: bool | None  # None: not answered
+    answer: str | None = None
+    explanation: str | None = None
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+    @property
+    def state(self) -> str:
+        return "UNANSWERED" if self.correct is None else ("RIGHT" if self.correct else "WRONG")
+
+
+@dataclass
 class GradeResult:
     id: str
     lesson: int
@@ -96,6 +116,11 @@ class GradeResult:
     lang: str = "en"
     line: int | None = None  # the exercise file's line an error names (a syntax error, an exception)
     criteria_in: dict[str, list[CriterionResult]] = field(default_factory=dict)  # ``criteria`` in each language
+    predictions_in: dict[str, list[PredictionResult]] = field(default_factory=dict)  # the answers, each language
+
+    @property
+    def predictions(self) -> list[PredictionResult]:
+        return self.predictions_in.get(self.lang, [])
 
     @property
     def passed(self) -> bool:
@@ -110,6 +135,7 @@ class GradeResult:
             "criteria": {c.id: _state(c.passed) for c in self.criteria},
             "messages": self.messages,
             "time_s": round(self.time_s, 3),
+            "predictions": {p.id: p.state for p in self.predictions},
             **({"line": self.line} if self.line else {}),
         }
 
@@ -251,7 +277,23 @@ def grade_file(
         judged["costs"],
         lang,
         criteria_in=by_lang,
+        predictions_in={x: _predictions(lesson, judged.get("predictions", []), x) for x in LANGS},
     )
+
+
+def _predictions(lesson: Lesson, judged: list[dict], lang: str) -> list[PredictionResult]:
+    questions = {q.id: q for q in lesson.questions}
+    out = []
+    for p in judged:
+        q = questions.get(p.get("id"))
+        if q is None:
+            continue
+        if p.get("correct") is None:
+            out.append(PredictionResult(q.id, q.text[lang], None, None))
+            continue
+        yours, answer = q.label(str(p["yours"]), lang), q.label(str(p["answer"]), lang)
+        out.append(PredictionResult(q.id, q.text[lang], yours, bool(p["correct"]), answer, q.explain[lang]))
+    return out
 
 
 def _criteria(lesson: Lesson, judged: list[dict], lang: str) -> list[CriterionResult]:

@@ -60,17 +60,23 @@ def references(lesson: Lesson) -> dict:
         return _references(lesson.package)
 
 
-def judge(lesson: Lesson, data, refs: dict) -> list[Criterion]:
-    """The lesson's criteria and the predictions, from a replay (:class:`lessons.checks.Data`)."""
+def judge(lesson: Lesson, data, refs: dict) -> tuple[list[Criterion], list[dict]]:
+    """The lesson's criteria, and the predict-then-run answers, from a replay (:class:`lessons.checks.Data`).
+
+    A prediction is reported beside the verdict and never changes it: ``{"id", "yours", "correct"}`` and, only
+    when the trainee answered, ``"answer"`` (the simulator's). An unanswered question's answer is never sent."""
     ctx = Context(lesson, refs)
     criteria = list(lesson.module("check").judge(data, ctx))
-    predictions = data.value("predictions") or {}
+    given = data.value("predictions") or {}
+    predictions = []
     for q in lesson.questions:
-        yours = predictions.get(q.id) if isinstance(predictions, dict) else None
-        yours = None if yours is None else str(yours)[:200]
-        truth = ctx.truth(q.id)
-        criteria.append(Criterion(f"predict_{q.id}", yours is not None and yours == truth, str(yours), truth, ""))
-    return criteria
+        yours = given.get(q.id) if isinstance(given, dict) else None
+        if yours is None:
+            predictions.append({"id": q.id, "yours": None, "correct": None})
+            continue
+        yours, truth = str(yours)[:200], ctx.truth(q.id)
+        predictions.append({"id": q.id, "yours": yours, "correct": yours == truth, "answer": truth})
+    return criteria, predictions
 
 
 def keep_run(result, path: Path) -> None:
@@ -125,7 +131,7 @@ def judge_frame(lesson: Lesson, frame: Path, refs: dict, keep: Path | None = Non
         return {"tampered": cap(str(exc))}
     data = Data(replayed, doc.get("values") or {})
     try:
-        criteria = judge(lesson, data, refs)
+        criteria, predictions = judge(lesson, data, refs)
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
         return {"tampered": cap(f"the recording is incomplete: {type(exc).__name__}: {exc}")}
     costs = None
@@ -136,4 +142,4 @@ def judge_frame(lesson: Lesson, frame: Path, refs: dict, keep: Path | None = Non
         costs = cost_table(data.run(main))
         if keep is not None:
             keep_run(data.run(main), keep)
-    return {"criteria": [c.__dict__ for c in criteria], "costs": costs}
+    return {"criteria": [c.__dict__ for c in criteria], "predictions": predictions, "costs": costs}

@@ -23,6 +23,11 @@ _UI = {
         "pipes": "time per pipe (busy, summed over cores; share of kernel time)",
         "util": "utilisation",
         "printed": "your program printed",
+        "predictions": "Your predictions (they do not change the verdict)",
+        "unanswered": "not answered: predict in PREDICTIONS, then check to see what the simulator says",
+        "right": "right",
+        "wrong": "not quite",
+        "simulator": "the simulator",
         "start": "Start with: ascendsim lesson start {n}; check with: ascendsim lesson check {n}",
     },
     "zh": {
@@ -41,6 +46,11 @@ _UI = {
         "pipes": "各流水线耗时（各核忙碌时间之和；占核函数时间的比例）",
         "util": "利用率",
         "printed": "你的程序输出",
+        "predictions": "你的预测（不影响结论）",
+        "unanswered": "未作答：先在 PREDICTIONS 中写下预测，再检查，即可看到模拟器的结果",
+        "right": "正确",
+        "wrong": "不对",
+        "simulator": "模拟器",
         "start": "开始：ascendsim lesson start {n}；检查：ascendsim lesson check {n}",
     },
 }
@@ -62,7 +72,8 @@ def render_lesson(lesson: Lesson, lang: str) -> str:
     if lesson.questions:
         lines.append(f"== {ui['questions']} ==")
         for q in lesson.questions:
-            lines.append(f"- {q.id}: {q.text[lang]}  ({ui['choices']}: {' / '.join(q.choices)})")
+            names = q.labels.get(lang) or q.choices
+            lines.append(f"- {q.id}: {q.text[lang]}  ({ui['choices']}: {' / '.join(names)})")
         lines.append("")
     lines.append(f"== {ui['exercise']} ==")
     lines.append(lesson.exercise_text[lang])
@@ -120,6 +131,17 @@ def render_result(lesson: Lesson, result: GradeResult, lang: str) -> str:
             lines.extend("       " + line for line in c.detail.splitlines())
         if not c.passed and c.hint:
             lines.append(f"       {ui['hint']}: {c.hint}")
+    if result.predictions:
+        lines.append("")
+        lines.append(f"== {ui['predictions']} ==")
+        for p in result.predictions:
+            lines.append(f"- {p.question}")
+            if p.correct is None:
+                lines.append(f"    {ui['unanswered']}")
+                continue
+            mark = ui["right"] if p.correct else ui["wrong"]
+            lines.append(f"    {ui['yours']}: {p.yours}; {ui['simulator']}: {p.answer} ({mark})")
+            lines.append(f"    {p.explanation}")
     if result.verdict not in ("PASS", "FAIL", "NOT_ON_DEVICE"):
         lines.append("")
         lines.extend(result.messages)

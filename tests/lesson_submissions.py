@@ -49,7 +49,8 @@ def l3_variants() -> dict[str, tuple[str, str]]:
             edit(good, "asc.adds(y_local, y_local, b, count)", "asc.adds(y_local, y_local, -b, count)"),
             "FAIL",
         ),
-        "wrong_prediction": (edit(good, '{"load_pipe": "MTE2"}', '{"load_pipe": "MTE3"}'), "FAIL"),
+        # a prediction is reported beside the verdict and never changes it
+        "wrong_prediction": (edit(good, '{"load_pipe": "MTE2"}', '{"load_pipe": "MTE3"}'), "PASS"),
         "no_free": (edit(good, "    in_q.free_tensor(x_local)\n", ""), "FAIL"),
         "syntax": (edit(good, "def copy_in(x_gm, in_q, count):", "def copy_in(x_gm, in_q, count)"), "SYNTAX_ERROR"),
         "raises": (good + "\nraise ValueError('my own bug')\n", "RUNTIME_ERROR"),

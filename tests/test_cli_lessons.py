@@ -46,10 +46,19 @@ def test_check_exit_codes_json_and_junit(tmp_path, capsys):
     assert doc["verdict"] == "PASS" and doc["costs"]["bytes"]["GM -> UB"] == 2 * 8 * 10240  # the main run: 8 cores
     assert {c["id"] for c in doc["criteria"]} >= {"numerics", "through_queues", "on_device", "no_findings"}
     assert 'failures="0"' in (tmp_path / "j.xml").read_text()
-    bad = write(tmp_path, "bad", solution(3).replace('"MTE2"}', '"VECTOR"}'))
+    guessed = write(tmp_path, "guessed", solution(3).replace('"MTE2"}', '"VECTOR"}'))  # a wrong prediction: a PASS
+    assert main(["lesson", "check", "3", "--file", str(guessed), "--lang", "zh"]) == 0
+    out = capsys.readouterr().out
+    assert "结论: PASS" in out and "== 你的预测（不影响结论） ==" in out and "你的结果: VECTOR；" not in out
+    assert "你的结果: VECTOR; 模拟器: MTE2 (不对)" in out
+    bad = write(
+        tmp_path,
+        "bad",
+        solution(3).replace("asc.adds(y_local, y_local, b, count)", "asc.adds(y_local, y_local, -b, count)"),
+    )
     assert main(["lesson", "check", "3", "--file", str(bad), "--lang", "zh"]) == 1
     out = capsys.readouterr().out
-    assert "结论: FAIL" in out and "[FAIL] 预测：哪条流水线把 x 从 GM 搬到 UB？" in out and "提示:" in out
+    assert "结论: FAIL" in out and "[FAIL]" in out and "提示:" in out
     assert "== 本次运行的开销 ==" in out
 
 

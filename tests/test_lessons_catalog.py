@@ -62,6 +62,10 @@ def test_stub_marks_the_work_and_solution_answers_the_questions(lesson):
     answered = ast.literal_eval(predictions)
     assert set(answered) == {q.id for q in lesson.questions}
     assert all(answered[q.id] in q.choices for q in lesson.questions)
+    for q in lesson.questions:  # the choices read in Chinese: a word is translated, a pipe's name stays
+        assert len(q.labels["zh"]) == len(q.choices)
+        for en, zh in zip(q.choices, q.labels["zh"], strict=True):
+            assert zh != en or en.isupper() or en.isdigit(), (q.id, en)
 
 
 def test_a_broken_lesson_is_refused_naming_the_field(tmp_path):
@@ -75,6 +79,9 @@ def test_a_broken_lesson_is_refused_naming_the_field(tmp_path):
         load(broken)
     toml.write_text(text.replace('kind = "MOVE", name = "data_copy GM->UB"', 'kind = "MOVES"'), encoding="utf-8")
     with pytest.raises(LessonError, match=r"steps\[2\]\.selector: selector kind must be one of"):
+        load(broken)
+    toml.write_text(text.replace('choices_zh = ["MTE2", "MTE3", "VECTOR"]', 'choices_zh = ["MTE2"]'), encoding="utf-8")
+    with pytest.raises(LessonError, match=r"questions\[0\]: choices_zh must translate each of the 3 choices, got 1"):
         load(broken)
     (broken / "check.py").unlink()
     with pytest.raises(LessonError, match=r"check\.py is missing"):
@@ -105,7 +112,7 @@ def test_the_lessons_tensors_show_the_numbers_of_their_tiles(number):
     assert held, "no slot ever holds a named tile"
     core, buffer, slot = held[0]
     tile = slot.tile
-    values = replay.tile_values(step, core.name, buffer.name, slot.queue, slot.slot)
+    values = replay.tile_values(step, core.core, buffer.name, slot.queue, slot.slot)
     source = inputs[tile["tensor"]]
     if source.ndim == 1:
         expected = source[tile["col"] : tile["col"] + tile["cols"]]

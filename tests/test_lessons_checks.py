@@ -1,5 +1,6 @@
 """Every reference solution passes its check, every stub fails it, and partial answers fail the right criteria."""
 
+import json
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -35,7 +36,39 @@ def test_every_solution_passes_and_every_stub_fails(tmp_path):
             assert sol.score == 100 and all(c.passed for c in sol.criteria)
             assert {c.id for c in sol.criteria} == set(lesson.criteria)  # every criterion has its title and hint
             assert stb.verdict == "FAIL", (lesson.slug, stb.verdict, stb.messages)
-            assert f"predict_{lesson.questions[0].id}" in failed(stb)
+            assert [p.state for p in sol.predictions] == ["RIGHT"] * len(lesson.questions)
+            assert [p.state for p in stb.predictions] == ["UNANSWERED"] * len(lesson.questions)
+            _reveals_no_answer(lesson, stb)
+
+
+def _reveals_no_answer(lesson, result) -> None:
+    """An unanswered question's answer and explanation appear nowhere: not in the report, not in its JSON."""
+    from lessons.render import render_result
+
+    for lang in ("en", "zh"):
+        result.lang = lang
+        shown = render_result(lesson, result, lang)
+        doc = json.dumps({**result.to_dict(), "predictions": [p.to_dict() for p in result.predictions]})
+        for q in lesson.questions:
+            assert q.explain[lang] not in shown and q.explain[lang] not in doc, (lesson.slug, q.id)
+        assert all(p.answer is None and p.explanation is None for p in result.predictions)
+    result.lang = "en"
+
+
+def test_a_wrong_prediction_is_said_beside_a_pass_and_a_right_one_is_explained(tmp_path):
+    from lessons.render import render_result
+
+    lesson = LESSONS[2]
+    wrong = edit(solution(3), '{"load_pipe": "MTE2"}', '{"load_pipe": "MTE3"}')
+    result = grade(3, wrong, tmp_path, "wrong")
+    assert result.verdict == "PASS" and result.score == 100
+    (p,) = result.predictions
+    assert (p.state, p.yours, p.answer) == ("WRONG", "MTE3", "MTE2") and p.explanation == lesson.questions[0].explain[
+        "en"
+    ]
+    assert "not quite" in render_result(lesson, result, "en") and result.to_dict()["predictions"] == {
+        "load_pipe": "WRONG"
+    }
 
 
 def test_host_numpy_instead_of_the_device_is_not_on_device(tmp_path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import subprocess
 import time
@@ -210,3 +211,24 @@ def _wait_for_slot(folder: str, out: str) -> None:
 
     with jobs.slot(waiting):
         Path(folder, "ran").touch()
+
+
+def test_the_first_window_is_prepared_in_the_job_as_a_request_would_render_it_and_leaves_with_its_run(tmp_path):
+    from app.web import render
+
+    runs = Runs(tmp_path, disk_bytes=64 << 20)
+    request = {"scenario": "matmul", "profile": "ascend910b1", "params": {"m": 128, "n": 64, "k": 64}}
+    phases = []
+    runs.compute(request, "s" * 16, lambda phase, _v: phases.append(phase), "zh")
+    assert phases[-1] == "preparing"
+    loaded = runs.load(request)
+    meta = render.meta(loaded)
+    key = (0, meta["window"], meta["cores"][0], "zh", ())
+    kept = runs.prepared(loaded, key)
+    assert kept is not None and kept == json.loads(json.dumps(render.window(loaded, *key)))
+    assert runs.prepared(loaded, (0, meta["window"], meta["cores"][0], "en", ())) is None  # only the job's language
+    assert runs.prepared(loaded, (1, meta["window"], meta["cores"][0], "zh", ())) is None
+    spec = runs.spec(request)
+    runs.store.disk_bytes = 0  # everything goes: the prepared views with their run
+    runs.store.evict()
+    assert not runs.views_path(spec, "zh").exists() and not runs.store.path(spec).exists()

@@ -54,10 +54,10 @@ def free_port() -> int:
 class Server:
     """A dashboard server in a child process: ``ascendsim web`` or gunicorn with several workers."""
 
-    def __init__(self, runs_dir: Path, workers: int = 0, log_dir: Path | None = None) -> None:
+    def __init__(self, runs_dir: Path, workers: int = 0, log_dir: Path | None = None, env: dict | None = None) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        env = {**os.environ, "ASCENDSIM_RUNS": str(runs_dir), "PYTHONPATH": str(ROOT)}
+        env = {**os.environ, "ASCENDSIM_RUNS": str(runs_dir), "PYTHONPATH": str(ROOT), **(env or {})}
         if workers:
             if importlib.util.find_spec("gunicorn") is None:
                 message = "the multi-worker test needs gunicorn (pip install -e '.[test]')"

@@ -258,6 +258,9 @@ class RunStore:
             with contextlib.suppress(OSError):
                 path.unlink()
                 freed += size
+            for views in path.parent.glob(f"{path.stem}.*.*"):  # its prepared views (an exercise's code) go with it
+                with contextlib.suppress(OSError):
+                    views.unlink()
         for folder in self._others():
             if not any(folder.rglob("*.npz")):
                 shutil.rmtree(folder, ignore_errors=True)

@@ -17,7 +17,7 @@ from dash import Dash
 from app.server import jobs
 from app.server.store import DISK_BYTES
 
-from . import compare, layout, pages, player, playground
+from . import compare, exercise, layout, pages, player, playground
 from .runs import Runs
 
 MAX_BODY_BYTES = 2 << 20  # a callback's request (a trainee's code included) is far smaller
@@ -25,14 +25,22 @@ MAX_BODY_BYTES = 2 << 20  # a callback's request (a trainee's code included) is 
 ASSETS = Path(__file__).resolve().parent / "assets"
 
 
-def create_app(runs_dir: str | Path | None = None, lang: str = "en", store_mb: int | None = None) -> Dash:
+def create_app(
+    runs_dir: str | Path | None = None,
+    lang: str = "en",
+    store_mb: int | None = None,
+    allow_unsandboxed_code: bool = False,
+) -> Dash:
     """The dashboard. ``runs_dir``: where runs are stored (default ``$ASCENDSIM_RUNS`` or a folder in the
     system's temporary directory); ``lang``: the default language; ``store_mb``: the runs folder's cap on disk
-    (default ``$ASCENDSIM_STORE_MB``, else :data:`app.server.store.DISK_BYTES`)."""
+    (default ``$ASCENDSIM_STORE_MB``, else :data:`app.server.store.DISK_BYTES`); ``allow_unsandboxed_code``:
+    run trainees' exercises without bubblewrap (a trainee's own laptop: the pages show a warning)."""
     if lang not in ("en", "zh"):
         raise ValueError(f"lang must be one of en, zh, got {lang!r}")
     store_mb = store_mb or int(os.environ.get("ASCENDSIM_STORE_MB") or 0) or DISK_BYTES >> 20
     runs = Runs(runs_dir or os.environ.get("ASCENDSIM_RUNS") or None, disk_bytes=store_mb << 20)
+    if allow_unsandboxed_code:
+        runs.code_runs = ("unsandboxed", "")
     if runs.problem:  # the server still serves what it can compute; every page that needs the store says why
         logging.getLogger("ascendsim").warning(runs.problem)
     app = Dash(
@@ -48,6 +56,7 @@ def create_app(runs_dir: str | Path | None = None, lang: str = "en", store_mb: i
     playground.register(app, runs)
     compare.register(app, runs)
     player.register(app, runs)
+    exercise.register(app, runs)
     guard(app.server)
     app.server.config["ASCENDSIM_RUNS"] = str(runs.directory)
     return app

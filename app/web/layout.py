@@ -288,15 +288,19 @@ def player(ui: Ui) -> html.Div:
 
 
 # -- pages ----------------------------------------------------------------------------------------------------
-def lessons_page(lang: str, lessons, number: int = 1) -> html.Div:
+def lessons_page(lang: str, lessons, number: int | None = None) -> html.Div:
+    """The lessons page, on lesson ``number`` (None: the one this browser session last chose, else lesson 1)."""
     ui = Ui(lang, "lessons")
     options = [{"label": f"{x.number}. {x.title[lang]}", "value": x.number} for x in lessons]
+    choice = remembered_choice("lesson-select", options, number or 1)
+    if number is not None:  # asked for by the address: it wins over the remembered choice
+        choice.persistence = False
     aside = html.Aside(
         [
             html.Label(
                 [
                     ui.t("web.lesson"),
-                    remembered_choice("lesson-select", options, number),
+                    choice,
                 ],
                 className="field",
             ),
@@ -313,11 +317,21 @@ def lessons_page(lang: str, lessons, number: int = 1) -> html.Div:
             ui.t("web.steps", tag=html.H4),
             html.Div(id="lesson-steps", className="lessonsteps"),
             html.Div(id="lesson-questions"),
-            html.Div(id="lesson-exercise"),
         ],
         className="side",
     )
-    return html.Div([*page_stores(lang), html.Div([aside, player(ui)], className="with-side")], className="page")
+    tabs = html.Div(
+        [
+            html.Button(ui.t("web.tab_views"), id="tab-views", className="tab on", n_clicks=0),
+            html.Button(ui.t("web.tab_exercise"), id="tab-exercise", className="tab", n_clicks=0),
+        ],
+        className="tabs",
+    )
+    main = html.Div(
+        [tabs, html.Div(id="lesson-exercise", className="hidden"), html.Div(player(ui), id="player-area")],
+        className="main",
+    )
+    return html.Div([*page_stores(lang), html.Div([aside, main], className="with-side")], className="page")
 
 
 def playground_page(lang: str, scenarios: list[str], profiles: list[str], scenario: str, profile: str) -> html.Div:

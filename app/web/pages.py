@@ -20,6 +20,7 @@ from engine.scenarios import registry
 from lessons.catalog import LessonError, get
 
 from . import layout
+from .exercise import panel
 from .runs import RunRequestError, Runs
 
 
@@ -28,12 +29,14 @@ def register(app, runs: Runs, default_lang: str) -> None:
     profiles = list_profiles()
 
     # -- routing and the language ---------------------------------------------------------------------------
-    @app.callback(Output("page", "children"), Input("url", "pathname"), State("lang-switch", "value"))
-    def route(path, lang):
+    @app.callback(
+        Output("page", "children"), Input("url", "pathname"), State("url", "search"), State("lang-switch", "value")
+    )
+    def route(path, search, lang):
         lang = known_lang(lang or default_lang)
         path = (path if isinstance(path, str) else "/").rstrip("/") or "/"
         if path in ("/", "/lessons"):
-            return layout.lessons_page(lang, runs.lessons())
+            return layout.lessons_page(lang, runs.lessons(), _lesson_asked(search, runs))
         if path == "/playground":
             return layout.playground_page(lang, scenario_names, profiles, "matmul", DEFAULT_PROFILE)
         if path == "/compare":
@@ -114,22 +117,40 @@ def register(app, runs: Runs, default_lang: str) -> None:
                 html.Div(
                     [
                         html.Div(q.text[lang]),
-                        dcc.RadioItems(id={"type": "q-answer", "q": q.id}, options=list(q.choices), inline=True),
+                        dcc.RadioItems(
+                            id={"type": "q-answer", "q": q.id},
+                            options=[{"label": q.label(c, lang), "value": c} for c in q.choices],
+                            inline=True,
+                        ),
                         html.Button(msg("web.check", lang), id={"type": "q-check", "q": q.id}, className="btn small"),
                         html.Div(id={"type": "q-result", "q": q.id}, className="answer"),
                     ],
                     className="question",
                 )
             )
-        exercise = html.Details(
-            [
-                html.Summary(msg("web.exercise", lang)),
-                html.Div(les.exercise_text[lang], className="exercise"),
-                html.Div(msg("web.start_with", lang, n=les.number), className="hint"),
-            ],
-        )
+        exercise = panel(les, lang, runs.code_runs)
         wanted = {"lesson": les.number}
-        return (no_update if run == wanted else wanted), head, steps, questions, exercise
+        mine = isinstance(run, dict) and run.get("exercise") == les.number  # the trainee's run stays on a switch
+        return (no_update if run == wanted or mine else wanted), head, steps, questions, exercise
+
+    app.clientside_callback(  # the lesson page's two tabs: the views, or the exercise beside the lesson's text
+        """(views, exercise, mine, ref, links) => {
+            const c = window.dash_clientside.callback_context;
+            if (!c.triggered.length || !c.triggered[0].value) { return window.dash_clientside.no_update; }
+            const which = c.triggered_id === "tab-exercise" ? 1 : 0;  // a panel rebuilt (a new language): no click
+            return [which ? "hidden" : "", which ? "" : "hidden", which ? "tab" : "tab on", which ? "tab on" : "tab"];
+        }""",
+        Output("player-area", "className"),
+        Output("lesson-exercise", "className"),
+        Output("tab-views", "className"),
+        Output("tab-exercise", "className"),
+        Input("tab-views", "n_clicks"),
+        Input("tab-exercise", "n_clicks"),
+        Input("ex-show-mine", "n_clicks"),
+        Input("ex-show-ref", "n_clicks"),
+        Input({"type": "diff-step", "i": ALL, "step": ALL}, "n_clicks"),
+        prevent_initial_call=True,
+    )
 
     @app.callback(
         Output({"type": "q-result", "q": ALL}, "children"),
@@ -166,7 +187,8 @@ def register(app, runs: Runs, default_lang: str) -> None:
             truth = runs.truth(les, question.id)
             right = yours == truth
             key = "web.right" if right else "web.wrong"
-            texts.append([html.Div(msg(key, lang, answer=truth, yours=yours)), html.Div(question.explain[lang])])
+            said = msg(key, lang, answer=question.label(truth, lang), yours=question.label(str(yours), lang))
+            texts.append([html.Div(said), html.Div(question.explain[lang])])
             classes.append("answer right" if right else "answer wrong")
         return texts, classes
 
@@ -212,6 +234,15 @@ def register(app, runs: Runs, default_lang: str) -> None:
             path = write_pipe_csv(Path(tmp) / "pipes.csv", report.metrics)
             text = path.read_text()
         return dcc.send_string(text, f"{name}.pipes.csv"), ""
+
+
+def _lesson_asked(search, runs: Runs) -> int | None:
+    """The lesson ``/?lesson=N`` names (None: none, or not a lesson; the page then opens its remembered one)."""
+    from urllib.parse import parse_qs
+
+    asked = parse_qs(search.lstrip("?")).get("lesson", [""])[0] if isinstance(search, str) else ""
+    numbers = {x.number for x in runs.lessons()}
+    return int(asked) if asked.isdigit() and int(asked) in numbers else None
 
 
 def describe(run: dict) -> str:

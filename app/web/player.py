@@ -108,7 +108,9 @@ def register(app, runs: Runs) -> None:
         first, count = int(req.get("first", 0)), max(1, min(int(req.get("count", 1)), render.WINDOW * 3))
         core = req.get("core")
         key = (first, count, core, lang, bps)
-        w = loaded.window(key, lambda: render.window(loaded, first, count, core, lang, bps))
+        w = loaded.window(
+            key, lambda: runs.prepared(loaded, key) or render.window(loaded, first, count, core, lang, bps)
+        )
         out = {**w, "sig": req.get("sig")}
         last = w["first"] + w["count"] - 1
         at = min(max(int(req.get("step") or w["first"]), w["first"]), last)
@@ -242,9 +244,12 @@ def register(app, runs: Runs) -> None:
             raise PreventUpdate
         loaded = runs.load(run)
         lang = known_lang(lang)
+        ref = loaded.core(core)
+        if ref is None:
+            return html.Div(msg("web.no_core", lang), className="note")
         try:
             view = views.tile_view(
-                loaded.replay, int(step or 0), core, str(click["buf"]), int(click["q"]), int(click["s"]), 12, lang
+                loaded.replay, int(step or 0), ref, str(click["buf"]), int(click["q"]), int(click["s"]), 12, lang
             )
         except (KeyError, LookupError, TypeError, ValueError) as exc:
             return html.Div(str(exc), className="note")

@@ -149,7 +149,7 @@ def register(app, runs: Runs) -> None:
             if request is None:
                 return no_update, no_update, no_update, no_update, *unchanged
             note = runs.compute(
-                request, session_id(session), lambda phase, v: set_progress([phase_line(phase, v, lang)])
+                request, session_id(session), lambda phase, v: set_progress([phase_line(phase, v, lang)]), lang
             )
         except RunRequestError as exc:
             return no_update, no_update, str(exc), "", *unchanged

@@ -14,7 +14,9 @@ Lesson runs are small and computed on first use.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import json
 import os
 import tempfile
 import threading
@@ -31,11 +33,15 @@ from app.present.walkthrough import Stop, lesson_stops, run_lesson
 from app.server import limits
 from app.server.jobs import Coordinator
 from app.server.store import DISK_BYTES, RunSpec, RunStore, StoreError, store_error, unstored
+from app.web.errors import RunRequestError, lesson_of
+from app.web.grading import Exercises
+from engine.locations import CoreRef, SourceLine
 from engine.profile import DEFAULT_PROFILE, ProfileError, list_profiles, load_profile
 from engine.scenarios import Scenario, ScenarioArgError, ScenarioFailed, registry
 from engine.scenarios.cost import Cost, estimate
 from engine.trace import Kind
-from lessons.catalog import Lesson, LessonError, get, lessons
+from lessons import sandbox
+from lessons.catalog import Lesson, get, lessons
 
 ROOT = Path(__file__).resolve().parents[2]
 MAX_INPUT_BYTES = 64 * 2**20  # inputs regenerated for tile values and heatmaps up to this size
@@ -44,17 +50,16 @@ EVENTS_PER_S = 600_000  # simulation speed, timing only (8192^3: 3.66 M events i
 STORED_EVENTS_PER_S = 450_000  # compressing a run to disk (8192^3: 8 s)
 WINDOWS_KEPT = 24  # rendered frame windows kept per run
 PROGRESS_EVERY_S = 0.5  # a job's progress reaches its page at most this often
-
-
-class RunRequestError(ValueError):
-    """A run asked for by a browser is invalid or too big; the message names the field, the limit and the value."""
+RENDERERS = tuple(f"app/web/{m}.py" for m in ("render", "panels", "markup", "figures"))  # of prepared views
 
 
 def fingerprint(*folders: str) -> str:
-    """A hash of the sources that determine a run (so a stored run of older code is never served)."""
+    """A hash of the sources (folders or files) that determine a run and its prepared views (so what older code
+    stored is never served)."""
     h = hashlib.sha256()
     for folder in folders:
-        for path in sorted((ROOT / folder).rglob("*")):
+        top = ROOT / folder
+        for path in [top] if top.is_file() else sorted(top.rglob("*")):
             if path.suffix in (".py", ".toml", ".json") and "__pycache__" not in path.parts:
                 h.update(str(path.relative_to(ROOT)).encode())
                 h.update(path.read_bytes())
@@ -156,6 +161,14 @@ class Loaded:
     def events(self) -> int:
         return len(self.replay.trace)
 
+    def core(self, label) -> CoreRef | None:
+        """The run's core a browser names by its label (a menu's value, a clicked cell), None when the run
+        has no such core (the label is looked up among the run's cores, never parsed)."""
+        try:
+            return self.replay.core_named(label) if isinstance(label, str) else None
+        except KeyError:
+            return None
+
     def window(self, key: tuple, build: Callable[[], dict]) -> dict:
         """A rendered window of frames, built once (``key``: first, count, core, lang, breakpoints)."""
         with self.lock:
@@ -174,7 +187,6 @@ class Loaded:
 def breakpoints_of(items, loaded: Loaded) -> tuple[Breakpoint, ...]:
     """Breakpoints a browser sent, validated (an invalid one raises RunRequestError)."""
     out = []
-    cores = set(loaded.outline["cores"])
     for item in items or []:
         if not isinstance(item, dict):
             raise RunRequestError(f"a breakpoint must be a mapping, got {item!r}")
@@ -182,10 +194,19 @@ def breakpoints_of(items, loaded: Loaded) -> tuple[Breakpoint, ...]:
         src, mark = item.get("src") or None, item.get("mark")
         if kind is not None and kind not in Kind.__members__:
             raise RunRequestError(f"breakpoint kind must be one of {', '.join(Kind.__members__)}, got {kind!r}")
-        if core is not None and core not in cores:
-            raise RunRequestError(f"breakpoint core must be one of {', '.join(sorted(cores))}, got {core!r}")
-        if src is not None and (not isinstance(src, str) or len(src) > 300):
-            raise RunRequestError(f"breakpoint src must be file:line (at most 300 characters), got {src!r}")
+        if core is not None:
+            ref = loaded.core(core)
+            if ref is None:
+                cores = ", ".join(loaded.outline["cores"])
+                raise RunRequestError(f"breakpoint core must be one of {cores}, got {core!r}")
+            core = ref
+        if src is not None:
+            if not isinstance(src, str) or len(src) > 300:
+                raise RunRequestError(f"breakpoint src must be file:line (at most 300 characters), got {src!r}")
+            try:
+                src = SourceLine.parse(src)  # what a person typed
+            except ValueError as exc:
+                raise RunRequestError(f"breakpoint src: {exc}") from None
         if mark is not None and (not isinstance(mark, str) or len(mark) > 100):
             raise RunRequestError(f"breakpoint mark must be text of at most 100 characters, got {mark!r}")
         if kind is None and core is None and src is None and mark is None:
@@ -194,8 +215,9 @@ def breakpoints_of(items, loaded: Loaded) -> tuple[Breakpoint, ...]:
     return tuple(out)
 
 
-class Runs:
-    """Every run this process can serve: the shared store on disk, replays loaded here, the jobs' guards."""
+class Runs(Exercises):
+    """Every run this process can serve: the shared store on disk, replays loaded here, the jobs' guards (and a
+    trainee's exercise graded in a job: :class:`~app.web.grading.Exercises`)."""
 
     def __init__(
         self,
@@ -206,33 +228,40 @@ class Runs:
         self.directory = Path(directory or Path(tempfile.gettempdir()) / "ascendsim-runs")
         # everything stored lives in a folder named after the code that made it: a run or a lesson answer of
         # older code is never served, whichever folder the server was given
-        self.code_dir = self.directory / fingerprint("engine", "lessons", "app/present", "app/server")
+        self.code_dir = self.directory / fingerprint("engine", "lessons", "app/present", "app/server", *RENDERERS)
         self.problem = usable(self.code_dir)  # None, or why the folder cannot take runs (one line)
         self.store = RunStore(self.code_dir, max_bytes=256 * 2**20, disk_bytes=disk_bytes)
         self.coordinator = Coordinator(jobs_folder(self.code_dir))
         self.max_loaded_events = max_loaded_events
+        # whether trainees' code runs here: ("sandbox", ""), ("off", why) without bubblewrap, or ("unsandboxed",
+        # "") when the server was started with --allow-unsandboxed-code (a trainee's own laptop)
+        self.code_runs = ("sandbox", "") if (why := sandbox.missing()) is None else ("off", why)
         self._loaded: OrderedDict[str, Loaded] = OrderedDict()
         self._lock = threading.Lock()
         self._building: dict[str, threading.Lock] = {}
 
     # -- what a browser names ------------------------------------------------------------------------------
     def spec(self, run: dict) -> RunSpec:
-        """The spec of a run dict (validated: a lesson that exists, or a valid playground request)."""
+        """The spec of a run dict (validated: a lesson that exists, a trainee's run of one, or a valid playground
+        request)."""
         if not isinstance(run, dict):
             raise RunRequestError(f"a run must be a mapping, got {type(run).__name__}")
+        if "exercise" in run:
+            code = run.get("code")
+            if not (isinstance(code, str) and len(code) == 32 and all(c in "0123456789abcdef" for c in code)):
+                raise RunRequestError(f"code: must be 32 hexadecimal digits, got {str(code)[:40]!r}")
+            return RunSpec.of(f"exercise:{lesson_of(run['exercise']).number}", DEFAULT_PROFILE, {"code": code})
         if "lesson" in run:
-            try:
-                lesson = get(run["lesson"])
-            except (LessonError, TypeError, ValueError) as exc:
-                raise RunRequestError(f"lesson: {exc}") from None
-            return RunSpec.of(f"lesson:{lesson.number}", DEFAULT_PROFILE, {})
+            return RunSpec.of(f"lesson:{lesson_of(run['lesson']).number}", DEFAULT_PROFILE, {})
         return validate_request(run)[0]
 
     def stored(self, spec: RunSpec) -> bool:
         return self.store.path(spec).is_file()
 
     # -- jobs (in a background callback's process) -------------------------------------------------------------
-    def compute(self, request: dict, session: str, report: Callable[[str, dict], None]) -> tuple | None:
+    def compute(
+        self, request: dict, session: str, report: Callable[[str, dict], None], lang: str | None = None
+    ) -> tuple | None:
         """Make the run of a playground request stored, in a job: the session's limits, then one computation per
         run however many ask (an identical request waits for it), in one of the machine's slots.
 
@@ -244,9 +273,9 @@ class Runs:
         with self.coordinator.session(session):
             if not self.stored(spec) and (problem := usable(self.code_dir)):
                 raise RunRequestError(problem)  # said before the run, not after it (the folder may have healed since)
-            return self._make(spec, cost.events, report)
+            return self._make(spec, cost.events, report, request, lang)
 
-    def _make(self, spec: RunSpec, events: int, report: Callable[[str, dict], None]) -> tuple | None:
+    def _make(self, spec: RunSpec, events: int, report, request: dict, lang: str | None) -> tuple | None:
         if self.store.get(spec) is not None:
             return self.store.notes.pop(spec.key, None)
         with self.coordinator.single(spec.key, lambda: report("joined", {})) as mine:
@@ -260,7 +289,40 @@ class Runs:
                     self.store.put(spec, result)
                 except StoreError as exc:
                     raise RunRequestError(str(exc)) from None
+                if lang is not None:
+                    report("preparing", {})
+                    self.prepare(spec, request, lang)
         return note
+
+    # -- the first window, rendered in the job that made the run -------------------------------------------
+    def views_path(self, spec: RunSpec, lang: str) -> Path:
+        return self.store.path(spec).with_suffix(f".views-{lang}.json")
+
+    def prepare(self, spec: RunSpec, run: dict, lang: str) -> None:
+        """Render the window a page asks for first (step 0, the first core, no breakpoints) in ``lang`` and keep
+        it beside the stored run, so no request renders it. A folder that cannot take it only costs speed."""
+        from . import render
+
+        loaded = self.load(run)
+        meta = render.meta(loaded)
+        core = meta["cores"][0] if meta["cores"] else None
+        key = [0, meta["window"], core, lang]
+        window = render.window(loaded, 0, meta["window"], core, lang, ())
+        with contextlib.suppress(OSError), atomic_path(self.views_path(spec, lang)) as tmp:
+            tmp.write_text(json.dumps({"key": key, "window": window}))
+
+    def prepared(self, loaded: Loaded, key: tuple) -> dict | None:
+        """The window :meth:`prepare` kept for ``key`` (first, count, core, lang, breakpoints), or None."""
+        first, count, core, lang, bps = key
+        if first != 0 or bps or lang not in ("en", "zh"):
+            return None
+        try:
+            doc = json.loads(self.views_path(loaded.spec, lang).read_text())
+        except (OSError, ValueError):
+            return None
+        if not isinstance(doc, dict) or doc.get("key") != [0, count, core, lang]:
+            return None
+        return doc.get("window")
 
     def _simulate(self, spec: RunSpec, events: int, report: Callable[[str, dict], None]):
         from engine.runner import run_scenario
@@ -319,8 +381,18 @@ class Runs:
             note = self.store.notes.pop(spec.key, None)
             return Loaded(spec.key, spec, replay, FrameSource(replay), outline(replay), lesson, stops, note=note)
         result = self.store.get(spec)
+        if result is None and "exercise" in run:
+            raise RunRequestError("your run is no longer kept on this server: press Run & check again")
         if result is None:
             raise RunRequestError(f"run {spec.scenario} {dict(spec.params)} is not finished yet")
+        if "exercise" in run:
+            lesson = lesson_of(run["exercise"])
+            try:
+                sources = {lesson.exercise_file.name: self.code_path(spec).read_text(encoding="utf-8")}
+            except OSError:
+                sources = None
+            replay = Replay(result, sources=sources)
+            return Loaded(spec.key, spec, replay, FrameSource(replay), outline(replay))
         inputs = None
         if estimate(spec.scenario, load_profile(spec.profile), dict(spec.params), spec.numerics).input_bytes <= (
             MAX_INPUT_BYTES

@@ -1,0 +1,157 @@
+"""A class's load on one server: N real browser users at once against ``gunicorn -w 2``.
+
+Each user opens the lessons page, steps lesson 1 twenty times, then runs a playground matmul of its own
+shape (numerics on, 256 to 1024) and waits until its run is drawn. Measured: run-to-views per user (click
+to the step label showing the run's event count), errors, the machine's CPU and the server's resident
+memory (the gunicorn workers and the jobs they fork), sampled every 0.2 s.
+
+``python -m tests.class_load --users 5,10,20,40`` prints the table (a benchmark: figures, no pass/fail);
+``tests/test_class_load.py`` runs 20 users and checks that every one sees their own run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import statistics
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine.runner import run_scenario
+from tests.web_browser import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, Server
+
+STEPS = 20
+TIMEOUT_S = 240
+
+
+def shape(i: int, small: bool = False) -> tuple[int, int, int]:
+    """User ``i``'s own matmul: distinct for every user, 256 to 1024 on each side (``small``: 64 to 320)."""
+    if small:
+        return 64 + 16 * (i % 13), 64 + 32 * (i // 13 % 7), 64 + 16 * (i % 5)
+    return 256 + 64 * (i % 13), 256 + 128 * (i // 13 % 7), 256 + 32 * (i % 5)
+
+
+def events(m: int, n: int, k: int) -> int:
+    return len(run_scenario("matmul", numerics=False, m=m, n=n, k=k).result.trace)
+
+
+@dataclass
+class Load:
+    users: int
+    run_to_views_s: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    cpu_percent: list[float] = field(default_factory=list)
+    rss_mb: list[float] = field(default_factory=list)
+
+    def row(self) -> str:
+        t = sorted(self.run_to_views_s)
+        p50 = statistics.median(t) if t else float("nan")
+        p95 = t[min(len(t) - 1, round(0.95 * (len(t) - 1)))] if t else float("nan")
+        cpu = statistics.mean(self.cpu_percent) if self.cpu_percent else 0.0
+        return (
+            f"| {self.users} | {len(t)}/{self.users} | {p50:.1f} | {p95:.1f} | {len(self.errors)} | {cpu:.0f} % | "
+            f"{max(self.rss_mb, default=0):.0f} MB |"
+        )
+
+
+def _server_rss_mb(root_pid: int) -> float:
+    import psutil
+
+    try:
+        root = psutil.Process(root_pid)
+        procs = [root, *root.children(recursive=True)]
+    except psutil.Error:
+        return 0.0
+    total = 0
+    for p in procs:
+        with contextlib.suppress(psutil.Error):
+            total += p.memory_info().rss
+    return total / 2**20
+
+
+async def _user(browser, url: str, i: int, expected: int, load: Load, steps: int, small: bool) -> None:
+    context = await browser.new_context(viewport=VIEWPORT)
+    page = await context.new_page()
+    page.set_default_timeout(TIMEOUT_S * 1000)
+    try:
+        await page.goto(url + "/")
+        await page.wait_for_selector("#step-label")
+        for s in range(2, steps + 2):
+            await page.click("#step-forward")
+            await page.wait_for_function(
+                "s => (document.getElementById('step-label').innerText.match(/(\\d+) \\//) || [])[1] == s", arg=s
+            )
+        await page.goto(url + "/playground")
+        await page.wait_for_selector("#pg-params .param")
+        for ident, value in zip(("pg-m", "pg-n", "pg-k"), shape(i, small), strict=True):
+            await page.fill(f"#{ident}", str(value))
+        if not await page.is_checked("#pg-numerics input"):
+            await page.click("#pg-numerics input")
+        t0 = time.perf_counter()
+        await page.click("#pg-run")
+        await page.wait_for_function(
+            "n => (document.getElementById('step-label') || {}).innerText?.includes(' / ' + n)", arg=expected
+        )
+        load.run_to_views_s.append(time.perf_counter() - t0)
+    except Exception as exc:  # a user who never saw their run: counted, with what went wrong
+        load.errors.append(f"user {i}: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
+    finally:
+        await context.close()
+
+
+async def _drive(url: str, users: int, expected: list[int], load: Load, steps: int, small: bool) -> None:
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        await asyncio.gather(*(_user(browser, url, i, expected[i], load, steps, small) for i in range(users)))
+        await browser.close()
+
+
+def measure(users: int, workers: int = 2, steps: int = STEPS, small: bool = False) -> Load:
+    """One class of ``users`` on a fresh ``gunicorn -w workers`` over an empty runs folder (``small``: each
+    user's matmul 64 to 320 on a side instead of 256 to 1024)."""
+    import psutil
+
+    expected = [events(*shape(i, small)) for i in range(users)]
+    with tempfile.TemporaryDirectory() as tmp:
+        server = Server(Path(tmp), workers=workers, log_dir=Path(tmp))
+        load = Load(users)
+        done = threading.Event()
+
+        def sample() -> None:
+            psutil.cpu_percent()
+            while not done.wait(0.2):
+                load.cpu_percent.append(psutil.cpu_percent())
+                load.rss_mb.append(_server_rss_mb(server.proc.pid))
+
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
+        try:
+            asyncio.run(_drive(server.url, users, expected, load, steps, small))
+        finally:
+            done.set()
+            sampler.join()
+            server.stop()
+    return load
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--users", default="5,10,20,40", help="classes to measure, e.g. 5,10,20,40")
+    args = parser.parse_args()
+    print("| users | runs seen | run-to-views p50 (s) | p95 (s) | errors | CPU (mean) | server RSS (max) |")
+    print("|---|---|---|---|---|---|---|")
+    for users in (int(x) for x in args.users.split(",")):
+        load = measure(users)
+        print(load.row(), flush=True)
+        for e in load.errors[:3]:
+            print(f"    {e}")
+
+
+if __name__ == "__main__":
+    main()

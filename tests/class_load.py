@@ -5,8 +5,10 @@ shape (numerics on, 256 to 1024) and waits until its run is drawn. Measured: run
 to the step label showing the run's event count), errors, the machine's CPU and the server's resident
 memory (the gunicorn workers and the jobs they fork), sampled every 0.2 s.
 
-``python -m tests.class_load --users 5,10,20,40`` prints the table (a benchmark: figures, no pass/fail);
-``tests/test_class_load.py`` runs 20 users and checks that every one sees their own run.
+``python -m tests.class_load --users 5,10,20,40`` prints the table (a benchmark: figures, no pass/fail). The
+acceptance test (20 users on ``gunicorn -w 2``, every one sees their own run) is not in the suite yet: on a
+2-core machine today only part of a class of 20 sees its run within 240 s (the first window's rendering,
+about 1-4 s a request on two sync workers, is the bottleneck).
 """
 
 from __future__ import annotations
@@ -143,11 +145,13 @@ def measure(users: int, workers: int = 2, steps: int = STEPS, small: bool = Fals
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--users", default="5,10,20,40", help="classes to measure, e.g. 5,10,20,40")
+    parser.add_argument("--steps", type=int, default=STEPS, help="steps each user takes before running")
+    parser.add_argument("--small", action="store_true", help="each user's matmul 64 to 320 on a side")
     args = parser.parse_args()
     print("| users | runs seen | run-to-views p50 (s) | p95 (s) | errors | CPU (mean) | server RSS (max) |")
     print("|---|---|---|---|---|---|---|")
     for users in (int(x) for x in args.users.split(",")):
-        load = measure(users)
+        load = measure(users, steps=args.steps, small=args.small)
         print(load.row(), flush=True)
         for e in load.errors[:3]:
             print(f"    {e}")

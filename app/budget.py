@@ -23,6 +23,7 @@ import threading
 import time
 from typing import TextIO
 
+from engine.scenarios import flag_of
 from engine.scenarios.cost import EVENT_BYTES, Cost
 
 from .usage import UsageFailure
@@ -69,14 +70,9 @@ def _duration(seconds: float) -> str:
     return f"{seconds:.0f} s"
 
 
-def _given(flags: str, values: dict) -> str:
-    """``--m 10000000 --n 1024`` for the flags ``--m/--n`` and the run's values."""
-    parts = []
-    for flag in flags.split("/"):
-        key = flag.removeprefix("--").replace("-", "_")
-        if key in values:
-            parts.append(f"{flag} {values[key]}")
-    return " ".join(parts)
+def _given(names: tuple[str, ...], values: dict) -> str:
+    """``--m 10000000 --n 1024`` for the parameters ``("m", "n")`` and the run's values."""
+    return " ".join(f"{flag_of(name)} {values[name]}" for name in names if name in values)
 
 
 def run_seconds(cost: Cost, events: int) -> float:
@@ -107,8 +103,8 @@ def check_budget(
     where = f"{label}: " if label else ""
 
     def refuse(field: str, what: str) -> None:
-        flags = cost.flags.get(field, "")
-        given = _given(flags, values)
+        names = cost.params.get(field, ())
+        flags, given = "/".join(map(flag_of, names)), _given(names, values)
         head = f"{where}{flags}: " if flags else where
         raise UsageFailure(f"{head}{what}" + (f" (got {given})" if given else ""))
 

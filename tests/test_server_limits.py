@@ -42,3 +42,29 @@ def test_vector_add_limits_name_length():
 def test_every_scenario_has_an_estimate_and_small_runs_pass():
     for name, scenario in registry().items():
         assert budget.check(name, PROFILE, scenario.validate(PROFILE, {}), numerics=True).events > 0
+
+
+@pytest.mark.parametrize(
+    ("name", "params", "at_fault"),
+    [
+        ("matmul", {"m": 0}, ("m",)),  # a parameter's own range
+        ("matmul", {"cores": 99}, ("cores",)),  # a scenario's rule
+        ("matmul", {"base": "512,512,512"}, ("base",)),  # the tiling refused: L0A overflows
+        ("pipeline", {"streams": 4096}, ("streams",)),
+        ("pipeline", {"sync_each": True, "prefetch_depth": 2}, ("sync_each", "prefetch_depth")),
+        ("vector-add", {"tile_length": 2**20}, ("tile_length",)),
+    ],
+)
+def test_a_refusal_carries_the_parameters_at_fault_as_fields(name, params, at_fault):
+    """A form marks its fields from ``params``, never from the message's words."""
+    with pytest.raises(ScenarioArgError) as err:
+        _values(name, **params)
+    assert err.value.params == at_fault, str(err.value)
+
+
+def test_the_server_budget_names_its_parameters_as_fields():
+    with pytest.raises(ScenarioArgError) as err:
+        budget.check("matmul", PROFILE, _values("matmul", m=16384, n=8192, k=8192), numerics=False)
+    assert err.value.params == ("m", "n", "k")
+    cost = budget.check("vector-add", PROFILE, _values("vector-add", length=4096, cores=2), numerics=False)
+    assert cost.params["events"] == ("length", "cores") and cost.params["host_bytes"] == ("length",)

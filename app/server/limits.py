@@ -24,9 +24,8 @@ MAX_NUMERIC_MACS = 4096**3
 MAX_NUMERIC_ELEMENTS = 64 * 2**20  # vector-add with numerics: 64 Mi fp16 elements (3 x 128 MiB on the host)
 
 
-def _fields(flags: str, values: dict) -> tuple[str, str]:
-    """("m x n x k", "8192 x 8192 x 8192") from the cost's flags ("--m/--n/--k") and the run's values."""
-    names = [f.removeprefix("--").replace("-", "_") for f in flags.split("/")]
+def _fields(names: tuple[str, ...], values: dict) -> tuple[str, str]:
+    """("m x n x k", "8192 x 8192 x 8192") from the parameters that set a cost and the run's values."""
     return " x ".join(names), " x ".join(str(values[n]) for n in names)
 
 
@@ -34,22 +33,28 @@ def check(scenario: str, profile: Profile, values: dict, numerics: bool, max_eve
     """Refuse (:class:`ScenarioArgError`) a run too big for the server; returns its estimated cost."""
     cost = estimate(scenario, profile, values, numerics)
     if cost.events > max_events:
-        field, shown = _fields(cost.flags["events"], values)
+        names = cost.params["events"]
+        field, shown = _fields(names, values)
         raise ScenarioArgError(
             f"{field}: this run would record about {cost.events:,} events, more than the server's limit of "
-            f"{max_events:,} (got {shown})"
+            f"{max_events:,} (got {shown})",
+            *names,
         )
     if numerics and scenario in ("matmul", "matmul-leaky-relu"):
         macs = values["m"] * values["n"] * values["k"]
         if macs > MAX_NUMERIC_MACS:
             raise ScenarioArgError(
                 f"m x n x k with numerics must be <= {MAX_NUMERIC_MACS:,} (4096^3), got {macs:,} "
-                f"({values['m']} x {values['n']} x {values['k']}); turn numerics off for a timing-only run"
+                f"({values['m']} x {values['n']} x {values['k']}); turn numerics off for a timing-only run",
+                "m",
+                "n",
+                "k",
             )
     if numerics and scenario == "vector-add" and values["length"] > MAX_NUMERIC_ELEMENTS:
         raise ScenarioArgError(
             f"length with numerics must be <= {MAX_NUMERIC_ELEMENTS:,}, got {values['length']:,}; "
-            "turn numerics off for a timing-only run"
+            "turn numerics off for a timing-only run",
+            "length",
         )
     return cost
 

@@ -67,9 +67,11 @@ def fingerprint(*folders: str) -> str:
 
 
 # -- validating what a browser sends -------------------------------------------------------------------
-def _field(message: str, p) -> str:
-    """A scenario message names its CLI flag (``--buffer-num``); the page names the field (``buffer_num``)."""
-    return message.replace(p.flag, p.name, 1) if p is not None else message
+def _field(message: str, params) -> str:
+    """A scenario message names its CLI flags (``--buffer-num``); the page names the fields (``buffer_num``)."""
+    for p in params:
+        message = message.replace(p.flag, p.name)
+    return message
 
 
 def _coerce(p, raw):
@@ -79,7 +81,7 @@ def _coerce(p, raw):
     if raw is None or raw == "":
         if p.default is None:
             return None
-        raise ScenarioArgError(f"{p.name} is required (default {p.default}), got nothing")
+        raise ScenarioArgError(f"{p.name} is required (default {p.default}), got nothing", p.name)
     if p.type is int:
         if isinstance(raw, float) and raw.is_integer():
             return int(raw)
@@ -87,14 +89,14 @@ def _coerce(p, raw):
             try:
                 return int(raw.strip())
             except ValueError:
-                raise ScenarioArgError(f"{p.name} must be an integer, got {raw!r}") from None
+                raise ScenarioArgError(f"{p.name} must be an integer, got {raw!r}", p.name) from None
     if p.type is float and isinstance(raw, str):
         try:
             return float(raw.strip())
         except ValueError:
-            raise ScenarioArgError(f"{p.name} must be a number, got {raw!r}") from None
+            raise ScenarioArgError(f"{p.name} must be a number, got {raw!r}", p.name) from None
     if p.type is str and not isinstance(raw, str):
-        raise ScenarioArgError(f"{p.name} must be text, got {raw!r}")
+        raise ScenarioArgError(f"{p.name} must be text, got {raw!r}", p.name)
     return raw
 
 
@@ -133,11 +135,9 @@ def validate_request(request: dict) -> tuple[RunSpec, Scenario, Cost]:
         values = scenario.validate(profile, values)
         cost = limits.check(name, profile, values, numerics)
     except ScenarioArgError as exc:
-        message = str(exc)
-        for p in scenario.params:
-            if message.startswith(p.flag):
-                current = p
-        raise RunRequestError(_field(message, current)) from None
+        named = {p.name: p for p in scenario.params}
+        at_fault = [named[n] for n in exc.params if n in named] or ([current] if current is not None else [])
+        raise RunRequestError(_field(str(exc), at_fault)) from None
     return RunSpec.of(name, profile_name, values, numerics), scenario, cost
 
 

@@ -18,7 +18,19 @@ SEED_MAX = 2**32 - 1  # seeds of the inputs' random generator: 0 .. 2^32 - 1 (on
 
 
 class ScenarioArgError(ValueError):
-    """A scenario argument is out of range; the message names the argument, its limit and the value."""
+    """A scenario argument is out of range; the message names the argument, its limit and the value.
+
+    ``params`` are the names of the parameters at fault (``("cores",)``, ``("m", "n", "k")``; empty when the
+    error is about the scenario itself), so a form can mark its fields without reading the message."""
+
+    def __init__(self, message: str, *params: str) -> None:
+        super().__init__(message)
+        self.params = params
+
+
+def flag_of(name: str) -> str:
+    """The CLI flag of a parameter: ``buffer_num`` -> ``--buffer-num``."""
+    return "--" + name.replace("_", "-")
 
 
 class ScenarioFailed(RuntimeError):
@@ -42,7 +54,7 @@ class Param:
 
     @property
     def flag(self) -> str:
-        return "--" + self.name.replace("_", "-")
+        return flag_of(self.name)
 
     def check(self, value: Any) -> Any:
         flag = self.flag
@@ -54,17 +66,18 @@ class Param:
             try:
                 return self.parse(value)
             except (TypeError, ValueError) as exc:
-                raise ScenarioArgError(f"{flag} {exc}, got {value!r}") from None
+                raise ScenarioArgError(f"{flag} {exc}, got {value!r}", self.name) from None
         if self.choices is not None and value not in self.choices:
-            raise ScenarioArgError(f"{flag} must be one of {', '.join(map(str, self.choices))}, got {value!r}")
+            choices = ", ".join(map(str, self.choices))
+            raise ScenarioArgError(f"{flag} must be one of {choices}, got {value!r}", self.name)
         if self.type in (int, float):
             kinds, noun = (int, "an integer") if self.type is int else ((int, float), "a number")
             if isinstance(value, bool) or not isinstance(value, kinds) or value != value:  # noqa: PLR0124 (NaN)
-                raise ScenarioArgError(f"{flag} must be {noun}, got {value!r}")
+                raise ScenarioArgError(f"{flag} must be {noun}, got {value!r}", self.name)
             if self.minimum is not None and value < self.minimum:
-                raise ScenarioArgError(f"{flag} must be >= {self.minimum}, got {value}")
+                raise ScenarioArgError(f"{flag} must be >= {self.minimum}, got {value}", self.name)
             if self.maximum is not None and value > self.maximum:
-                raise ScenarioArgError(f"{flag} must be <= {self.maximum}, got {value}")
+                raise ScenarioArgError(f"{flag} must be <= {self.maximum}, got {value}", self.name)
         return value
 
 

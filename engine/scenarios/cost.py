@@ -40,12 +40,13 @@ _VECTOR_ADD_TILE, _VECTOR_ADD_BLOCK = 16, 4
 
 @dataclass(frozen=True)
 class Cost:
-    """Estimated needs of one run. ``flags`` names, per field, the flags that set it (for messages)."""
+    """Estimated needs of one run. ``params`` names, per field, the scenario parameters that set it (a message
+    shows them as CLI flags or form fields)."""
 
     host_bytes: int  # numpy arrays the numerics allocate (host buffers, device memory, references)
     events: int  # trace events (instructions included)
     flops: int = 0  # floating-point work of the numerics (numpy), 0 without numerics
-    flags: dict = field(default_factory=dict)  # {"host_bytes": "--m/--n/--k", "events": ..., "flops": ...}
+    params: dict = field(default_factory=dict)  # {"host_bytes": ("m", "n", "k"), "events": ..., "flops": ...}
     input_bytes: int = 0  # the named input arrays a replay regenerates for tile values (``Scenario.inputs``)
 
     @property
@@ -64,7 +65,7 @@ def _host_lifecycle(profile: Profile, v: dict, numerics: bool) -> Cost:
     # pinned A, B, C and device A, B, C (fp16), the fp64 draws, fp32 copies, reference and error
     host = (12 + 8 + 4 * 6) * n2 if numerics else 0
     flops = 2 * 2 * v["n"] ** 3 if numerics else 0  # the simulated op and the numpy reference
-    return Cost(host, 40, flops, {"host_bytes": "--n", "events": "--n", "flops": "--n"})
+    return Cost(host, 40, flops, {"host_bytes": ("n",), "events": ("n",), "flops": ("n",)})
 
 
 def _pipeline(profile: Profile, v: dict, numerics: bool) -> Cost:
@@ -77,7 +78,8 @@ def _pipeline(profile: Profile, v: dict, numerics: bool) -> Cost:
         host = batches * 6 * n2 + streams * 6 * n2 + (8 + 4 * 6) * n2
         flops = 2 * v["n"] ** 3 * (batches + 1)
     events = _PIPELINE_EVENTS_PER_BATCH * batches + 8 * streams + 20
-    return Cost(host, events, flops, {"host_bytes": "--batches/--n", "events": "--batches", "flops": "--batches/--n"})
+    params = {"host_bytes": ("batches", "n"), "events": ("batches",), "flops": ("batches", "n")}
+    return Cost(host, events, flops, params)
 
 
 def matmul_units(tiling) -> tuple[int, int, int]:
@@ -111,8 +113,8 @@ def _matmul_common(profile: Profile, v: dict, numerics: bool, out_bytes: int, mi
         host = 2 * (2 * mk + 2 * kn + out_bytes * mn) + 8 * max(mk, kn) + 4 * (mk + kn) + 16 * mn
         host += 4 * mn if mixed else 0
         flops = 2 * 2 * m * n * k  # the Cube's mmads (in numpy) and the reference
-    flags = "--m/--n/--k"
-    return Cost(host, events, flops, {"host_bytes": flags, "events": flags, "flops": flags}, 2 * (m * k + k * n))
+    names = ("m", "n", "k")
+    return Cost(host, events, flops, {"host_bytes": names, "events": names, "flops": names}, 2 * (m * k + k * n))
 
 
 def _matmul(profile: Profile, v: dict, numerics: bool) -> Cost:
@@ -137,9 +139,9 @@ def _vector_add(profile: Profile, v: dict, numerics: bool) -> Cost:
     events = _VECTOR_ADD_TILE * tiles + _VECTOR_ADD_BLOCK * blocks + 60
     # pinned and device x, y, z (fp16), the fp64 draws, the expected sum and the fp32 error arrays
     host = (12 + 8 + 2 + 12) * length if numerics else 0
-    flags = "--length" if v["cores"] is None else "--length/--cores"
-    flop_flags = {"host_bytes": "--length", "events": flags, "flops": flags}
-    return Cost(host, events, length if numerics else 0, flop_flags, 2 * 2 * length)
+    names = ("length",) if v["cores"] is None else ("length", "cores")
+    params = {"host_bytes": ("length",), "events": names, "flops": names}
+    return Cost(host, events, length if numerics else 0, params, 2 * 2 * length)
 
 
 def _dynamic_shapes(profile: Profile, v: dict, numerics: bool) -> Cost:
@@ -153,8 +155,8 @@ def _dynamic_shapes(profile: Profile, v: dict, numerics: bool) -> Cost:
             numerics,
         )
         host, events, flops = host + one.host_bytes, events + one.events, flops + one.flops
-    flags = "--sequence/--count"
-    return Cost(host, events, flops, {"host_bytes": flags, "events": flags, "flops": flags})
+    names = ("sequence", "count")
+    return Cost(host, events, flops, {"host_bytes": names, "events": names, "flops": names})
 
 
 def _debug_demo(profile: Profile, v: dict, numerics: bool) -> Cost:

@@ -147,7 +147,9 @@ def check(profile, values: dict) -> None:
     shapes = shapes_of(values["sequence"], values["count"], values["seed"])
     need = max(m * k + k * n + m * n for m, n, k in shapes) * 2 * 2
     if need > profile.chip.device_memory_bytes:
-        raise ScenarioArgError(f"--sequence: the largest shape needs {need} B of device memory, more than there is")
+        raise ScenarioArgError(
+            f"--sequence: the largest shape needs {need} B of device memory, more than there is", "sequence"
+        )
 
 
 SCENARIO = Scenario(

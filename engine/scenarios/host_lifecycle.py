@@ -82,7 +82,8 @@ def check(profile, values: dict) -> None:
     if need > profile.chip.device_memory_bytes:
         raise ScenarioArgError(
             f"--n: three {values['n']}x{values['n']} fp16 device buffers need {need} B, more than "
-            f"{profile.name}'s {profile.chip.device_memory_bytes} B of device memory (got --n {values['n']})"
+            f"{profile.name}'s {profile.chip.device_memory_bytes} B of device memory (got --n {values['n']})",
+            "n",
         )
 
 

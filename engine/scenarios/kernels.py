@@ -17,7 +17,7 @@ from ..acl_codes import ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE
 from ..aicore.matmul_tiling import MultiCoreMatmulTiling, TilingError
 from ..analysis.pipes import kernel_metrics
 from ..simulation import Simulation
-from . import SEED_MAX, Outcome, Param, Scenario, ScenarioArgError
+from . import SEED_MAX, Outcome, Param, Scenario, ScenarioArgError, flag_of
 from .host_lifecycle import check_ret
 
 OUT_TYPES = MappingProxyType({"fp16": asc.half, "fp32": asc.float32})
@@ -192,13 +192,16 @@ def matmul_tolerance(ref: np.ndarray, k: int, out_dtype: str) -> float:
 def check_matmul(profile, v: dict) -> None:
     cores = v["cores"]
     if cores is not None and not 1 <= cores <= profile.chip.aic_cores:
-        raise ScenarioArgError(f"--cores must be in 1..{profile.chip.aic_cores} ({profile.name}), got {cores}")
+        raise ScenarioArgError(f"--cores must be in 1..{profile.chip.aic_cores} ({profile.name}), got {cores}", "cores")
     out = OUT_TYPES[v["out_dtype"]].sizeof()
     need = v["m"] * v["k"] * 2 + v["k"] * v["n"] * 2 + v["m"] * v["n"] * out
     if need > profile.chip.device_memory_bytes:
         raise ScenarioArgError(
             f"--m/--n/--k: A, B and C need {need} B, more than {profile.name}'s "
-            f"{profile.chip.device_memory_bytes} B of device memory (got {v['m']}x{v['n']}x{v['k']})"
+            f"{profile.chip.device_memory_bytes} B of device memory (got {v['m']}x{v['n']}x{v['k']})",
+            "m",
+            "n",
+            "k",
         )
     if v["base"] is None:
         return  # the automatic tiler finds a tiling for any shape
@@ -207,18 +210,19 @@ def check_matmul(profile, v: dict) -> None:
             profile, v["m"], v["n"], v["k"], cores or profile.chip.aic_cores, v["base"], v["buffer_num"], v["out_dtype"]
         )
     except TilingError as exc:
-        flag = "--base" if v["base"] else "--m/--n/--k"
-        raise ScenarioArgError(f"{flag}: {exc}") from None
+        names = ("base",) if v["base"] else ("m", "n", "k")
+        raise ScenarioArgError(f"{'/'.join(map(flag_of, names))}: {exc}", *names) from None
 
 
 def check_matmul_leaky_relu(profile, v: dict) -> None:
     if profile.chip.architecture != "split":
         raise ScenarioArgError(
             f"--profile: {profile.name} has coupled AI cores (no AIC/AIV groups); mixed kernels need a split chip "
-            "such as ascend910b1"
+            "such as ascend910b1",
+            "profile",
         )
     if v["n"] % 16:
-        raise ScenarioArgError(f"--n must be a multiple of 16 (C rows leave UB in 32-byte blocks), got {v['n']}")
+        raise ScenarioArgError(f"--n must be a multiple of 16 (C rows leave UB in 32-byte blocks), got {v['n']}", "n")
     check_matmul(profile, {**v, "out_dtype": "fp32"})  # tiling for the Cube's fp32 workspace results
 
 
@@ -263,15 +267,16 @@ def run_vector_add(sim: Simulation, length: int, buffer_num: int, tile_length: i
 def check_vector_add(profile, v: dict) -> None:
     cores = v["cores"]
     if cores is not None and not 1 <= cores <= profile.limits.max_block_dim:
-        raise ScenarioArgError(f"--cores must be in 1..{profile.limits.max_block_dim}, got {cores}")
+        raise ScenarioArgError(f"--cores must be in 1..{profile.limits.max_block_dim}, got {cores}", "cores")
     if v["tile_length"] * 2 * 3 * v["buffer_num"] > profile.buffers.ub:
         raise ScenarioArgError(
             f"--tile-length: 3 queues x {v['buffer_num']} slots x {v['tile_length']} fp16 need "
             f"{v['tile_length'] * 6 * v['buffer_num']} B, more than the {profile.buffers.ub} B of UB "
-            f"(got --tile-length {v['tile_length']})"
+            f"(got --tile-length {v['tile_length']})",
+            "tile_length",
         )
     if v["length"] * 6 > profile.chip.device_memory_bytes:
-        raise ScenarioArgError(f"--length: x, y and z need {v['length'] * 6} B, more than device memory")
+        raise ScenarioArgError(f"--length: x, y and z need {v['length'] * 6} B, more than device memory", "length")
 
 
 SCENARIOS = (

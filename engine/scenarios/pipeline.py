@@ -31,7 +31,7 @@ from ..simulation import Simulation
 from ..stream import TaskKind
 from ..stream_manager import StreamManager
 from ..trace import DIRECTIONS, Kind, LaneKind
-from . import SEED_MAX, Outcome, Param, Scenario, ScenarioArgError
+from . import SEED_MAX, Outcome, Param, Scenario, ScenarioArgError, flag_of
 from .host_lifecycle import check_ret
 
 
@@ -233,18 +233,28 @@ def check(profile, values: dict) -> None:
     n, streams = values["n"], values["streams"]
     depth = values["prefetch_depth"]
     if depth and values["sync_each"]:
-        raise ScenarioArgError("--sync-each: synchronising after every batch defeats --prefetch-depth; use one of them")
+        raise ScenarioArgError(
+            "--sync-each: synchronising after every batch defeats --prefetch-depth; use one of them",
+            "sync_each",
+            "prefetch_depth",
+        )
     if depth > values["batches"]:
-        raise ScenarioArgError(f"--prefetch-depth must be <= --batches ({values['batches']}), got {depth}")
+        raise ScenarioArgError(
+            f"--prefetch-depth must be <= --batches ({values['batches']}), got {depth}", "prefetch_depth"
+        )
     if streams > profile.limits.max_streams:
-        raise ScenarioArgError(f"--streams must be <= {profile.limits.max_streams} ({profile.name}), got {streams}")
+        raise ScenarioArgError(
+            f"--streams must be <= {profile.limits.max_streams} ({profile.name}), got {streams}", "streams"
+        )
     per_buffer = n * n * 2 + profile.limits.malloc_pad + profile.limits.malloc_round
     need = 3 * (depth + 1 if depth else streams) * per_buffer
     if need > profile.chip.device_memory_bytes:
-        flags = "--n" if streams == 1 else "--n/--streams"
+        names = ("n",) if streams == 1 else ("n", "streams")
         raise ScenarioArgError(
-            f"{flags}: {streams} stream(s) x 3 device buffers of {n}x{n} fp16 need {need} B, more than "
-            f"{profile.name}'s {profile.chip.device_memory_bytes} B of device memory (got --n {n} --streams {streams})"
+            f"{'/'.join(map(flag_of, names))}: {streams} stream(s) x 3 device buffers of {n}x{n} fp16 need {need} B, "
+            f"more than {profile.name}'s {profile.chip.device_memory_bytes} B of device memory "
+            f"(got --n {n} --streams {streams})",
+            *names,
         )
 
 

@@ -50,7 +50,7 @@ def test_every_scenario_has_an_estimate_and_small_runs_pass():
         ("matmul", {"m": 0}, ("m",)),  # a parameter's own range
         ("matmul", {"cores": 99}, ("cores",)),  # a scenario's rule
         ("matmul", {"base": "512,512,512"}, ("base",)),  # the tiling refused: L0A overflows
-        ("pipeline", {"streams": 4096}, ("streams",)),
+        ("pipeline", {"streams": 40000}, ("streams",)),  # more than the profile's 32768
         ("pipeline", {"sync_each": True, "prefetch_depth": 2}, ("sync_each", "prefetch_depth")),
         ("vector-add", {"tile_length": 2**20}, ("tile_length",)),
     ],

@@ -43,7 +43,7 @@ from engine.analysis.export import CHROME_DETAIL
 from engine.profile import DEFAULT_PROFILE, list_profiles, load_profile
 from engine.runner import PROGRAM_ERRORS
 from engine.scenarios import Scenario, ScenarioFailed, registry
-from engine.scenarios.cost import Cost, estimate
+from engine.scenarios.cost import Cost
 
 from .budget import Interrupted, Progress, check_budget, chrome_events
 from .usage import (
@@ -255,7 +255,7 @@ def prepare_run(
     with flag_errors(prefix):
         prof = load_profile(profile)
         checked = scenario.validate(prof, values)
-        cost = estimate(scenario.name, prof, checked, not no_numerics)
+        cost = scenario.estimate(prof, checked, not no_numerics)
     trace_events = 0 if detail_cores is False else chrome_events(cost.events, detail_cores, CHROME_DETAIL)
     events, seconds = check_budget(cost, checked, report=report, trace_events=trace_events, label=label)
     return Prepared(scenario, profile, not no_numerics, checked, cost, events, seconds)

@@ -11,13 +11,14 @@ import pytest
 from engine.profile import load_profile
 from engine.runner import run_scenario
 from engine.scenarios import registry
-from engine.scenarios.cost import estimate, has_estimate
 
 BASELINE_RSS = 150e6  # the interpreter with numpy, click and the engine loaded
 
 
 def test_every_scenario_has_an_estimate():
-    assert all(has_estimate(name) for name in registry())
+    profile = load_profile()
+    for scenario in registry().values():
+        assert scenario.estimate(profile, scenario.validate(profile, {}), numerics=False).events > 0, scenario.name
 
 
 @pytest.mark.parametrize(
@@ -38,7 +39,7 @@ def test_every_scenario_has_an_estimate():
 def test_event_estimate_is_within_30_percent(name, params):
     profile = load_profile()
     run = run_scenario(name, profile, numerics=False, **params)
-    guess = estimate(name, profile, run.params, numerics=False).events
+    guess = registry()[name].estimate(profile, run.params, numerics=False).events
     actual = len(run.result.trace)
     assert 0.85 * actual <= guess <= 1.3 * actual, (guess, actual)
 
@@ -50,7 +51,8 @@ def test_memory_estimate_covers_the_real_peak(args):
     name = args[0]
     values = {args[i][2:].replace("-", "_"): int(args[i + 1]) for i in range(1, len(args), 2)}
     profile = load_profile()
-    cost = estimate(name, profile, registry()[name].validate(profile, values), numerics=True)
+    scenario = registry()[name]
+    cost = scenario.estimate(profile, scenario.validate(profile, values), numerics=True)
     # the child reports its own high-water mark (VmHWM): getrusage's ru_maxrss would carry the peak of this
     # (large) pytest process across fork and exec
     code = (

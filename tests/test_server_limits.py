@@ -13,35 +13,37 @@ def _values(name, **params):
     return registry()[name].validate(PROFILE, params)
 
 
+def _check(name, numerics, **params):
+    return budget.check(registry()[name], PROFILE, _values(name, **params), numerics=numerics)
+
+
 def test_8192_cubed_timing_only_fits_and_twice_that_is_refused_naming_the_field():
-    assert budget.check("matmul", PROFILE, _values("matmul", m=8192, n=8192, k=8192), numerics=False).events < (
-        budget.MAX_EVENTS
-    )
+    assert _check("matmul", False, m=8192, n=8192, k=8192).events < budget.MAX_EVENTS
     with pytest.raises(ScenarioArgError) as err:
-        budget.check("matmul", PROFILE, _values("matmul", m=16384, n=8192, k=8192), numerics=False)
+        _check("matmul", False, m=16384, n=8192, k=8192)
     text = str(err.value)
     assert text.startswith("m x n x k:") and f"{budget.MAX_EVENTS:,}" in text and "16384 x 8192 x 8192" in text
 
 
 def test_numerics_of_8192_cubed_are_refused_with_the_limit():
     with pytest.raises(ScenarioArgError) as err:
-        budget.check("matmul", PROFILE, _values("matmul", m=8192, n=8192, k=8192), numerics=True)
+        _check("matmul", True, m=8192, n=8192, k=8192)
     text = str(err.value)
     assert "m x n x k with numerics must be <=" in text and f"{budget.MAX_NUMERIC_MACS:,}" in text
     assert "8192 x 8192 x 8192" in text
-    assert budget.check("matmul", PROFILE, _values("matmul", m=2048, n=2048, k=2048), numerics=True) is not None
+    assert _check("matmul", True, m=2048, n=2048, k=2048) is not None
 
 
 def test_vector_add_limits_name_length():
     with pytest.raises(ScenarioArgError, match=r"^length: .*\(got 1000000000\)"):
-        budget.check("vector-add", PROFILE, _values("vector-add", length=10**9, tile_length=16), numerics=False)
+        _check("vector-add", False, length=10**9, tile_length=16)
     with pytest.raises(ScenarioArgError, match=r"^length with numerics must be <="):
-        budget.check("vector-add", PROFILE, _values("vector-add", length=100 * 2**20), numerics=True)
+        _check("vector-add", True, length=100 * 2**20)
 
 
 def test_every_scenario_has_an_estimate_and_small_runs_pass():
-    for name, scenario in registry().items():
-        assert budget.check(name, PROFILE, scenario.validate(PROFILE, {}), numerics=True).events > 0
+    for scenario in registry().values():
+        assert budget.check(scenario, PROFILE, scenario.validate(PROFILE, {}), numerics=True).events > 0
 
 
 @pytest.mark.parametrize(
@@ -64,7 +66,7 @@ def test_a_refusal_carries_the_parameters_at_fault_as_fields(name, params, at_fa
 
 def test_the_server_budget_names_its_parameters_as_fields():
     with pytest.raises(ScenarioArgError) as err:
-        budget.check("matmul", PROFILE, _values("matmul", m=16384, n=8192, k=8192), numerics=False)
+        _check("matmul", False, m=16384, n=8192, k=8192)
     assert err.value.params == ("m", "n", "k")
-    cost = budget.check("vector-add", PROFILE, _values("vector-add", length=4096, cores=2), numerics=False)
+    cost = _check("vector-add", False, length=4096, cores=2)
     assert cost.params["events"] == ("length", "cores") and cost.params["host_bytes"] == ("length",)

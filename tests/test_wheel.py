@@ -192,5 +192,7 @@ def test_wheel_installs_into_a_fresh_venv_and_every_command_runs(tmp_path):
     end = time.perf_counter()
     total = end - t0
     # a figure for the record, not a verdict (speed is judged by benchmarks)
-    print(f"wheel {built - t0:.1f} s, venv + install {installed - built:.1f} s, commands {end - installed:.1f} s, "
-          f"total {total:.1f} s")
+    print(
+        f"wheel {built - t0:.1f} s, venv + install {installed - built:.1f} s, commands {end - installed:.1f} s, "
+        f"total {total:.1f} s"
+    )

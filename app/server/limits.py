@@ -4,15 +4,15 @@ it is refused with a message naming the field, the limit and the value.
 A run's memory grows with the events it records (the trace's columns, then the replay's indexes and
 a browser's windows over them), and its wall time with the events too, plus the arithmetic when
 numerics are on. The events come from the one estimate the command line uses as well
-(:func:`engine.scenarios.cost.estimate`: the scenario's own tiler and per-unit counts measured on
+(``Scenario.estimate``, :mod:`engine.scenarios.cost`: the scenario's own tiler and per-unit counts measured on
 this code base, kept within 30 % of real runs by ``tests/test_cost.py``).
 """
 
 from __future__ import annotations
 
 from engine.profile import Profile
-from engine.scenarios import ScenarioArgError
-from engine.scenarios.cost import Cost, estimate
+from engine.scenarios import Scenario, ScenarioArgError
+from engine.scenarios.cost import Cost
 
 # 8192^3 timing-only (3.66 M events, measured) must fit with room to spare; a run of 6 M events
 # peaks at about 1.2 GB of one worker's memory (0.7 GB measured for the 8192^3 run and its replay,
@@ -29,9 +29,9 @@ def _fields(names: tuple[str, ...], values: dict) -> tuple[str, str]:
     return " x ".join(names), " x ".join(str(values[n]) for n in names)
 
 
-def check(scenario: str, profile: Profile, values: dict, numerics: bool, max_events: int = MAX_EVENTS) -> Cost:
+def check(scenario: Scenario, profile: Profile, values: dict, numerics: bool, max_events: int = MAX_EVENTS) -> Cost:
     """Refuse (:class:`ScenarioArgError`) a run too big for the server; returns its estimated cost."""
-    cost = estimate(scenario, profile, values, numerics)
+    cost = scenario.estimate(profile, values, numerics)
     if cost.events > max_events:
         names = cost.params["events"]
         field, shown = _fields(names, values)
@@ -40,7 +40,7 @@ def check(scenario: str, profile: Profile, values: dict, numerics: bool, max_eve
             f"{max_events:,} (got {shown})",
             *names,
         )
-    if numerics and scenario in ("matmul", "matmul-leaky-relu"):
+    if numerics and scenario.name in ("matmul", "matmul-leaky-relu"):
         macs = values["m"] * values["n"] * values["k"]
         if macs > MAX_NUMERIC_MACS:
             raise ScenarioArgError(
@@ -50,7 +50,7 @@ def check(scenario: str, profile: Profile, values: dict, numerics: bool, max_eve
                 "n",
                 "k",
             )
-    if numerics and scenario == "vector-add" and values["length"] > MAX_NUMERIC_ELEMENTS:
+    if numerics and scenario.name == "vector-add" and values["length"] > MAX_NUMERIC_ELEMENTS:
         raise ScenarioArgError(
             f"length with numerics must be <= {MAX_NUMERIC_ELEMENTS:,}, got {values['length']:,}; "
             "turn numerics off for a timing-only run",

@@ -38,7 +38,7 @@ from app.web.grading import Exercises
 from engine.locations import CoreRef, SourceLine
 from engine.profile import DEFAULT_PROFILE, ProfileError, list_profiles, load_profile
 from engine.scenarios import Scenario, ScenarioArgError, ScenarioFailed, registry
-from engine.scenarios.cost import Cost, estimate
+from engine.scenarios.cost import Cost
 from engine.trace import Kind
 from lessons import sandbox
 from lessons.catalog import Lesson, get, lessons
@@ -133,7 +133,7 @@ def validate_request(request: dict) -> tuple[RunSpec, Scenario, Cost]:
             values[p.name] = _coerce(p, raw.get(p.name, p.default))
         current = None
         values = scenario.validate(profile, values)
-        cost = limits.check(name, profile, values, numerics)
+        cost = limits.check(scenario, profile, values, numerics)
     except ScenarioArgError as exc:
         named = {p.name: p for p in scenario.params}
         at_fault = [named[n] for n in exc.params if n in named] or ([current] if current is not None else [])
@@ -394,7 +394,8 @@ class Runs(Exercises):
             replay = Replay(result, sources=sources)
             return Loaded(spec.key, spec, replay, FrameSource(replay), outline(replay))
         inputs = None
-        if estimate(spec.scenario, load_profile(spec.profile), dict(spec.params), spec.numerics).input_bytes <= (
+        scenario = registry()[spec.scenario]
+        if scenario.estimate(load_profile(spec.profile), dict(spec.params), spec.numerics).input_bytes <= (
             MAX_INPUT_BYTES
         ):
             inputs = spec.inputs()

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..profile import Profile
+from .cost import Cost
 
 SEED_MAX = 2**32 - 1  # seeds of the inputs' random generator: 0 .. 2^32 - 1 (one 32-bit word)
 
@@ -93,6 +94,7 @@ class Scenario:
     summary: str
     params: tuple[Param, ...]
     run: Callable[..., Outcome]
+    cost: Callable[[Profile, dict, bool], Cost]  # what a run will need, estimated before it runs
     check: Callable[[Profile, dict], None] = lambda profile, values: None
     report: Callable[[Any], dict] | None = None  # extra summary keys computed from the finished RunResult
     # the named input arrays the run copies to the device (seeded: the same values every time), so a replay
@@ -105,6 +107,10 @@ class Scenario:
             out[p.name] = p.check(values.get(p.name, p.default))
         self.check(profile, out)
         return out
+
+    def estimate(self, profile: Profile, values: dict, numerics: bool) -> Cost:
+        """The cost of a run with validated ``values`` (:mod:`.cost`); nothing is simulated."""
+        return self.cost(profile, values, numerics)
 
 
 def registry() -> dict[str, Scenario]:

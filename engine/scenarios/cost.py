@@ -4,7 +4,8 @@ A :class:`Cost` holds the host memory the run will use (its numpy inputs, output
 the simulated device memory that numerics back with real arrays, and the trace), the trace events it
 will record (for instruction-level kernels, about one per instruction), and the floating-point work
 of its numerics. Front ends compare it with the machine's limits and refuse a run that cannot finish,
-or show progress for one that takes a while; :func:`estimate` never runs the simulation.
+or show progress for one that takes a while; an estimate never runs the simulation. Each scenario names
+its estimate (``Scenario.cost``; ``Scenario.estimate`` calls it).
 
 The per-unit figures are measured on this simulator (``tests/test_cost.py`` keeps them within 30 %
 of the real counts):
@@ -20,9 +21,7 @@ of the real counts):
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from types import MappingProxyType
 
 from ..profile import Profile
 
@@ -55,12 +54,7 @@ class Cost:
         return self.host_bytes + self.events * EVENT_BYTES
 
 
-def estimate(name: str, profile: Profile, values: dict, numerics: bool) -> Cost:
-    """The cost of running scenario ``name`` with validated ``values``."""
-    return _ESTIMATES[name](profile, values, numerics)
-
-
-def _host_lifecycle(profile: Profile, v: dict, numerics: bool) -> Cost:
+def host_lifecycle_cost(profile: Profile, v: dict, numerics: bool) -> Cost:
     n2 = v["n"] ** 2
     # pinned A, B, C and device A, B, C (fp16), the fp64 draws, fp32 copies, reference and error
     host = (12 + 8 + 4 * 6) * n2 if numerics else 0
@@ -68,7 +62,7 @@ def _host_lifecycle(profile: Profile, v: dict, numerics: bool) -> Cost:
     return Cost(host, 40, flops, {"host_bytes": ("n",), "events": ("n",), "flops": ("n",)})
 
 
-def _pipeline(profile: Profile, v: dict, numerics: bool) -> Cost:
+def pipeline_cost(profile: Profile, v: dict, numerics: bool) -> Cost:
     n2, batches, streams = v["n"] ** 2, v["batches"], v["streams"]
     host = 0
     flops = 0
@@ -117,11 +111,11 @@ def _matmul_common(profile: Profile, v: dict, numerics: bool, out_bytes: int, mi
     return Cost(host, events, flops, {"host_bytes": names, "events": names, "flops": names}, 2 * (m * k + k * n))
 
 
-def _matmul(profile: Profile, v: dict, numerics: bool) -> Cost:
+def matmul_cost(profile: Profile, v: dict, numerics: bool) -> Cost:
     return _matmul_common(profile, v, numerics, 2 if v["out_dtype"] == "fp16" else 4, mixed=False)
 
 
-def _matmul_leaky_relu(profile: Profile, v: dict, numerics: bool) -> Cost:
+def matmul_leaky_relu_cost(profile: Profile, v: dict, numerics: bool) -> Cost:
     return _matmul_common(profile, {**v, "out_dtype": "fp16"}, numerics, 2, mixed=True)
 
 
@@ -132,7 +126,7 @@ def vector_add_units(length: int, tile_length: int, block_dim: int) -> tuple[int
     return tiles, block_dim
 
 
-def _vector_add(profile: Profile, v: dict, numerics: bool) -> Cost:
+def vector_add_cost(profile: Profile, v: dict, numerics: bool) -> Cost:
     length, tile = v["length"], v["tile_length"]
     block_dim = v["cores"] or min(profile.vector_cores, max(1, math.ceil(length / tile)))
     tiles, blocks = vector_add_units(length, tile, block_dim)
@@ -144,12 +138,12 @@ def _vector_add(profile: Profile, v: dict, numerics: bool) -> Cost:
     return Cost(host, events, length if numerics else 0, params, 2 * 2 * length)
 
 
-def _dynamic_shapes(profile: Profile, v: dict, numerics: bool) -> Cost:
+def dynamic_shapes_cost(profile: Profile, v: dict, numerics: bool) -> Cost:
     from .dynamic_shapes import shapes_of
 
     host = events = flops = 0
     for m, n, k in shapes_of(v["sequence"], v["count"], v["seed"]):
-        one = _matmul(
+        one = matmul_cost(
             profile,
             {"m": m, "n": n, "k": k, "cores": None, "base": None, "buffer_num": 2, "out_dtype": "fp16"},
             numerics,
@@ -159,22 +153,5 @@ def _dynamic_shapes(profile: Profile, v: dict, numerics: bool) -> Cost:
     return Cost(host, events, flops, {"host_bytes": names, "events": names, "flops": names})
 
 
-def _debug_demo(profile: Profile, v: dict, numerics: bool) -> Cost:
+def debug_demo_cost(profile: Profile, v: dict, numerics: bool) -> Cost:
     return Cost(1 << 20, 2000, 0, {})
-
-
-_ESTIMATES: MappingProxyType[str, Callable[[Profile, dict, bool], Cost]] = MappingProxyType(
-    {
-        "host-lifecycle": _host_lifecycle,
-        "pipeline": _pipeline,
-        "matmul": _matmul,
-        "matmul-leaky-relu": _matmul_leaky_relu,
-        "vector-add": _vector_add,
-        "debug-demo": _debug_demo,
-        "dynamic-shapes": _dynamic_shapes,
-    }
-)
-
-
-def has_estimate(name: str) -> bool:
-    return name in _ESTIMATES

@@ -19,6 +19,7 @@ from .. import asc
 from ..acl_codes import ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE
 from ..simulation import Simulation
 from . import Outcome, Param, Scenario
+from .cost import debug_demo_cost
 
 BUGS = ("none", "missing-wait", "empty-deque", "never-recorded", "wait-cycle", "cross-stream", "use-after-free")
 N = 1024
@@ -70,6 +71,7 @@ def run(sim: Simulation, bug: str) -> Outcome:
 
 SCENARIO = Scenario(
     name="debug-demo",
+    cost=debug_demo_cost,
     summary="a small program with one classic coordination bug (--bug), for the debugger",
     params=(Param("bug", str, "none", "which bug: " + ", ".join(BUGS), choices=BUGS),),
     run=run,

@@ -20,6 +20,7 @@ from ..simulation import Simulation
 from ..stream import TaskKind
 from ..trace import LaneKind
 from . import SEED_MAX, Outcome, Param, Scenario, ScenarioArgError
+from .cost import dynamic_shapes_cost
 from .host_lifecycle import check_ret
 from .kernels import matmul_tolerance
 
@@ -154,6 +155,7 @@ def check(profile, values: dict) -> None:
 
 SCENARIO = Scenario(
     name="dynamic-shapes",
+    cost=dynamic_shapes_cost,
     summary="matmuls of changing shapes on one stream, tiled on the host by a recompute / cache / adaptive policy",
     params=(
         Param("sequence", str, "drifting", "stable, drifting, random, or shapes MxNxK,MxNxK,...", parse=parse_sequence),

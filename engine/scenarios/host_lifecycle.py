@@ -18,6 +18,7 @@ from ..acl_codes import (
 )
 from ..simulation import Simulation
 from . import SEED_MAX, Outcome, Param, Scenario, ScenarioArgError, ScenarioFailed
+from .cost import host_lifecycle_cost
 
 
 def check_ret(ret: int, what: str) -> None:
@@ -89,6 +90,7 @@ def check(profile, values: dict) -> None:
 
 SCENARIO = Scenario(
     name="host-lifecycle",
+    cost=host_lifecycle_cost,
     summary="init, copy in, matmul, synchronize, copy back, check, tear down",
     params=(
         Param("n", int, 512, "matrix size (n x n x n fp16 matmul)", minimum=1),

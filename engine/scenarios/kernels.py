@@ -18,6 +18,7 @@ from ..aicore.matmul_tiling import MultiCoreMatmulTiling, TilingError
 from ..analysis.pipes import kernel_metrics
 from ..simulation import Simulation
 from . import SEED_MAX, Outcome, Param, Scenario, ScenarioArgError, flag_of
+from .cost import matmul_cost, matmul_leaky_relu_cost, vector_add_cost
 from .host_lifecycle import check_ret
 
 OUT_TYPES = MappingProxyType({"fp16": asc.half, "fp32": asc.float32})
@@ -282,6 +283,7 @@ def check_vector_add(profile, v: dict) -> None:
 SCENARIOS = (
     Scenario(
         name="matmul",
+        cost=matmul_cost,
         summary="C = A @ B (fp16 in, fp32 accumulate) with the tiled multi-core Cube kernel",
         params=(
             Param("m", int, 1024, "rows of A and C", minimum=1),
@@ -302,6 +304,7 @@ SCENARIOS = (
     ),
     Scenario(
         name="matmul-leaky-relu",
+        cost=matmul_leaky_relu_cost,
         summary="C = LeakyReLU(A @ B): a mixed kernel, the Cube and two Vector cores of each AI core in step",
         params=(
             Param("m", int, 1024, "rows of A and C", minimum=1),
@@ -322,6 +325,7 @@ SCENARIOS = (
     ),
     Scenario(
         name="vector-add",
+        cost=vector_add_cost,
         summary="z = x + y on the vector cores, CopyIn / Compute / CopyOut",
         params=(
             Param("length", int, 65536, "number of fp16 elements", minimum=1),

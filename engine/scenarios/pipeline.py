@@ -32,6 +32,7 @@ from ..stream import TaskKind
 from ..stream_manager import StreamManager
 from ..trace import DIRECTIONS, Kind, LaneKind
 from . import SEED_MAX, Outcome, Param, Scenario, ScenarioArgError, flag_of
+from .cost import pipeline_cost
 from .host_lifecycle import check_ret
 
 
@@ -260,6 +261,7 @@ def check(profile, values: dict) -> None:
 
 SCENARIO = Scenario(
     name="pipeline",
+    cost=pipeline_cost,
     summary="B batches of copy in / matmul / copy out, round-robin over S streams (the seed's prefetch pipeline)",
     params=(
         Param("n", int, 1024, "matrix size of each batch (n x n x n fp16 matmul)", minimum=1),

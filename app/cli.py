@@ -405,7 +405,7 @@ def compare(as_json: bool, runs: tuple[str, ...]) -> None:
             labels.append(f"{side.scenario.name} {shown} on {side.profile}")
     diff = diff_reports(*reports)
     if as_json:
-        click.echo(json.dumps({"a": labels[0], "b": labels[1], **diff}, default=list))
+        click.echo(json.dumps({"a": labels[0], "b": labels[1], **diff.to_dict()}))
         return
     click.echo(f"A: {labels[0]}\nB: {labels[1]}")
     click.echo(render_comparison(diff))

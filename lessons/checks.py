@@ -15,7 +15,7 @@ from engine.intervals import covered
 from engine.stream import TaskKind
 from engine.trace import Kind
 
-from .replay import NOT_FROM_DEVICE_ZH, NotFromDevice
+from .credit import NOT_FROM_DEVICE_ZH, NotFromDevice
 from .selectors import trace_lane_facts
 
 Text = str | dict  # plain text, or {"en": ..., "zh": ...} when it has words to translate

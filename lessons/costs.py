@@ -14,9 +14,11 @@ Computed in the grader from a run's trace (:class:`lessons.wire.RunData`) with :
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 
 import numpy as np
 
+from engine.aicore.pipes import LANE_NAMES
 from engine.aicore.tensor import Buffer
 from engine.analysis.metrics import run_metrics
 from engine.intervals import covered
@@ -72,7 +74,7 @@ def cost_table(run) -> dict:
     pipes: dict[str, dict] = {}
     kernels = kernel_rows(run)
     kernel_time = covered(c["start"][kernels], c["end"][kernels]) if len(kernels) else 0
-    for pipe in ("SCALAR", "VECTOR", "CUBE", "MTE1", "MTE2", "MTE3", "FIXP"):
+    for pipe in LANE_NAMES:
         lanes = [i for i, f in enumerate(facts) if f.kind == "pipe" and f.pipe == pipe]
         sel = work & np.isin(c["lane"], lanes)
         if not sel.any():
@@ -86,9 +88,10 @@ def cost_table(run) -> dict:
                 cores += 1
         share = busy / (cores * kernel_time) if kernel_time and cores else 0.0
         pipes[pipe] = {"busy_us": round(busy / 1e6, 4), "cores": cores, "share": round(min(1.0, share), 4)}
-    metrics = run_metrics(run).to_dict()
-    return {
-        "bytes": dict(sorted(moved.items())),
-        "pipes": pipes,
-        "utilisation": {k: metrics[k] for k in UTILISATION_KEYS if metrics.get(k) is not None},
-    }
+    metrics = run_metrics(run)
+    utilisation = {}
+    for key in UTILISATION_KEYS:
+        value = metrics.figure(key)  # a name that is not a figure raises
+        if value is not None:  # None: no instruction-level kernel ran
+            utilisation[key] = dict(value) if isinstance(value, Mapping) else value
+    return {"bytes": dict(sorted(moved.items())), "pipes": pipes, "utilisation": utilisation}

@@ -23,8 +23,8 @@ from engine import asc
 from engine.aicore.context import current
 from engine.copy_engine import D2H
 from engine.simulation import RunResult, Simulation
-from engine.stream import TaskKind
 
+from .credit import Credit, NotFromDevice, Payload, from_kernel
 from .recording import (
     MAX_DEPTH,
     MAX_ITEMS,
@@ -44,15 +44,6 @@ MAX_HOST_BYTES = 1 << 31  # host arrays a recording may ask the grader to hold
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]{0,99}$")
 
 
-HOST_WROTE = "it came back from device memory the host wrote, not a kernel"
-NOT_COPIED = "no device-to-host copy brought these values back"
-NOT_FROM_DEVICE_ZH = {
-    HOST_WROTE: "它取自主机写入的设备内存，而不是核函数写出的",
-    NOT_COPIED: "没有任何设备到主机的拷贝带回这些值",
-    "not an array": "不是数组",
-}
-
-
 class Tampered(Exception):
     """The recording does not replay: it is malformed, uses something outside the API, or its values differ."""
 
@@ -61,29 +52,12 @@ class _Mismatch(BaseException):
     """Raised inside the engine (a kernel block, a copy) and caught by :func:`replay`: never by the engine."""
 
 
-@dataclass(frozen=True, eq=False)
-class NotFromDevice:
-    """An output the replay cannot credit to the device, why, and the values the child claimed (a check may
-    say they would have been right: the verdict is then NOT_ON_DEVICE)."""
-
-    reason: str
-    claimed: object = None
-
-
 @dataclass
 class Replayed:
     runs: dict[str, RunResult] = field(default_factory=dict)
     observed: dict = field(default_factory=dict)  # what the lesson's observers saw (trusted)
     outputs: dict = field(default_factory=dict)  # key -> verified value or NotFromDevice
     launches: dict[str, list] = field(default_factory=dict)  # run -> [(kernel name, block_dim, args)]
-
-
-@dataclass(frozen=True)
-class _Payload:
-    seq: int
-    alloc: tuple  # host allocation (where, ident)
-    offset: int
-    data: bytes
 
 
 class _Opaque:
@@ -138,7 +112,7 @@ class _Replayer:
         self.sims: list[Simulation] = []
         self.sim_handle: dict[int, int] = {}
         self.sim_run: dict[int, str] = {}
-        self.payloads: dict[int, list[_Payload]] = {}
+        self.payloads: dict[int, list[Payload]] = {}
         self.arrays: dict[int, np.ndarray] = {}
         self.array_bytes = 0
         self.launch_ordinals: dict[int, tuple[object, int]] = {}
@@ -444,17 +418,17 @@ class _Replayer:
                 plan.source_bytes()[:] = data
             elif when == "after" and plan.direction == D2H:
                 _, alloc, off = plan.target
-                payloads.append(_Payload(seq, (alloc.where, alloc.ident), off, plan.target_bytes().tobytes()))
+                payloads.append(Payload(seq, (alloc.where, alloc.ident), off, plan.target_bytes().tobytes()))
 
         return probe
 
     # -- outputs -------------------------------------------------------------------------------------
     def _verify_outputs(self) -> None:
-        credited: list[tuple[int, _Payload, bool]] = []
+        credited: list[tuple[int, Payload, bool]] = []
         for h, payloads in self.payloads.items():
             run = self.out.runs[self.sim_run[h]]
-            credited += [(h, p, _from_kernel(run, p.seq)) for p in payloads]
-        checker = _Credit(credited)
+            credited += [(h, p, from_kernel(run, p.seq)) for p in payloads]
+        checker = Credit(credited)
         for key, value in self.claimed.items():
             self.out.outputs[str(key)] = checker.verify(value)
 
@@ -469,64 +443,6 @@ class _Body:
 
     def __call__(self, *args) -> None:
         self._replayer.run_block()
-
-
-def _from_kernel(run: RunResult, seq: int) -> bool:
-    """Was the memory device-to-host copy ``seq`` read last written by a kernel (no copy wrote it since)?"""
-    records = {r.seq: r for r in run.tasks}
-    copy = records.get(seq)
-    if copy is None or not copy.reads:
-        return False
-    alloc, lo, hi = copy.reads[0]
-
-    def before(w) -> bool:
-        return w.end >= 0 and w.seq != seq and w.clock(w.stream) <= copy.clock(w.stream)
-
-    writers = [w for w in run.tasks if before(w) and any(a == alloc and wl < hi and lo < wh for a, wl, wh in w.writes)]
-    kernels = [w for w in writers if w.kind == TaskKind.KERNEL]
-    others = [w for w in writers if w.kind != TaskKind.KERNEL]
-    return any(not any(k.clock(k.stream) <= o.clock(k.stream) for o in others) for k in kernels)
-
-
-class _Credit:
-    """Which bytes the replay's device-to-host copies brought back, and whether a kernel had written them."""
-
-    def __init__(self, credited: list[tuple[int, _Payload, bool]]) -> None:
-        self.whole: dict[bytes, bool] = {}
-        self.images: dict[tuple, tuple[bytearray, np.ndarray]] = {}
-        self.starts: dict[tuple, set[int]] = {}
-        for sim, p, ok in credited:
-            self.whole[p.data] = self.whole.get(p.data, False) or ok
-            key = (sim, p.alloc)
-            end = p.offset + len(p.data)
-            image, mark = self.images.get(key, (bytearray(), np.zeros(0, np.int8)))
-            if len(image) < end:
-                image.extend(bytes(end - len(image)))
-                mark = np.concatenate([mark, np.zeros(end - len(mark), np.int8)])
-            image[p.offset : end] = p.data
-            mark[p.offset : end] = 1 if ok else 2
-            self.images[key] = (image, mark)
-            self.starts.setdefault(key, set()).add(p.offset)
-
-    def verify(self, value):
-        if value is None:
-            return None
-        if isinstance(value, list | tuple):
-            return [self.verify(v) for v in value]
-        if not isinstance(value, np.ndarray):
-            return NotFromDevice("not an array")
-        data = np.ascontiguousarray(value).tobytes()
-        if self.whole.get(data):
-            return value
-        seen = data in self.whole
-        for key, (image, mark) in self.images.items():
-            for off in self.starts[key]:
-                end = off + len(data)
-                if end <= len(image) and image[off:end] == data:
-                    if (mark[off:end] == 1).all():
-                        return value
-                    seen = True
-        return NotFromDevice(HOST_WROTE if seen else NOT_COPIED, value)
 
 
 def _list(v, what: str) -> list:

@@ -30,7 +30,7 @@ from engine.trace import DIRECTIONS, Kind, Lane, LaneKind, TraceData
 
 KEYS = frozenset(("kind", "name", "name_prefix", "lane", "core", "core_type", "pipe", "stream", "direction", "nth"))
 LANE_KINDS = ("host", "stream", "copy_engine", "kernels", "pipe", "block", "other")
-PIPES = ("SCALAR", "VECTOR", "CUBE", "MTE1", "MTE2", "MTE3", "FIXP")
+PIPES = LANE_NAMES  # the pipes a selector names, as the trace's lanes do
 
 
 class SelectorError(ValueError):

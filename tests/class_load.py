@@ -5,8 +5,10 @@ shape (numerics on, 256 to 1024) and waits until its run is drawn. Measured: run
 to the step label showing the run's event count), errors, the machine's CPU and the server's resident
 memory (the gunicorn workers and the jobs they fork), sampled every 0.2 s.
 
-``python -m tests.class_load --users 5,10,20,40`` prints the table (a benchmark: figures, no pass/fail);
-``tests/test_class_load.py`` runs 20 users and checks that every one sees their own run.
+``python -m tests.class_load --users 5,10,20,40`` prints the table (a benchmark: figures, no pass/fail). The
+acceptance test (20 users on ``gunicorn -w 2``, every one sees their own run) is not in the suite yet: on a
+2-core machine today only part of a class of 20 sees its run within 240 s (the first window's rendering,
+about 1-4 s a request on two sync workers, is the bottleneck).
 """
 
 from __future__ import annotations
@@ -28,8 +30,10 @@ STEPS = 20
 TIMEOUT_S = 240
 
 
-def shape(i: int) -> tuple[int, int, int]:
-    """User ``i``'s own matmul: distinct for every user, 256 to 1024 on each side."""
+def shape(i: int, small: bool = False) -> tuple[int, int, int]:
+    """User ``i``'s own matmul: distinct for every user, 256 to 1024 on each side (``small``: 64 to 320)."""
+    if small:
+        return 64 + 16 * (i % 13), 64 + 32 * (i // 13 % 7), 64 + 16 * (i % 5)
     return 256 + 64 * (i % 13), 256 + 128 * (i // 13 % 7), 256 + 32 * (i % 5)
 
 
@@ -71,21 +75,21 @@ def _server_rss_mb(root_pid: int) -> float:
     return total / 2**20
 
 
-async def _user(browser, url: str, i: int, expected: int, load: Load) -> None:
+async def _user(browser, url: str, i: int, expected: int, load: Load, steps: int, small: bool) -> None:
     context = await browser.new_context(viewport=VIEWPORT)
     page = await context.new_page()
     page.set_default_timeout(TIMEOUT_S * 1000)
     try:
         await page.goto(url + "/")
         await page.wait_for_selector("#step-label")
-        for s in range(2, STEPS + 2):
+        for s in range(2, steps + 2):
             await page.click("#step-forward")
             await page.wait_for_function(
                 "s => (document.getElementById('step-label').innerText.match(/(\\d+) \\//) || [])[1] == s", arg=s
             )
         await page.goto(url + "/playground")
         await page.wait_for_selector("#pg-params .param")
-        for ident, value in zip(("pg-m", "pg-n", "pg-k"), shape(i), strict=True):
+        for ident, value in zip(("pg-m", "pg-n", "pg-k"), shape(i, small), strict=True):
             await page.fill(f"#{ident}", str(value))
         if not await page.is_checked("#pg-numerics input"):
             await page.click("#pg-numerics input")
@@ -101,23 +105,23 @@ async def _user(browser, url: str, i: int, expected: int, load: Load) -> None:
         await context.close()
 
 
-async def _drive(url: str, users: int, expected: list[int], load: Load) -> None:
+async def _drive(url: str, users: int, expected: list[int], load: Load, steps: int, small: bool) -> None:
     from playwright.async_api import async_playwright
 
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        await asyncio.gather(*(_user(browser, url, i, expected[i], load) for i in range(users)))
+        await asyncio.gather(*(_user(browser, url, i, expected[i], load, steps, small) for i in range(users)))
         await browser.close()
 
 
-def measure(users: int, runs_dir: Path | None = None, workers: int = 2) -> Load:
-    """One class of ``users`` on a fresh ``gunicorn -w workers`` over an empty runs folder."""
+def measure(users: int, workers: int = 2, steps: int = STEPS, small: bool = False) -> Load:
+    """One class of ``users`` on a fresh ``gunicorn -w workers`` over an empty runs folder (``small``: each
+    user's matmul 64 to 320 on a side instead of 256 to 1024)."""
     import psutil
 
-    expected = [events(*shape(i)) for i in range(users)]
+    expected = [events(*shape(i, small)) for i in range(users)]
     with tempfile.TemporaryDirectory() as tmp:
-        runs_dir = runs_dir or Path(tmp)
-        server = Server(runs_dir, workers=workers, log_dir=Path(tmp))
+        server = Server(Path(tmp), workers=workers, log_dir=Path(tmp))
         load = Load(users)
         done = threading.Event()
 
@@ -130,7 +134,7 @@ def measure(users: int, runs_dir: Path | None = None, workers: int = 2) -> Load:
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
         try:
-            asyncio.run(_drive(server.url, users, expected, load))
+            asyncio.run(_drive(server.url, users, expected, load, steps, small))
         finally:
             done.set()
             sampler.join()
@@ -141,11 +145,13 @@ def measure(users: int, runs_dir: Path | None = None, workers: int = 2) -> Load:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--users", default="5,10,20,40", help="classes to measure, e.g. 5,10,20,40")
+    parser.add_argument("--steps", type=int, default=STEPS, help="steps each user takes before running")
+    parser.add_argument("--small", action="store_true", help="each user's matmul 64 to 320 on a side")
     args = parser.parse_args()
     print("| users | runs seen | run-to-views p50 (s) | p95 (s) | errors | CPU (mean) | server RSS (max) |")
     print("|---|---|---|---|---|---|---|")
     for users in (int(x) for x in args.users.split(",")):
-        load = measure(users)
+        load = measure(users, steps=args.steps, small=args.small)
         print(load.row(), flush=True)
         for e in load.errors[:3]:
             print(f"    {e}")

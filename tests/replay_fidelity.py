@@ -75,7 +75,8 @@ def _same(x, y) -> bool:
 def main(number: int) -> None:
     from lessons.catalog import get
     from lessons.child import run_child
-    from lessons.replay import NotFromDevice, replay
+    from lessons.credit import NotFromDevice
+    from lessons.replay import replay
     from lessons.wire import decode, read_first, split
 
     lesson = get(number)

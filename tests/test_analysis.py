@@ -1,6 +1,7 @@
 """The profiler and debugger: every finding and every recommendation, triggered and not triggered."""
 
 import csv
+import dataclasses
 import json
 
 import numpy as np
@@ -139,8 +140,8 @@ def test_metrics_of_a_double_buffered_matmul():
     assert len(k.pipe_ratios_per_core) == 24 and k.pipe_ratios_per_core["AIC 0"]["CUBE"] > 0.65
     assert k.pipe_ratios_per_core["AIC 0"]["MTE2"] > k.pipe_ratios_per_core["AIC 0"]["CUBE"]
     roof = rep.roofline[0]
-    assert roof["achieved_tflops"] <= min(roof["roofs"].values()) * 1.001
-    assert roof["hbm_bytes"] < roof["gm_bytes"]  # L2 serves the re-reads
+    assert roof.achieved_tflops <= min(roof.roofs.values()) * 1.001
+    assert roof.hbm_bytes < roof.gm_bytes  # L2 serves the re-reads
 
 
 def test_gap_causes():
@@ -172,14 +173,53 @@ def test_host_device_balance():
     assert rep.metrics.copy_compute_overlap > 0.1
 
 
+# -- the report's records ------------------------------------------------------------------------------
+def test_a_misspelt_metric_raises_instead_of_reading_a_default():
+    """Lesson 5 once read ``metrics.get("mte2_compute_overlap", 0.0)``: a typo there failed every trainee silently."""
+    rep, _ = report("vector-add", length=8 * 2048, cores=8)
+    m = rep.metrics
+    assert 0 <= m.mte2_compute_overlap <= 1
+    with pytest.raises(AttributeError):
+        m.mte2_compute_overlap_ratio  # noqa: B018 - the attribute itself is the test
+    with pytest.raises(KeyError, match="'mte2_overlap' is not a run metric"):
+        m.figure("mte2_overlap")
+    with pytest.raises(AttributeError):
+        rep.gaps.top[0].cuase  # noqa: B018
+    with pytest.raises(AttributeError):
+        rep.roofline[0].achieved  # noqa: B018
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        m.kernels[0].blocks = 0
+    with pytest.raises(TypeError):
+        m.kernels[0].pipe_ratios["aiv_vec_ratio"] = 1.0  # read-only, nested mappings too
+
+
+def test_the_report_is_plain_data_only_at_its_json_edge():
+    rep, _ = report("matmul", m=256, n=256, k=256, buffer_num=1)
+    doc = json.loads(json.dumps(rep.to_dict()))
+    m = rep.metrics
+    assert doc["metrics"]["kernel_us"] == m.kernel_us and "main" not in doc["metrics"]  # main: its figures, flat
+    assert doc["metrics"]["mte2_compute_overlap"] == m.mte2_compute_overlap
+    kernel = doc["metrics"]["kernels"][0]
+    assert kernel["row"] == m.kernels[0].row and kernel["pipe_ratios_per_core"]["AIC 0"] == dict(
+        m.kernels[0].pipe_ratios_per_core["AIC 0"]
+    )
+    assert doc["roofline"][0] == {**rep.roofline[0].to_dict(), "roofs": dict(rep.roofline[0].roofs)}
+    assert doc["gaps"]["top"][0]["cause"] == rep.gaps.top[0].cause
+    assert [r["rule"] for r in doc["recommendations"]] == [r.rule for r in rep.recommendations]
+
+
 # -- compare, exports -------------------------------------------------------------------------------
 def test_compare_two_known_runs():
     a, _ = report("matmul", m=1024, n=1024, k=1024, buffer_num=1)
     b, _ = report("matmul", m=1024, n=1024, k=1024, buffer_num=2)
     diff = compare(a, b)
-    assert diff["metrics"]["kernel_us"]["ratio"] < 0.8  # double buffering is faster
-    assert diff["pipe_ratios"]["aic_mac_ratio"]["b"] > diff["pipe_ratios"]["aic_mac_ratio"]["a"]
-    assert "double_buffering" in diff["recommendations"]["only_a"]
+    assert diff.metrics["kernel_us"].ratio < 0.8  # double buffering is faster
+    assert diff.pipe_ratios["aic_mac_ratio"].b > diff.pipe_ratios["aic_mac_ratio"].a
+    assert "double_buffering" in diff.recommendations.only_a
+    doc = json.loads(json.dumps(diff.to_dict()))
+    kernel = diff.metrics["kernel_us"]
+    assert doc["metrics"]["kernel_us"] == {"a": kernel.a, "b": kernel.b, "delta": kernel.delta, "ratio": kernel.ratio}
+    assert doc["recommendations"]["only_a"] == list(diff.recommendations.only_a)
 
 
 def test_compare_command(capsys):

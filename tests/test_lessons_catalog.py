@@ -112,7 +112,7 @@ def test_the_lessons_tensors_show_the_numbers_of_their_tiles(number):
     assert held, "no slot ever holds a named tile"
     core, buffer, slot = held[0]
     tile = slot.tile
-    values = replay.tile_values(step, core.name, buffer.name, slot.queue, slot.slot)
+    values = replay.tile_values(step, core.core, buffer.name, slot.queue, slot.slot)
     source = inputs[tile["tensor"]]
     if source.ndim == 1:
         expected = source[tile["col"] : tile["col"] + tile["cols"]]

@@ -7,9 +7,11 @@ import pytest
 
 from app.present import Breakpoint, Replay
 from app.present import views as V
-from app.present.frames import ACTIVITY_CODES, FrameSource, frame, frames, outline
+from app.present.frames import FrameSource, frame, frames, outline
+from app.present.vocabulary import Activity
 from app.server.store import RunSpec
 from engine import Simulation
+from engine.locations import CoreRef
 from engine.runner import run_scenario
 from lessons.catalog import get
 
@@ -54,7 +56,7 @@ def _check_every_step(replay, core, lang="en"):
         assert f["events"] == sv["event"]
         assert f["times"] == sv["time_us"]
         assert f["host"] == {k: sv[k] for k in ("host", "link", "streams")}
-        assert f["grid"] == "".join(ACTIVITY_CODES[c["activity"]] for c in sv["device"]["cores"]), s
+        assert f["grid"] == "".join(Activity(c["activity"]).code for c in sv["device"]["cores"]), s
         assert f["core"] == cv, s
         assert f["code"] == V.code_view(replay, s, 10, lang)
         if replay.result.gm:
@@ -64,7 +66,7 @@ def _check_every_step(replay, core, lang="en"):
                 for i, tensor in enumerate(mv["tensors"])
                 for t in tensor["tiles"]
             )
-            cores = [c.name for c in replay.index.cores]
+            cores = [c.ref.label for c in replay.index.cores]
             got = sorted((a, cores[c], *rest) for c, tiles in f["tiles"].items() for a, *rest in tiles)
             assert got == want, s
             done = {t["name"]: t["done_count"] for t in mv["tensors"] if "done_count" in t}
@@ -75,18 +77,18 @@ def _check_every_step(replay, core, lang="en"):
 @pytest.mark.parametrize("name", list(RUNS))
 def test_every_frame_equals_the_view_models(name):
     replay = _replay(name)
-    w = _check_every_step(replay, replay.index.cores[0].name)
+    w = _check_every_step(replay, replay.index.cores[0].ref)
     # consecutive steps repeat their parts: each is stored once
     assert len(w["parts"]["core"]) < len(replay) and len(w["parts"]["host"]) < len(replay) / 4
 
 
 def test_lesson_run_frames_in_chinese(lesson1):
-    _check_every_step(lesson1, "AIV 3", "zh")
+    _check_every_step(lesson1, CoreRef("AIV", 3), "zh")
 
 
 def test_a_window_from_the_middle_equals_the_same_steps_of_the_whole(lesson1):
-    whole = frames(lesson1, 0, len(lesson1), "AIV 0")
-    part = FrameSource(lesson1).frames(100, 57, "AIV 0")
+    whole = frames(lesson1, 0, len(lesson1), CoreRef("AIV", 0))
+    part = FrameSource(lesson1).frames(100, 57, CoreRef("AIV", 0))
     assert (part["first"], part["count"]) == (100, 57)
     for s in range(100, 157):
         assert frame(part, s) == frame(whole, s)
@@ -95,14 +97,14 @@ def test_a_window_from_the_middle_equals_the_same_steps_of_the_whole(lesson1):
 
 
 def test_a_window_is_clipped_to_the_run(lesson1):
-    w = frames(lesson1, len(lesson1) - 10, 1000, "AIV 0")
+    w = frames(lesson1, len(lesson1) - 10, 1000, CoreRef("AIV", 0))
     assert w["first"] == len(lesson1) - 10 and w["count"] == 10
-    assert frames(lesson1, -5, 3, "AIV 0")["first"] == 0
+    assert frames(lesson1, -5, 3, CoreRef("AIV", 0))["first"] == 0
 
 
 def test_breakpoints_mark_their_steps_in_the_window(lesson1):
     bps = (Breakpoint(kind="KERNEL"), Breakpoint(kind="COPY"))
-    w = frames(lesson1, 0, len(lesson1), "AIV 0", "en", bps)
+    w = frames(lesson1, 0, len(lesson1), CoreRef("AIV", 0), "en", bps)
     rows = np.union1d(bps[0].rows(lesson1), bps[1].rows(lesson1))
     expected = [s for s in range(len(lesson1)) if lesson1.row(s) in set(rows.tolist())]
     assert w["breaks"] == expected and len(expected) >= 4
@@ -128,11 +130,11 @@ def test_outline_lists_output_tiles_in_landing_order_with_their_core():
         assert 0 <= core < 4
         cells[row : row + rows, col : col + cols] += 1
     assert (cells == 1).all()  # the output tiles cover C exactly once
-    last = frame(frames(replay, len(replay) - 1, 1, "AIC 0"), len(replay) - 1)
+    last = frame(frames(replay, len(replay) - 1, 1, CoreRef("AIC", 0)), len(replay) - 1)
     assert last["done"] == [c["total"]]
 
 
 def test_a_window_is_small_json(lesson1):
-    w = frames(lesson1, 0, len(lesson1), "AIV 0")
+    w = frames(lesson1, 0, len(lesson1), CoreRef("AIV", 0))
     size = len(json.dumps(w))
     assert size < 800 * len(lesson1)  # bytes per step, parts included (575 measured)

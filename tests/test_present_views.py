@@ -9,8 +9,12 @@ import pytest
 from app.present import Replay
 from app.present import views as V
 from app.present.messages import LANGS, keys, t
+from app.present.vocabulary import Activity
 from app.server.store import RunSpec, RunStore, decode, encode
+from engine.locations import CoreRef
 from engine.runner import get_scenario, run_scenario
+
+AIC0 = CoreRef("AIC", 0)
 
 
 @pytest.fixture(scope="module")
@@ -69,11 +73,11 @@ def test_every_view_is_json_in_both_languages(matmul, lang):
     step = first_mmad(replay)
     docs = [
         V.system_view(replay, step, lang),
-        V.core_view(replay, step, "AIC 0", lang),
-        V.tile_view(replay, step, "AIC 0", "L1", 0, 0, 8, lang),
-        V.timeline_view(replay, step, expand=("AIC 0",), lang=lang),
+        V.core_view(replay, step, AIC0, lang),
+        V.tile_view(replay, step, AIC0, "L1", 0, 0, 8, lang),
+        V.timeline_view(replay, step, expand=(AIC0,), lang=lang),
         V.matrices_view(replay, step, lang=lang),
-        V.pipeline_view(replay, step, "AIC 0", lang=lang),
+        V.pipeline_view(replay, step, AIC0, lang=lang),
         V.metrics_view(replay, lang),
         V.code_view(replay, step, 2, lang),
     ]
@@ -87,18 +91,20 @@ def test_every_view_is_json_in_both_languages(matmul, lang):
 def test_system_view_colours_the_cores_by_what_they_do(matmul):
     _run, replay = matmul
     step = first_mmad(replay)
-    cores = {c["name"]: c for c in V.system_view(replay, step)["device"]["cores"]}
-    lane = replay.event(step).lane.split("/")[0]
-    assert cores[lane]["activity"] == "cube"
-    assert all(cores[f"AIC {i}"]["activity"] == "idle" for i in range(4, 24))  # 4 cores were asked for
-    assert all(cores[f"AIV {i}"]["activity"] == "idle" for i in range(48))
+    cores = {(c["kind"], c["index"]): c for c in V.system_view(replay, step)["device"]["cores"]}
+    here = replay.event(step).core
+    assert cores[here.kind, here.index]["activity"] == Activity.CUBE == "cube"
+    assert cores[here.kind, here.index]["name"] == here.label
+    assert all(cores["AIC", i]["activity"] == "idle" for i in range(4, 24))  # 4 cores were asked for
+    assert all(cores["AIV", i]["activity"] == "idle" for i in range(48))
 
 
 def test_core_view_slots_and_tile_values(matmul):
     run, replay = matmul
     step = first_mmad(replay)
-    core = replay.event(step).lane.split("/")[0]
+    core = replay.event(step).core
     view = V.core_view(replay, step, core)
+    assert (view["core"], view["kind"], view["index"]) == (core.label, core.kind, core.index)
     l1 = next(b for b in view["buffers"] if b["name"] == "L1")
     assert l1["capacity"] == 524288 and 0 < l1["fill"] <= 1
     held = [s for s in l1["slots"] if s["tile_ref"]]
@@ -116,7 +122,7 @@ def test_core_view_slots_and_tile_values(matmul):
 
 def test_timeline_aggregates_busy_lanes_to_a_bounded_number_of_bars(matmul):
     _run, replay = matmul
-    full = V.timeline_view(replay, 0, expand=("AIC 0",), max_bars=10)
+    full = V.timeline_view(replay, 0, expand=(AIC0,), max_bars=10)
     lanes = {lane["label"]: lane for lane in full["lanes"]}
     cube = lanes["AIC 0/CUBE"]
     assert cube["count"] > 10 and cube["aggregated"] and 0 < len(cube["buckets"]) <= 10
@@ -151,7 +157,7 @@ def test_pipeline_table_shows_overlap_with_double_buffering():
     def overlap(buffer_num):
         run = run_scenario("vector-add", length=16384, tile_length=1024, cores=1, buffer_num=buffer_num, numerics=False)
         replay = Replay(run.result)
-        view = V.pipeline_view(replay, len(replay) - 1, "AIV 0", max_tiles=64)
+        view = V.pipeline_view(replay, len(replay) - 1, CoreRef("AIV", 0), max_tiles=64)
         rows = [r["cells"] for r in view["tiles"] if r["done"]]
         assert len(rows) == 16 and all({"MTE2", "VECTOR", "MTE3"} <= set(r) for r in rows)
         # does tile i+1's CopyIn start before tile i's compute ended?
@@ -184,7 +190,7 @@ def test_runs_are_stored_and_rebuilt_exactly(tmp_path):
     r2 = Replay(again, inputs=spec2.inputs())
     step = first_mmad(r1)
     assert r1.state_at(step) == r2.state_at(step)
-    core = r1.event(step).lane.split("/")[0]
+    core = r1.event(step).core
     c1 = V.core_view(r1, step, core)
     slot = next(s for b in c1["buffers"] for s in b["slots"] if s["writer"] >= 0)
     buf = next(b["name"] for b in c1["buffers"] if slot in b["slots"])

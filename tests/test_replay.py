@@ -8,6 +8,7 @@ import pytest
 
 from app.present import Breakpoint, Replay, StepFilter
 from engine.detail import QueueOp, QueueOpKind
+from engine.locations import CoreRef
 from engine.runner import get_scenario, run_scenario
 from engine.trace import LaneKind
 from tests.replay_helpers import run_with_truth
@@ -34,7 +35,7 @@ def test_tile_values_equal_the_engines_buffers(name, params):
     t = result.trace
     checked = 0
     for (core_name, detail), snapshots in truth.writes.items():
-        c = replay._core_index(core_name)
+        c = replay.index.core_index(replay.core_named(core_name))
         rows = replay.index.core_rows(c)
         rows = rows[t.detail[rows] == detail]
         assert len(rows) == len(snapshots), (core_name, t.details[detail])
@@ -56,7 +57,7 @@ def test_slot_states_follow_the_engines_queues(name, params):
     replay = Replay(result)
     for c, core in enumerate(replay.index.cores):
         expected = defaultdict(list)
-        for queue, slot, state in truth.slot_changes.get(core.name, []):
+        for queue, slot, state in truth.slot_changes.get(core.ref.label, []):
             expected[(queue, slot)].append(state)
         got = defaultdict(list)
         for effects in replay.index.queue_index(c).values():
@@ -64,7 +65,7 @@ def test_slot_states_follow_the_engines_queues(name, params):
                 d = t.detail_of(int(row))
                 if isinstance(d, QueueOp) and d.op in names:
                     got[(d.queue, d.slot)].append(names[d.op])
-        assert got == expected, core.name
+        assert got == expected, core.ref
 
 
 def test_state_at_a_step_of_a_256_matmul_on_4_cores():
@@ -74,7 +75,7 @@ def test_state_at_a_step_of_a_256_matmul_on_4_cores():
     first_mmad = replay.next_where(0, np.flatnonzero((t.kind == 6) & (t.name == t.names.index("mmad"))))
     state = replay.state_at(first_mmad)
     assert state.event.name == "mmad"
-    core = next(c for c in state.cores if c.name == state.event.lane.split("/")[0])
+    core = next(c for c in state.cores if c.core == state.event.core)
     assert core.active and core.block is not None
     cube = next(p for p in core.pipes if p.pipe == "CUBE")
     assert cube.busy and cube.name == "mmad" and cube.row == state.row
@@ -86,7 +87,7 @@ def test_state_at_a_step_of_a_256_matmul_on_4_cores():
     # the operands of the mmad are the tiles in L0A / L0B, and their numbers are slices of A and B
     inputs = get_scenario("matmul").inputs(run.params)
     slot = a2[0]
-    values = replay.tile_values(first_mmad, core.name, "L0A", slot.queue, slot.slot)
+    values = replay.tile_values(first_mmad, core.core, "L0A", slot.queue, slot.slot)
     tile = slot.tile
     np.testing.assert_array_equal(
         values[: tile["rows"], : tile["cols"]],
@@ -122,17 +123,18 @@ def test_streams_and_engines_of_a_pipeline():
 def test_navigation_filters_and_breakpoints():
     run = run_scenario("matmul", m=128, n=128, k=128, cores=2, numerics=False)
     full = Replay(run.result)
-    only = Replay(run.result, step_filter=StepFilter(cores=frozenset({"AIC 0"})))
+    aic0, aic1 = CoreRef("AIC", 0), CoreRef("AIC", 1)
+    only = Replay(run.result, step_filter=StepFilter(cores=frozenset({aic0})))
     assert 0 < len(only) < len(full)
-    lanes = {only.event(s).lane.split("/")[0] for s in range(len(only))}
-    assert "AIC 1" not in lanes and "AIC 0" in lanes
+    cores = {only.event(s).core for s in range(len(only))}
+    assert aic1 not in cores and aic0 in cores and None in cores  # host and stream rows are kept
     s = full.next_of_kind(0, "COMPUTE")
     assert full.event(s).kind == "COMPUTE"
     assert full.next_of_kind(s, "COMPUTE", forward=False) is None or full.next_of_kind(s, "COMPUTE", False) < s
-    assert full.toggle_breakpoint(Breakpoint(core="AIC 1"))
+    assert full.toggle_breakpoint(Breakpoint(core=aic1))
     hit = full.next_breakpoint(0)
-    assert full.event(hit).lane.startswith("AIC 1/")
-    assert not full.toggle_breakpoint(Breakpoint(core="AIC 1"))
+    assert full.event(hit).core == aic1 and full.event(hit).lane.startswith("AIC 1/")
+    assert not full.toggle_breakpoint(Breakpoint(core=aic1))
     assert full.next_breakpoint(0) is None
     t = full.trace
     mid = int(t.start[len(t) // 2])

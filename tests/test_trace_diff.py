@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 import uuid
 
 import pytest
 
-from app.present.trace_diff import trace_diff
+from app.present.trace_diff import TraceDiff, trace_diff
 from app.web.runs import Runs
 from engine.trace import Kind
 from lessons.catalog import get
@@ -28,7 +29,9 @@ def _run(runs: Runs, number: int, code: str):
 
 def test_a_single_buffered_stub_lost_overlap_and_does_no_arithmetic_each_said_at_its_step(runs):
     mine, ref = _run(runs, 5, get(5).exercise_file.read_text(encoding="utf-8"))
-    said = {s.key: s for s in trace_diff(mine, ref).statements}
+    diff = trace_diff(mine, ref)
+    assert TraceDiff.from_dict(json.loads(json.dumps(diff.to_dict(), default=float))) == diff  # the JSON edge
+    said = {s.key: s for s in diff.statements}
     assert said["overlap"].values["mine"] < said["overlap"].values["ref"]
     assert said["less_work"].values["mine_flops"] == 0 < said["less_work"].values["ref_flops"]
     for s in said.values():

@@ -8,6 +8,7 @@ from app.present.messages import t as msg
 from app.present.phases import phase_bounds
 from app.present.text import reflow
 from app.tui import navigation as nav
+from engine.locations import CoreRef
 from tests.tui_helpers import drive, keybar_enabled, lesson, line, make_app, matmul, shown, status
 
 
@@ -79,7 +80,7 @@ def test_b_toggles_a_breakpoint_on_the_line_and_shift_b_on_the_kind():
 
     async def script(pilot):
         event = walk.replay.event(0)
-        line = int(event.src.rpartition(":")[2])
+        line = event.src.line
         await pilot.press("b")
         assert [bp.src for bp in walk.replay.breakpoints] == [event.src]
         assert f"breakpoint set: solution.py:{line}" in status(app)
@@ -223,8 +224,8 @@ def test_e_shows_and_hides_the_selected_cores_pipe_lanes():
     app = make_app(walk, steps=40)
 
     async def script(pilot):
-        core = app.core
-        assert core is not None and core.startswith("AIV")
+        core = app.core.label
+        assert app.core.kind == "AIV"
         assert f" {core} MTE2" in shown(app, "timeline")
         await pilot.press("e")
         assert not app.expanded
@@ -242,11 +243,11 @@ def test_digits_select_a_core_by_number():
 
     async def script(pilot):
         await pilot.press("3")
-        assert app.core == "AIV 3"
+        assert app.core == CoreRef("AIV", 3)
         assert app.query_one("#buffers-pane").border_title == "Buffers of AIV 3"
         assert "core AIV 3" in status(app)
         await pilot.press("9")  # "39" names no core; "9" neither: said so, selection kept
-        assert app.core == "AIV 3" and "no core 9" in status(app)
+        assert app.core == CoreRef("AIV", 3) and "no core 9" in status(app)
 
     drive(app, script)
 
@@ -257,11 +258,11 @@ def test_two_digits_select_a_core_above_nine():
 
     async def script(pilot):
         cores = walk.cores()
-        assert cores == ["AIC 0", "AIC 1"]
+        assert cores == [CoreRef("AIC", 0), CoreRef("AIC", 1)]
         await pilot.press("1")
-        assert app.core == "AIC 1"
+        assert app.core == CoreRef("AIC", 1)
         await pilot.press("0")  # "10" is not in this run: "0" is
-        assert app.core == "AIC 0"
+        assert app.core == CoreRef("AIC", 0)
 
     drive(app, script)
 
@@ -303,7 +304,7 @@ def test_a_core_whose_block_has_no_buffer_yet_says_so():
         assert view["block"] is not None and view["buffers"] == []
         assert f"block {view['block']} has set up no buffer yet" in shown(app, "buffers")
         await pilot.press("7")  # its block starts later
-        assert app.core == "AIV 7" and "no block has run on AIV 7 yet" in shown(app, "buffers")
+        assert app.core == CoreRef("AIV", 7) and "no block has run on AIV 7 yet" in shown(app, "buffers")
 
     drive(app, script, size=(120, 40))
 

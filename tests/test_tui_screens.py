@@ -36,7 +36,7 @@ def test_80x24_shows_every_pane_the_status_and_the_keys():
         assert f"step 41 / {len(walk.replay)}" in status(app)
         timeline = shown(app, "timeline").split("\n")
         assert all(len(row) <= sizes["timeline"][0] - 2 for row in timeline)
-        assert any(row.lstrip("▸ ").startswith(app.core) for row in timeline)
+        assert any(row.lstrip("▸ ").startswith(app.core.label) for row in timeline)
         save(app, "lesson1-80x24")
 
     drive(app, script)

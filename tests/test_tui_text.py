@@ -25,6 +25,7 @@ from app.present.text import (
 from app.present.views import timeline_view
 from app.present.walkthrough import Stop, lesson_walkthrough
 from app.tui import navigation as nav
+from engine.locations import CoreRef
 from lessons import catalog
 from tests.tui_helpers import lesson, matmul
 
@@ -123,7 +124,7 @@ def test_every_lesson_walkthrough_resolves_its_steps_or_says_why():
         assert walk.start == next((s.step for s in walk.stops if s.step is not None), 0)
         assert walk.kinds()
         cores_in_trace = {lane.process for lane in walk.replay.trace.lanes if lane.core >= 0}
-        assert set(walk.cores()) == cores_in_trace  # none for a lesson on op-level work (lesson 8)
+        assert {c.label for c in walk.cores()} == cores_in_trace  # none for a lesson on op-level work (lesson 8)
 
 
 def test_a_step_whose_selector_matches_nothing_is_kept_with_its_reason():
@@ -161,9 +162,10 @@ def test_navigation_zoom_pan_follow_and_core_numbers():
     assert nav.pan(end, 10.0, 50.0, 1) == 55.0 and nav.pan(end, 10.0, 98.0, 1) == 95.0
     assert nav.opening(end, (40.0, 60.0)) == (25.0, 50.0) and nav.opening(end, (0.0, 0.0)) == (None, 50.0)
     assert nav.tick(5) == (0.2, 1) and nav.tick(100) == (0.05, 5)
-    cores = ["AIC 0", "AIC 1", "AIV 0", "AIV 1", "AIV 2"]
-    assert nav.core_by_number(cores, 1) == "AIC 1" and nav.core_by_number(cores, 1, "AIV") == "AIV 1"
-    assert nav.core_by_number(cores, 2) == "AIV 2" and nav.core_by_number(cores, 7) is None
+    cores = [CoreRef("AIC", 0), CoreRef("AIC", 1), CoreRef("AIV", 0), CoreRef("AIV", 1), CoreRef("AIV", 2)]
+    assert nav.core_by_number(cores, 1) == CoreRef("AIC", 1)
+    assert nav.core_by_number(cores, 1, "AIV") == CoreRef("AIV", 1)
+    assert nav.core_by_number(cores, 2) == CoreRef("AIV", 2) and nav.core_by_number(cores, 7) is None
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -74,6 +74,9 @@ def test_lesson_1_loads_ready_to_play_with_every_view(tab, lesson1):
         assert p.is_visible(f"#view-{view}"), view
     assert tab.step() == (1, n)
     assert p.locator("#core-grid .cell").count() == 24 + 48
+    cell = p.locator("#core-grid .cell").nth(24)  # the first vector core: drawn from the fields the server sent
+    assert (cell.inner_text(), cell.get_attribute("data-core")) == ("V0", "AIV 0")
+    assert "aiv" in cell.get_attribute("class").split()
     assert "Host CPU" in tab.text("#sys-host") and "acl.init" in tab.text("#sys-host")
     assert "AIV 0" in tab.text("#core-body")
     assert p.evaluate("() => document.querySelector('#timeline-graph .js-plotly-plot').data.length") > 0

@@ -11,6 +11,7 @@ from app.cli import main
 from app.present.messages import t as msg
 from app.web import compare, figures, layout, markup, pages, panels, playground, render
 from app.web.runs import RunRequestError, Runs, breakpoints_of, validate_request
+from engine.locations import CoreRef, SourceLine
 from lessons.catalog import lessons
 
 CONTRACT = ("step-back", "step-forward", "play", "step-slider", "step-label", "lang-switch")
@@ -206,7 +207,8 @@ HOST = {
 }
 CORE = {
     "core": "AIV 0",
-    "type": "AIV",
+    "kind": "AIV",
+    "index": 0,
     "block": 3,
     "active": True,
     "activity": "vector",
@@ -353,6 +355,12 @@ def test_lesson_meta_and_window(runs):
     assert meta["n"] == len(loaded.replay) and meta["window"] == meta["n"]  # a short run in one window
     assert meta["lesson"]["anchors"][0] == 0 and len(meta["lesson"]["text"]["zh"]) == len(meta["lesson"]["anchors"])
     assert "\n" not in meta["lesson"]["text"]["en"][0]  # paragraphs, not terminal lines
+    # the grid's cores as fields (the browser draws them and parses no name), AICs first
+    cells = meta["grid_cores"]
+    assert cells[0] == {"name": "AIC 0", "kind": "AIC", "index": 0, "short": "C0", "css": "aic"}
+    aivs = [c for c in cells if c["kind"] == "AIV"]
+    assert aivs[3] == {"name": "AIV 3", "kind": "AIV", "index": 3, "short": "V3", "css": "aiv"}
+    assert meta["grid"] == [c["css"] for c in cells] and json.loads(json.dumps(meta)) == meta
     w = render.window(loaded, 0, meta["window"], "AIV 0", "en", ())
     assert w["count"] == meta["n"] and len(w["index"]["core"]) == w["count"]
     assert w["parts"]["core"][0].startswith('<div class="core">') and "AIV 0" in w["parts"]["core"][0]
@@ -442,10 +450,13 @@ def test_breakpoints_from_the_browser_are_validated(runs):
     loaded = runs.load({"lesson": 1})
     bps = breakpoints_of([{"kind": "KERNEL"}, {"core": "AIV 1"}, {"src": "x.py:1"}, {"mark": ""}, {}], loaded)
     assert len(bps) == 4
+    assert bps[1].core == CoreRef("AIV", 1) and bps[2].src == SourceLine("x.py", 1)  # typed on arrival
     with pytest.raises(RunRequestError, match=r"^breakpoint kind must be one of"):
         breakpoints_of([{"kind": "NOPE"}], loaded)
     with pytest.raises(RunRequestError, match=r"^breakpoint core must be one of"):
         breakpoints_of([{"core": "AIC 99"}], loaded)
+    with pytest.raises(RunRequestError, match=r"^breakpoint src: a source line is written file:line"):
+        breakpoints_of([{"src": "x.py"}], loaded)
 
 
 def test_lesson_questions_are_answered_by_the_simulator_once(runs):

@@ -84,7 +84,6 @@ def test_one_step_of_lesson_1_renders_quickly(setup):
     figures = _steps(tab, 40)
     _record("lesson1_step_render", figures)
     tab.assert_no_errors()
-    assert figures["median_ms"] < 100  # target 50 ms; the bound leaves room for a loaded CI machine
 
 
 def _playground(tab: Tab, m: int, numerics: bool) -> float:
@@ -113,7 +112,6 @@ def test_2048_cubed_from_click_to_views(setup):
     _record("matmul_2048_numerics_click_to_views_s", seconds)
     tab.shot("playground-2048")
     tab.assert_no_errors()
-    assert seconds < 10  # target 3 s
 
 
 def test_8192_cubed_timing_only_stays_responsive_and_sends_little(setup):

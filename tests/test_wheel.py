@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -63,6 +64,15 @@ def shipped_files() -> list[str]:
     return sorted(f for f in out if "__pycache__" not in f and not f.endswith(".pyc"))
 
 
+def clean_source(dest: Path) -> Path:
+    """The checkout's own files copied to dest, so nothing left in the checkout (a stale build/ folder, an
+    untracked module) can reach the wheel: what is built is what a clean clone builds."""
+    for rel in [*shipped_files(), "pyproject.toml", "README.md"]:
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / rel, dest / rel)
+    return dest
+
+
 def serve_from_the_wheel(ascendsim: Path, work: Path, env: dict) -> None:
     """``ascendsim web`` from the venv answers with the dashboard, its layout and its own assets."""
     import socket
@@ -107,12 +117,14 @@ def run(cmd, cwd, env, timeout=300):
 def test_wheel_installs_into_a_fresh_venv_and_every_command_runs(tmp_path):
     t0 = time.perf_counter()
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
-    dist = tmp_path / "dist"
-    run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q", "-w", str(dist)], tmp_path, env)
+    dist, source = tmp_path / "dist", clean_source(tmp_path / "source")
+    run([sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "-q", "-w", str(dist)], tmp_path, env)
     (wheel,) = dist.glob("ascendsim-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     missing = [f for f in shipped_files() if f not in names]
     assert not missing, f"the wheel leaves out {missing}"
+    extra = [n for n in names if n.split("/")[0] in PACKAGES and n not in shipped_files()]
+    assert not extra, f"the wheel holds files the checkout does not: {extra}"
     built = time.perf_counter()
 
     venv = tmp_path / "venv"
@@ -179,5 +191,6 @@ def test_wheel_installs_into_a_fresh_venv_and_every_command_runs(tmp_path):
 
     end = time.perf_counter()
     total = end - t0
-    print(f"wheel {built - t0:.1f} s, venv + install {installed - built:.1f} s, commands {end - installed:.1f} s")
-    assert total < 240, f"the wheel test took {total:.0f} s"
+    # a figure for the record, not a verdict (speed is judged by benchmarks)
+    print(f"wheel {built - t0:.1f} s, venv + install {installed - built:.1f} s, commands {end - installed:.1f} s, "
+          f"total {total:.1f} s")

@@ -25,33 +25,34 @@ import json
 import numpy as np
 
 from engine.aicore.pipes import LANE_NAMES
+from engine.locations import CoreRef
 from engine.trace import Kind
 
 from .index import INIT_SLOT
 from .messages import t as msg
 from .replay import Breakpoint, Replay
-from .views import PIPE_ACTIVITY, code_view, core_view_of, count_landed, grid_names, host_view_of, step_label, to_us
+from .views import code_view, core_view_of, count_landed, grid_cores, host_view_of, step_label, to_us
+from .vocabulary import PIPE_ACTIVITY, Activity
 
-ACTIVITY_CODES = {"cube": "c", "vector": "v", "load": "l", "store": "s", "wait": "w", "busy": "b", "idle": "i"}
 CODE_CONTEXT = 10  # source lines shown above and below the current one
 MAX_LANDED = 20_000  # output tiles listed per tensor in the outline (the rest are counted, not drawn)
-_ACTIVITY = tuple((pipe, ACTIVITY_CODES[what]) for pipe, what in PIPE_ACTIVITY)
 _WORK = (int(Kind.MOVE), int(Kind.COMPUTE))
 
 
 # -- activity of every core, vectorised over a window ---------------------------------------------
 def activity_codes(replay: Replay, rows: np.ndarray, times: np.ndarray) -> list[str]:
-    """Per step (trace row, time): one character per core of :func:`grid_names` saying what it does
-    (:data:`ACTIVITY_CODES`), exactly as :func:`app.present.views.activity` would."""
+    """Per step (trace row, time): one character per core of :func:`grid_cores` saying what it does
+    (its :attr:`Activity.code`), exactly as :func:`app.present.views.activity` would."""
     t = replay.trace
     index = replay.index
     kinds = t.kind
     ends = t.end
-    names = grid_names(replay)
-    columns = np.full((len(rows), len(names)), ord("i"), dtype=np.uint8)
-    position = {name: i for i, name in enumerate(names)}
+    grid = grid_cores(replay)
+    idle, busy_code, wait = (ord(a.code) for a in (Activity.IDLE, Activity.BUSY, Activity.WAIT))
+    columns = np.full((len(rows), len(grid)), idle, dtype=np.uint8)
+    position = {ref: i for i, ref in enumerate(grid)}
     for core in index.cores:
-        col = position.get(core.name)
+        col = position.get(core.ref)
         if col is None:
             continue
         busy_kind = {}
@@ -61,24 +62,24 @@ def activity_codes(replay: Replay, rows: np.ndarray, times: np.ndarray) -> list[
             last = lane_rows[np.maximum(j, 0)] if len(lane_rows) else np.zeros(len(rows), dtype=np.int64)
             busy = (j >= 0) & ((last == rows) | (ends[last] > times))
             busy_kind[LANE_NAMES[pipe]] = np.where(busy, kinds[last].astype(np.int16), -1)
-        code = np.full(len(rows), ord("i"), dtype=np.uint8)
+        code = np.full(len(rows), idle, dtype=np.uint8)
         if core.block_lane >= 0:
             blocks = index.lane_rows[core.block_lane]
             j = np.searchsorted(blocks, rows, side="right") - 1
             if len(blocks):
                 active = (j >= 0) & (ends[blocks[np.maximum(j, 0)]] > times)
-                code[active] = ord("b")
+                code[active] = busy_code
         waiting = np.zeros(len(rows), dtype=bool)
         for k in busy_kind.values():
             waiting |= k == int(Kind.FLAG_WAIT)
-        code[waiting] = ord("w")
+        code[waiting] = wait
         decided = np.zeros(len(rows), dtype=bool)
-        for pipe, letter in _ACTIVITY:
+        for pipe, what in PIPE_ACTIVITY:
             k = busy_kind.get(pipe)
             if k is None:
                 continue
             hit = ~decided & np.isin(k, _WORK)
-            code[hit] = ord(letter)
+            code[hit] = ord(what.code)
             decided |= hit
         columns[:, col] = code
     return [bytes(r).decode("ascii") for r in columns]
@@ -153,7 +154,7 @@ class FrameSource:
         self,
         first: int,
         count: int,
-        core: str | None = None,
+        core: CoreRef | None = None,
         lang: str = "en",
         breakpoints: tuple[Breakpoint, ...] = (),
     ) -> dict:
@@ -167,7 +168,9 @@ class FrameSource:
         rows = replay.steps[first:last].astype(np.int64)
         times = t.start[rows].astype(np.int64)
         index = replay.index
-        cores = [c.name for c in index.cores]
+        cores = [c.ref for c in index.cores]
+        if core is not None and not isinstance(core, CoreRef):
+            raise TypeError(f"the core opened up is a CoreRef (CoreRef('AIC', 0)), got {core!r}")
         core = core if core in cores else (cores[0] if cores else None)
         c_sel = cores.index(core) if core is not None else -1
         parts = _Parts()
@@ -185,7 +188,7 @@ class FrameSource:
         tiles = _Parts()
         tile_changes: list[list[int]] = []
         held_now: dict[int, int] = {}
-        code_memo: dict[str, dict] = {}
+        code_memo: dict = {}  # source line -> its code view
         labels, events, cursor, kinds = [], [], [], []
         for i, (step, row, time) in enumerate(zip(steps.tolist(), rows.tolist(), times.tolist(), strict=True)):
             ev = replay.event_at_row(row)
@@ -222,7 +225,7 @@ class FrameSource:
             "first": first,
             "count": last - first,
             "n": n,
-            "core": core,
+            "core": core.label if core is not None else None,
             "lang": lang,
             "labels": labels,
             "events": events,
@@ -287,7 +290,7 @@ def frames(
     replay: Replay,
     first: int,
     count: int,
-    core: str | None = None,
+    core: CoreRef | None = None,
     lang: str = "en",
     breakpoints: tuple[Breakpoint, ...] = (),
 ) -> dict:
@@ -322,11 +325,12 @@ def frame(window: dict, step: int) -> dict:
 
 # -- what does not change within a run ------------------------------------------------------------------
 def outline(replay: Replay) -> dict:
-    """Step count, cores, the grid, and for each output tensor its tiles in the order they land (row,
-    col, rows, cols, the index of the core that wrote it)."""
+    """Step count, cores (their labels), the grid (every core of the chip: its label, kind and number), and
+    for each output tensor its tiles in the order they land (row, col, rows, cols, the index of the core
+    that wrote it)."""
     t = replay.trace
     index = replay.index
-    cores = [c.name for c in index.cores]
+    cores = [c.ref.label for c in index.cores]
     writers = index.gm_writers()
     outputs = []
     for i, (ident, info) in enumerate(replay.result.gm.items()):
@@ -342,10 +346,10 @@ def outline(replay: Replay) -> dict:
         "n": len(replay),
         "end_us": to_us(replay.result.end_ps),
         "cores": cores,
-        "grid": grid_names(replay),
+        "grid": [{"name": ref.label, **ref.to_dict()} for ref in grid_cores(replay)],
         "tensors": [info.name for info in replay.result.gm.values()],
         "outputs": outputs,
     }
 
 
-__all__ = ("ACTIVITY_CODES", "FrameSource", "activity_codes", "core_part", "frame", "frames", "grid_names", "outline")
+__all__ = ("FrameSource", "activity_codes", "core_part", "frame", "frames", "outline")

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.detail import GM, Instr, QueueOp, QueueOpKind
+from engine.locations import CoreRef, SourceLine
 from engine.trace import Kind, LaneKind, TraceData
 
 INIT_SLOT = 1023  # the queue-index slot of init_buffer rows
@@ -88,13 +89,20 @@ def effect_groups(keys: np.ndarray, rows: np.ndarray, ends: np.ndarray) -> dict:
 
 @dataclass(frozen=True)
 class Core:
-    """A physical core of the run: its name ("AIC 3"), type, number, pipe lanes and block lane."""
+    """A physical core of the run: which one (``ref``), its pipe lanes and its block lane."""
 
-    name: str
-    core_type: str
-    ident: int
+    ref: CoreRef
     pipes: dict  # pipe value -> lane id
     block_lane: int
+
+
+def source_lines(t: TraceData) -> tuple[SourceLine, ...]:
+    """The trace's source locations as records, indexed like its ``src`` column.
+
+    The trace keeps them as "file:line" text (:attr:`engine.trace.TraceData.srcs`); this is the one place
+    above it that reads that text, once per run.
+    """
+    return tuple(SourceLine.parse(text) for text in t.srcs)
 
 
 class DetailTables:
@@ -135,6 +143,7 @@ class TraceIndex:
             self.lane_rows[lane] = rows
         self.dindex = t.detail_index()
         self.tables = DetailTables(t)
+        self.sources = source_lines(t)
         self.cores = self._cores()
         self.core_of_lane = np.full(max(1, len(t.lanes)), -1, dtype=np.int32)
         for c, core in enumerate(self.cores):
@@ -148,22 +157,29 @@ class TraceIndex:
         self.task_of_row = t.task_rows()  # per row: its task-table index, or -1
 
     def _cores(self) -> list[Core]:
-        found: dict[str, dict] = {}
+        found: dict[CoreRef, dict] = {}
         for i, lane in enumerate(self.t.lanes):
-            if lane.core < 0:
+            ref = CoreRef.of_lane(lane)
+            if ref is None:
                 continue
-            entry = found.setdefault(
-                lane.process, {"type": lane.core_type, "ident": lane.core, "pipes": {}, "block": -1}
-            )
+            entry = found.setdefault(ref, {"pipes": {}, "block": -1})
             if lane.kind == LaneKind.PIPE:
                 entry["pipes"][lane.pipe] = i
             elif lane.kind == LaneKind.BLOCK:
                 entry["block"] = i
-        ordered = self.t.core_order(found)
-        return [
-            Core(name, found[name]["type"], found[name]["ident"], found[name]["pipes"], found[name]["block"])
-            for name in ordered
-        ]
+        return [Core(ref, found[ref]["pipes"], found[ref]["block"]) for ref in sorted(found)]
+
+    def core_index(self, ref: CoreRef) -> int:
+        """The position of core ``ref`` in :attr:`cores` (KeyError: the run has no such core)."""
+        for i, core in enumerate(self.cores):
+            if core.ref == ref:
+                return i
+        raise KeyError(f"no core {ref.label} in this run")
+
+    def source_of(self, row: int) -> SourceLine | None:
+        """The source line that issued row ``row``, or None."""
+        src = int(self.t.src[row])
+        return self.sources[src] if src >= 0 else None
 
     # -- per core ---------------------------------------------------------------------------------
     def core_rows(self, c: int) -> np.ndarray:

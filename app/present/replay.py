@@ -19,7 +19,9 @@ import numpy as np
 
 import engine
 from engine.aicore.pipes import LANE_NAMES
-from engine.detail import NO_SLOT, HostWait, Mark, QueueOp, QueueOpKind
+from engine.aicore.tensor import Buffer
+from engine.detail import NO_SLOT, HostWait, Mark, QueueOp
+from engine.locations import CoreRef, SourceLine
 from engine.simulation import RunResult
 from engine.stream import TaskKind
 from engine.trace import DIRECTIONS, Kind, LaneKind
@@ -27,21 +29,14 @@ from engine.trace import DIRECTIONS, Kind, LaneKind
 from . import state as S
 from .index import INIT_SLOT, TraceIndex, last_at_or_before
 from .tiles import TileResolver
+from .vocabulary import SlotStatus
 
-_BUFFERS = ("GM", "L1", "L0A", "L0B", "L0C", "UB", "BT", "FB")
-_SLOT_STATE = {
-    QueueOpKind.ALLOC: "allocated",
-    QueueOpKind.ENQUE: "enqueued",
-    QueueOpKind.DEQUE: "dequeued",
-    QueueOpKind.FREE: "free",
-    QueueOpKind.GET: "in use",
-}
 _PENDING_SHOWN = 8
 
 
 @dataclass(frozen=True)
 class StepFilter:
-    """Which rows are steps: event kinds, lane kinds and cores (by name); None keeps everything.
+    """Which rows are steps: event kinds, lane kinds and cores (:class:`CoreRef`); None keeps everything.
 
     Rows on lanes of no core (host, streams, engines, the kernel lane) are kept whatever ``cores`` says.
     """
@@ -50,6 +45,10 @@ class StepFilter:
     lane_kinds: frozenset | None = None
     cores: frozenset | None = None
 
+    def __post_init__(self) -> None:
+        if self.cores is not None and not all(isinstance(c, CoreRef) for c in self.cores):
+            raise TypeError(f"StepFilter cores are CoreRef (CoreRef('AIC', 0)), got {sorted(map(repr, self.cores))}")
+
     def rows(self, t) -> np.ndarray:
         keep = np.ones(len(t), dtype=bool)
         if self.kinds is not None:
@@ -57,7 +56,7 @@ class StepFilter:
         if self.lane_kinds is not None:
             keep &= t.rows_on(*self.lane_kinds)
         if self.cores is not None:
-            lane_ok = t.lane_mask(lambda lane: lane.core < 0 or lane.process in self.cores)
+            lane_ok = t.lane_mask(lambda lane: lane.core < 0 or CoreRef.of_lane(lane) in self.cores)
             keep &= lane_ok[t.lane]
         return np.flatnonzero(keep)
 
@@ -67,9 +66,16 @@ class Breakpoint:
     """Stop at rows of this event kind, on this core, at this source line, or at this user mark (any that is set)."""
 
     kind: str | None = None  # a Kind name
-    core: str | None = None  # "AIC 0"
-    src: str | None = None  # "file:line"
+    core: CoreRef | None = None
+    src: SourceLine | None = None
     mark: str | None = None  # a mark's label ("" = any mark)
+
+    def __post_init__(self) -> None:
+        # a name where a reference belongs would match nothing, silently: refused
+        if self.core is not None and not isinstance(self.core, CoreRef):
+            raise TypeError(f"a breakpoint's core is a CoreRef (CoreRef('AIC', 0)), got {self.core!r}")
+        if self.src is not None and not isinstance(self.src, SourceLine):
+            raise TypeError(f"a breakpoint's src is a SourceLine (SourceLine('kernel.py', 42)), got {self.src!r}")
 
     def rows(self, replay: Replay) -> np.ndarray:
         t = replay.trace
@@ -77,9 +83,9 @@ class Breakpoint:
         if self.kind is not None:
             keep &= t.kind == Kind[self.kind]
         if self.core is not None:
-            keep &= t.lane_mask(lambda lane: lane.process == self.core and lane.core >= 0)[t.lane]
+            keep &= t.lane_mask(lambda lane: CoreRef.of_lane(lane) == self.core)[t.lane]
         if self.src is not None:
-            ids = [i for i, s in enumerate(t.srcs) if s == self.src]
+            ids = [i for i, s in enumerate(replay.index.sources) if s == self.src]
             keep &= np.isin(t.src, ids)
         if self.mark is not None:
             keep &= t.rows_with(lambda d: isinstance(d, Mark) and (not self.mark or d.label == self.mark))
@@ -157,8 +163,8 @@ class Replay:
             return None
         return int(np.searchsorted(self.steps, kept[0] if forward else kept[-1]))
 
-    def next_of_kind(self, step: int, kind: str, forward: bool = True, core: str | None = None) -> int | None:
-        """The next (previous) step after ``step`` whose event is of ``kind`` (on ``core``, e.g. "AIC 0");
+    def next_of_kind(self, step: int, kind: str, forward: bool = True, core: CoreRef | None = None) -> int | None:
+        """The next (previous) step after ``step`` whose event is of ``kind`` (on ``core``);
         each (kind, core)'s rows are found once (UIs ask on every redraw)."""
         rows = self._kind_rows.get((kind, core))
         if rows is None:
@@ -191,7 +197,6 @@ class Replay:
     def event_at_row(self, row: int) -> S.Event:
         t = self.trace
         lane = t.lanes[int(t.lane[row])]
-        src = int(t.src[row])
         detail = t.detail_of(row)
         return S.Event(
             row,
@@ -199,15 +204,16 @@ class Replay:
             t.names[int(t.name[row])],
             lane.label,
             LaneKind(lane.kind).name,
+            CoreRef.of_lane(lane),
             int(t.start[row]),
             int(t.end[row]),
             int(t.columns["nbytes"][row]),
             int(t.flops[row]),
-            t.srcs[src] if src >= 0 else "",
+            self.index.source_of(row),
             _detail_dict(detail),
         )
 
-    def source_line(self, step: int) -> str:
+    def source_line(self, step: int) -> SourceLine | None:
         return self.event(step).src
 
     # -- the state ----------------------------------------------------------------------------------
@@ -237,11 +243,10 @@ class Replay:
         call = self._running(self._host_calls, row, time)
         wait = self._running(self._host_waits, row, time)
         on = t.detail_of(wait) if wait >= 0 else None
-        src = int(t.src[call]) if call >= 0 else -1
         return S.HostState(
             t.names[int(t.name[call])] if call >= 0 else None,
             call,
-            t.srcs[src] if src >= 0 else "",
+            self.index.source_of(call) if call >= 0 else None,
             wait >= 0,
             on.on if isinstance(on, HostWait) else None,
             on.target if isinstance(on, HostWait) else -1,
@@ -317,7 +322,6 @@ class Replay:
         for pipe, lane in sorted(core.pipes.items()):
             r = last_at_or_before(self.index.lane_rows[lane], row)
             busy = r >= 0 and (r == row or int(t.end[r]) > time)
-            src = int(t.src[r]) if r >= 0 else -1
             pipes.append(
                 S.PipeState(
                     LANE_NAMES[pipe],
@@ -325,14 +329,12 @@ class Replay:
                     r,
                     t.names[int(t.name[r])] if r >= 0 else "",
                     Kind(int(t.kind[r])).name if r >= 0 else "",
-                    t.srcs[src] if src >= 0 else "",
+                    self.index.source_of(r) if r >= 0 else None,
                     int(t.start[r]) if r >= 0 else -1,
                     int(t.end[r]) if r >= 0 else -1,
                 )
             )
-        return S.CoreState(
-            core.name, core.core_type, core.ident, block, active, pipes, self._buffers(c, row, block_row)
-        )
+        return S.CoreState(core.ref, block, active, pipes, self._buffers(c, row, block_row))
 
     def _buffers(self, c: int, row: int, block_row: int) -> list[S.BufferState]:
         """Every queue and TBuf of the block running on core ``c`` (or that ran last), slot by slot."""
@@ -357,7 +359,7 @@ class Replay:
                 slot_id = -1 if tbuf else slot
                 effects = queues.get(queue * 1024 + (NO_SLOT if tbuf else slot))
                 last = effects.last(time, row) if effects is not None else -1
-                state = _SLOT_STATE.get(t.detail_of(last).op, "free") if last >= block_row else "free"
+                state = SlotStatus.after(t.detail_of(last).op) if last >= block_row else SlotStatus.FREE
                 offset = init.offset + slot * init.length
                 writer = self._slot_writer(c, init.buf, queue, slot_id, time, row, block_row)
                 tile = self.tiles.tile_of(c, writer) if writer >= 0 else None
@@ -367,7 +369,7 @@ class Replay:
         profile = self.result.profile.buffers
         capacity = {"L1": profile.l1, "L0A": profile.l0a, "L0B": profile.l0b, "L0C": profile.l0c, "UB": profile.ub}
         return [
-            S.BufferState(_BUFFERS[buf], capacity.get(_BUFFERS[buf], 0), used[buf], slots)
+            S.BufferState(Buffer(buf).name, capacity.get(Buffer(buf).name, 0), used[buf], slots)
             for buf, slots in sorted(by_buffer.items())
         ]
 
@@ -398,33 +400,35 @@ class Replay:
         return self._sources[path]
 
     # -- tiles --------------------------------------------------------------------------------------
-    def slot(self, step: int, core: str, buffer: str, queue: int, slot: int) -> S.SlotState:
+    def slot(self, step: int, core: CoreRef, buffer: str, queue: int, slot: int) -> S.SlotState:
         """One slot of one core's buffer at ``step``."""
-        c = self._core_index(core)
+        c = self.index.core_index(core)
         state = self.core_state(c, self.row(step))
         for b in state.buffers:
             if b.name == buffer:
                 for s in b.slots:
                     if s.queue == queue and s.slot == slot:
                         return s
-        raise KeyError(f"{core} has no {buffer} queue {queue} slot {slot} at step {step}")
+        raise KeyError(f"{core.label} has no {buffer} queue {queue} slot {slot} at step {step}")
 
-    def tile_values(self, step: int, core: str, buffer: str, queue: int, slot: int) -> np.ndarray:
+    def tile_values(self, step: int, core: CoreRef, buffer: str, queue: int, slot: int) -> np.ndarray:
         """The real numbers in a slot at ``step`` (rows x cols of the tile its last write put there)."""
         s = self.slot(step, core, buffer, queue, slot)
         if s.writer < 0:
-            raise LookupError(f"{core} {buffer} queue {queue} slot {slot} holds nothing yet at step {step}")
+            raise LookupError(f"{core.label} {buffer} queue {queue} slot {slot} holds nothing yet at step {step}")
         return self.slot_values(core, s)
 
-    def slot_values(self, core: str, slot: S.SlotState) -> np.ndarray:
+    def slot_values(self, core: CoreRef, slot: S.SlotState) -> np.ndarray:
         """The real numbers of a slot state already looked up (:meth:`slot`) that holds a tile."""
-        return self.tiles.values(self._core_index(core), slot.writer)
+        return self.tiles.values(self.index.core_index(core), slot.writer)
 
-    def _core_index(self, name: str) -> int:
-        for i, core in enumerate(self.index.cores):
-            if core.name == name:
-                return i
-        raise KeyError(f"no core {name!r} in this run")
+    def core_named(self, label: str) -> CoreRef:
+        """The run's core a UI names by its label (a menu's value, a clicked cell): a lookup among the
+        run's cores, never a parse. KeyError when the run has no such core."""
+        for core in self.index.cores:
+            if core.ref.label == label:
+                return core.ref
+        raise KeyError(f"no core {label!r} in this run")
 
 
 def _tile(ref) -> dict | None:

@@ -1,12 +1,18 @@
 """The state of a run at one step, as plain data: what the host, streams, engines and cores are doing.
 
-Produced by :meth:`app.present.replay.Replay.state_at`; every field is a plain value so view-models
-turn it into JSON without knowing the engine. Times are picoseconds.
+Produced by :meth:`app.present.replay.Replay.state_at`; every field is a plain value or a typed
+reference (a :class:`~engine.locations.CoreRef`, a :class:`~engine.locations.SourceLine`, a
+:class:`~app.present.vocabulary.SlotStatus`), so view-models turn it into JSON without knowing the
+engine (:meth:`State.to_dict` gives references as their fields). Times are picoseconds.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+
+from engine.locations import CoreRef, SourceLine
+
+from .vocabulary import SlotStatus
 
 
 @dataclass(frozen=True)
@@ -18,11 +24,12 @@ class Event:
     name: str
     lane: str
     lane_kind: str
+    core: CoreRef | None  # the core whose lane it is on (None: host, streams, engines, the kernel lane)
     start: int
     end: int
     nbytes: int
     flops: int
-    src: str  # "file:line" of the code that issued it, "" if none
+    src: SourceLine | None  # the code that issued it
     detail: dict = field(default_factory=dict)  # the typed detail's fields (with its type as "type")
 
 
@@ -30,7 +37,7 @@ class Event:
 class HostState:
     call: str | None  # the API call in progress
     call_row: int
-    src: str
+    src: SourceLine | None  # the line that made the call
     blocked: bool
     waiting_on: str | None  # HostWait.on: stream, event, copy, pageable, room, device
     waiting_target: int
@@ -74,7 +81,7 @@ class PipeState:
     row: int  # the last instruction that started on it (-1: none yet)
     name: str
     kind: str  # its Kind name (MOVE, COMPUTE, FLAG_WAIT, ...)
-    src: str
+    src: SourceLine | None
     start: int
     end: int
 
@@ -86,7 +93,7 @@ class SlotState:
     slot: int  # -1 for a TBuf
     offset: int
     length: int
-    state: str  # free, allocated, enqueued, dequeued, in use (TBuf)
+    state: SlotStatus
     tile: dict | None  # TileRef.to_dict() of what it holds, None if nothing yet
     writer: int  # the row that last wrote it (-1: none)
 
@@ -101,9 +108,7 @@ class BufferState:
 
 @dataclass(frozen=True)
 class CoreState:
-    name: str
-    core_type: str
-    ident: int
+    core: CoreRef
     block: int | None  # get_block_idx() of the block it runs (or ran last)
     active: bool  # a block is running
     pipes: list[PipeState]

@@ -13,8 +13,6 @@ from dataclasses import dataclass
 
 EIGHTHS = " ▁▂▃▄▅▆▇█"  # busy share of a timeline column, 0/8 .. 8/8
 HBAR = " ▏▎▍▌▋▊▉█"  # fractional fill of a horizontal bar
-ACTIVITY_GLYPH = {"cube": "C", "vector": "V", "load": "L", "store": "S", "wait": "W", "busy": "B", "idle": "·"}
-SLOT_GLYPH = {"free": "○", "allocated": "◔", "enqueued": "●", "dequeued": "◑", "in use": "◕"}
 INSTANT_GLYPH = {"ERROR": "!", "MARK": "╵"}  # zero-length events: shown as a tick, never as empty space
 BUSY = "BUSY"  # the kind of an aggregated lane's columns (busy share only, no kind per event)
 
@@ -143,7 +141,7 @@ def lane_cells(lane: dict, t0_us: float, t1_us: float, width: int, cursor_us: fl
 def lane_label(lane: dict) -> str:
     """A short name for a timeline lane: the core for a block lane, the pipe (indented) for a pipe
     lane, the thread's name otherwise (the host thread in the UI's language)."""
-    thread = lane["label"].rsplit("/", 1)[-1]
+    thread = lane["thread"]
     if lane["kind"] == "HOST":
         return lane["kind_label"]
     if lane["kind"] == "BLOCK":
@@ -176,12 +174,10 @@ def value_rows(values: list[list[float]], width: int, cell: int = 7) -> list[str
 
 
 __all__ = (
-    "ACTIVITY_GLYPH",
     "BUSY",
     "EIGHTHS",
     "EMPTY",
     "HBAR",
-    "SLOT_GLYPH",
     "Cell",
     "cells",
     "column_of",

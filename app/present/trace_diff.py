@@ -8,13 +8,18 @@ statements are typed (a message key, its values, a step), worded by the UIs in t
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from engine.trace import Kind
 
 from .replay import Replay
+
+if TYPE_CHECKING:
+    from engine.analysis.compare import Change
 
 OVERLAP_METRICS = ("mte2_compute_overlap", "copy_compute_overlap")
 SLACK = 0.02  # differences below 2 % (or 2 points of a share) are noise, not a statement
@@ -39,8 +44,24 @@ class Statement:
 @dataclass(frozen=True)
 class TraceDiff:
     lanes: tuple[LaneDiff, ...]
-    metrics: dict  # engine.analysis.compare's rows: {name: {a: reference, b: mine, delta, ratio}}
+    metrics: Mapping[str, Change]  # engine.analysis.compare's figures by name: a the reference's, b mine
     statements: tuple[Statement, ...]
+
+    def to_dict(self) -> dict:
+        """Plain data (the JSON edge: a page keeps it)."""
+        return {
+            "lanes": [asdict(x) for x in self.lanes],
+            "metrics": {name: change.to_dict() for name, change in self.metrics.items()},
+            "statements": [asdict(x) for x in self.statements],
+        }
+
+    @classmethod
+    def from_dict(cls, doc: dict) -> TraceDiff:
+        from engine.analysis.compare import Change
+
+        lanes = tuple(LaneDiff(**x) for x in doc["lanes"])
+        metrics = {name: Change(**change) for name, change in doc["metrics"].items()}
+        return cls(lanes, metrics, tuple(Statement(**x) for x in doc["statements"]))
 
 
 def _lanes(replay: Replay) -> dict[str, tuple[float, int]]:
@@ -80,7 +101,7 @@ def trace_diff(mine: Replay, ref: Replay) -> TraceDiff:
         LaneDiff(n, b.get(n, none)[0], a.get(n, none)[0], b.get(n, none)[1], a.get(n, none)[1]) for n in names
     )
     rm, rr = mine.report(), ref.report()
-    metrics = compare(rr, rm)["metrics"]
+    metrics = compare(rr, rm).metrics
     says: list[Statement] = []
     for name in OVERLAP_METRICS:
         x, y = rm.metrics.figure(name), rr.metrics.figure(name)

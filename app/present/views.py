@@ -11,15 +11,14 @@ from __future__ import annotations
 import numpy as np
 
 from engine.intervals import merged
+from engine.locations import CoreRef
 from engine.trace import Kind, LaneKind
 
 from .messages import finding_kind
 from .messages import t as msg
 from .replay import Replay
 from .stages import STAGE_ORDER, stage_table
-
-PIPE_ACTIVITY = (("CUBE", "cube"), ("VECTOR", "vector"), ("MTE2", "load"), ("MTE1", "load"), ("FIXP", "store"))
-PIPE_ACTIVITY += (("MTE3", "store"),)
+from .vocabulary import PIPE_ACTIVITY, Activity
 
 
 def to_us(ps: int | float) -> float:
@@ -27,10 +26,10 @@ def to_us(ps: int | float) -> float:
     return round(float(ps) / 1e6, 6)
 
 
-def grid_names(replay: Replay) -> list[str]:
+def grid_cores(replay: Replay) -> list[CoreRef]:
     """Every core of the chip, Cube cores first: the grid's order."""
     chip = replay.result.profile.chip
-    return [f"AIC {i}" for i in range(chip.aic_cores)] + [f"AIV {i}" for i in range(chip.aiv_cores)]
+    return [CoreRef("AIC", i) for i in range(chip.aic_cores)] + [CoreRef("AIV", i) for i in range(chip.aiv_cores)]
 
 
 def step_label(replay: Replay, step: int, lang: str = "en") -> str:
@@ -38,7 +37,7 @@ def step_label(replay: Replay, step: int, lang: str = "en") -> str:
 
 
 # -- system ----------------------------------------------------------------------------------------
-def activity(core) -> str:
+def activity(core) -> Activity:
     """What a core is doing, for colouring: cube, vector, load, store, wait, busy or idle."""
     busy = {p.pipe: p for p in core.pipes if p.busy}
     for pipe, what in PIPE_ACTIVITY:
@@ -46,8 +45,8 @@ def activity(core) -> str:
         if p is not None and p.kind in ("MOVE", "COMPUTE"):
             return what
     if any(p.kind == "FLAG_WAIT" for p in busy.values()):
-        return "wait"
-    return "busy" if core.active else "idle"
+        return Activity.WAIT
+    return Activity.BUSY if core.active else Activity.IDLE
 
 
 def host_view_of(host, streams, engines, lang: str = "en") -> dict:
@@ -100,14 +99,14 @@ def device_view(replay: Replay, lang: str = "en") -> dict:
 
 def system_view(replay: Replay, step: int, lang: str = "en") -> dict:
     s = replay.state_at(step)
-    present = {c.name: c for c in s.cores}
+    present = {c.core: c for c in s.cores}
     grid = []
-    for name in grid_names(replay):
-        core = present.get(name)
-        what = activity(core) if core is not None else "idle"
+    for ref in grid_cores(replay):
+        core = present.get(ref)
+        what = activity(core) if core is not None else Activity.IDLE
         block = core.block if core is not None and core.active else None
-        label = msg("activity.busy", lang, block=block) if what == "busy" else msg(f"activity.{what}", lang)
-        grid.append({"name": name, "type": name.split(" ")[0], "activity": what, "block": block, "label": label})
+        label = msg(f"activity.{what}", lang, block=block)
+        grid.append({"name": ref.label, **ref.to_dict(), "activity": what, "block": block, "label": label})
     parts = host_view_of(s.host, s.streams, s.engines, lang)
     return {
         "step": step,
@@ -122,11 +121,11 @@ def system_view(replay: Replay, step: int, lang: str = "en") -> dict:
 
 
 # -- one core ---------------------------------------------------------------------------------------
-def core_view(replay: Replay, step: int, core: str, lang: str = "en") -> dict:
+def core_view(replay: Replay, step: int, core: CoreRef, lang: str = "en") -> dict:
     s = replay.state_at(step)
-    state = next((c for c in s.cores if c.name == core), None)
+    state = next((c for c in s.cores if c.core == core), None)
     if state is None:
-        raise KeyError(f"no core {core!r} in this run")
+        raise KeyError(f"no core {core.label} in this run")
     return core_view_of(state, s.time, lang)
 
 
@@ -171,15 +170,16 @@ def core_view_of(state, time: int, lang: str = "en") -> dict:
                 "instruction": p.name if p.busy else None,
                 "last": p.name or None,
                 "kind": p.kind,
-                "src": p.src,
+                "src": p.src.label if p.src else "",
                 "start_us": to_us(p.start),
                 "end_us": to_us(p.end),
                 "progress": round(progress, 4),
             }
         )
     return {
-        "core": state.name,
-        "type": state.core_type,
+        "core": state.core.label,
+        "kind": state.core.kind,
+        "index": state.core.index,
         "block": state.block,
         "active": state.active,
         "activity": activity(state),
@@ -189,11 +189,11 @@ def core_view_of(state, time: int, lang: str = "en") -> dict:
 
 
 def tile_view(
-    replay: Replay, step: int, core: str, buffer: str, queue: int, slot: int, max_cells: int = 16, lang: str = "en"
+    replay: Replay, step: int, core: CoreRef, buffer: str, queue: int, slot: int, max_cells: int = 16, lang: str = "en"
 ) -> dict:
     """The real numbers in one slot at ``step`` (the top-left ``max_cells`` x ``max_cells`` corner)."""
     sl = replay.slot(step, core, buffer, queue, slot)
-    out = {"core": core, "buffer": buffer, "queue": queue, "slot": slot, "tile": sl.tile, "values": None}
+    out = {"core": core.label, "buffer": buffer, "queue": queue, "slot": slot, "tile": sl.tile, "values": None}
     if sl.writer < 0:
         out["note"] = msg("empty_slot", lang)
         return out
@@ -213,11 +213,13 @@ def tile_view(
 
 
 # -- timeline ------------------------------------------------------------------------------------------
-def _lane_order(replay: Replay, expand: tuple[str, ...]) -> list[int]:
+def _lane_order(replay: Replay, expand: tuple[CoreRef, ...]) -> list[int]:
+    if not all(isinstance(c, CoreRef) for c in expand):
+        raise TypeError(f"the cores to expand are CoreRef (CoreRef('AIC', 0)), got {expand!r}")
     t = replay.trace
     keep = []
     for i, lane in enumerate(t.lanes):
-        if lane.kind == LaneKind.PIPE and lane.process not in expand:
+        if lane.kind == LaneKind.PIPE and CoreRef.of_lane(lane) not in expand:
             continue
         keep.append(i)
     return sorted(keep, key=lambda i: (t.lanes[i].sort, i))
@@ -244,7 +246,7 @@ def timeline_view(
     step: int,
     window: tuple[float, float] | None = None,
     max_bars: int = 300,
-    expand: tuple[str, ...] = (),
+    expand: tuple[CoreRef, ...] = (),
     lang: str = "en",
 ) -> dict:
     """Lanes with their bars in ``window`` (microseconds; default the whole run), a cursor at ``step``.
@@ -258,18 +260,20 @@ def timeline_view(
     t0, t1 = (0, end_ps) if window is None else (round(window[0] * 1e6), round(window[1] * 1e6))
     t1 = max(t1, t0 + 1)
     lanes = []
-    srcs, names = t.srcs, t.names
+    sources, names = replay.index.sources, t.names
     for lane_id in _lane_order(replay, expand):
         lane = t.lanes[lane_id]
         rows = replay.index.lane_rows[lane_id]
         rows = rows[(t.end[rows] >= t0) & (t.start[rows] <= t1)]
+        core = CoreRef.of_lane(lane)
         entry = {
             "id": lane_id,
             "label": lane.label,
             "group": lane.process,
+            "thread": lane.thread,
             "kind": LaneKind(lane.kind).name,
             "kind_label": msg(f"lane.{LaneKind(lane.kind).name}", lang),
-            "core": lane.process if lane.core >= 0 else None,
+            "core": core.label if core else None,
             "count": len(rows),
         }
         if len(rows) > max_bars:
@@ -294,7 +298,7 @@ def timeline_view(
                     "kind": Kind(int(t.kind[r])).name,
                     "bytes": int(t.columns["nbytes"][r]),
                     "flops": int(t.flops[r]),
-                    "src": srcs[int(t.src[r])] if t.src[r] >= 0 else "",
+                    "src": sources[int(t.src[r])].label if t.src[r] >= 0 else "",
                     "done": bool(r <= row),
                 }
                 for r in rows
@@ -346,7 +350,7 @@ def matrices_view(replay: Replay, step: int, cells: int = 48, lang: str = "en") 
                     if ref and ref["tensor"] == info.name:
                         tiles.append(
                             {
-                                "core": core.name,
+                                "core": core.core.label,
                                 "buffer": b.name,
                                 "position": sl.position,
                                 "row": ref["row"],
@@ -387,8 +391,8 @@ def count_landed(effects, time: int, row: int) -> int:
 
 
 # -- pipeline ------------------------------------------------------------------------------------------
-def pipeline_view(replay: Replay, step: int, core: str, max_tiles: int = 24, lang: str = "en") -> dict:
-    c = replay._core_index(core)
+def pipeline_view(replay: Replay, step: int, core: CoreRef, max_tiles: int = 24, lang: str = "en") -> dict:
+    c = replay.index.core_index(core)
     rows = stage_table(replay, c, replay.row(step), max_tiles)
     stages = [s for s in STAGE_ORDER if any(s in r.cells for r in rows)]
     out_rows = []
@@ -407,7 +411,7 @@ def pipeline_view(replay: Replay, step: int, core: str, max_tiles: int = 24, lan
     ends = [c["end_us"] for r in out_rows for c in r["cells"].values()]
     return {
         "title": msg("pipeline", lang),
-        "core": core,
+        "core": core.label,
         "stages": [{"stage": s, "label": msg(f"stage.{s}", lang)} for s in stages],
         "tiles": out_rows,
         "t0_us": min(starts) if starts else 0.0,
@@ -431,7 +435,7 @@ def metrics_view(replay: Replay, lang: str = "en") -> dict:
             for key in ("simulated_us", "kernel_us", "tflops", "percent_of_peak")
         ],
         "pipe_ratios": pipes,
-        "roofline": report.roofline,
+        "roofline": [r.to_dict() for r in report.roofline],
         "gaps": {msg(f"gap.{cause}", lang): us for cause, us in report.gaps.totals_us.items()},
         "findings": [
             {"kind": f.kind, "label": finding_kind(f.kind, lang), "message": f.message, "src": f.src}
@@ -458,33 +462,31 @@ def code_view(replay: Replay, step: int, context: int = 0, lang: str = "en") -> 
     that many lines around it)."""
     src = replay.source_line(step)
     out = {"title": msg("code", lang), "file": None, "line": None, "lines": [], "first_line": 1}
-    if not src or ":" not in src:
+    if src is None:
         out["note"] = msg("source_unavailable", lang)
         return out
-    path, _, line = src.rpartition(":")
-    text = replay.source(path)
-    out["file"], out["line"] = path, int(line)
+    text = replay.source(src.file)
+    out["file"], out["line"] = src.file, src.line
     if text is None:
         out["note"] = msg("source_unavailable", lang)
         return out
     lines = text.splitlines()
     first = 1
     if context > 0:
-        first = max(1, int(line) - context)
-        lines = lines[first - 1 : int(line) + context]
+        first = max(1, src.line - context)
+        lines = lines[first - 1 : src.line + context]
     out["lines"] = lines
     out["first_line"] = first
     return out
 
 
 __all__ = (
-    "PIPE_ACTIVITY",
     "code_view",
     "core_view",
     "core_view_of",
     "count_landed",
     "device_view",
-    "grid_names",
+    "grid_cores",
     "host_view_of",
     "matrices_view",
     "metrics_view",

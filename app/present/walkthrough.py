@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from engine.locations import CoreRef
 from engine.trace import Kind
 
 from .messages import LANGS, scenario_summary
@@ -51,16 +52,14 @@ class Walkthrough:
         """The step a UI opens on: the first lesson step that resolved, else the first event."""
         return next((s.step for s in self.stops if s.step is not None), 0)
 
-    def cores(self) -> list[str]:
+    def cores(self) -> list[CoreRef]:
         """The cores that ran something, as a viewer lists them (AICs then AIVs, by number)."""
-        t = self.replay.trace
-        return t.core_order(list(t.core_types()))
+        return [core.ref for core in self.replay.index.cores]
 
-    def core_at(self, step: int) -> str | None:
+    def core_at(self, step: int) -> CoreRef | None:
         """The core the event at ``step`` ran on (None for host, stream and copy-engine events)."""
         t = self.replay.trace
-        lane = t.lanes[int(t.lane[self.replay.row(step)])]
-        return lane.process if lane.core >= 0 else None
+        return CoreRef.of_lane(t.lanes[int(t.lane[self.replay.row(step)])])
 
     def kinds(self) -> list[str]:
         """The event kinds that occur among the steps, in :class:`engine.trace.Kind` order."""

@@ -27,7 +27,9 @@ from app.present import views as V
 from app.present.messages import t as msg
 from app.present.phases import phases_view
 from app.present.text import reflow
+from app.present.vocabulary import Activity
 from app.present.walkthrough import PHASES, Walkthrough
+from engine.locations import CoreRef
 
 from . import navigation as nav
 from .screens import CheckScreen, HelpScreen, Preparing
@@ -90,7 +92,7 @@ class AscendApp(App):
         self._prep_started = time.monotonic()
         self.step = 0
         self.stop = 0  # the lesson step shown in the narration
-        self.core: str | None = None
+        self.core: CoreRef | None = None
         self.kind = PREFERRED_KIND
         self.expanded = True  # the selected core's pipe lanes in the timeline
         self.speed = nav.DEFAULT_SPEED
@@ -216,13 +218,12 @@ class AscendApp(App):
         self.query_one("#narration-pane", Pane).border_subtitle = position
         code_pane = self.query_one("#code-pane", Pane)
         code = V.code_view(replay, step, context=max(2, (code_pane.content_size.height - 2) // 2), lang=lang)
-        bps = {bp.src for bp in replay.breakpoints if bp.src}
-        code["breakpoints"] = [int(s.rpartition(":")[2]) for s in bps if s.rpartition(":")[0] == code["file"]]
+        bps = {bp.src for bp in replay.breakpoints if bp.src is not None}
+        code["breakpoints"] = sorted(src.line for src in bps if src.file == code["file"])
         self._set("code-pane", code["title"], code)
         self._draw_timeline(system)
-        legend = {a: msg(f"activity.{a}", lang) for a in ("cube", "vector", "load", "store", "wait")}
-        legend |= {"busy": msg("activity.busy", lang, block="").strip(), "idle": msg("activity.idle", lang)}
-        cores = {"system": system, "core": self.core, "legend": legend}
+        legend = {a: msg(f"activity.{a}", lang, block="").strip() for a in Activity}
+        cores = {"system": system, "core": self.core.label if self.core else None, "legend": legend}
         self._set("cores-pane", msg("cores", lang), cores)
         self._draw_buffers(system)
         if lang not in self._metrics:
@@ -258,12 +259,12 @@ class AscendApp(App):
             self._set("buffers-pane", msg("buffers_of", lang, core="-"), {"core": {"buffers": []}, "header": ""})
             return
         view = V.core_view(replay, self.step, core, lang)
-        grid = {c["name"]: c for c in system["device"]["cores"]}
-        parts = [core]
+        grid = {(c["kind"], c["index"]): c for c in system["device"]["cores"]}
+        parts = [core.label]
         if view["block"] is not None:
             parts.append(msg("block_of", lang, block=view["block"]))
-        if core in grid:
-            parts.append(grid[core]["label"])
+        if (core.kind, core.index) in grid:
+            parts.append(grid[core.kind, core.index]["label"])
         running = [f"{p['pipe']} {p['instruction']}" for p in view["pipes"] if p["busy"]]
         slots = [[b["name"], s["queue"], s["slot"], s["tile"]] for b in view["buffers"] for s in b["slots"]]
         self._tile_slots = [slot[:3] for slot in slots if slot[3]]
@@ -273,7 +274,7 @@ class AscendApp(App):
             "core": view,
             "header": " · ".join(parts),
             "running": f"{msg('pipes_now', lang)}: {', '.join(running)}" if running else "",
-            "empty": msg("no_block", lang, core=core)
+            "empty": msg("no_block", lang, core=core.label)
             if view["block"] is None
             else msg("no_buffers", lang, block=view["block"]),
             "selected": self.slot,
@@ -290,7 +291,7 @@ class AscendApp(App):
             if tile.get("shape"):
                 rows, cols = tile["shape"][:2]
                 model["shape"] = msg("tile_shape", lang, rows=rows, cols=cols, dtype=tile["dtype"])
-        self._set("buffers-pane", msg("buffers_of", lang, core=core), model)
+        self._set("buffers-pane", msg("buffers_of", lang, core=core.label), model)
         self.query_one("#buffers-pane", Pane).border_subtitle = msg("tile_hint", lang) if self._tile_slots else ""
 
     def _draw_status(self) -> None:
@@ -371,11 +372,11 @@ class AscendApp(App):
 
     def action_breakpoint(self) -> None:
         event = self.walk.replay.event(self.step)
-        if event.src:
-            self._toggle(Breakpoint(src=event.src), Path(event.src).name)
+        if event.src is not None:
+            self._toggle(Breakpoint(src=event.src), f"{event.src.name}:{event.src.line}")
         else:
             core = self.walk.core_at(self.step)
-            self._toggle(Breakpoint(kind=event.kind, core=core), f"{event.kind} {core or ''}".strip())
+            self._toggle(Breakpoint(kind=event.kind, core=core), f"{event.kind} {core.label if core else ''}".strip())
 
     def action_breakpoint_kind(self) -> None:
         kind = self.walk.replay.event(self.step).kind
@@ -464,7 +465,7 @@ class AscendApp(App):
 
     def action_digit(self, digit: int) -> None:
         cores = self.walk.cores()
-        prefer = self.core.split(" ")[0] if self.core else ""
+        prefer = self.core.kind if self.core else ""
         self._digits += str(digit)
         found = nav.core_by_number(cores, int(self._digits), prefer)
         if found is None and len(self._digits) > 1:
@@ -476,7 +477,7 @@ class AscendApp(App):
         if found is None:
             self.message = msg("no_such_core", self.lang, n=self._digits)
         else:
-            self.core, self.message = found, msg("core_selected", self.lang, core=found)
+            self.core, self.message = found, msg("core_selected", self.lang, core=found.label)
         self.redraw()
 
     def _forget_digits(self) -> None:

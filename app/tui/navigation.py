@@ -6,6 +6,8 @@ core is 12" is tested without a terminal.
 
 from __future__ import annotations
 
+from engine.locations import CoreRef
+
 SPEEDS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)  # events per second when playing
 DEFAULT_SPEED = 2  # index into SPEEDS: 5 events/s
 MAX_TICKS_PER_S = 20  # faster speeds move several events per tick instead of ticking faster
@@ -65,10 +67,10 @@ def opening(end_us: float, work: tuple[float, float]) -> tuple[float | None, flo
     return (None if span >= end_us else span), (a + b) / 2
 
 
-def core_by_number(cores: list[str], number: int, prefer: str = "") -> str | None:
-    """The core named ``"<type> <number>"``, of type ``prefer`` ("AIC"/"AIV") when there is one."""
-    named = [c for c in cores if c.rpartition(" ")[2] == str(number)]
-    preferred = [c for c in named if c.startswith(prefer + " ")] if prefer else []
+def core_by_number(cores: list[CoreRef], number: int, prefer: str = "") -> CoreRef | None:
+    """The core with that number, of kind ``prefer`` ("AIC"/"AIV") when there is one."""
+    named = [c for c in cores if c.index == number]
+    preferred = [c for c in named if c.kind == prefer]
     return (preferred or named or [None])[0]
 
 

@@ -132,11 +132,10 @@ def comparison(runs: Runs, requests: list[dict], lang: str) -> html.Div:
             [html.Th(msg("web.metric", lang)), html.Th(names[0]), html.Th(names[1]), html.Th(msg("web.change", lang))]
         )
     ]
-    for key, row in diff["metrics"].items():
-        ratio = row.get("ratio")
-        change = f"{ratio:.3g}x" if ratio else ""
+    for key, figure in diff.metrics.items():
+        change = f"{figure.ratio:.3g}x" if figure.ratio else ""
         rows.append(
-            html.Tr([html.Td(key), html.Td(fmt_value(row["a"])), html.Td(fmt_value(row["b"])), html.Td(change)])
+            html.Tr([html.Td(key), html.Td(fmt_value(figure.a)), html.Td(fmt_value(figure.b)), html.Td(change)])
         )
     changed = []
     a, b = requests
@@ -159,13 +158,13 @@ def comparison(runs: Runs, requests: list[dict], lang: str) -> html.Div:
             why.append(msg(f"why.{key}", lang))
         else:
             why.append(msg("why.other", lang, name=key))
-    for label, items in (("A", diff["findings"]["only_a"]), ("B", diff["findings"]["only_b"])):
+    for label, items in (("A", diff.findings.only_a), ("B", diff.findings.only_b)):
         if items:
             why.append(msg("web.only_in", lang, run=label, items="; ".join(f"{k}: {m}" for k, m in items)))
-    for label, items in (("A", diff["recommendations"]["only_a"]), ("B", diff["recommendations"]["only_b"])):
+    for label, items in (("A", diff.recommendations.only_a), ("B", diff.recommendations.only_b)):
         if items:
             why.append(msg("web.only_in", lang, run=label, items=", ".join(items)))
-    bars = [(k, _pct(k, r["a"]), _pct(k, r["b"])) for k, r in diff["metrics"].items() if k in _SHARES]
+    bars = [(k, _pct(k, f.a), _pct(k, f.b)) for k, f in diff.metrics.items() if k in _SHARES]
     bars = [b for b in bars if b[1] is not None and b[2] is not None]
     spans = [render.kernel_span(x) for x in loaded]
     width = max((b - a for a, b in spans if b > a), default=0.0)

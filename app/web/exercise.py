@@ -11,6 +11,7 @@ a line is marked, ``ex-error-line`` with its number in ``data-line``.
 
 from __future__ import annotations
 
+import json
 import time
 
 from dash import ALL, Input, Output, State, dcc, html, no_update
@@ -183,11 +184,13 @@ def grade_doc(result: GradeResult, run: dict | None, runs: Runs) -> dict:
         "predictions": {lang: [x.to_dict() for x in items] for lang, items in result.predictions_in.items()},
         "run": run,
     }
-    if run is not None:
-        reference = runs.reference(get(result.lesson))
-        mine, ref = runs.load(run), runs.load(reference or {"lesson": result.lesson})
-        doc["reference"] = reference
+    if run is not None:  # the comparison with the reference solution's run is made here, in the job
+        from app.present.trace_diff import trace_diff
+
+        reference = runs.reference(get(result.lesson)) or {"lesson": result.lesson}
+        mine, ref = runs.load(run), runs.load(reference)
         doc["events"], doc["us"], doc["ref_events"] = mine.events, mine.outline["end_us"], ref.events
+        doc["diff"] = json.loads(json.dumps(trace_diff(mine.replay, ref.replay).to_dict(), default=float))
     return doc
 
 
@@ -231,13 +234,12 @@ def verdict_view(doc: dict, lang: str) -> tuple:
 MAX_DIFF_LANES = 24
 
 
-def diff_view(runs: Runs, doc: dict, lang: str) -> html.Section:
-    """``view-diff``: the trainee's run against the lesson's, in words (each statement a link to its step),
-    metric by metric and lane by lane."""
-    from app.present.trace_diff import trace_diff
+def diff_view(doc: dict, lang: str) -> html.Section:
+    """``view-diff``: the trainee's run against the reference solution's, in words (each statement a link to
+    its step), metric by metric and lane by lane (computed in the job: :func:`grade_doc`)."""
+    from app.present.trace_diff import TraceDiff
 
-    reference = runs.load(doc.get("reference") or {"lesson": doc["lesson"]})
-    diff = trace_diff(runs.load(doc["run"]).replay, reference.replay)
+    diff = TraceDiff.from_dict(doc["diff"])
     said = []
     for i, st in enumerate(diff.statements):
         words = text(f"diff.{st.key}", lang, **st.values)
@@ -256,7 +258,7 @@ def diff_view(runs: Runs, doc: dict, lang: str) -> html.Section:
             )
     head = [html.Th(text(k, lang)) for k in ("metric", "mine_col", "ref_col")]
     metrics = [html.Tr(head)] + [
-        html.Tr([html.Td(name), html.Td(fmt_value(row["b"])), html.Td(fmt_value(row["a"]))])
+        html.Tr([html.Td(name), html.Td(fmt_value(row.b)), html.Td(fmt_value(row.a))])
         for name, row in diff.metrics.items()
     ]
     lanes = sorted(diff.lanes, key=lambda x: -max(x.mine_us, x.ref_us))[:MAX_DIFF_LANES]
@@ -412,11 +414,8 @@ def register(app, runs: Runs) -> None:
             return [], [], [], {"display": "none"}
         lang = known_lang(lang)
         head, criteria, output = verdict_view(doc, lang)
-        if doc.get("run"):
-            try:
-                output = [*output, diff_view(runs, doc, lang)]
-            except RunRequestError as exc:  # the run is no longer kept: say so where the diff would be
-                output = [*output, html.Div(str(exc), id="view-diff", className="note")]
+        if doc.get("diff"):
+            output = [*output, diff_view(doc, lang)]
         return head, criteria, output, ({} if doc.get("run") else {"display": "none"})
 
     @app.callback(

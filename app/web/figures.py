@@ -396,7 +396,7 @@ def pipe_ratio_figure(ratios: dict, title: str) -> dict:
 
 def _intensity(kernel: dict) -> float:
     """Flops per byte of HBM traffic (the HBM roof's x axis), else per byte of GM traffic."""
-    return kernel.get("hbm_intensity_flops_per_byte") or kernel.get("intensity_flops_per_byte") or 0.0
+    return kernel["hbm_intensity_flops_per_byte"] or kernel["intensity_flops_per_byte"] or 0.0
 
 
 def roofline_figure(roofline: list[dict], labels: dict) -> dict:
@@ -406,8 +406,8 @@ def roofline_figure(roofline: list[dict], labels: dict) -> dict:
     lo, hi = (min(xs) / 10, max(xs) * 10) if xs else (0.1, 1000.0)
     for k in roofline:
         roofs = k["roofs"]
-        peak = roofs.get("compute_tflops")
-        hbm = roofs.get("hbm_tflops")
+        peak = roofs["compute_tflops"]  # a roofline row's roofs always include compute and HBM
+        hbm = roofs["hbm_tflops"]
         intensity = _intensity(k)
         if peak and hbm and intensity:
             bw = hbm / intensity  # TB/s that gives hbm_tflops at this intensity

@@ -11,11 +11,9 @@ from __future__ import annotations
 from dash import dcc, html
 
 from app.present.messages import t as msg
+from app.present.vocabulary import Activity, SlotStatus
 
 from . import figures
-
-SLOT_CLASSES = {"free": "free", "allocated": "alloc", "enqueued": "ready", "dequeued": "inuse", "in use": "inuse"}
-ACTIVITIES = ("cube", "vector", "load", "store", "wait", "busy", "idle")
 
 
 def _bytes(n: int) -> str:
@@ -81,7 +79,7 @@ def host_panel(part: dict, lang: str) -> html.Div:
 def system_panel(static: dict, lang: str) -> html.Div:
     """The device box: memory, the grid of cores (filled and coloured per step by the browser from the
     run's core names, a click opens a core) and a legend. ``static``: ``device_view(...)``."""
-    legend = [html.Span(msg(f"activity.{a}", lang, block="n"), className=f"key {a[0]}") for a in ACTIVITIES]
+    legend = [html.Span(msg(f"activity.{a}", lang, block="n"), className=f"key {a.css}") for a in Activity]
     return html.Div(
         [
             html.H4(static["title"]),
@@ -99,13 +97,12 @@ def core_panel(part: dict | None, lang: str) -> html.Div:
     if part is None:
         return html.Div(msg("web.no_core", lang), className="note")
     block = msg("web.block", lang, block=part["block"]) if part["block"] is not None else msg("web.no_block", lang)
+    activity = Activity(part["activity"])
     header = html.Div(
         [
             html.B(part["core"]),
             html.Span(block, className="num"),
-            html.Span(
-                msg(f"activity.{part['activity']}", lang, block=part["block"]), className=f"act {part['activity']}"
-            ),
+            html.Span(msg(f"activity.{activity}", lang, block=part["block"]), className=f"act {activity.css}"),
         ],
         className="corehead",
     )
@@ -125,7 +122,7 @@ def core_panel(part: dict | None, lang: str) -> html.Div:
                         html.Span(sl["state_label"], className="state"),
                         html.Span(sl["tile"] or "-", className="tile"),
                     ],
-                    className=f"slot {SLOT_CLASSES.get(sl['state'], 'free')}",
+                    className=f"slot {SlotStatus(sl['state']).css}",
                     title=f"{_bytes(sl['length'])} @ {sl['offset']}",
                     **{"data-buf": b["name"], "data-q": sl["queue"], "data-s": sl["slot"]},
                 )
@@ -242,7 +239,7 @@ def metrics_panel(view: dict, lang: str, tryable: bool = False) -> html.Div:
     if any(view["pipe_ratios"].values()):
         fig = figures.pipe_ratio_figure(view["pipe_ratios"], msg("web.pipe_ratios", lang))
         parts.append(dcc.Graph(figure=fig, config={"displayModeBar": False}, className="small-graph"))
-    if any(k.get("achieved_tflops") for k in view["roofline"]):
+    if any(k["achieved_tflops"] for k in view["roofline"]):
         labels = {"intensity": msg("web.intensity", lang), "tflops": msg("web.tflops", lang)}
         parts.append(html.H5(msg("web.roofline", lang)))
         parts.append(

@@ -244,9 +244,12 @@ def register(app, runs: Runs) -> None:
             raise PreventUpdate
         loaded = runs.load(run)
         lang = known_lang(lang)
+        ref = loaded.core(core)
+        if ref is None:
+            return html.Div(msg("web.no_core", lang), className="note")
         try:
             view = views.tile_view(
-                loaded.replay, int(step or 0), core, str(click["buf"]), int(click["q"]), int(click["s"]), 12, lang
+                loaded.replay, int(step or 0), ref, str(click["buf"]), int(click["q"]), int(click["s"]), 12, lang
             )
         except (KeyError, LookupError, TypeError, ValueError) as exc:
             return html.Div(str(exc), className="note")

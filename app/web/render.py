@@ -16,6 +16,7 @@ from app.present import views
 from app.present.messages import LANGS
 from app.present.messages import t as msg
 from app.present.text import reflow
+from engine.locations import CoreRef
 
 from . import figures, panels
 from .markup import to_html
@@ -37,13 +38,14 @@ def window_size(loaded: Loaded) -> int:
 def meta(loaded: Loaded) -> dict:
     """A run's description for the browser (language-free: lesson texts come in both languages)."""
     o = loaded.outline
+    grid = [CoreRef.from_dict(fields) for fields in o["grid"]]
     out = {
         "key": loaded.key,
         "n": o["n"],
         "end_us": o["end_us"],
         "cores": o["cores"],
-        "grid": [name.split(" ")[0].lower() for name in o["grid"]],
-        "grid_names": o["grid"],
+        "grid": [ref.css for ref in grid],
+        "grid_cores": [{**f, "short": ref.short, "css": ref.css} for f, ref in zip(o["grid"], grid, strict=True)],
         "outputs": o["outputs"],
         "window": window_size(loaded),
         "start": 0,
@@ -106,8 +108,9 @@ def labels(lang: str) -> dict:
 
 
 def timeline(loaded: Loaded, step: int, lang: str, span: tuple[float, float] | None, expand: list[str]) -> dict:
-    """The timeline over ``span`` (microseconds; None: the whole run), pipes of ``expand`` cores shown."""
-    view = views.timeline_view(loaded.replay, step, span, TIMELINE_BARS, tuple(expand or ()), lang)
+    """The timeline over ``span`` (microseconds; None: the whole run), pipes of ``expand`` cores (labels) shown."""
+    cores = tuple(ref for ref in map(loaded.core, expand or ()) if ref is not None)
+    view = views.timeline_view(loaded.replay, step, span, TIMELINE_BARS, cores, lang)
     return figures.timeline_figure(view, labels(lang))
 
 
@@ -130,9 +133,10 @@ def window_span(w: dict, end_us: float) -> tuple[float, float]:
 
 
 def pipeline(loaded: Loaded, last_step: int, core: str | None, lang: str, step: int | None = None) -> dict:
-    """The pipeline table of ``core`` up to the window's last step, the cursor at ``step`` (the browser
-    moves it and veils what has not happened yet)."""
-    view = None if core is None else views.pipeline_view(loaded.replay, last_step, core, 24, lang)
+    """The pipeline table of ``core`` (a label) up to the window's last step, the cursor at ``step`` (the
+    browser moves it and veils what has not happened yet)."""
+    ref = loaded.core(core)
+    view = None if ref is None else views.pipeline_view(loaded.replay, last_step, ref, 24, lang)
     if view is None or not view["tiles"]:
         return figures.empty_figure(note=msg("web.pipeline_empty", lang))
     if step is not None:
@@ -141,8 +145,9 @@ def pipeline(loaded: Loaded, last_step: int, core: str | None, lang: str, step: 
 
 
 def window(loaded: Loaded, first: int, count: int, core: str | None, lang: str, breakpoints: tuple) -> dict:
-    """A window of frames with its parts rendered (see the module docstring)."""
-    w = loaded.source.frames(first, count, core, lang, breakpoints)
+    """A window of frames with its parts rendered (see the module docstring); ``core``: the label of the core
+    opened up (the run's first core when it names none of the run's)."""
+    w = loaded.source.frames(first, count, loaded.core(core), lang, breakpoints)
     parts = w["parts"]
     rendered = {
         "host": [to_html(panels.host_panel(p, lang)) for p in parts.get("host", [])],

@@ -33,12 +33,15 @@ from app.present.walkthrough import Stop, lesson_stops, run_lesson
 from app.server import limits
 from app.server.jobs import Coordinator
 from app.server.store import DISK_BYTES, RunSpec, RunStore, StoreError, store_error, unstored
+from app.web.errors import RunRequestError, lesson_of
+from app.web.grading import Exercises
+from engine.locations import CoreRef, SourceLine
 from engine.profile import DEFAULT_PROFILE, ProfileError, list_profiles, load_profile
 from engine.scenarios import Scenario, ScenarioArgError, ScenarioFailed, registry
 from engine.scenarios.cost import Cost, estimate
 from engine.trace import Kind
 from lessons import sandbox
-from lessons.catalog import Lesson, LessonError, get, lessons
+from lessons.catalog import Lesson, get, lessons
 
 ROOT = Path(__file__).resolve().parents[2]
 MAX_INPUT_BYTES = 64 * 2**20  # inputs regenerated for tile values and heatmaps up to this size
@@ -48,12 +51,6 @@ STORED_EVENTS_PER_S = 450_000  # compressing a run to disk (8192^3: 8 s)
 WINDOWS_KEPT = 24  # rendered frame windows kept per run
 PROGRESS_EVERY_S = 0.5  # a job's progress reaches its page at most this often
 RENDERERS = tuple(f"app/web/{m}.py" for m in ("render", "panels", "markup", "figures"))  # of prepared views
-MAX_CODE_CHARS = 256 * 1024  # a trainee's exercise sent from the editor
-WALL_ENV = "ASCENDSIM_EXERCISE_WALL_S"  # an instructor's cap on an exercise's wall time (at most the lesson's)
-
-
-class RunRequestError(ValueError):
-    """A run asked for by a browser is invalid or too big; the message names the field, the limit and the value."""
 
 
 def fingerprint(*folders: str) -> str:
@@ -164,6 +161,14 @@ class Loaded:
     def events(self) -> int:
         return len(self.replay.trace)
 
+    def core(self, label) -> CoreRef | None:
+        """The run's core a browser names by its label (a menu's value, a clicked cell), None when the run
+        has no such core (the label is looked up among the run's cores, never parsed)."""
+        try:
+            return self.replay.core_named(label) if isinstance(label, str) else None
+        except KeyError:
+            return None
+
     def window(self, key: tuple, build: Callable[[], dict]) -> dict:
         """A rendered window of frames, built once (``key``: first, count, core, lang, breakpoints)."""
         with self.lock:
@@ -182,7 +187,6 @@ class Loaded:
 def breakpoints_of(items, loaded: Loaded) -> tuple[Breakpoint, ...]:
     """Breakpoints a browser sent, validated (an invalid one raises RunRequestError)."""
     out = []
-    cores = set(loaded.outline["cores"])
     for item in items or []:
         if not isinstance(item, dict):
             raise RunRequestError(f"a breakpoint must be a mapping, got {item!r}")
@@ -190,10 +194,19 @@ def breakpoints_of(items, loaded: Loaded) -> tuple[Breakpoint, ...]:
         src, mark = item.get("src") or None, item.get("mark")
         if kind is not None and kind not in Kind.__members__:
             raise RunRequestError(f"breakpoint kind must be one of {', '.join(Kind.__members__)}, got {kind!r}")
-        if core is not None and core not in cores:
-            raise RunRequestError(f"breakpoint core must be one of {', '.join(sorted(cores))}, got {core!r}")
-        if src is not None and (not isinstance(src, str) or len(src) > 300):
-            raise RunRequestError(f"breakpoint src must be file:line (at most 300 characters), got {src!r}")
+        if core is not None:
+            ref = loaded.core(core)
+            if ref is None:
+                cores = ", ".join(loaded.outline["cores"])
+                raise RunRequestError(f"breakpoint core must be one of {cores}, got {core!r}")
+            core = ref
+        if src is not None:
+            if not isinstance(src, str) or len(src) > 300:
+                raise RunRequestError(f"breakpoint src must be file:line (at most 300 characters), got {src!r}")
+            try:
+                src = SourceLine.parse(src)  # what a person typed
+            except ValueError as exc:
+                raise RunRequestError(f"breakpoint src: {exc}") from None
         if mark is not None and (not isinstance(mark, str) or len(mark) > 100):
             raise RunRequestError(f"breakpoint mark must be text of at most 100 characters, got {mark!r}")
         if kind is None and core is None and src is None and mark is None:
@@ -202,8 +215,9 @@ def breakpoints_of(items, loaded: Loaded) -> tuple[Breakpoint, ...]:
     return tuple(out)
 
 
-class Runs:
-    """Every run this process can serve: the shared store on disk, replays loaded here, the jobs' guards."""
+class Runs(Exercises):
+    """Every run this process can serve: the shared store on disk, replays loaded here, the jobs' guards (and a
+    trainee's exercise graded in a job: :class:`~app.web.grading.Exercises`)."""
 
     def __init__(
         self,
@@ -236,9 +250,9 @@ class Runs:
             code = run.get("code")
             if not (isinstance(code, str) and len(code) == 32 and all(c in "0123456789abcdef" for c in code)):
                 raise RunRequestError(f"code: must be 32 hexadecimal digits, got {str(code)[:40]!r}")
-            return RunSpec.of(f"exercise:{_lesson(run['exercise']).number}", DEFAULT_PROFILE, {"code": code})
+            return RunSpec.of(f"exercise:{lesson_of(run['exercise']).number}", DEFAULT_PROFILE, {"code": code})
         if "lesson" in run:
-            return RunSpec.of(f"lesson:{_lesson(run['lesson']).number}", DEFAULT_PROFILE, {})
+            return RunSpec.of(f"lesson:{lesson_of(run['lesson']).number}", DEFAULT_PROFILE, {})
         return validate_request(run)[0]
 
     def stored(self, spec: RunSpec) -> bool:
@@ -329,90 +343,6 @@ class Runs:
         except (ScenarioArgError, ScenarioFailed) as exc:
             raise RunRequestError(str(exc).splitlines()[0]) from None
 
-    def check(self, number, code, lang: str, session: str, report: Callable[[str, dict], None], sandboxed: bool = True):
-        """Grade a trainee's ``code`` for lesson ``number``, in a job: the session's limits, one of the machine's
-        slots, then :func:`lessons.grader.grade_file` (the sandbox, the trusted replay) exactly as
-        ``ascendsim lesson check`` does. The replay's main run is stored for the views. Returns the
-        :class:`~lessons.grader.GradeResult` and the run dict naming the trainee's run (None if the code did
-        not get that far)."""
-        lesson = _lesson(number)
-        if not isinstance(code, str):
-            raise RunRequestError(f"code: must be text, got {type(code).__name__}")
-        if len(code) > MAX_CODE_CHARS:
-            raise RunRequestError(f"code: at most {MAX_CODE_CHARS:,} characters, got {len(code):,}")
-        with (
-            self.coordinator.session(session),
-            self.coordinator.slot(lambda n: report("queued", {"ahead": n})),
-        ):
-            # the reference solution's run (what the diff view compares with) is graded once, beside the first
-            # trainee's run of the lesson: the two sandboxes overlap instead of queueing
-            reference = threading.Thread(target=self.reference, args=(lesson, sandboxed), daemon=True)
-            reference.start()
-            result, run = self._grade(lesson, code, lang, report, sandboxed)
-            reference.join()
-        return result, run
-
-    def reference(self, lesson: Lesson, sandboxed: bool = True) -> dict | None:
-        """The run dict of the lesson's reference solution graded as a trainee's code is (stored once): what
-        a trainee's run is compared with."""
-        code = lesson.solution_file.read_text(encoding="utf-8")
-        run = {"exercise": lesson.number, "code": hashlib.sha256(code.encode()).hexdigest()[:32]}
-        if self.stored(self.spec(run)):
-            return run
-        with self.coordinator.single(self.spec(run).key) as mine:
-            if mine or not self.stored(self.spec(run)):
-                return self._grade(lesson, code, "en", lambda *_: None, sandboxed)[1]
-        return run
-
-    def _grade(self, lesson: Lesson, code: str, lang: str, report, sandboxed: bool):
-        from lessons.grader import GraderError, grade_file
-        from lessons.judge import read_kept_run
-
-        with tempfile.TemporaryDirectory(prefix="ascendsim-exercise-") as tmp:
-            folder = Path(tmp) / "submission"
-            folder.mkdir()
-            path = folder / lesson.exercise_file.name
-            path.write_text(code, encoding="utf-8")
-            keep = Path(tmp) / "run.npz"
-            limits = lesson.limits.replace(wall_s=min(lesson.limits.wall_s, _wall_cap()))
-            phase, stop = ["queued"], threading.Event()
-
-            def tick() -> None:  # while the sandbox runs: how long so far, against its limit
-                t0 = time.monotonic()
-                while not stop.wait(PROGRESS_EVERY_S):
-                    if phase[0] == "running":
-                        report("running", {"s": f"{time.monotonic() - t0:.0f}", "limit": f"{limits.wall_s:g}"})
-
-            def progress(now: str) -> None:
-                phase[0] = now
-                report(now, {"s": "0", "limit": f"{limits.wall_s:g}"} if now == "running" else {})
-
-            ticker = threading.Thread(target=tick, daemon=True)
-            ticker.start()
-            try:
-                result = grade_file(
-                    lesson, path, "browser", lang, limits, sandboxed=sandboxed, keep=keep, progress=progress
-                )
-            except GraderError as exc:
-                raise RunRequestError(str(exc)) from None
-            finally:
-                stop.set()
-            if not keep.is_file():
-                return result, None
-            run = {"exercise": lesson.number, "code": hashlib.sha256(code.encode()).hexdigest()[:32]}
-            spec = self.spec(run)
-            try:
-                self.store.put(spec, read_kept_run(keep))
-                with atomic_path(self.code_path(spec)) as part:  # what the Code view shows of it
-                    part.write_text(code, encoding="utf-8")
-            except (StoreError, OSError):  # graded all the same; the views cannot show the run (the page says why)
-                return result, None
-        return result, run
-
-    def code_path(self, spec: RunSpec) -> Path:
-        """The trainee's code of an exercise run, beside it."""
-        return self.store.path(spec).with_suffix(".exercise.py")
-
     # -- loading a run for playing ------------------------------------------------------------------------------
     def load(self, run: dict) -> Loaded:
         """The run ready to play (lessons are simulated on first use; a playground run must be finished)."""
@@ -456,7 +386,7 @@ class Runs:
         if result is None:
             raise RunRequestError(f"run {spec.scenario} {dict(spec.params)} is not finished yet")
         if "exercise" in run:
-            lesson = _lesson(run["exercise"])
+            lesson = lesson_of(run["exercise"])
             try:
                 sources = {lesson.exercise_file.name: self.code_path(spec).read_text(encoding="utf-8")}
             except OSError:
@@ -507,20 +437,6 @@ class Runs:
         with atomic_path(path) as tmp:
             tmp.write_text(answer)
         return answer
-
-
-def _wall_cap() -> float:
-    try:
-        return max(1.0, float(os.environ.get(WALL_ENV) or "inf"))
-    except ValueError:
-        return float("inf")
-
-
-def _lesson(number) -> Lesson:
-    try:
-        return get(number)
-    except (LessonError, TypeError, ValueError) as exc:
-        raise RunRequestError(f"lesson: {exc}") from None
 
 
 def usable(folder: Path) -> str | None:

@@ -31,6 +31,7 @@ from heapq import heappop, heappush
 import numpy as np
 
 from ..acl_codes import ACL_ERROR_RT_AICORE_EXCEPTION
+from ..locations import CoreRef
 from ..trace import Kind, LaneKind, Trace
 from .dispatch_messages import cross_message, describe, stuck_message, unmatched_message
 from .memory_system import SharedMemorySystem
@@ -74,7 +75,7 @@ class PhysicalCore:
     def __init__(self, trace: Trace, kind: str, ident: int, pipes: tuple[Pipe, ...], sort: int) -> None:
         self.kind = kind
         self.ident = ident
-        self.label = label = f"{kind} {ident}"
+        self.label = label = CoreRef(kind, ident).label
         self.pipes = pipes
         self.lanes = np.full(N_PIPES, -1, dtype=np.int16)
         for p in pipes:

@@ -25,7 +25,7 @@ from ..findings import Finding
 from ..simulation import RunResult
 from .gaps import Gap, Gaps, label_gaps
 from .metrics import KernelMetrics, RunMetrics, run_metrics
-from .roofline import roofline
+from .roofline import RooflineRow, roofline
 from .rules import Recommendation, recommend
 
 
@@ -33,7 +33,7 @@ from .rules import Recommendation, recommend
 class Report:
     metrics: RunMetrics
     gaps: Gaps
-    roofline: list[dict]
+    roofline: list[RooflineRow]
     findings: list[Finding]
     recommendations: list[Recommendation] = field(default_factory=list)
 
@@ -42,7 +42,7 @@ class Report:
         return {
             "metrics": self.metrics.to_dict(),
             "gaps": self.gaps.to_dict(),
-            "roofline": self.roofline,
+            "roofline": [r.to_dict() for r in self.roofline],
             "findings": [f.to_dict() for f in self.findings],
             "recommendations": [r.to_dict() for r in self.recommendations],
         }
@@ -68,4 +68,4 @@ def analyze(
     return report
 
 
-__all__ = ("Gap", "Gaps", "KernelMetrics", "Recommendation", "Report", "RunMetrics", "analyze")
+__all__ = ("Gap", "Gaps", "KernelMetrics", "Recommendation", "Report", "RooflineRow", "RunMetrics", "analyze")

@@ -20,6 +20,7 @@ import numpy as np
 from ..aicore.pipes import LANE_NAMES
 from ..chrome_trace import to_chrome
 from ..detail import CrossFlag, Flag, QueueOp
+from ..locations import CoreRef
 from ..simulation import RunResult
 from ..trace import Kind, LaneKind, TraceData
 from .metrics import RunMetrics
@@ -87,7 +88,8 @@ def flag_flows(t: TraceData) -> list[tuple[int, int, str]]:
     for (group, block, flag, proc, is_set), rows in cross.items():
         if is_set:
             continue
-        senders = [f"AIV {2 * group}", f"AIV {2 * group + 1}"] if types[proc] == "AIC" else [f"AIC {group}"]
+        aivs = (CoreRef("AIV", 2 * group), CoreRef("AIV", 2 * group + 1))
+        senders = [ref.label for ref in (aivs if types[proc] == "AIC" else (CoreRef("AIC", group),))]
         for sender in senders:
             sets = sorted(cross.get((group, block, flag, sender, True), []), key=lambda r: c["start"][r])
             waits = sorted(rows, key=lambda r: c["start"][r])

@@ -34,6 +34,7 @@ from types import MappingProxyType
 import numpy as np
 
 from ..aicore.pipes import LANE_NAMES
+from ..aicore.tensor import Buffer
 from ..detail import GM, CrossFlag, Instr, QueueOp, TaskInfo
 from ..simulation import RunResult
 from ..stream import TaskKind
@@ -55,16 +56,16 @@ CAUSES = (  # every cause a gap can have, as the report names it (the UIs transl
     "no work: tail",
     "no work: too few blocks",
 )
-# the profile path a GM move uses, by (reads GM, the on-chip buffer's code): L1=1, L0A=2, L0B=3, L0C=4, UB=5
+# the profile path a GM move uses, by (reads GM, the on-chip buffer's code)
 _GM_PATHS = MappingProxyType(
     {
-        (True, 5): "gm_to_ub",
-        (True, 1): "gm_to_l1",
-        (True, 2): "gm_to_l1",
-        (True, 3): "gm_to_l1",
-        (False, 5): "ub_to_gm",
-        (False, 1): "l1_to_gm",
-        (False, 4): "l0c_to_gm",
+        (True, Buffer.UB.value): "gm_to_ub",
+        (True, Buffer.L1.value): "gm_to_l1",
+        (True, Buffer.L0A.value): "gm_to_l1",
+        (True, Buffer.L0B.value): "gm_to_l1",
+        (False, Buffer.UB.value): "ub_to_gm",
+        (False, Buffer.L1.value): "l1_to_gm",
+        (False, Buffer.L0C.value): "l0c_to_gm",
     }
 )
 

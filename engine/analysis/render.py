@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from . import Report
+from .compare import Comparison
 
 METRIC_LABELS = (
     ("simulated_us", "simulated time (us)"),
@@ -58,12 +59,12 @@ def render_report(report: Report) -> str:
             lines.append(f"    {g.lane} at {g.start_us} us: {g.us} us {g.cause} ({g.detail})")
     lines.append("== Roofline ==")
     for r in report.roofline:
-        roofs = ", ".join(f"{k.removesuffix('_tflops')} {_fmt(v)}" for k, v in r["roofs"].items())
-        times = f" (x{r['count']})" if r["count"] > 1 else ""
+        roofs = ", ".join(f"{k.removesuffix('_tflops')} {_fmt(v)}" for k, v in r.roofs.items())
+        times = f" (x{r.count})" if r.count > 1 else ""
         lines.append(
-            f"  {r['kernel']}{times}: {r['intensity_flops_per_byte']} flop/B (HBM {r['hbm_intensity_flops_per_byte']}),"
-            f" {r['achieved_tflops']} TFLOPS; roofs {roofs} TFLOPS; bound by {r['bound_by']} "
-            f"({r['percent_of_roof']} % of it)"
+            f"  {r.kernel}{times}: {r.intensity_flops_per_byte} flop/B (HBM {r.hbm_intensity_flops_per_byte}),"
+            f" {r.achieved_tflops} TFLOPS; roofs {roofs} TFLOPS; bound by {r.bound_by} "
+            f"({r.percent_of_roof} % of it)"
         )
     lines.append("== Findings ==")
     if not report.findings:
@@ -90,22 +91,21 @@ def render_report(report: Report) -> str:
     return "\n".join(lines)
 
 
-def render_comparison(diff: dict) -> str:
+def render_comparison(diff: Comparison) -> str:
     """Columns A, B and B/A (the runs' labels are printed above); all-zero rows are left out by compare."""
-    keys = [key for section in ("metrics", "pipe_ratios", "gaps_us") for key in diff[section]]
-    width = max([30, *(len(k) + 2 for k in keys)])
+    sections = (("metrics", diff.metrics), ("pipe_ratios", diff.pipe_ratios), ("gaps_us", diff.gaps_us))
+    width = max([30, *(len(k) + 2 for _name, rows in sections for k in rows)])
     lines = [f"{'':<{width}} {'A':>16} {'B':>16} {'B/A':>8}"]
-    for section in ("metrics", "pipe_ratios", "gaps_us"):
-        lines.append(f"== {section} ==")
-        for key, row in diff[section].items():
-            ratio = row.get("ratio")
-            shown = _fmt(ratio) if ratio else ""
-            lines.append(f"  {key:<{width - 2}} {_fmt(row['a']):>16} {_fmt(row['b']):>16} {shown:>8}")
-    f = diff["findings"]
-    lines.append(f"== findings == both: {f['both']}")
-    for side in ("only_a", "only_b"):
-        for kind, msg in f[side]:
-            lines.append(f"  {side}: [{kind}] {msg.splitlines()[0]}")
-    r = diff["recommendations"]
-    lines.append(f"== recommendations == only A: {r['only_a']}  only B: {r['only_b']}  both: {r['both']}")
+    for name, rows in sections:
+        lines.append(f"== {name} ==")
+        for key, change in rows.items():
+            shown = _fmt(change.ratio) if change.ratio else ""
+            lines.append(f"  {key:<{width - 2}} {_fmt(change.a):>16} {_fmt(change.b):>16} {shown:>8}")
+    f = diff.findings
+    lines.append(f"== findings == both: {len(f.both)}")
+    for side, items in (("only_a", f.only_a), ("only_b", f.only_b)):
+        for kind, message in items:
+            lines.append(f"  {side}: [{kind}] {message.splitlines()[0]}")
+    r = diff.recommendations
+    lines.append(f"== recommendations == only A: {list(r.only_a)}  only B: {list(r.only_b)}  both: {list(r.both)}")
     return "\n".join(lines)

@@ -17,12 +17,43 @@ kernels are examined (each needs a pass over the trace); op-level kernels are al
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from types import MappingProxyType
+
 from ..detail import touches_gm
 from ..simulation import RunResult
 from ..trace import Kind
 from .pipes import kernel_core_type, kernel_rows, kernel_units
 
 MAX_KERNELS = 16
+
+
+@dataclass(frozen=True)
+class RooflineRow:
+    """One kernel shape against its roofs (TFLOPS each, by name: ``compute``, ``hbm``, and ``l2`` and
+    ``core_paths`` when the profile has those paths)."""
+
+    kernel: str
+    count: int  # kernels of this shape
+    flops: int  # of one kernel
+    gm_bytes: int  # moved between GM and the cores, by one kernel
+    hbm_bytes: int  # that crossed HBM
+    intensity_flops_per_byte: float  # over gm_bytes
+    hbm_intensity_flops_per_byte: float | None  # over hbm_bytes (None: nothing crossed HBM)
+    roofs: Mapping[str, float]  # compute_tflops, hbm_tflops[, l2_tflops, core_paths_tflops]
+    ridge_point_hbm: float
+    achieved_tflops: float
+    bound_by: str  # the lowest roof's name: compute, hbm, l2 or core_paths
+    percent_of_roof: float
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "roofs", MappingProxyType(dict(self.roofs)))
+
+    def to_dict(self) -> dict:
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        out["roofs"] = dict(self.roofs)
+        return out
 
 
 def _roofs(peak: float, hbm_gbps: float, hbm_intensity: float, intensity: float, paths_gbps: tuple | None) -> dict:
@@ -36,7 +67,7 @@ def _roofs(peak: float, hbm_gbps: float, hbm_intensity: float, intensity: float,
     return roofs
 
 
-def roofline(result: RunResult) -> list[dict]:
+def roofline(result: RunResult) -> list[RooflineRow]:
     t = result.trace
     c = t.columns
     p = result.profile
@@ -95,12 +126,14 @@ def _entry(name: str, flops: int, moved: int, hbm: int, peak: float, hbm_gbps: f
     }
 
 
-def _finish(entry: dict) -> dict:
+def _finish(entry: dict) -> RooflineRow:
     seconds = entry.pop("_ps") / 1e12
     achieved = entry["flops"] * entry["count"] / seconds / 1e12
     roofs = entry["roofs"]
     bound = min(roofs, key=roofs.get)
-    entry["achieved_tflops"] = round(achieved, 3)
-    entry["bound_by"] = bound.removesuffix("_tflops")
-    entry["percent_of_roof"] = round(100 * achieved / roofs[bound], 2) if roofs[bound] else 0.0
-    return entry
+    return RooflineRow(
+        **entry,
+        achieved_tflops=round(achieved, 3),
+        bound_by=bound.removesuffix("_tflops"),
+        percent_of_roof=round(100 * achieved / roofs[bound], 2) if roofs[bound] else 0.0,
+    )

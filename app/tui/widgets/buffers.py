@@ -7,7 +7,8 @@ from typing import ClassVar
 
 from rich.text import Text
 
-from app.present.text import SLOT_GLYPH, fit, hbar, value_rows
+from app.present.text import fit, hbar, value_rows
+from app.present.vocabulary import SlotStatus
 
 from .pane import View
 
@@ -27,7 +28,7 @@ class BuffersView(View):
         "buffers--selected",
         "buffers--dim",
         "buffers--values",
-        *(f"slot--{state.replace(' ', '-')}" for state in SLOT_GLYPH),
+        *(status.style for status in SlotStatus),
     }
 
     def draw(self, model: dict, width: int) -> Text:
@@ -54,12 +55,12 @@ class BuffersView(View):
             out.append(f" {100 * b['fill']:>3.0f}% {_kib(b['used'])}/{_kib(b['capacity'])} KiB", dim)
             for s in b["slots"]:
                 chosen = model.get("selected") == [b["name"], s["queue"], s["slot"]]
-                glyph = SLOT_GLYPH.get(s["state"], "?")
+                status = SlotStatus(s["state"])
                 slot = "·" if s["slot"] < 0 else s["slot"]
-                text = f"{'▸' if chosen else ' '}{glyph} q{s['queue']} {s['position']} {slot} {s['state_label']}"
+                text = f"{'▸' if chosen else ' '}{status.glyph} q{s['queue']} {s['position']} {slot} {s['state_label']}"
                 if s["tile"]:
                     text += f"  {s['tile']}"
-                style = self.style(f"slot--{s['state'].replace(' ', '-')}")
+                style = self.style(status.style)
                 if chosen:
                     style = style + self.style("buffers--selected")
                 out.append("\n" + fit(text, width), style)

@@ -7,18 +7,17 @@ from typing import ClassVar
 
 from rich.text import Text
 
-from app.present.text import ACTIVITY_GLYPH, cells, fit
+from app.present.text import cells, fit
+from app.present.vocabulary import Activity
 
 from .pane import View
-
-ACTIVITIES = tuple(ACTIVITY_GLYPH)
 
 
 class CoresView(View):
     """Model: ``system`` (a :func:`app.present.views.system_view` dict), ``core`` (the selected
-    core's name), ``legend`` (activity -> label in the UI's language) and ``streams`` (label text)."""
+    core's name), ``legend`` (:class:`Activity` -> label in the UI's language) and ``streams`` (label text)."""
 
-    COMPONENT_CLASSES: ClassVar[set[str]] = {f"core--{a}" for a in ACTIVITIES} | {"cores--selected", "cores--dim"}
+    COMPONENT_CLASSES: ClassVar[set[str]] = {a.style for a in Activity} | {"cores--selected", "cores--dim"}
 
     def draw(self, model: dict, width: int) -> Text:
         system = model["system"]
@@ -34,7 +33,7 @@ class CoresView(View):
         cores = system["device"]["cores"]
         by_type: dict[str, list[dict]] = {}
         for c in cores:
-            by_type.setdefault(c["type"], []).append(c)
+            by_type.setdefault(c["kind"], []).append(c)
         wide = max((len(str(c["block"])) for c in cores if c["block"] is not None), default=1)
         for kind, group in by_type.items():
             cell = wide + 2 if 4 + len(group) * (wide + 2) <= 2 * width else 1
@@ -42,16 +41,17 @@ class CoresView(View):
             for start in range(0, len(group), per_line):
                 out.append(f"{kind if start == 0 else '':<4}", dim)
                 for c in group[start : start + per_line]:
-                    glyph = ACTIVITY_GLYPH.get(c["activity"], "?")
-                    text = glyph if cell == 1 else f"{glyph}{'' if c['block'] is None else c['block']:<{wide}} "
-                    style = self.style(f"core--{c['activity']}")
+                    what = Activity(c["activity"])
+                    block = "" if c["block"] is None else c["block"]
+                    text = what.glyph if cell == 1 else f"{what.glyph}{block:<{wide}} "
+                    style = self.style(what.style)
                     if c["name"] == model["core"]:
                         style = style + self.style("cores--selected")
                     out.append(text, style)
                 out.append("\n")
         line = ""
         for a, label in model["legend"].items():
-            entry = f"{ACTIVITY_GLYPH[a]} {label}"
+            entry = f"{Activity(a).glyph} {label}"
             if line and cells(line) + 2 + cells(entry) > width:
                 out.append(line + "\n", dim)
                 line = ""

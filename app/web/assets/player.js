@@ -259,10 +259,10 @@
         if (!grid) { return null; }
         if (grid.dataset.key !== meta.key) {
             let html = "";
-            meta.grid_names.forEach(function (name, c) {
-                const kind = name.split(" ")[0].toLowerCase();
-                const short = name.split(" ")[0].slice(-1) + name.split(" ")[1];
-                html += '<div class="cell i ' + kind + '" data-core="' + name + '" title="' + name + '">' + short + "</div>";
+            meta.grid_cores.forEach(function (core) {
+                // the server sends each core's label, caption and class as fields: nothing here parses a name
+                html += '<div class="cell i ' + core.css + '" data-core="' + core.name + '" title="' + core.name + '">' +
+                    core.short + "</div>";
             });
             grid.innerHTML = html;
             grid.dataset.key = meta.key;

@@ -120,8 +120,9 @@ class Rt:
         sim = self._sim
         with sim.api("acl.rt.destroy_stream", sim.profile.host.api_call_us) as call:
             s = sim.stream(stream, "destroy_stream", allow_default=False)
-            if not s.idle:  # the runtime finishes the stream's work before destroying it
-                sim.host_block_until(lambda: s.idle, f"{s.label} to finish", call, on=HostWait("stream", s.ident))
+            last = s.last_task()
+            if last >= 0 and not sim.runtime.seen_ended(last):  # the runtime finishes the stream's work first
+                sim.host_block_until([last], f"{s.label} to finish", call, on=HostWait("stream", s.ident))
                 sim.runtime.host_learns(s.vc)
             s.closed = True
         return call.ret
@@ -178,8 +179,8 @@ class Rt:
                 sim.host_copy(plan, call)
             else:
                 task = sim.enqueue_copy(plan, dst_alloc, src_alloc, sim.state.default_stream, call)
-                sim.host_block_until(lambda: task.end >= 0, "the copy to finish", call, on=HostWait("copy", task.seq))
-                sim.runtime.host_learns(task.vc)
+                sim.host_block_until([task], "the copy to finish", call, on=HostWait("copy", task + 1))
+                sim.runtime.host_learns(sim.runtime.task_vc(task))
         return call.ret
 
     def memcpy_async(self, dst: Any, dst_max: int, src: Any, count: int, kind: int, stream: int) -> int:
@@ -194,12 +195,12 @@ class Rt:
                 task = sim.enqueue_copy(plan, dst_alloc, src_alloc, s, call)
                 if not plan.pinned and plan.direction in (H2D, D2H):
                     sim.host_block_until(
-                        lambda: task.end >= 0,
+                        [task],
                         "a pageable copy (staged through a pinned buffer)",
                         call,
-                        on=HostWait("pageable", task.seq),
+                        on=HostWait("pageable", task + 1),
                     )
-                    sim.runtime.host_learns(task.vc)
+                    sim.runtime.host_learns(sim.runtime.task_vc(task))
         return call.ret
 
     # -- synchronisation ------------------------------------------------------------------------
@@ -209,7 +210,8 @@ class Rt:
             sim.require_device()
             s = sim.stream(stream, "synchronize_stream")
             on = HostWait("stream", s.ident)
-            sim.host_block_until(lambda: s.idle, f"{s.label} to drain", call, C.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, on=on)
+            last = [s.last_task()] if s.tasks else []
+            sim.host_block_until(last, f"{s.label} to drain", call, C.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, on=on)
             sim.runtime.host_learns(s.vc)
             sim.raise_stream_error(s, "synchronize_stream")
         return call.ret
@@ -219,7 +221,7 @@ class Rt:
         with sim.api("acl.rt.synchronize_device", sim.profile.host.sync_call_us, blocking=True) as call:
             sim.require_device()
             sim.host_block_until(
-                sim.runtime.all_idle,
+                [s.last_task() for s in sim.runtime.streams.values() if s.tasks],
                 "every stream to drain",
                 call,
                 C.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
@@ -253,10 +255,8 @@ class Rt:
             s = sim.stream(stream, "record_event")
             e.records_submitted += 1
             e.last_record_src = call.src_text
-            task = sim.runtime.make_task(s, TaskKind.RECORD, sim.trace.name(f"record {e.label}"), call.row, call.src)
-            task.event = e
-            task.label = f"record {e.label} on {s.label}"
-            sim.runtime.submit(task)
+            plan = sim.runtime.event_plan(s, TaskKind.RECORD, e)
+            sim.runtime.submit(s, plan, call.row, call.src, sim.host_now)
         return call.ret
 
     def stream_wait_event(self, stream: int, event: int) -> int:
@@ -265,12 +265,9 @@ class Rt:
             sim.require_device()
             s = sim.stream(stream, "stream_wait_event")
             e = sim.event(event, "stream_wait_event")
-            task = sim.runtime.make_task(s, TaskKind.WAIT, sim.trace.name(f"wait {e.label}"), call.row, call.src)
-            task.event = e
+            plan = sim.runtime.event_plan(s, TaskKind.WAIT, e)
             # the most recent record submitted before this call, or the next one if none was
-            task.target = max(e.records_submitted, 1)
-            task.label = f"{s.label} waits for {e.label}"
-            sim.runtime.submit(task)
+            sim.runtime.submit(s, plan, call.row, call.src, sim.host_now, target=max(e.records_submitted, 1))
         return call.ret
 
     def synchronize_event(self, event: int) -> int:
@@ -279,14 +276,15 @@ class Rt:
             sim.require_device()
             e = sim.event(event, "synchronize_event")
             target = max(e.records_submitted, 1)
+            records = e.record_tasks[:target] if len(e.record_tasks) >= target else None  # None: never recorded
             sim.host_block_until(
-                lambda: e.records_done >= target,
+                records,
                 f"{e.label} to be recorded",
                 call,
                 C.ACL_ERROR_RT_EVENT_SYNC_TIMEOUT,
                 on=HostWait("event", e.ident),
             )
-            sim.runtime.host_learns(e.record_tasks[target - 1].vc)
+            sim.runtime.host_learns(sim.runtime.task_vc(e.record_tasks[target - 1]))
         return call.ret
 
     def event_elapsed_time(self, start: int, end: int) -> tuple[float, int]:
@@ -296,7 +294,7 @@ class Rt:
             sim.require_device()
             e0 = sim.event(start, "event_elapsed_time")
             e1 = sim.event(end, "event_elapsed_time")
-            sim.runtime.clock.run_until_time(sim.host_now)
+            sim.runtime.run_until_time(sim.host_now)
             for e in (e0, e1):
                 if e.records_done == 0 or e.records_done < e.records_submitted:
                     raise AclError(

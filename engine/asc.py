@@ -23,47 +23,23 @@ may name a fast path of its own (``@asc.jit(kernel_type=..., fast_path=fn)``: th
 recorded faster, run when the simulation allows it), as the shipped matmul kernels do.
 """
 
-from .aicore.instructions import (
-    FixpipeParams,
-    MmadParams,
-    add,
-    adds,
+from .aicore.instructions import FixpipeParams, MmadParams, data_copy, data_copy_pad, fixpipe, load_data, mmad
+from .aicore.launch import JitKernel, KernelType, jit
+from .aicore.pipes import HardEvent, PipeID
+from .aicore.sync_ops import (
     ascend_is_aic,
     ascend_is_aiv,
-    cast,
     cross_core_set_flag,
     cross_core_wait_flag,
-    data_copy,
-    data_copy_pad,
-    div,
-    duplicate,
-    exp,
-    fixpipe,
     get_block_idx,
     get_block_num,
     get_subblockidx,
-    ln,
-    load_data,
     mark,
-    maxs,
-    mins,
-    mmad,
-    mul,
-    muls,
     pipe_barrier,
-    reduce_sum,
-    relu,
     scalar_work,
     set_flag,
-    sqrt,
-    sub,
     wait_flag,
 )
-from .aicore.instructions import vabs as abs
-from .aicore.instructions import vmax as max
-from .aicore.instructions import vmin as min
-from .aicore.launch import JitKernel, KernelType, jit
-from .aicore.pipes import HardEvent, PipeID
 from .aicore.tensor import (
     DType,
     GlobalAddress,
@@ -79,6 +55,26 @@ from .aicore.tensor import (
     uint8,
 )
 from .aicore.tpipe import TBuf, TPipe, TQue
+from .aicore.vector_ops import (
+    add,
+    adds,
+    cast,
+    div,
+    duplicate,
+    exp,
+    ln,
+    maxs,
+    mins,
+    mul,
+    muls,
+    reduce_sum,
+    relu,
+    sqrt,
+    sub,
+)
+from .aicore.vector_ops import vabs as abs
+from .aicore.vector_ops import vmax as max
+from .aicore.vector_ops import vmin as min
 
 __all__ = (
     "DType",

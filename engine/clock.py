@@ -56,3 +56,18 @@ class EventCore:
 
     def pending(self) -> int:
         return len(self._heap)
+
+    def pending_events(self) -> list[tuple[int, Callable[[Any], None], Any]]:
+        """The pending events in the order they will run, as ``(time, callback, arg)``."""
+        return [(time, callback, arg) for time, _seq, callback, arg in sorted(self._heap, key=_order)]
+
+    def replace_pending(self, events: list[tuple[int, Callable[[Any], None], Any]]) -> None:
+        """Replace every pending event by ``events`` (``(time, callback, arg)``, scheduled in that order):
+        how a fast path that has worked out the device's next state moves its events on."""
+        self._heap.clear()
+        for time, callback, arg in events:
+            self.schedule(time, callback, arg)
+
+
+def _order(entry: tuple) -> tuple[int, int]:
+    return entry[0], entry[1]

@@ -25,11 +25,10 @@ def _us(ps: int) -> str:
     return f"{ps / 1e6:.3f} us"
 
 
-def _pending_record(streams: list[Stream], event, skip: Task) -> tuple[Stream, Task] | None:
+def _pending_record(sim: Simulation, streams: list[Stream], event, skip: Task) -> tuple[Stream, Task] | None:
     for stream in streams:
-        tasks = ([stream.running] if stream.running is not None else []) + list(stream.queue)
-        for task in tasks:
-            if task is not skip and task.kind == TaskKind.RECORD and task.event is event:
+        for task in sim.runtime.queued(stream):
+            if task != skip and task.kind == TaskKind.RECORD and task.event is event:
                 return stream, task
     return None
 
@@ -64,7 +63,7 @@ def diagnose_stuck(sim: Simulation, who: str, since_ps: int) -> Finding:
                 "since_us": since / 1e6,
                 "src": _src(sim, task),
             }
-            found = _pending_record(streams, event, task)
+            found = _pending_record(sim, streams, event, task)
             if found is None:
                 if event.records_submitted == 0:
                     why = (

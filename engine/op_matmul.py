@@ -25,12 +25,9 @@ import numpy as np
 from . import acl_codes as C
 from .acl_codes import AclError
 from .profile import Profile
-from .trace import Kind
 
 if TYPE_CHECKING:
-    from .runtime import CoreGrant, DeviceRuntime
     from .simulation import Simulation
-    from .stream import Task
 
 OUT_DTYPES = MappingProxyType({"fp16": np.float16, "fp32": np.float32})
 
@@ -62,7 +59,8 @@ def op_matmul_seconds(profile: Profile, m: int, n: int, k: int, out_bytes: int =
 
 
 class OpMatmul:
-    """A planned library matmul: checked shapes and buffers, its cost, and its numerics."""
+    """A planned library matmul: checked shapes and buffers, its cost (a fixed duration: the runtime writes
+    its row on the AI-core lane), and its numerics."""
 
     core_type = "cube"
 
@@ -77,6 +75,7 @@ class OpMatmul:
         self.flops = 2 * m * n * k
         self.nbytes = m * k * 2 + k * n * 2 + m * n * out_bytes
         self.seconds = op_matmul_seconds(sim.profile, m, n, k, out_bytes)
+        self.duration_ps = max(1, round(self.seconds * 1e12))  # on the cores, after the launch overhead
         self.reads = (_rng(a, m * k * 2), _rng(b, k * n * 2))
         self.writes = (_rng(c, m * n * out_bytes),)
         self._result: np.ndarray | None = None
@@ -94,21 +93,6 @@ class OpMatmul:
         rb = space.resolve(b, k * n * 2, "matmul B")
         rc = space.resolve(c, m * n * out_bytes, "matmul C")
         return cls(sim, m, n, k, out_dtype, ra, rb, rc)
-
-    def execute(self, runtime: DeviceRuntime, task: Task, start: int, cores: CoreGrant) -> int:
-        end = start + max(1, round(self.seconds * 1e12))
-        runtime.trace.add(
-            start,
-            end,
-            runtime.op_lane(),
-            Kind.KERNEL,
-            task.name,
-            self.nbytes,
-            task.cause,
-            task.src,
-            task.detail,
-        )
-        return end
 
     def finish(self) -> None:
         """Write C when the kernel ends (reading A and B as they are then)."""

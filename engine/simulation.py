@@ -28,17 +28,13 @@ from .findings import Finding
 from .memory import Allocation, DeviceMemory, HostMemory
 from .profile import Profile, load_profile
 from .runtime import CopyPlan, DeviceRuntime
-from .stream import AclEvent, Stream, Task, TaskKind, TaskRecord, TaskRecords
+from .stream import AclEvent, Stream, TaskKind, TaskRecord
 from .trace import Kind, LaneKind, Trace, TraceData
 
 _ENGINE_DIR = Path(__file__).resolve().parent
 _REPO_DIR = _ENGINE_DIR.parent
 # frames in these files are the simulator itself; the first frame outside them is the user's line
-_BULK_HOST = ("pipeline_fast.py", "bulk_play.py")  # the bulk host stands in for acl
-INTERNAL_FILES = frozenset(
-    [str(p) for d in (_ENGINE_DIR, _ENGINE_DIR / "aicore") for p in d.glob("*.py")]
-    + [str(_ENGINE_DIR / "scenarios" / f) for f in _BULK_HOST]
-)
+INTERNAL_FILES = frozenset(str(p) for d in (_ENGINE_DIR, _ENGINE_DIR / "aicore") for p in d.glob("*.py"))
 
 
 def short_path(filename: str) -> str:
@@ -335,77 +331,64 @@ class Simulation:
             if self.copy_probe is not None:
                 self.copy_probe(-1, plan, "after")
 
-    def enqueue_copy(self, plan: CopyPlan, dst: tuple, src: tuple, stream: Stream, call: ApiCall) -> Task:
+    def enqueue_copy(self, plan: CopyPlan, dst: tuple, src: tuple, stream: Stream, call: ApiCall) -> int:
+        """Queue a copy on ``stream`` (the host waits for room first); returns its task."""
+        (d_alloc, d_off), (s_alloc, s_off) = dst, src
         rt = self.runtime
-        task = rt.make_task(
-            stream,
-            TaskKind.COPY,
-            self.trace.name(f"{plan.direction} copy"),
-            call.row,
-            call.src,
-            resource=rt.pools[plan.direction],
-            nbytes=plan.count,
-            payload=plan,
-        )
-        task.label = f"{plan.direction} copy of {plan.count} B on {stream.label}"
-        task.writes = (_range(dst, plan.count),)
-        task.reads = (_range(src, plan.count),)
-        self._submit(task, call)
-        return task
+        task_plan = rt.copy_plan(stream, plan.direction, plan.pinned, plan.count, s_alloc.where, d_alloc.where)
+        at = self._room(stream, call)
+        copy = (s_alloc.ident, s_off, d_alloc.ident, d_off)
+        return rt.submit(stream, task_plan, call.row, call.src, at, payload=plan, copy=copy)
 
-    def enqueue_kernel(self, kernel: Any, stream: Stream, call: ApiCall) -> Task:
+    def enqueue_kernel(self, kernel: Any, stream: Stream, call: ApiCall) -> int:
+        """Queue a kernel on ``stream`` (the host waits for room first); returns its task."""
         rt = self.runtime
-        task = rt.make_task(
-            stream,
-            TaskKind.KERNEL,
-            self.trace.name(kernel.name),
-            call.row,
-            call.src,
-            nbytes=getattr(kernel, "nbytes", 0),
-            payload=kernel,
-        )
-        task.label = f"kernel {kernel.name} on {stream.label}"
-        task.reads = tuple(getattr(kernel, "reads", ()))
-        task.writes = tuple(getattr(kernel, "writes", ()))
-        self._submit(task, call)
-        return task
+        plan = rt.kernel_plan(stream, kernel)
+        at = self._room(stream, call)
+        footprint = None
+        if getattr(kernel, "duration_ps", None) is None:  # it runs its own code: what it touches is its own
+            footprint = (tuple(getattr(kernel, "reads", ())), tuple(getattr(kernel, "writes", ())))
+        return rt.submit(stream, plan, call.row, call.src, at, payload=kernel, footprint=footprint)
 
-    def _submit(self, task: Task, call: ApiCall) -> None:
-        stream = task.stream
+    def _room(self, stream: Stream, call: ApiCall) -> int:
+        """A stream holds at most ``stream_depth`` tasks: the host waits until the one that many places back
+        has finished. Returns when the task is then submitted."""
         depth = self.profile.limits.stream_depth
-        if stream.pending() >= depth:
+        tasks = stream.tasks
+        if len(tasks) >= depth:
             self.host_block_until(
-                lambda: stream.pending() < depth,
+                [tasks[len(tasks) - depth]],
                 f"room in {stream.label} (depth {depth})",
                 call,
                 on=HostWait("room", stream.ident),
             )
-            task.submit = self.host_now
-        self.runtime.submit(task)
+        return self.host_now
 
     # -- blocking -------------------------------------------------------------------------------
     def host_block_until(
         self,
-        done: Callable[[], bool],
+        tasks: list[int] | None,
         what: str,
         call: ApiCall,
         timeout_code: int = C.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
         *,
         on: HostWait,
-    ) -> None:
-        """Advance the device until ``done()``; the host waits (``on`` says for what, as data).
-        A wait that can never end is a deadlock."""
-        if done():
-            return
+    ) -> bool:
+        """Advance the device until every task of ``tasks`` has finished (None: something no task can do);
+        the host waits until the last of them ends (``on`` says for what, as data). A wait that can never
+        end is a deadlock. Returns False when the host knew them finished already (nothing to wait for)."""
+        rt = self.runtime
+        if tasks is not None and all(rt.seen_ended(t) for t in tasks):
+            return False
         start = self.host_now
-        if not self.runtime.run_until(done):
+        if not rt.wait_for(tasks):
             if self.deadlocked:  # already diagnosed: the same stuck work, asked for again
                 raise AclError(timeout_code, f"{call.name} waits for {what}: the device is deadlocked", reported=True)
             finding = diagnose_stuck(self, f"the host ({call.name} at {call.src_text}) waits for {what}", start)
             self.deadlocked = True
             self.report(finding)
             raise AclError(timeout_code, finding.message, reported=True)
-        end = max(start, self.clock.now)
+        end = max(start, *(rt.store.end[t] for t in tasks))
         if end > start:
             self.trace.add(
                 start,
@@ -418,6 +401,7 @@ class Simulation:
                 detail=self.trace.detail(on),
             )
             self.host_now = end
+        return True
 
     def raise_stream_error(self, stream: Stream, what: str) -> None:
         """Report (once) the first failure of a task on ``stream`` as the call's return code."""
@@ -426,7 +410,7 @@ class Simulation:
             raise AclError(code, f"{what}: a task on {stream.label} failed (see the kernel's finding)")
 
     def rt_reset_device(self) -> None:
-        self.runtime.run_until(self.runtime.all_idle)
+        self.runtime.run_to_idle()
         self._report_stuck("reset_device")
         for stream in self.runtime.streams.values():
             stream.closed = True
@@ -441,7 +425,7 @@ class Simulation:
     # -- stepping and the end -------------------------------------------------------------------
     def step(self) -> bool:
         """Process the next device event; False when nothing is pending."""
-        return self.clock.step()
+        return self.runtime.step()
 
     def _check_streams(self, trace: TraceData, records: list[TaskRecord]) -> None:
         """The cross-stream memory-consistency check, on every run (its findings join the run's)."""
@@ -469,7 +453,7 @@ class Simulation:
             return self._finished
         self.runtime.drain()
         self._report_stuck("its end")
-        records = TaskRecords([TaskRecord.of(task) for task in self.runtime.history], list(self.runtime.records))
+        records = self.runtime.records()
         self._mark_phases()
         trace = self.trace.freeze()
         self._check_streams(trace, records)
@@ -497,11 +481,6 @@ class GmTensor:
     dtype: str
     ptr: int  # the allocation's device address
     offset: int = 0  # bytes from the allocation's start
-
-
-def _range(side: tuple[Allocation, int], count: int) -> tuple[tuple[str, int], int, int]:
-    alloc, off = side
-    return (alloc.where, alloc.ident), off, off + count
 
 
 _KIND_DIRECTION = MappingProxyType(

@@ -24,56 +24,96 @@ class TaskKind(IntEnum):
 
 
 class Task:
-    """One unit of work queued on a stream."""
+    """One task queued on a stream, as the runtime's task store holds it (a view: task ``index`` of the
+    store, submission number ``index + 1``). What kernels, diagnoses and host calls read of a task."""
 
-    __slots__ = (
-        "cause",
-        "detail",
-        "end",
-        "error",
-        "event",
-        "kind",
-        "label",
-        "name",
-        "nbytes",
-        "payload",
-        "reads",
-        "ready",
-        "resource",
-        "seq",
-        "src",
-        "start",
-        "stream",
-        "submit",
-        "target",
-        "unit",
-        "vc",
-        "writes",
-    )
+    __slots__ = ("index", "runtime")
 
-    def __init__(self, seq, stream, kind, name, submit, cause, src, resource=None, nbytes=0, payload=None):
-        self.seq = seq
-        self.stream = stream
-        self.kind = kind
-        self.name = name  # trace name id
-        self.label = ""  # human text for diagnoses
-        self.submit = submit
-        self.cause = cause
-        self.src = src
-        self.resource = resource
-        self.nbytes = nbytes
-        self.payload = payload
-        self.detail = -1  # its entry in the trace's task table (set when submitted)
-        self.event = None
-        self.error = 0  # an ACL code when the task failed (a kernel that trapped or hung)
-        self.target = 0
-        self.ready = -1
-        self.start = -1
-        self.end = -1
-        self.unit = -1
-        self.reads: tuple = ()
-        self.writes: tuple = ()
-        self.vc: dict[int, int] = {}  # vector clock over streams: what is known to have happened before
+    def __init__(self, runtime, index: int) -> None:
+        self.runtime = runtime
+        self.index = index
+
+    @property
+    def seq(self) -> int:
+        return self.index + 1
+
+    @property
+    def plan(self):
+        return self.runtime.store.plan_of(self.index)
+
+    @property
+    def stream(self) -> Stream:
+        return self.runtime.streams[self.plan.stream]
+
+    @property
+    def kind(self) -> TaskKind:
+        return self.plan.kind
+
+    @property
+    def name(self) -> int:
+        return self.plan.name
+
+    @property
+    def label(self) -> str:
+        return self.plan.label
+
+    @property
+    def event(self) -> AclEvent | None:
+        return self.runtime.events.get(self.plan.event)
+
+    @property
+    def payload(self):
+        return self.runtime.store.payload.get(self.index)
+
+    @property
+    def detail(self) -> int:
+        return self.runtime.store.detail(self.index)
+
+    @property
+    def target(self) -> int:
+        return self.runtime.store.target.get(self.index, 0)
+
+    @property
+    def cause(self) -> int:
+        return self.runtime.store.cause[self.index]
+
+    @property
+    def src(self) -> int:
+        return self.runtime.store.src[self.index]
+
+    @property
+    def submit(self) -> int:
+        return self.runtime.store.submit[self.index]
+
+    @property
+    def start(self) -> int:
+        return self.runtime.store.start[self.index]
+
+    @property
+    def end(self) -> int:
+        return self.runtime.store.end[self.index]
+
+    @property
+    def error(self) -> int:
+        """An ACL code when the task failed (a kernel that trapped or hung), else 0."""
+        return self.runtime.store.error.get(self.index, 0)
+
+    @error.setter
+    def error(self, code: int) -> None:
+        self.runtime.store.error[self.index] = code
+
+    @property
+    def vc(self) -> dict[int, int]:
+        return self.runtime.task_vc(self.index)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Task) and other.runtime is self.runtime and other.index == self.index
+
+    def __hash__(self) -> int:
+        return self.index
+
+    def __repr__(self) -> str:
+        return f"<Task {self.seq}: {self.label}>"
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,25 +134,6 @@ class TaskRecord:
     writes: tuple
     vc: tuple  # vector clock as sorted (stream, count) pairs
     error: int = 0
-
-    @classmethod
-    def of(cls, task: Task) -> TaskRecord:
-        return cls(
-            task.seq,
-            task.stream.ident,
-            task.stream.label,
-            TaskKind(task.kind),
-            task.name,
-            task.label,
-            task.src,
-            task.submit,
-            task.start,
-            task.end,
-            tuple(task.reads),
-            tuple(task.writes),
-            tuple(sorted(task.vc.items())),
-            task.error,
-        )
 
     def clock(self, stream: int) -> int:
         """This task's vector-clock entry for ``stream`` (0: knows nothing of it)."""
@@ -238,21 +259,22 @@ def _by_seq(record: TaskRecord) -> int:
 
 
 class Stream:
-    """A FIFO task queue on the device."""
+    """A FIFO task queue on the device (its tasks by index in the runtime's task store)."""
 
     __slots__ = (
         "closed",
         "count",
         "created_src",
         "error",
+        "host_version",
         "ident",
+        "known",
         "label",
         "lane",
         "priority",
         "queue",
         "running",
-        "submitted",
-        "vc",
+        "tasks",
     )
 
     def __init__(self, ident: int, label: str, lane: int, priority: int, created_src: str):
@@ -261,20 +283,35 @@ class Stream:
         self.lane = lane
         self.priority = priority
         self.created_src = created_src
-        self.queue: deque[Task] = deque()
+        self.queue: deque[int] = deque()  # submitted, not started yet
+        self.running = -1  # the task it runs (or waits in), -1: none
+        self.tasks: list[int] = []  # every task submitted to it, in order
         self.count = 0  # tasks submitted: this stream's component of the vector clocks
-        self.vc: dict[int, int] = {}  # vector clock of its last submitted task
-        self.running: Task | None = None
+        # what its tasks know to happen before them (vector clocks without their own entry), one entry per
+        # change, and the version of the host's knowledge merged last
+        self.known: list[dict[int, int]] = [{}]
+        self.host_version = 0
         self.closed = False
-        self.submitted = 0
         self.error = 0  # sticky: the first failed task's ACL code, returned by the next synchronize
 
     @property
     def idle(self) -> bool:
-        return self.running is None and not self.queue
+        return self.running < 0 and not self.queue
+
+    @property
+    def vc(self) -> dict[int, int]:
+        """The vector clock of its last submitted task."""
+        vc = dict(self.known[-1])
+        if self.count:
+            vc[self.ident] = self.count
+        return vc
 
     def pending(self) -> int:
-        return len(self.queue) + (self.running is not None)
+        return len(self.queue) + (self.running >= 0)
+
+    def last_task(self) -> int:
+        """Its last submitted task, or -1."""
+        return self.tasks[-1] if self.tasks else -1
 
     def __repr__(self) -> str:
         return f"<Stream {self.label}>"
@@ -301,12 +338,12 @@ class AclEvent:
         self.label = f"event {ident}"
         self.created_src = created_src
         self.records_submitted = 0
-        self.record_tasks: list[Task] = []  # by record number (the n-th record_event is [n - 1])
+        self.record_tasks: list[int] = []  # by record number (the n-th record_event is [n - 1]): task indices
         self.records_done = 0
         self.record_times: list[int] = []
         self.last_record_src = ""
         self.destroyed = False
-        self.waiters: list[Task] = []
+        self.waiters: list[int] = []  # wait tasks not satisfied yet
 
     @property
     def last_time(self) -> int | None:

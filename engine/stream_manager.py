@@ -75,8 +75,8 @@ class StreamManager:
     def _pending(self, stream: int) -> int:
         """Tasks still queued on ``stream`` at the current host time."""
         sim = self._sim
-        sim.runtime.clock.run_until_time(sim.host_now)
-        return sim.stream(stream, "StreamManager").pending()
+        sim.runtime.run_until_time(sim.host_now)
+        return sim.runtime.pending(sim.stream(stream, "StreamManager"))
 
     def select_idle_stream(self, among: Sequence[int] | None = None) -> int:
         """The stream with the fewest queued tasks (lowest index on ties)."""

@@ -1,4 +1,5 @@
-"""The pipeline's bulk host produces the call-by-call host's trace, task table and task records, exactly."""
+"""The pipeline's host call log and the runtime's fast mode produce the call-by-call run's trace, task table
+and task records, exactly."""
 
 import dataclasses
 
@@ -18,11 +19,7 @@ def resolved(t):
     cols["lane"] = np.array([lane.label for lane in t.lanes], dtype=object)[t.lane]
     cols["src"] = np.array(["", *t.srcs], dtype=object)[t.src + 1]
     cols["detail"] = np.array([repr(t.detail_of(i)) for i in range(len(t))], dtype=object)
-    cause = t.cause
-    cols["cause"] = np.array(
-        [f"{t.names[t.name[c]]}@{t.start[c]}" if c >= 0 else "" for c in cause], dtype=object
-    )  # the row a cause points at, by what it is (row numbers differ when append order does)
-    return cols
+    return cols  # in the trace's order: rows, and the rows their causes point at, in the same places
 
 
 def events(fast, profile, numerics=False, **params):
@@ -30,10 +27,7 @@ def events(fast, profile, numerics=False, **params):
     outcome = run_pipeline(sim, seed=0, **params)
     result = sim.finish()
     t = result.trace
-    cols = resolved(t)
-    keys = [cols[c].astype(str) for c in reversed(COLUMN_NAMES)]
-    order = np.lexsort(keys)  # rows starting together may be appended in another order
-    return outcome, result, {c: cols[c][order] for c in COLUMN_NAMES}
+    return outcome, result, resolved(t)
 
 
 def shallow_profile():
@@ -127,12 +121,12 @@ def _section_with_errors(host, handles, dev):
 
 
 def _run_section(bulk, strict=False):
+    from engine.host_log import HostCallLog
     from engine.scenarios.pipeline import open_device
-    from engine.scenarios.pipeline_fast import BulkHost
 
-    sim = Simulation("ascend910b1", numerics=False, strict=strict)
+    sim = Simulation("ascend910b1", numerics=False, strict=strict, fast=bulk)
     handles, dev = open_device(sim.acl, 2, 64 * 64 * 2)
-    host = BulkHost(sim) if bulk else sim.acl
+    host = HostCallLog(sim) if bulk else sim.acl
     rets = _section_with_errors(host, handles, dev)
     if bulk:
         host.finish()
@@ -144,10 +138,8 @@ def test_failing_calls_give_the_same_codes_rows_and_findings_on_both_hosts():
     fast_rets, fast = _run_section(True)
     assert slow_rets == fast_rets and sum(1 for r in slow_rets if r) == 7
     cols_slow, cols_fast = resolved(slow.trace), resolved(fast.trace)
-    order_slow = np.lexsort([cols_slow[c].astype(str) for c in reversed(COLUMN_NAMES)])
-    order_fast = np.lexsort([cols_fast[c].astype(str) for c in reversed(COLUMN_NAMES)])
     for c in COLUMN_NAMES:
-        assert list(cols_slow[c][order_slow]) == list(cols_fast[c][order_fast]), c
+        assert list(cols_slow[c]) == list(cols_fast[c]), c
     assert slow.findings == fast.findings
     kinds = [f.kind for f in slow.findings]
     # seven failed calls, and the cross-stream check finds the two streams sharing host buffers unordered
@@ -206,14 +198,14 @@ def records(result):
 
 def test_bulk_host_outputs_are_the_call_by_call_outputs_after_each_synchronize():
     """Outputs read right after a synchronize (before the section ends) hold the same bytes on both hosts."""
+    from engine.host_log import HostCallLog
     from engine.scenarios.pipeline import batch_inputs, host_buffers, open_device, submit_batch
-    from engine.scenarios.pipeline_fast import BulkHost
 
     outputs = []
     for bulk in (False, True):
         sim = Simulation("ascend910b1", numerics=True, fast=bulk)
         handles, dev = open_device(sim.acl, 2, 64 * 64 * 2)
-        host = BulkHost(sim) if bulk else sim.acl
+        host = HostCallLog(sim) if bulk else sim.acl
         rng = np.random.default_rng(1)
         a, b = (rng.uniform(-1, 1, (64, 64)).astype(np.float16) for _ in range(2))
         seen = []
@@ -249,18 +241,18 @@ def _depth(profile, depth):
     ],
 )
 def test_long_pipelines_stamped_ahead_equal_call_by_call(profile, params, monkeypatch):
-    """Hundreds of identical batches: the bulk host's device repeats itself and is stamped ahead; every
-    row, task record and the device's event count stay those of the call-by-call run."""
-    from engine.scenarios import pipeline_fast
+    """Hundreds of identical batches: the device repeats itself and the runtime's fast mode stamps it ahead;
+    every row, task record and the device's event count stay those of the call-by-call run."""
+    from engine import host_log
 
     stamped = []
-    finish = pipeline_fast.BulkHost.finish
+    finish = host_log.HostCallLog.finish
 
     def counted(host):
         finish(host)
-        stamped.append(host._device.stamped)
+        stamped.append(host.sim.runtime.stamper.stamped)
 
-    monkeypatch.setattr(pipeline_fast.BulkHost, "finish", counted)
+    monkeypatch.setattr(host_log.HostCallLog, "finish", counted)
     slow_outcome, slow, slow_cols = events(False, profile, **params)
     fast_outcome, fast, fast_cols = events(True, profile, **params)
     assert stamped and stamped[0] > params["batches"]  # most of the run's tasks

@@ -207,6 +207,36 @@ def test_an_infinite_loop_times_out_cleanly_while_another_session_steps_at_its_u
         c.close()
 
 
+def test_cancel_stops_the_sandbox_at_once_says_so_and_the_next_check_runs(browser, tmp_path):
+    patient = Server(tmp_path / "runs", log_dir=tmp_path, env={"ASCENDSIM_EXERCISE_WALL_S": "300"})
+    try:
+        context = browser.new_context(viewport=VIEWPORT)
+        tab = Tab(context, patient.url)
+        _exercise(tab)
+        tab.page.evaluate("code => window.AscendSimEditor.setValue('ex-editor', code)", LOOP)
+        tab.page.evaluate("() => document.getElementById('ex-run').setAttribute('data-clicks', 1)")  # for _check
+        tab.page.click("#ex-run")
+        tab.page.wait_for_function("() => /running/.test(document.getElementById('ex-status').innerText)")
+        deadline, mine = time.monotonic() + 30, []
+        while time.monotonic() < deadline and not mine:
+            mine = [b for b in _bwraps() if patient.proc.pid in _ancestors(b)]
+            time.sleep(0.1)
+        assert mine, "no sandbox running the loop"
+        assert tab.page.is_disabled("#ex-run") and tab.page.is_visible("#ex-cancel")
+        tab.page.click("#ex-cancel")
+        deadline = time.monotonic() + 20  # far below the 300 s the loop would otherwise be allowed
+        while time.monotonic() < deadline and any(Path(f"/proc/{b}").exists() for b in mine):
+            time.sleep(0.1)
+        assert not [b for b in mine if Path(f"/proc/{b}").exists()], "the sandbox outlived Cancel"
+        tab.page.wait_for_function("() => !document.getElementById('ex-run').disabled")
+        assert "cancelled" in tab.text("#ex-status") and not tab.page.is_visible("#ex-cancel")
+        assert "PASS" in _check(tab, REFERENCE)  # the next check runs as usual
+        tab.assert_no_errors()
+        context.close()
+    finally:
+        patient.stop()
+
+
 # -- the Celery path ------------------------------------------------------------------------------------------
 def _ancestors(pid: int) -> list[int]:
     out = []

@@ -4,7 +4,7 @@ verdict with each criterion, the error's line marked in the editor, and the trai
 The page decides, the browser draws: the verdict arrives as plain data (``ex-result``: the grade in both
 languages), rendered here for the page's language, so a language switch re-renders it without running
 again. Element ids are the README's automation contract: ``ex-editor``, ``ex-run``, ``ex-reset``,
-``ex-download``, ``ex-cancel``, ``ex-status`` (``queued``, ``running``, ``judging`` or ``done``),
+``ex-download``, ``ex-cancel``, ``ex-status`` (``queued``, ``running``, ``judging``, ``done`` or ``cancelled``),
 ``ex-verdict`` (``PASS`` or ``FAIL`` and the score), ``ex-criteria`` (one element per criterion) and, while
 a line is marked, ``ex-error-line`` with its number in ``data-line``.
 """
@@ -39,6 +39,10 @@ _TEXT = {
     "judging": ("judging: replaying what your code recorded", "judging 评判中：重放你的代码记录的调用"),
     "done": ("done in {s} s", "done 完成，用时 {s} 秒"),
     "failed": ("done: not checked", "done 完成：未能检查"),
+    "cancelled": (
+        "cancelled: your code was stopped, nothing was checked",
+        "cancelled 已取消：你的代码已停止，未作检查",
+    ),
     "score": ("score {score}/100", "得分 {score}/100"),
     "yours": ("yours", "你的结果"),
     "expected": ("expected", "期望"),
@@ -346,6 +350,14 @@ def register(app, runs: Runs) -> None:
         Output("ex-submit", "data"),
         Input("ex-run", "n_clicks"),
         State("ex-number", "data"),
+        prevent_initial_call=True,
+    )
+    app.clientside_callback(  # Cancel: the job is killed (Dash ends its process tree, the sandbox with it)
+        f"(n, lang) => n ? (lang === 'zh' ? {json.dumps(text('cancelled', 'zh'))} : "
+        f"{json.dumps(text('cancelled', 'en'))}) : window.dash_clientside.no_update",
+        Output("ex-status", "children", allow_duplicate=True),
+        Input("ex-cancel", "n_clicks"),
+        State("lang-page", "data"),
         prevent_initial_call=True,
     )
     app.clientside_callback(  # the error's line marked in the editor (or cleared)

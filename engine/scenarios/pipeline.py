@@ -26,13 +26,13 @@ from ..acl_codes import (
     ACL_MEMCPY_DEVICE_TO_HOST,
     ACL_MEMCPY_HOST_TO_DEVICE,
 )
+from ..host_log import HostCallLog
 from ..simulation import Simulation
 from ..stream import TaskKind
 from ..stream_manager import StreamManager
 from ..trace import DIRECTIONS, Kind, LaneKind
 from . import SEED_MAX, Outcome, Param, Scenario, ScenarioArgError
 from .host_lifecycle import check_ret
-from .pipeline_fast import BulkHost
 
 
 def batch_inputs(a: np.ndarray, b: np.ndarray, i: int) -> tuple[np.ndarray, np.ndarray]:
@@ -132,10 +132,10 @@ def run(
         rng = np.random.default_rng(seed)
         base_a = rng.uniform(-1, 1, (n, n)).astype(np.float16)
         base_b = rng.uniform(-1, 1, (n, n)).astype(np.float16)
-    # the batch section: the same calls go to a host that keeps their rows and runs their tasks in bulk
-    # (engine/scenarios/pipeline_fast.py; tested equal, row for row, task for task and number for number);
-    # the prefetch pipeline's events go call by call
-    host = BulkHost(sim) if sim.fast and not prefetch_depth else acl
+    # the batch section: the same calls go to a host call log that plays them in bulk into the same runtime
+    # (engine/host_log.py; tested equal, row for row, task for task and number for number); the prefetch
+    # pipeline's events go call by call
+    host = HostCallLog(sim) if sim.fast and not prefetch_depth else acl
 
     host_in, host_out = [], []
     for i in range(batches):

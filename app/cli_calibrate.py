@@ -2,7 +2,8 @@
 
 Runs every case of :mod:`engine.calibration` (or the ones named with ``--case``) and prints, per
 case, each published figure, the simulated one and the error (relative for the task time, in points
-for a pipe ratio), the busiest pipe on both sides, and where the published numbers come from.
+for a pipe ratio) with its tolerance where it has one, the busiest pipe on both sides, and where the
+published numbers come from.
 """
 
 from __future__ import annotations
@@ -37,14 +38,19 @@ def render(doc: dict) -> str:
         lines.append(f"{row['id']} ({row['profile']}): {row['title']}")
         lines.append(f"  source: {src['repository']} {src['path']} @ {src['commit'][:12]}")
         lines.append(f"          {src['section']}")
-        lines.append(f"  {'figure':<20} {'published':>12} {'simulated':>12} {'error':>10}")
+        lines.append(f"  {'figure':<20} {'published':>12} {'simulated':>12} {'error':>10}   tolerance")
         for f in row["figures"]:
             if f["figure"] == "task_us":
                 err = f"{100 * f['error']:+.1f} %"
-                lines.append(f"  {'task time (us)':<20} {f['published']:>12.2f} {f['simulated']:>12.2f} {err:>10}")
+                text = f"  {'task time (us)':<20} {f['published']:>12.2f} {f['simulated']:>12.2f} {err:>10}"
+                unit = "%"
             else:
                 err = f"{100 * f['error']:+.1f} pt"
-                lines.append(f"  {f['figure']:<20} {f['published']:>12.3f} {f['simulated']:>12.3f} {err:>10}")
+                text = f"  {f['figure']:<20} {f['published']:>12.3f} {f['simulated']:>12.3f} {err:>10}"
+                unit = "pt"
+            if "tolerance" in f:
+                text += f"   +-{100 * f['tolerance']:.0f} {unit} {'ok' if f['within'] else 'OUT'}"
+            lines.append(text)
         b = row["busiest"]
         verdict = "ok" if row["within_tolerance"] else "OUT OF TOLERANCE"
         lines.append(f"  busiest pipe: published {b['published']}, simulated {b['simulated']}   {verdict}")
@@ -53,7 +59,8 @@ def render(doc: dict) -> str:
     tol = doc["tolerance"]
     lines.append(
         f"{s['within_tolerance']}/{s['cases']} cases within tolerance (task time +-{100 * tol['task_us']:.0f} %, "
-        f"same busiest pipe); max |task error| {100 * s['max_abs_task_error']:.1f} %, "
+        f"same busiest pipe, mac ratio +-{100 * tol['mac']:.0f} pt, scalar ratio +-{100 * tol['scalar']:.0f} pt); "
+        f"max |task error| {100 * s['max_abs_task_error']:.1f} %, "
         f"geometric mean simulated/published {s['geomean_task_ratio']:.3f}"
     )
     return "\n".join(lines)

@@ -53,7 +53,7 @@ def profile_document(name: str) -> dict:
     }
     provenance: dict[str, dict] = {}
     cited: set[str] = set()
-    for section in ("chip", "buffers", "paths", "compute", "host", "limits", "op_matmul"):
+    for section in ("chip", "buffers", "paths", "compute", "scalar", "host", "limits", "op_matmul"):
         part = getattr(profile, section)
         values, origin = {}, {}
         for f in fields(part):

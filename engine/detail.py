@@ -15,6 +15,7 @@ base block points at the same queue records as the first.
 * :class:`HostWait` — what a blocked host call waits for; :class:`HostWork` — host computation.
 * :class:`Mark` — a user's mark (``sim.mark`` / ``asc.mark``); :class:`Phase` — where a run's work and
   teardown begin; :class:`Block` — an SPMD block's index.
+* :class:`Issue` — the scalar unit issuing a run of instructions (a row on a core's SCALAR lane).
 """
 
 from __future__ import annotations
@@ -157,6 +158,12 @@ class Block(NamedTuple):
     index: int
 
 
-Detail = Rect | Instr | QueueOp | Flag | CrossFlag | TaskInfo | HostWait | HostWork | Mark | Phase | Block
+class Issue(NamedTuple):
+    """The scalar unit computing and dispatching ``instructions`` instructions, one after the other."""
+
+    instructions: int
+
+
+Detail = Rect | Instr | QueueOp | Flag | CrossFlag | TaskInfo | HostWait | HostWork | Mark | Phase | Block | Issue
 
 _ITEMSIZE = MappingProxyType({"float16": 2, "float32": 4, "int32": 4, "int16": 2, "int8": 1, "uint8": 1, "bfloat16": 2})

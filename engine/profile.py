@@ -85,7 +85,6 @@ class Compute:
     cube_fp32_divisor: int  # fp32 inputs run at 1/divisor of the fp16 rate
     vector_repeat_bytes: int  # bytes one vector repeat processes per cycle
     vector_slow_divisor: int  # exp/ln/sqrt/div take this many cycles per repeat
-    issue_cycles: int  # scalar unit cycles to dispatch one instruction
     mte_startup_cycles: int  # fixed latency of every MTE/FIX transfer
     cube_startup_cycles: int
     vector_startup_cycles: int
@@ -94,6 +93,24 @@ class Compute:
     gm_l2_latency_cycles: int  # what a GM read that hits L2 adds to its MTE instruction after its requests streamed
     gm_hbm_latency_cycles: int  # the same for a GM read that goes to HBM
     gm_request_bytes: int  # largest GM read request of an MTE (requests never cross a row or this alignment)
+
+
+@dataclass(frozen=True)
+class Scalar:
+    """Scalar-unit cycles to issue one instruction: computing its addresses and parameters (address
+    arithmetic, loop control) and dispatching it into its pipe's queue. The scalar unit runs ahead of the
+    pipes, which work in parallel with it; a block is scalar-bound when these cycles add up to more than
+    its busiest pipe's work (:mod:`engine.aicore.scalar_unit`)."""
+
+    flag: int  # set_flag / wait_flag (and the queue calls that imply them), barriers, cross-core flags
+    vector: int  # a vector instruction (and a UB -> UB copy)
+    copy_ub: int  # a DataCopy between GM and UB, or L1 -> GM
+    copy_l1: int  # a DataCopy GM -> L1 (or L0) of a Cube kernel: ND -> NZ parameters
+    load_l0: int  # a LoadData L1 -> L0A / L0B
+    mmad: int  # an Mmad
+    fixpipe: int  # a Fixpipe L0C -> GM or L1
+    matmul_api_k_step: int  # the Matmul API's own iteration logic per K step of its loop
+    matmul_api_copy: int  # the Matmul API's bookkeeping per GM -> L1 copy it issues
 
 
 @dataclass(frozen=True)
@@ -153,6 +170,7 @@ class Profile:
     buffers: Buffers
     paths: CorePaths
     compute: Compute
+    scalar: Scalar
     host: Host
     limits: Limits
     op_matmul: OpMatmul
@@ -220,6 +238,7 @@ _SECTIONS = MappingProxyType(
         "buffers": Buffers,
         "paths": CorePaths,
         "compute": Compute,
+        "scalar": Scalar,
         "host": Host,
         "limits": Limits,
         "op_matmul": OpMatmul,

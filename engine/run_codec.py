@@ -36,6 +36,7 @@ _DETAIL_TYPES = MappingProxyType(
             D.Mark,
             D.Phase,
             D.Block,
+            D.Issue,
             D.TaskInfo,
         )
     }

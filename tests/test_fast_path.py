@@ -2,6 +2,7 @@
 and byte for byte; a kernel runs a fast path only when its declaration names one."""
 
 import json
+import math
 import subprocess
 import sys
 from dataclasses import replace
@@ -13,7 +14,8 @@ import pytest
 from engine import Simulation, asc, load_profile
 from engine.aicore.matmul_tiling import auto_tiling, make_tiling
 from engine.kernels import matmul_fast
-from engine.kernels.matmul import matmul_tiled
+from engine.kernels.matmul import API_K_STEP, matmul_tiled
+from engine.kernels.matmul_api import matmul_api_kernel
 from engine.kernels.matmul_leaky_relu import matmul_leaky_relu, workspace_bytes
 from engine.runner import get_scenario
 from engine.scenarios.kernels import matmul_tolerance
@@ -40,7 +42,7 @@ def assert_same_trace(slow, fast):
     assert list(slow.tasks) == list(fast.tasks)
 
 
-def run(fast, m, n, k, tiling, numerics=True, b_trans=False, out=np.float16):
+def run(fast, m, n, k, tiling, numerics=True, b_trans=False, out=np.float16, kernel=matmul_tiled):
     sim = Simulation("ascend910b1", numerics=numerics, fast=fast)
     sim.acl.init()
     sim.acl.rt.set_device(0)
@@ -50,7 +52,7 @@ def run(fast, m, n, k, tiling, numerics=True, b_trans=False, out=np.float16):
     dc, _ = sim.acl.rt.malloc(m * n * np.dtype(out).itemsize, 0)
     out_t = asc.half if out == np.float16 else asc.float32
     args = (asc.GlobalAddress(da), asc.GlobalAddress(db), asc.GlobalAddress(dc, out_t), tiling, b_trans)
-    sim.acl.rt.launch_kernel(matmul_tiled, tiling.usedCoreNum, stream, *args)
+    sim.acl.rt.launch_kernel(kernel, tiling.usedCoreNum, stream, *args)
     assert sim.acl.rt.synchronize_stream(stream) == 0
     c = from_device(sim, dc, (m, n), out)
     return c, sim.finish()
@@ -80,6 +82,23 @@ def test_fast_path_trace_and_c_equal_straightforward(shape, tiling, b_trans, out
     ref = a.astype(np.float32) @ b.astype(np.float32)
     tol = matmul_tolerance(ref, k, "fp16" if out == np.float16 else "fp32")
     assert np.max(np.abs(c_fast.astype(np.float32) - ref)) <= tol
+
+
+@pytest.mark.parametrize(("shape", "tiling", "b_trans", "out"), [CASES[0], CASES[2], CASES[5]])
+def test_matmul_api_fast_path_trace_and_c_equal_straightforward(shape, tiling, b_trans, out):
+    """The Matmul API's kernel stamps its base blocks with the API's scalar work, one instruction per K
+    step: the same trace and bytes as running the Matmul object's iterate / get_tensor_c for real."""
+    m, n, k = shape
+    tiling = tiling or auto_tiling(PROFILE, m, n, k, out_bytes=np.dtype(out).itemsize)[0]
+    c_slow, slow = run(False, m, n, k, tiling, b_trans=b_trans, out=out, kernel=matmul_api_kernel)
+    c_fast, fast = run(True, m, n, k, tiling, b_trans=b_trans, out=out, kernel=matmul_api_kernel)
+    assert_same_trace(slow, fast)
+    np.testing.assert_array_equal(c_fast.view(np.uint8), c_slow.view(np.uint8))
+    t = tiling
+    regions = [t.core_region(i) for i in range(t.usedCoreNum)]
+    base_blocks = sum(math.ceil(rows / t.baseM) * math.ceil(cols / t.baseN) for _m, _n, rows, cols in regions)
+    k_steps = (fast.trace.columns["name"] == fast.trace.names.index(API_K_STEP)).sum()
+    assert k_steps == base_blocks * math.ceil(k / t.baseK)
 
 
 def test_a_product_too_large_to_keep_gives_the_same_bytes(monkeypatch):
@@ -229,7 +248,7 @@ print(json.dumps([alone, fast_paths()]))
 
 def test_no_import_attaches_a_fast_path():
     """In a fresh interpreter: matmul_tiled has its fast path with nothing else imported, and importing
-    every other engine module changes no kernel's fast path; only the two matmul kernels name one."""
+    every other engine module changes no kernel's fast path; only the three matmul kernels name one."""
     root = str(Path(__file__).resolve().parent.parent)
     out = subprocess.run(
         [sys.executable, "-c", _KERNELS.format(root=root)], capture_output=True, text=True, check=True, cwd=root
@@ -239,5 +258,6 @@ def test_no_import_attaches_a_fast_path():
     assert {k: v for k, v in everything.items() if k in alone} == alone
     assert {k: v for k, v in everything.items() if v} == {
         "matmul_tiled": "stamped_matmul_tiled",
+        "matmul_api_kernel": "stamped_matmul_api",
         "matmul_leaky_relu": "stamped_matmul_leaky_relu",
     }

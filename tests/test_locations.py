@@ -6,6 +6,7 @@ import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from app.present import Breakpoint, Replay, StepFilter
@@ -14,9 +15,10 @@ from app.present.messages import LANGS
 from app.present.messages import t as msg
 from app.present.views import timeline_view
 from app.present.vocabulary import Activity, SlotStatus
+from engine.aicore.pipes import Pipe
 from engine.locations import CoreRef, SourceLine
 from engine.runner import run_scenario
-from engine.trace import Lane, LaneKind
+from engine.trace import Kind, Lane, LaneKind
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -55,8 +57,15 @@ def test_a_source_line_round_trips_through_json_and_parses_only_file_and_line():
             SourceLine.parse(bad)
 
 
+def first_vector_op(replay) -> int:
+    """The step of the first row on a VECTOR pipe (the first COMPUTE row is the scalar unit issuing)."""
+    t = replay.trace
+    vector = [i for i, lane in enumerate(t.lanes) if lane.pipe == Pipe.V]
+    return replay.next_where(0, np.flatnonzero(np.isin(t.lane, vector) & (t.kind == Kind.COMPUTE)))
+
+
 def test_the_state_at_a_step_carries_its_core_and_lines_as_fields(replay):
-    step = replay.next_of_kind(0, "COMPUTE")
+    step = first_vector_op(replay)
     state = replay.state_at(step)
     event = state.event
     assert event.core == CoreRef("AIV", 0) and event.lane == "AIV 0/VECTOR"
@@ -70,7 +79,7 @@ def test_the_state_at_a_step_carries_its_core_and_lines_as_fields(replay):
 
 
 def test_breakpoints_match_typed_cores_and_lines(replay):
-    step = replay.next_of_kind(0, "COMPUTE")
+    step = first_vector_op(replay)
     event = replay.event(step)
     rows = Breakpoint(src=event.src).rows(replay)
     assert len(rows) and all(replay.event_at_row(int(r)).src == event.src for r in rows)

@@ -14,7 +14,7 @@ from engine.profile import PROFILE_DIR, list_profiles, load_profile
 from engine.profile_sources import profile_sources, source_legend
 
 ROOT = Path(__file__).resolve().parent.parent
-SECTIONS = ("chip", "buffers", "paths", "compute", "host", "limits", "op_matmul")
+SECTIONS = ("chip", "buffers", "paths", "compute", "scalar", "host", "limits", "op_matmul")
 
 
 def numbers(name):

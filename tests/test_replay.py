@@ -71,7 +71,8 @@ def test_slot_states_follow_the_engines_queues(name, params):
 def test_state_at_a_step_of_a_256_matmul_on_4_cores():
     run = run_scenario("matmul", m=256, n=256, k=256, cores=4)
     replay = Replay(run.result, inputs=get_scenario("matmul").inputs(run.params))
-    first_mmad = replay.next_where(0, np.flatnonzero(replay.trace.kind == 6))
+    t = replay.trace  # the first COMPUTE row is the scalar unit issuing (SCALAR lane): look for the mmad by name
+    first_mmad = replay.next_where(0, np.flatnonzero((t.kind == 6) & (t.name == t.names.index("mmad"))))
     state = replay.state_at(first_mmad)
     assert state.event.name == "mmad"
     core = next(c for c in state.cores if c.core == state.event.core)

@@ -7,7 +7,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine import asc, load_profile
-from engine.aicore.matmul_tiling import MultiCoreMatmulTiling, TilingError, auto_tiling, make_tiling, validate
+from engine.aicore.matmul_tiling import (
+    MultiCoreMatmulTiling,
+    TilingError,
+    auto_tiling,
+    l1_bytes,
+    make_tiling,
+    validate,
+)
 from engine.aicore.tiling import balanced_tiling, compute_optimal_tiling, get_block_range
 
 PROFILE = load_profile("ascend910b1")
@@ -94,3 +101,30 @@ def test_core_regions_cover_c_once():
             for j in range(n0, n0 + cols):
                 covered[i][j] += 1
     assert all(v == 1 for row in covered for v in row)
+
+
+@pytest.mark.parametrize(
+    ("base", "buffer_num", "steps"),
+    [
+        ((128, 256, 64), 2, (8, 4)),  # ADK matmul_high_performance case 5 / matmul_basic_api_high_performance
+        ((256, 128, 64), 2, (4, 8)),  # the same rule with the operands' sizes swapped
+        ((128, 128, 64), 1, (8, 8)),  # one slot each: 8 is the deepest step the tiler knows
+        ((64, 64, 64), 2, (8, 8)),
+    ],
+)
+def test_a_fixed_base_block_stages_l1_as_the_published_samples_do(base, buffer_num, steps):
+    """SetFixSplit with nothing else: A and B each fill half of L1 in their slots (the published samples'
+    layout), so 128 x 256 x 64 moves 8 K slices of A and 4 of B per GM -> L1 copy."""
+    tiling = api(base=base, shape=(2048, 2048, 4096), buffer_num=buffer_num).get_tiling()
+    assert (tiling.stepKa, tiling.stepKb) == steps
+    assert (tiling.depthA1, tiling.depthB1) == (buffer_num, buffer_num)
+    assert l1_bytes(tiling) <= PROFILE.buffers.l1
+    a_half = buffer_num * base[0] * base[2] * tiling.stepKa * 2
+    assert a_half <= PROFILE.buffers.l1 // 2 < 2 * a_half or tiling.stepKa == 8
+    short = api(base=base, shape=(2048, 2048, 128), buffer_num=buffer_num).get_tiling()
+    assert (short.stepKa, short.stepKb) == (2, 2)  # K = 128 is two slices of 64: no deeper steps
+
+
+def test_without_a_fixed_base_the_tiler_still_searches_one_step_for_both():
+    tiling = api(shape=(2048, 2048, 4096)).get_tiling()
+    assert tiling.stepKa == tiling.stepKb

@@ -1,6 +1,8 @@
 """Every key of the terminal UI, pressed through Textual's Pilot: what it changes in the app's state
 and what the panes then show (lesson 1 unless a key needs tiles with values: the matmul scenario)."""
 
+import numpy as np
+
 from app.present import views as V
 from app.present.messages import t as msg
 from app.present.phases import phase_bounds
@@ -267,7 +269,8 @@ def test_two_digits_select_a_core_above_nine():
 
 def test_v_shows_a_tiles_real_numbers_and_s_moves_to_the_next_slot():
     walk = matmul()
-    target = walk.next_of_kind(0, "COMPUTE")  # the first mmad: A and B tiles sit in L0A / L0B
+    t = walk.replay.trace  # the first mmad (the first COMPUTE row is the scalar unit issuing): tiles in L0A / L0B
+    target = walk.replay.next_where(0, np.flatnonzero(t.name == t.names.index("mmad")))
     app = make_app(walk, steps=target)
 
     async def script(pilot):

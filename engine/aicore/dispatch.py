@@ -5,7 +5,10 @@ previous one, so more blocks than cores run in waves and unequal blocks leave a 
 takes block ``b``, the kernel's Python code runs for ``b`` (recording its program and doing the
 numerics), then the program is timed on that core:
 
-* instructions are dispatched by the scalar unit in program order, ``issue_cycles`` apart;
+* instructions are dispatched by the scalar unit in program order; issuing each costs it the cycles
+  the profile's ``[scalar]`` section gives its kind (:mod:`engine.aicore.scalar_unit`), and an
+  instruction starts no earlier than it was issued. The scalar unit runs ahead of the pipes (their
+  queues hold what it issued), so its cost shows only where it holds an instruction back;
 * each runs on its pipe, in order within the pipe, in parallel across pipes:
   ``start = max(dispatch time, pipe free, flag set time)``;
 * ``set_flag`` fires when its pipe reaches it; ``wait_flag`` holds its pipe until the matching
@@ -30,19 +33,15 @@ import numpy as np
 from ..acl_codes import ACL_ERROR_RT_AICORE_EXCEPTION
 from ..locations import CoreRef
 from ..trace import Kind, LaneKind, Trace
+from .dispatch_messages import cross_message, describe, stuck_message, unmatched_message
 from .memory_system import SharedMemorySystem
 from .pipes import LANE_NAMES, N_PIPES, Pipe
 from .program import (
     BARRIER,
     GM_READ,
-    KEY,
     LOCAL,
-    NAME,
     NOTE,
-    OP,
-    PIPE,
     SET,
-    SRC,
     WAIT,
     XSET,
     XWAIT,
@@ -51,6 +50,7 @@ from .program import (
     sched_of,
     topological_order,
 )
+from .scalar_unit import issue_rows, new_marks
 
 _NEXT_BLOCK, _SHARED = 0, 1
 _PROGRESS_EVERY = 4096  # scheduler steps between progress reports (Trace.progress)
@@ -96,15 +96,19 @@ class _CoreRun:
         "flags",
         "group",
         "issue",
+        "itab",
+        "marks",
         "order",
         "pending",
         "pipe_done",
         "pipe_free",
         "program",
         "role",
+        "sc0",
         "seg",
         "segs",
         "slot",
+        "sp0",
         "starts",
         "waiting",
     )
@@ -138,7 +142,7 @@ class KernelScheduler:
         trace: Trace,
         memory: SharedMemorySystem,
         ps_per_cycle: float,
-        issue_cycles: int,
+        issue: dict[str, list[list[int]]],  # core kind ("AIC", "AIV") -> ps to issue an instruction, [op][pipe]
         flag_cycles: int,
         cross_flag_cycles: int,
         cross_flag_max_count: int,
@@ -150,7 +154,6 @@ class KernelScheduler:
     ) -> None:
         self.trace = trace
         self.memory = memory
-        self.issue_ps = round(issue_cycles * ps_per_cycle)
         self.flag_ps = max(1, round(flag_cycles * ps_per_cycle))
         self.cross_ps = max(1, round(cross_flag_cycles * ps_per_cycle))
         self.cross_max = cross_flag_max_count
@@ -162,6 +165,7 @@ class KernelScheduler:
                 run = _CoreRun(len(self.runs), core)
                 run.group = group
                 run.role = role
+                run.itab = issue[core.kind]
                 group.runs.append(run)
                 self.runs.append(run)
         self.record_block = record_block
@@ -195,7 +199,7 @@ class KernelScheduler:
                 self._advance(self.runs[slot])
         stuck = [run for run in self.runs if run.waiting is not None]
         if stuck:
-            raise KernelFault(0, "deadlock", _cross_message(stuck), {"block": stuck[0].block})
+            raise KernelFault(0, "deadlock", cross_message(stuck), {"block": stuck[0].block})
         return end
 
     def _timed(self) -> int:
@@ -226,7 +230,7 @@ class KernelScheduler:
             order, stuck = topological_order(instrs)
             if stuck:
                 raise KernelFault(
-                    0, "deadlock", _stuck_message(self.trace, run.core, block, instrs, stuck), {"block": block}
+                    0, "deadlock", stuck_message(self.trace, run.core, block, instrs, stuck), {"block": block}
                 )
             segs = [(*sched_of([instrs[i] for i in order]), None)]
         else:
@@ -240,6 +244,9 @@ class KernelScheduler:
         run.block_start = time
         run.cursor = 0
         run.issue = time
+        run.marks = new_marks()  # the scalar unit's busy intervals: start, end, first and end position
+        run.sc0 = time  # the open interval's start
+        run.sp0 = 0  # ... and the position of its first instruction
         run.pipe_free = [time] * N_PIPES
         run.pipe_done = [time] * N_PIPES
         run.flags = [deque() for _ in range(program.max_flag_key + 1)]  # flag keys are small ints: a list
@@ -253,14 +260,19 @@ class KernelScheduler:
         """Time instructions from the cursor until a GM transfer must wait its turn, or the block ends.
 
         The hot loop of the simulator: column lists indexed by position, plain comparisons instead of
-        max(), locals instead of attributes (each of these measurably matters here).
+        max(), locals instead of attributes (each of these measurably matters here). ``issue`` is when
+        the scalar unit has issued everything so far; it is busy from ``sc0`` on until it must wait (for
+        scalar work, a barrier or a cross-core flag), and that interval goes to ``marks``.
         """
         segs = run.segs
         issue = run.issue
         pipe_free = run.pipe_free
         pipe_done = run.pipe_done
         flags = run.flags
-        issue_ps = self.issue_ps
+        tab = run.itab
+        t_set, t_wait, t_local = tab[SET], tab[WAIT], tab[LOCAL]
+        marks = run.marks
+        sc0, sp0 = run.sc0, run.sp0
         flag_ps = self.flag_ps
         op_set, op_wait, op_local, op_note = SET, WAIT, LOCAL, NOTE  # locals: the fastest lookups
         i = run.cursor
@@ -292,7 +304,7 @@ class KernelScheduler:
                 p = pipes[i]
                 # the frequent kinds first, each complete (pipe_done[p] >= pipe_free[p] always holds)
                 if op == op_set:  # fires once everything earlier on the pipe is done (data arrived)
-                    issue += issue_ps
+                    issue += t_set[p]
                     s = pipe_done[p]
                     if issue > s:
                         s = issue
@@ -300,14 +312,14 @@ class KernelScheduler:
                     flags[keys[i]].append(e)
                     pipe_free[p] = pipe_done[p] = e
                 elif op == op_wait:
-                    issue += issue_ps
+                    issue += t_wait[p]
                     s = pipe_free[p]
                     if issue > s:
                         s = issue
                     queue = flags[keys[i]]
                     if not queue:
                         raise KernelFault(
-                            0, "deadlock", _unmatched_message(self.trace, run, b + i, s), {"block": run.block}
+                            0, "deadlock", unmatched_message(self.trace, run, b + i, s), {"block": run.block}
                         )
                     e = queue.popleft()
                     e = (e if e > s else s) + flag_ps
@@ -315,7 +327,7 @@ class KernelScheduler:
                     if e > pipe_done[p]:
                         pipe_done[p] = e
                 elif op == op_local:
-                    issue += issue_ps
+                    issue += t_local[p]
                     s = pipe_free[p]
                     if issue > s:
                         s = issue
@@ -331,7 +343,8 @@ class KernelScheduler:
                     ends[i] = s
                     continue
                 else:
-                    issue += issue_ps
+                    cost = tab[op][p]
+                    issue += cost
                     s = pipe_free[p]
                     if issue > s:
                         s = issue
@@ -341,7 +354,10 @@ class KernelScheduler:
                         for q in range(N_PIPES):
                             pipe_free[q] = e
                             pipe_done[q] = e
-                        issue = e
+                        if issue > sc0:  # the scalar unit waits for every pipe to drain
+                            marks.extend((sc0, issue, sp0, b + i + 1))
+                        issue = sc0 = e
+                        sp0 = b + i + 1
                     elif op == XSET:  # cross-core flag: fires once the pipe's earlier work is done
                         d = pipe_done[p]
                         if d > s:
@@ -353,15 +369,20 @@ class KernelScheduler:
                         if fired is None:  # the other core has not set it yet: park until it does
                             run.cursor = i
                             run.base = b
-                            run.issue = issue - issue_ps
+                            run.issue = issue - cost
+                            run.sc0, run.sp0 = sc0, sp0
                             run.waiting = keys[i]
                             return
                         e = (fired if fired > s else s) + flag_ps
-                        issue = e
+                        if issue > sc0:  # the scalar unit waits for the other core
+                            marks.extend((sc0, issue, sp0, b + i + 1))
+                        issue = sc0 = e
+                        sp0 = b + i + 1
                     else:  # GM_READ / GM_WRITE: take a turn on the shared links, in time order
                         run.cursor = i
                         run.base = b
                         run.issue = issue
+                        run.sc0, run.sp0 = sc0, sp0
                         run.pending = s
                         self._push(s, _SHARED, run.slot)
                         return
@@ -369,12 +390,17 @@ class KernelScheduler:
                     if e > pipe_done[p]:
                         pipe_done[p] = e
                 if not p:  # scalar work holds the dispatcher
-                    issue = e
+                    if issue > sc0:
+                        marks.extend((sc0, issue, sp0, b + i + 1))
+                    issue = sc0 = e
+                    sp0 = b + i + 1
                 starts[i] = s
                 ends[i] = e
             run.seg += 1
             b += n
             i = 0
+        if issue > sc0:
+            marks.extend((sc0, issue, sp0, b))
         run.cursor = b
         run.base = b
         run.issue = issue
@@ -405,7 +431,7 @@ class KernelScheduler:
                 raise KernelFault(
                     ACL_ERROR_RT_AICORE_EXCEPTION,
                     "kernel-error",
-                    f"block {run.block}: {_describe(self.trace, ins)} in {run.core.label} is set number "
+                    f"block {run.block}: {describe(self.trace, ins)} in {run.core.label} is set number "
                     f"{len(queue)} of cross-core flag {flag} that {receiver.core.label} has not waited for yet; "
                     f"a flag's counter holds at most {self.cross_max} sets (ADK CrossCoreSetFlag)",
                     {"block": run.block},
@@ -446,7 +472,8 @@ class KernelScheduler:
             detail=cols["detail"][:n],
             cause=np.full(n, self.cause, dtype=np.int32),
         )
-        run.starts = run.ends = None  # the trace owns the arrays now
+        issue_rows(self.trace, run.marks, cols["op"][:n], int(run.core.lanes[Pipe.S]), self.cause)
+        run.starts = run.ends = run.marks = None  # the trace owns the arrays now
 
 
 def _joined(parts: list[array], n: int) -> np.ndarray:
@@ -454,46 +481,3 @@ def _joined(parts: list[array], n: int) -> np.ndarray:
     if len(parts) == 1:
         return np.frombuffer(parts[0], dtype=np.int64, count=n)
     return np.concatenate([np.frombuffer(p, dtype=np.int64) for p in parts])[:n]
-
-
-def _src(trace: Trace, ins: tuple) -> str:
-    return trace.srcs.items[ins[SRC]] if ins[SRC] >= 0 else "?"
-
-
-def _describe(trace: Trace, ins: tuple) -> str:
-    return f"{trace.names.items[ins[NAME]]} on {LANE_NAMES[ins[PIPE]]} ({_src(trace, ins)})"
-
-
-def _unmatched_message(trace: Trace, run: _CoreRun, i: int, since: int) -> str:
-    instrs = run.program.instrs
-    if run.order is not None:
-        instrs = [instrs[j] for j in run.order]
-    ins = instrs[i]
-    sets = sum(1 for x in instrs if x[OP] == SET and x[KEY] == ins[KEY])
-    waits = sum(1 for x in instrs if x[OP] == WAIT and x[KEY] == ins[KEY])
-    return (
-        f"deadlock in block {run.block} on {run.core.label}: {_describe(trace, ins)} waits since "
-        f"{since / 1e6:.3f} us for a flag that is never set: this block sets it {sets} time(s) and waits "
-        f"for it {waits} time(s). The pipe {LANE_NAMES[ins[0]]} stops here and everything after it on that "
-        "pipe never runs (the hardware would hit the AI core timeout)."
-    )
-
-
-def _stuck_message(trace: Trace, core: PhysicalCore, block: int, instrs: list[tuple], stuck: list[int]) -> str:
-    waits = [instrs[i] for i in stuck if instrs[i][OP] == WAIT]
-    lines = [f"deadlock in block {block} on {core.label}: these waits can never be satisfied:"]
-    for ins in waits[:6]:
-        lines.append(f"  {_describe(trace, ins)}")
-    lines.append(
-        "each pipe blocks at its wait, and the set_flag that would release it sits behind another blocked wait "
-        "(a cycle), or no set_flag for it exists."
-    )
-    return "\n".join(lines)
-
-
-def _cross_message(stuck: list[_CoreRun]) -> str:
-    """Cannot happen for programs the group recorder accepted; kept so a scheduler bug ends loudly, not silently."""
-    lines = ["deadlock: cores wait for cross-core flags nobody sets:"]
-    for run in stuck:
-        lines.append(f"  {run.core.label} (block {run.block}) waits for cross-core flag {run.waiting}")
-    return "\n".join(lines)

@@ -25,6 +25,7 @@ from .memory_system import SharedMemorySystem
 from .pipes import Pipe
 from .program import GM_READ, GM_WRITE, Program, topological_order
 from .race import check_group_races
+from .scalar_unit import issue_table
 from .tensor import Buffer, GlobalAddress
 
 if TYPE_CHECKING:
@@ -287,7 +288,10 @@ class KernelLaunch:
             self.sim.trace,
             device.memory,
             profile.ps_per_cycle,
-            profile.compute.issue_cycles,
+            {
+                "AIC": issue_table(profile.scalar, profile.ps_per_cycle, gm_to_l1=self.core_type != "vector"),
+                "AIV": issue_table(profile.scalar, profile.ps_per_cycle, gm_to_l1=False),
+            },
             profile.compute.flag_cycles,
             profile.compute.cross_flag_cycles,
             profile.limits.cross_flag_max_count,

@@ -12,6 +12,11 @@ Cube, MTE1 and MTE2 per K-slice when double buffered, their sum when not; MTE2 i
 the memory system counts them), bounded below by the time the shared L2 needs to carry every core's
 loads, and keeps the fastest;
 the number of candidates it scored is what the host pays for tiling (``host.tiling_us_per_candidate``).
+
+With a fixed base block (``SetFixSplit``), A and B are staged in L1 as CANN's published high-performance
+matmul samples stage them (:func:`sample_l1_steps`): each operand gets half of L1, in ``buffer_num``
+slots, and moves in the deepest K step that fills its half, so for the recommended 128 x 256 x 64
+block stepKa = 8 and stepKb = 4 (depthA1 = 16, depthB1 = 8 in ADK's units).
 """
 
 from __future__ import annotations
@@ -311,6 +316,28 @@ def auto_tiling(
     return tiling, scored
 
 
+def sample_l1_steps(profile: Profile, base: tuple[int, int, int], k: int, buffer_num: int) -> tuple[int, int]:
+    """``(stepKa, stepKb)`` of the L1 staging CANN's published samples use for a base block.
+
+    ADK's ``matmul_high_performance`` case 5 (the Matmul API, MDL template, the fastest L1 set-up of its
+    cases 1-5) and ``matmul_basic_api_high_performance`` (basic APIs) both give A the first half of L1 and
+    B the second, each as ping and pong, and fill them: for baseM x baseN x baseK = 128 x 256 x 64 on the
+    910B, stepKa = 8 and stepKb = 4 (2 x 128 x 512 x 2 B = 256 KB each; ``depthA1 = 16``, ``depthB1 = 8``).
+    For other base blocks the same rule, an ASSUMPTION (no sample publishes them): the deepest step of 1, 2,
+    4 or 8 whose ``buffer_num`` slots fit the operand's half of L1, and no deeper than K needs. (CATLASS's
+    ``00_basic_matmul`` stages the same block with K 256 for both, stepKa = stepKb = 4, using 3/4 of L1.)
+    """
+    bm, bn, bk = base
+    half = profile.buffers.l1 // 2
+
+    def deepest(rows: int) -> int:
+        needed = [st for st in _STEP_K if st == 1 or st * bk <= _round_up(k, bk)]
+        fits = [st for st in needed if buffer_num * rows * bk * st * FP16 <= half]
+        return fits[-1] if fits else 1
+
+    return deepest(bm), deepest(bn)
+
+
 class MultiCoreMatmulTiling:
     """The host tiling API: set dims, types and shape, optionally a fixed split, then ``get_tiling()``."""
 
@@ -375,5 +402,8 @@ class MultiCoreMatmulTiling:
         tiling, self.candidates_scored = auto_tiling(
             self.profile, m, n, k, self._dim, self._buffer_num, self._base, self._out_bytes
         )
+        if self._base is not None:  # the published samples' L1 staging for this base block
+            step_a, step_b = sample_l1_steps(self.profile, self._base, k, self._buffer_num)
+            tiling = replace(tiling, stepKa=step_a, stepKb=step_b)
         validate(tiling, self.profile, self._out_bytes)
         return tiling

@@ -13,6 +13,7 @@ from types import MappingProxyType
 import numpy as np
 
 from ..aicore.pipes import AIC_RATIO_NAMES, AIV_RATIO_NAMES, LANE_NAMES, Pipe
+from ..detail import Issue
 from ..profile import Profile
 from ..trace import Kind, LaneKind, TraceData
 
@@ -74,6 +75,7 @@ def kernel_metrics(trace: TraceData, profile: Profile, row: int | None = None, w
     }
     kinds = (Kind.MOVE, Kind.COMPUTE, Kind.FLAG_SET, Kind.FLAG_WAIT, Kind.BARRIER)
     in_kernel = (trace.start >= start) & (trace.start <= end) & np.isin(trace.kind, kinds)
+    in_kernel &= ~trace.rows_with(lambda d: isinstance(d, Issue))  # the scalar unit's issue rows are not instructions
     seconds = duration / 1e12
     tflops = flops / seconds / 1e12 if flops else 0.0
     work = work or kernel_work(trace, profile, i)

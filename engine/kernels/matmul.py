@@ -3,7 +3,8 @@
 The data path of every version: GM -(MTE2)-> L1 -(MTE1)-> L0A / L0B -(M: mmad)-> L0C -(FIX: fixpipe)-> GM.
 
 * :func:`matmul_single_core` — one core, one queue slot per stage: the plain pipeline.
-* :func:`matmul_tiled` — many cores driven by a ``TCubeTiling``: each block computes its
+* :func:`matmul_tiled` — many cores driven by a ``TCubeTiling``, written with basic instructions
+  (like ADK's ``matmul_basic_api_high_performance``): each block computes its
   ``singleCoreM x singleCoreN`` region, base block by base block in ``iterateOrder``; K streams
   through L1 in chunks of ``stepKa`` (A) and ``stepKb`` (B) slices and through L0 one slice per
   ``mmad``, double-buffered when the tiling asks for it, so MTE2, MTE1 and the Cube work at the
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 from engine import asc
 from engine.aicore import cube
+from engine.aicore.context import current
 from engine.aicore.matmul_tiling import TCubeTiling
 from engine.kernels import matmul_fast
 
@@ -42,14 +44,25 @@ class CubeQueues:
 
 
 def compute_base_block(
-    q: CubeQueues, t: TCubeTiling, a_gm, b_gm, m0: int, n0: int, rows: int, cols: int, b_trans: bool = False
+    q: CubeQueues,
+    t: TCubeTiling,
+    a_gm,
+    b_gm,
+    m0: int,
+    n0: int,
+    rows: int,
+    cols: int,
+    b_trans: bool = False,
+    api: tuple[int, int] | None = None,
 ):
     """Accumulate C[m0:m0+rows, n0:n0+cols] over all of K into a fresh L0C tensor; return it (enqueued).
 
     A moves GM -> L1 in chunks of ``stepKa`` K slices, B in chunks of ``stepKb`` (one ``data_copy``
     each, the Matmul API's "big package"); each chunk is freed after its last slice. With ``b_trans``
     B is stored transposed in GM ([N, K], the ADK's ``isTransposeB``): its L1 chunk holds N rows of
-    K, and ``load_data`` transposes each slice into L0B.
+    K, and ``load_data`` transposes each slice into L0B. ``api``: the Matmul API drives the loop, and
+    its own iteration logic costs the scalar unit ``api[0]`` cycles per K step plus ``api[1]`` per GM ->
+    L1 copy it sets up (:func:`api_cycles`), one ``scalar_work`` instruction per K step.
     """
     k_total = t.Ka
     chunk_a, chunk_b = t.baseK * t.stepKa, t.baseK * t.stepKb
@@ -58,6 +71,8 @@ def compute_base_block(
     a_start = b_start = 0
     for ks in range(0, k_total, t.baseK):
         new_a, new_b = ks % chunk_a == 0, ks % chunk_b == 0
+        if api is not None:
+            asc.scalar_work(api[0] + api[1] * (new_a + new_b), API_K_STEP)
         if new_a:
             a_start, a_len = ks, min(chunk_a, k_total - ks)
             a1 = q.a1.alloc_tensor(asc.half, shape=(t.baseM, chunk_a))
@@ -100,6 +115,16 @@ def compute_base_block(
     return c
 
 
+API_K_STEP = "Matmul API: K step"  # the name of the Matmul API's scalar work per K step in traces
+
+
+def api_cycles() -> tuple[int, int]:
+    """The Matmul API's own scalar work on the running core: cycles per K step and per GM -> L1 copy
+    (the profile's ``[scalar]`` ``matmul_api_k_step`` and ``matmul_api_copy``)."""
+    s = current().sim.profile.scalar
+    return s.matmul_api_k_step, s.matmul_api_copy
+
+
 def write_base_block(q: CubeQueues, c_gm, n_total: int, m0: int, n0: int, rows: int, cols: int) -> None:
     """Move a finished L0C block to C in GM (fp32 -> C's dtype on the way)."""
     c = q.co1.deque()
@@ -129,23 +154,30 @@ def stamped_matmul_tiled(
 ):
     """:func:`matmul_tiled`'s fast path: the same program, each base block's signature recorded once and
     stamped after; C's numbers from the launch's product (:mod:`engine.kernels.matmul_fast`)."""
+    if not matmul_fast.separate(a, b, c):  # stamped copies cannot shift shared allocations apart
+        return matmul_tiled.fn(a, b, c, tiling, b_trans)
+    return stamped_blocks("matmul_tiled", a, b, c, tiling, b_trans, None)
+
+
+def stamped_blocks(name: str, a, b, c, tiling: TCubeTiling, b_trans: bool, api: tuple[int, int] | None) -> None:
+    """A core's base blocks as :func:`compute_base_block` and :func:`write_base_block` issue them, each
+    signature recorded once and stamped after (the fast paths of :func:`matmul_tiled` and of the Matmul
+    API's kernel, :mod:`engine.kernels.matmul_api`)."""
     t = tiling
     m0, n0, rows, cols = t.core_region(asc.get_block_idx())
     if rows == 0 or cols == 0:
         return
-    if not matmul_fast.separate(a, b, c):  # stamped copies cannot shift shared allocations apart
-        return matmul_tiled.fn(a, b, c, tiling, b_trans)
     a_gm, b_gm, c_gm = gm_tensors(a, b, c, t)
     q = CubeQueues(asc.TPipe(), t)
     out = c.dtype.sizeof()
     strides = [(a_gm, (0, t.Ka * 2, 0)), (b_gm, (0, 0, t.Ka * 2 if b_trans else 2)), (c_gm, (0, t.N * out, out))]
 
     def step(_i: int, blk: tuple) -> None:
-        compute_base_block(q, t, a_gm, b_gm, *blk, b_trans)
+        compute_base_block(q, t, a_gm, b_gm, *blk, b_trans, api)
         write_base_block(q, c_gm, t.N, *blk)
 
     queues = (q.a1, q.b1, q.a2, q.b2, q.co1)
-    matmul_fast.stamp_blocks("matmul_tiled", base_blocks(t, m0, n0, rows, cols), queues, strides, step)
+    matmul_fast.stamp_blocks(name, base_blocks(t, m0, n0, rows, cols), queues, strides, step)
 
     def write(values, matrix) -> None:  # what the fixpipes of this region leave in C
         c_values = matrix(c_gm, t.M, t.N)

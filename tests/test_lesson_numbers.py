@@ -1,7 +1,8 @@
 """Every number a lesson narrates says where it comes from, in both languages.
 
-The narrated text is each lesson's summary and its steps' text (``lesson.toml``: ``summary``,
-``[[steps]]`` ``en`` / ``zh``). A field that narrates a number must carry at least one mark:
+The narrated text is each lesson's summary, its steps' text and its questions' explanations
+(``lesson.toml``: ``summary``, ``[[steps]]`` ``en`` / ``zh``, ``[[questions]]`` ``explain_en`` /
+``explain_zh``). A field that narrates a number must carry at least one mark:
 
 - a source, ``source: ...`` / ``sources: ...`` (usually inside parentheses), ``来源：...`` in Chinese;
 - the simulator's assumption, ``simulator's assumption`` / ``模拟器假设``;
@@ -116,6 +117,10 @@ def lesson_problems(path: Path, fields: dict) -> list[str]:
     name = path.parent.name
     texts = [("summary", lesson["summary"])]
     texts += [(f"step {i + 1}", step) for i, step in enumerate(lesson.get("steps", []))]
+    texts += [
+        (f"question {q['id']}", {"en": q.get("explain_en", ""), "zh": q.get("explain_zh", "")})
+        for q in lesson.get("questions", [])
+    ]
     out = []
     for where, text in texts:
         out += problems(text["en"], text["zh"], f"{name} {where}", fields)

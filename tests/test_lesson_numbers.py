@@ -19,9 +19,10 @@ field (one summary, one step), not each number: a mark covers the field's number
 they differ.
 
 Not narrated numbers, and so allowed without a mark (:func:`narrated_numbers` removes them first): code
-(backtick spans, calls such as ``set_device(1)``, identifiers with digits such as ``L0A``, ``fp16``, ``910B1``, ``depthA1``, indexing such
-as ``loaded[0]``, ``i + 1``), indices (lesson, case, section, step, batch, block, core, device, stream,
-event, slot, request and bug numbers), error codes (six digits, 100000-599999, and ``0 is ACL_SUCCESS``) and shapes (``512 x 512``, ``4096^3``).
+(backtick spans, calls such as ``set_device(1)``, identifiers with digits such as ``L0A``, ``fp16``,
+``910B1``, ``depthA1``, indexing such as ``loaded[0]``, ``i + 1``), indices (lesson, case, section, step,
+batch, block, core, device, stream, event, slot, request and bug numbers), error codes (six digits,
+100000-599999, and ``0 is ACL_SUCCESS``) and shapes (``512 x 512``, ``4096^3``).
 """
 
 from __future__ import annotations
@@ -43,20 +44,30 @@ MARKS = {
     "simulated": (re.compile(r"\bsimulated[):]"), re.compile(r"模拟结果[）：]")),
     "program": (re.compile(r"\(the lesson's program[):]"), re.compile(r"（本课程序[）：]")),
 }
-PROFILE_FIELD = (re.compile(r"profile fields?\s+([a-z_0-9]+\.[a-z_0-9]+)"), re.compile(r"配置字段\s*([a-z_0-9]+\.[a-z_0-9]+)"))
+PROFILE_FIELD = (
+    re.compile(r"profile fields?\s+([a-z_0-9]+\.[a-z_0-9]+)"),
+    re.compile(r"配置字段\s*([a-z_0-9]+\.[a-z_0-9]+)"),
+)
 
 _INDEX_EN = (
     r"\b(?:lessons?|cases?|sections?|steps?|batch(?:es)?|blocks?|cores?|streams?|events?|slots?|buffer sets?|"
     r"scenario|AIV|AIC|id|ids|number|tile|tiles|requests?|devices?|bugs?)"
     r"\s+\d+(?:\.\d+)?(?:(?:\s*(?:,|and|or|to|-|–)\s*)\d+(?:\.\d+)?)*"
 )
-_INDEX_ZH = r"(?:第\s*\d+(?:\s*[、和至-]\s*\d+)*\s*(?:课|批|个|套|块|步|号|节|次|条|行|列)|(?:流|核|块|批|事件|槽位|用例|设备|请求|错误|case|Case)\s*\d+|\d+(?:\.\d+)*\s*节)"
+_INDEX_ZH = (
+    r"(?:第\s*\d+(?:\s*[、和至-]\s*\d+)*\s*(?:课|批|个|套|块|步|号|节|次|条|行|列)"
+    r"|(?:流|核|块|批|事件|槽位|用例|设备|请求|错误|case|Case)\s*\d+"
+    r"|\d+(?:\.\d+)*\s*节)"
+)
 NOT_NARRATED = [
     (r"`[^`]*`", "code in backticks"),
     (r"\b[\w.]+\([^()\n]*\)", "a call, as in set_device(1) or launch_kernel(add_kernel, 8, stream, ...)"),
     (r"\b\d+\s+(?:is|表示)\s+ACL_\w+", "a return code: 0 is ACL_SUCCESS"),
     (r"\b\w*\[[^\]\n]*\]", "indexing, as in loaded[0] or C[0:256, 0:256]"),
-    (r"\b(?=\w*[A-Za-z_])(?=\w*\d)[A-Za-z_0-9]+(?:\.[A-Za-z_0-9]+)*\b(?<!\d[x×])", "an identifier with digits: L0A, fp16, 910B1, depthA1, x16"),
+    (
+        r"\b(?=\w*[A-Za-z_])(?=\w*\d)[A-Za-z_0-9]+(?:\.[A-Za-z_0-9]+)*\b(?<!\d[x×])",
+        "an identifier with digits: L0A, fp16, 910B1, depthA1, x16",
+    ),
     (r"\b[a-zA-Z]\s*[+\-]\s*\d+\b", "index arithmetic, as in i + 1"),
     (_INDEX_EN, "an index: lesson 2, case 5, section 2.3, block 0, stream 1"),
     (_INDEX_ZH, "an index: 第 2 课, 第 0 批, 流 1"),
@@ -101,7 +112,9 @@ def problems(en: str, zh: str, where: str, fields: dict) -> list[str]:
             if field not in fields:
                 out.append(f"{where} [{lang}]: cites profile field {field}, which no profile has")
             elif fields[field] == "assumption" and "assumption" not in found:
-                out.append(f"{where} [{lang}]: cites {field}, an ASSUMPTION in the profile, without the assumption mark")
+                out.append(
+                    f"{where} [{lang}]: cites {field}, an ASSUMPTION in the profile, without the assumption mark"
+                )
     if kinds["en"] != kinds["zh"]:
         out.append(f"{where}: English marks {sorted(kinds['en'])}, Chinese marks {sorted(kinds['zh'])}")
     return out
@@ -148,9 +161,15 @@ def test_an_unmarked_number_fails(fields):
 
 def test_each_mark_counts_and_both_languages_must_agree(fields):
     assert problems("L1 holds 512 KiB (source: INI).", "L1 有 512 KiB（来源：INI）。", "s", fields) == []
-    assert problems(
-        "One copy engine per direction (simulator's assumption): 1.", "每个方向一个拷贝引擎（模拟器假设）：1。", "a", fields
-    ) == []
+    assert (
+        problems(
+            "One copy engine per direction (simulator's assumption): 1.",
+            "每个方向一个拷贝引擎（模拟器假设）：1。",
+            "a",
+            fields,
+        )
+        == []
+    )
     assert problems("It takes 526 us (simulated).", "耗时 526 us（模拟结果）。", "r", fields) == []
     assert problems("It takes 526 us (simulated).", "耗时 526 us（来源：INI）。", "m", fields) == [
         "m: English marks ['simulated'], Chinese marks ['source']"
@@ -161,7 +180,9 @@ def test_a_profile_field_is_a_source_only_if_the_profile_sources_it(fields):
     assert fields["host.kernel_start_us"] == "source" and fields["host.copy_engines_h2d"] == "assumption"
     ok_en, ok_zh = "20 us (profile field host.kernel_start_us).", "20 us（配置字段 host.kernel_start_us）。"
     assert problems(ok_en, ok_zh, "k", fields) == []
-    bad = problems("1 engine (profile field host.copy_engines_h2d).", "1 个（配置字段 host.copy_engines_h2d）。", "c", fields)
+    bad = problems(
+        "1 engine (profile field host.copy_engines_h2d).", "1 个（配置字段 host.copy_engines_h2d）。", "c", fields
+    )
     assert bad == [
         "c [en]: cites host.copy_engines_h2d, an ASSUMPTION in the profile, without the assumption mark",
         "c [zh]: cites host.copy_engines_h2d, an ASSUMPTION in the profile, without the assumption mark",

@@ -74,12 +74,26 @@ class TCubeTiling:
     @property
     def l1_slots_a(self) -> int:
         """A's L1 buffers (1 or 2): ``depthA1`` base blocks in chunks of ``stepM * stepKa``."""
-        return self.depthA1 // max(1, self.stepM * self.stepKa)
+        return _l1_slots(self, "depthA1", ("stepM", "stepKa"))
 
     @property
     def l1_slots_b(self) -> int:
         """B's L1 buffers (1 or 2): ``depthB1`` base blocks in chunks of ``stepN * stepKb``."""
-        return self.depthB1 // max(1, self.stepN * self.stepKb)
+        return _l1_slots(self, "depthB1", ("stepN", "stepKb"))
+
+
+def _l1_slots(t: TCubeTiling, depth: str, steps: tuple[str, str]) -> int:
+    """``depth`` / (the two ``steps``' product), which must be 1 or 2; else :class:`TilingError`."""
+    chunk = getattr(t, steps[0]) * getattr(t, steps[1])
+    value = getattr(t, depth)
+    if chunk < 1 or value not in (chunk, 2 * chunk):
+        raise TilingError(
+            depth,
+            f"counts base blocks in L1: must be {steps[0]}*{steps[1]} ({chunk}, one buffer) or twice it "
+            f"({2 * chunk}, double buffered)",
+            value,
+        )
+    return value // chunk
 
     @property
     def m_cores(self) -> int:
@@ -130,15 +144,8 @@ def validate(t: TCubeTiling, profile: Profile, out_bytes: int = FP16) -> None:
         need(getattr(t, name) == 1, name, "must be 1 (one base block of M/N per L1 load)", getattr(t, name))
     for name in ("stepKa", "stepKb"):
         need(getattr(t, name) >= 1, name, "must be >= 1", getattr(t, name))
-    for depth, steps in (("depthA1", ("stepM", "stepKa")), ("depthB1", ("stepN", "stepKb"))):
-        chunk = getattr(t, steps[0]) * getattr(t, steps[1])
-        need(
-            getattr(t, depth) in (chunk, 2 * chunk),
-            depth,
-            f"counts base blocks in L1: must be {steps[0]}*{steps[1]} ({chunk}, one buffer) or twice it "
-            f"({2 * chunk}, double buffered)",
-            getattr(t, depth),
-        )
+    _l1_slots(t, "depthA1", ("stepM", "stepKa"))  # each depth is one or two K steps of base blocks
+    _l1_slots(t, "depthB1", ("stepN", "stepKb"))
     need(t.iterateOrder in (0, 1), "iterateOrder", "must be 0 (M first) or 1 (N first)", t.iterateOrder)
     need(t.isBias == 0, "isBias", "must be 0 (bias is not supported)", t.isBias)
     l0a = t.baseM * t.baseK * FP16 * t.dbL0A

@@ -36,7 +36,7 @@ def vector_add(acl, x, y, device_id=0):
         return None, ret
     ret = acl.rt.set_device(device_id)
     if ret != ACL_SUCCESS:
-        # TODO (1 line): the runtime is initialised but no device was set: undo what exists before returning.
+        # TODO (1 line): no device was set, but the runtime is up: undo what exists, then return.
         return None, ret
     # TODO (about 35 lines): compute z = x + y on the device and bring it back to the host.
     #   You need a stream, device memory for x, y and z, and pinned host memory to copy from and to; the

@@ -81,20 +81,6 @@ class TCubeTiling:
         """B's L1 buffers (1 or 2): ``depthB1`` base blocks in chunks of ``stepN * stepKb``."""
         return _l1_slots(self, "depthB1", ("stepN", "stepKb"))
 
-
-def _l1_slots(t: TCubeTiling, depth: str, steps: tuple[str, str]) -> int:
-    """``depth`` / (the two ``steps``' product), which must be 1 or 2; else :class:`TilingError`."""
-    chunk = getattr(t, steps[0]) * getattr(t, steps[1])
-    value = getattr(t, depth)
-    if chunk < 1 or value not in (chunk, 2 * chunk):
-        raise TilingError(
-            depth,
-            f"counts base blocks in L1: must be {steps[0]}*{steps[1]} ({chunk}, one buffer) or twice it "
-            f"({2 * chunk}, double buffered)",
-            value,
-        )
-    return value // chunk
-
     @property
     def m_cores(self) -> int:
         return math.ceil(self.M / self.singleCoreM)
@@ -108,6 +94,20 @@ def _l1_slots(t: TCubeTiling, depth: str, steps: tuple[str, str]) -> int:
         mi, ni = divmod(block, self.n_cores)
         m0, n0 = mi * self.singleCoreM, ni * self.singleCoreN
         return m0, n0, max(0, min(self.singleCoreM, self.M - m0)), max(0, min(self.singleCoreN, self.N - n0))
+
+
+def _l1_slots(t: TCubeTiling, depth: str, steps: tuple[str, str]) -> int:
+    """``depth`` / (the two ``steps``' product), which must be 1 or 2; else :class:`TilingError`."""
+    chunk = getattr(t, steps[0]) * getattr(t, steps[1])
+    value = getattr(t, depth)
+    if chunk < 1 or value not in (chunk, 2 * chunk):
+        raise TilingError(
+            depth,
+            f"counts base blocks in L1: must be {steps[0]}*{steps[1]} ({chunk}, one buffer) or twice it "
+            f"({2 * chunk}, double buffered)",
+            value,
+        )
+    return value // chunk
 
 
 def validate(t: TCubeTiling, profile: Profile, out_bytes: int = FP16) -> None:

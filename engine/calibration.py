@@ -150,14 +150,6 @@ def load_cases(ids: list[str] | tuple[str, ...] = ()) -> list[CalibrationCase]:
 
 
 # -- running a case -------------------------------------------------------------------------------
-def _l1_slots(depth: int, step: int, field: str, case: CalibrationCase) -> int:
-    """ADK's depthA1 / depthB1 count base blocks in L1; the simulator's count slots of ``step`` blocks."""
-    slots, rest = divmod(depth, step)
-    if rest or slots not in (1, 2):
-        raise CalibrationError(f"{case.file}: setup.{field} / step must be 1 or 2 slots, got {depth} / {step}")
-    return slots
-
-
 MATMUL_APIS = ("matmul", "basic")  # setup.api: the Matmul high-level API, or basic instructions
 
 
@@ -184,8 +176,8 @@ def _run_matmul(case: CalibrationCase, profile):
         baseM=bm,
         baseN=bn,
         baseK=bk,
-        depthA1=_l1_slots(s["depth_a1"], s["step_ka"], "depth_a1", case),
-        depthB1=_l1_slots(s["depth_b1"], s["step_kb"], "depth_b1", case),
+        depthA1=s["depth_a1"],  # base blocks in L1, ADK's units as published
+        depthB1=s["depth_b1"],
         stepM=1,
         stepN=1,
         stepKa=s["step_ka"],

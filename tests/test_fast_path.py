@@ -58,14 +58,24 @@ def run(fast, m, n, k, tiling, numerics=True, b_trans=False, out=np.float16, ker
     return c, sim.finish()
 
 
-CASES = [  # M, N or K tails that are not multiples of 16 in all but one; fp32 C in three
+CASES = [  # M, N or K tails that are not multiples of 16 in all but one; fp32 C in three (depths count base blocks)
     ((300, 200, 100), None, False, np.float16),
     ((257, 129, 300), None, False, np.float32),
     ((150, 170, 190), make_tiling(150, 170, 190, 24, (32, 48, 16), 2, 3, 2, 3, 1), False, np.float16),
     ((512, 512, 512), make_tiling(512, 512, 512, 24, (64, 64, 64), 1, 2, 4, 6, 0), False, np.float16),
     ((96, 640, 128), make_tiling(96, 640, 128, 24, (32, 64, 32), 2, 4, 1, 5, 1), False, np.float32),
-    ((160, 224, 200), replace(make_tiling(160, 224, 200, 24, (32, 32, 16), 2, 4, 2, 2, 0), stepKb=3), True, np.float16),
-    ((70, 90, 330), replace(make_tiling(70, 90, 330, 24, (32, 48, 16), 2, 1, 2, 2, 0), stepKa=3), True, np.float32),
+    (
+        (160, 224, 200),
+        replace(make_tiling(160, 224, 200, 24, (32, 32, 16), 2, 4, 2, 2, 0), stepKb=3, depthB1=6),
+        True,
+        np.float16,
+    ),
+    (
+        (70, 90, 330),
+        replace(make_tiling(70, 90, 330, 24, (32, 48, 16), 2, 1, 2, 2, 0), stepKa=3, depthA1=6),
+        True,
+        np.float32,
+    ),
 ]
 
 

@@ -79,7 +79,7 @@ def test_host_numpy_instead_of_the_device_is_not_on_device(tmp_path):
     )
     cheat = edit(
         cheat,
-        "        # TODO (1 line): release what already exists before returning the code\n",
+        "        # TODO (1 line): no device was set, but the runtime is up: undo what exists, then return.\n",
         "        acl.finalize()\n",
     )
     result = grade(1, cheat, tmp_path)

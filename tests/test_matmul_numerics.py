@@ -78,7 +78,13 @@ def test_tiled_k_steps_and_transposed_b(step_ka, step_kb, b_trans):
     """A and B move to L1 in K chunks of different depths (stepKa != stepKb), B stored [K, N] or [N, K]."""
     m, n, k = 70, 90, 330  # K is not a multiple of either chunk
     a, b = inputs(m, n, k, seed=5)
-    tiling = replace(make_tiling(m, n, k, 24, (32, 48, 16), 2, 1, 2, 2, 0), stepKa=step_ka, stepKb=step_kb)
+    tiling = replace(  # two L1 buffers each: depths count base blocks, 2 x the K step
+        make_tiling(m, n, k, 24, (32, 48, 16), 2, 1, 2, 2, 0),
+        stepKa=step_ka,
+        stepKb=step_kb,
+        depthA1=2 * step_ka,
+        depthB1=2 * step_kb,
+    )
     c, ret, result = run_matmul(matmul_tiled, a, b, tiling, np.float16, b_trans=b_trans)
     assert ret == 0 and result.findings == []
     check(c, a, b, np.float16, tiling.baseK)

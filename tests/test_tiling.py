@@ -1,6 +1,7 @@
 """Host tiling: the balanced partition (property-tested) and the matmul tiling's constraints."""
 
 import itertools
+from dataclasses import replace
 
 import pytest
 from hypothesis import given
@@ -84,12 +85,79 @@ def test_l1_capacity_is_checked():
         validate(t, PROFILE)
 
 
+def _lesson_tiling(**changes):
+    """Lesson 7's tiling of 4096^3: 128 x 256 x 64 base blocks, stepKa = stepKb = 4, double-buffered."""
+    return replace(make_tiling(4096, 4096, 4096, 24, (128, 256, 64), 2, 4, 4, 6, 0), **changes)
+
+
+def test_depth_counts_base_blocks_as_cann_does():
+    """CANN's TCubeTiling: "depthA1为A1中全载baseM*baseK的份数" (base blocks of A held in A1), so stepKa = 4
+    double-buffered is depthA1 = 8, and L1 holds 8 blocks of A and 8 of B."""
+    t = _lesson_tiling()
+    assert (t.depthA1, t.depthB1, t.stepKa, t.stepKb) == (8, 8, 4, 4)
+    validate(t, PROFILE)
+    assert (t.l1_slots_a, t.l1_slots_b) == (2, 2)
+    assert l1_bytes(t) == (8 * 128 * 64 + 8 * 64 * 256) * 2 == 393216
+    single = _lesson_tiling(depthA1=4, depthB1=4)  # one buffer of 4 base blocks each
+    validate(single, PROFILE)
+    assert (single.l1_slots_a, single.l1_slots_b) == (1, 1)
+
+
+@pytest.mark.parametrize(
+    ("changes", "field", "text"),
+    [
+        ({"depthA1": 2}, "depthA1", "must be stepM*stepKa (4, one buffer) or twice it (8, double buffered), got 2"),
+        ({"depthB1": 6}, "depthB1", "must be stepN*stepKb (4, one buffer) or twice it (8, double buffered), got 6"),
+        ({"depthA1": 16}, "depthA1", "or twice it (8, double buffered), got 16"),
+    ],
+)
+def test_a_depth_that_is_not_one_or_two_k_steps_is_rejected(changes, field, text):
+    with pytest.raises(TilingError) as info:
+        validate(_lesson_tiling(**changes), PROFILE)
+    assert info.value.field == field
+    assert text in str(info.value)
+
+
+def test_the_kernel_runs_a_depth_of_eight_as_two_l1_buffers_of_four_blocks():
+    """matmul_tiled with depthA1 = depthB1 = 8, stepKa = stepKb = 4: C is right, and the GM -> L1 copies
+    alternate between two slots of A1 / B1 (ping, pong)."""
+    import numpy as np
+
+    from engine import Simulation
+    from engine.kernels.matmul import matmul_tiled
+    from engine.trace import Kind
+    from tests.kernel_helpers import from_device, inputs, to_device
+
+    m, n, k = 128, 256, 1024
+    t = make_tiling(m, n, k, 1, (128, 256, 64), 2, 4, 1, 1, 0)
+    assert (t.depthA1, t.depthB1) == (8, 8)
+    sim = Simulation("ascend910b1")
+    sim.acl.init()
+    sim.acl.rt.set_device(0)
+    stream, _ = sim.acl.rt.create_stream()
+    a, b = inputs(m, n, k, seed=3)
+    da, db = to_device(sim, a), to_device(sim, b)
+    dc, _ = sim.acl.rt.malloc(m * n * 2, 0)
+    args = (asc.GlobalAddress(da), asc.GlobalAddress(db), asc.GlobalAddress(dc, asc.half), t, False)
+    sim.acl.rt.launch_kernel(matmul_tiled, 1, stream, *args)
+    assert sim.acl.rt.synchronize_stream(stream) == 0
+    c = from_device(sim, dc, (m, n), np.float16)
+    result = sim.finish()
+    ref = a.astype(np.float32) @ b.astype(np.float32)
+    np.testing.assert_allclose(c.astype(np.float32), ref, rtol=2e-3, atol=2e-3 * np.abs(ref).max())
+    cols, tr = result.trace.columns, result.trace
+    l1 = [i for i in range(len(tr)) if cols["kind"][i] == Kind.MOVE and tr.names[cols["name"][i]] == "data_copy GM->L1"]
+    assert len(l1) == 2 * (k // 64 // 4)  # one copy of A and one of B per K step of 4 slices
+    assert sorted({int(cols["slot"][i]) for i in l1}) == [0, 1]
+
+
 def test_auto_tiling_is_valid_and_uses_the_cores():
     tiling, scored = auto_tiling(PROFILE, 8192, 8192, 8192)
     validate(tiling, PROFILE)
     assert tiling.usedCoreNum == 24 and scored > 100
     assert (tiling.baseM * tiling.baseN) >= 128 * 128  # big blocks for a big matmul
-    assert tiling.dbL0A == tiling.dbL0B == tiling.depthA1 == 2
+    assert tiling.dbL0A == tiling.dbL0B == 2
+    assert tiling.depthA1 == 2 * tiling.stepKa  # base blocks in L1: two slots of stepKa
 
 
 def test_core_regions_cover_c_once():
@@ -117,7 +185,7 @@ def test_a_fixed_base_block_stages_l1_as_the_published_samples_do(base, buffer_n
     layout), so 128 x 256 x 64 moves 8 K slices of A and 4 of B per GM -> L1 copy."""
     tiling = api(base=base, shape=(2048, 2048, 4096), buffer_num=buffer_num).get_tiling()
     assert (tiling.stepKa, tiling.stepKb) == steps
-    assert (tiling.depthA1, tiling.depthB1) == (buffer_num, buffer_num)
+    assert (tiling.depthA1, tiling.depthB1) == (buffer_num * steps[0], buffer_num * steps[1])  # base blocks
     assert l1_bytes(tiling) <= PROFILE.buffers.l1
     a_half = buffer_num * base[0] * base[2] * tiling.stepKa * 2
     assert a_half <= PROFILE.buffers.l1 // 2 < 2 * a_half or tiling.stepKa == 8

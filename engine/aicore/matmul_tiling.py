@@ -3,8 +3,11 @@
 ``MultiCoreMatmulTiling`` mirrors the Ascend C host API (``SetDim``, ``SetShape``, ``SetFixSplit``,
 ``GetTiling``). Each core (block) computes a ``singleCoreM x singleCoreN`` region of C over the whole
 K; inside it, ``baseM x baseN`` blocks of C, one ``baseK`` slice of K per ``mmad``. A and B move
-GM -> L1 in chunks of ``stepKa`` / ``stepKb`` K-slices (``depthA1`` / ``depthB1`` L1 slots, 2 = double
-buffered), then L1 -> L0A/L0B per K-slice (``dbL0A`` / ``dbL0B`` slots). Every constraint the ADK
+GM -> L1 in chunks of ``stepKa`` / ``stepKb`` K-slices, then L1 -> L0A/L0B per K-slice (``dbL0A`` /
+``dbL0B`` slots). ``depthA1`` / ``depthB1`` count base blocks held in L1, as CANN's TCubeTiling does
+("depthA1为A1中全载baseM*baseK的份数", the TCubeTiling structure page of the Ascend C API reference):
+``depthA1 = stepM * stepKa * slots`` with 1 slot (single) or 2 (double buffered), so stepKa = 4 double
+buffered is depthA1 = 8. Every constraint the ADK
 documents for TCubeTiling is checked; a violation names the field, the limit and the value.
 
 The automatic tiler scores candidates with a small analytic model of the same pipes (the slowest of
@@ -16,7 +19,7 @@ the number of candidates it scored is what the host pays for tiling (``host.tili
 With a fixed base block (``SetFixSplit``), A and B are staged in L1 as CANN's published high-performance
 matmul samples stage them (:func:`sample_l1_steps`): each operand gets half of L1, in ``buffer_num``
 slots, and moves in the deepest K step that fills its half, so for the recommended 128 x 256 x 64
-block stepKa = 8 and stepKb = 4 (depthA1 = 16, depthB1 = 8 in ADK's units).
+block stepKa = 8 and stepKb = 4 (depthA1 = 16, depthB1 = 8).
 """
 
 from __future__ import annotations
@@ -69,6 +72,16 @@ class TCubeTiling:
         return asdict(self)
 
     @property
+    def l1_slots_a(self) -> int:
+        """A's L1 buffers (1 or 2): ``depthA1`` base blocks in chunks of ``stepM * stepKa``."""
+        return _l1_slots(self, "depthA1", ("stepM", "stepKa"))
+
+    @property
+    def l1_slots_b(self) -> int:
+        """B's L1 buffers (1 or 2): ``depthB1`` base blocks in chunks of ``stepN * stepKb``."""
+        return _l1_slots(self, "depthB1", ("stepN", "stepKb"))
+
+    @property
     def m_cores(self) -> int:
         return math.ceil(self.M / self.singleCoreM)
 
@@ -81,6 +94,20 @@ class TCubeTiling:
         mi, ni = divmod(block, self.n_cores)
         m0, n0 = mi * self.singleCoreM, ni * self.singleCoreN
         return m0, n0, max(0, min(self.singleCoreM, self.M - m0)), max(0, min(self.singleCoreN, self.N - n0))
+
+
+def _l1_slots(t: TCubeTiling, depth: str, steps: tuple[str, str]) -> int:
+    """``depth`` / (the two ``steps``' product), which must be 1 or 2; else :class:`TilingError`."""
+    chunk = getattr(t, steps[0]) * getattr(t, steps[1])
+    value = getattr(t, depth)
+    if chunk < 1 or value not in (chunk, 2 * chunk):
+        raise TilingError(
+            depth,
+            f"counts base blocks in L1: must be {steps[0]}*{steps[1]} ({chunk}, one buffer) or twice it "
+            f"({2 * chunk}, double buffered)",
+            value,
+        )
+    return value // chunk
 
 
 def validate(t: TCubeTiling, profile: Profile, out_bytes: int = FP16) -> None:
@@ -111,12 +138,14 @@ def validate(t: TCubeTiling, profile: Profile, out_bytes: int = FP16) -> None:
     need(t.singleCoreK == t.Ka, "singleCoreK", f"must equal K ({t.Ka}): split-K is not supported", t.singleCoreK)
     for name in ("baseM", "baseN", "baseK"):
         need(getattr(t, name) % fr == 0, name, f"must be a multiple of {fr}", getattr(t, name))
-    for name in ("dbL0A", "dbL0B", "dbL0C", "depthA1", "depthB1"):
+    for name in ("dbL0A", "dbL0B", "dbL0C"):
         need(getattr(t, name) in (1, 2), name, "must be 1 or 2", getattr(t, name))
     for name in ("stepM", "stepN"):
         need(getattr(t, name) == 1, name, "must be 1 (one base block of M/N per L1 load)", getattr(t, name))
     for name in ("stepKa", "stepKb"):
         need(getattr(t, name) >= 1, name, "must be >= 1", getattr(t, name))
+    _l1_slots(t, "depthA1", ("stepM", "stepKa"))  # each depth is one or two K steps of base blocks
+    _l1_slots(t, "depthB1", ("stepN", "stepKb"))
     need(t.iterateOrder in (0, 1), "iterateOrder", "must be 0 (M first) or 1 (N first)", t.iterateOrder)
     need(t.isBias == 0, "isBias", "must be 0 (bias is not supported)", t.isBias)
     l0a = t.baseM * t.baseK * FP16 * t.dbL0A
@@ -128,14 +157,15 @@ def validate(t: TCubeTiling, profile: Profile, out_bytes: int = FP16) -> None:
     l1 = l1_bytes(t)
     need(
         l1 <= b.l1,
-        "L1 (depthA1*baseM*baseK*stepKa + depthB1*baseK*stepKb*baseN)*2",
+        "L1 (depthA1*baseM*baseK + depthB1*baseK*baseN)*2",
         f"must fit L1 ({b.l1} B)",
         f"{l1} B",
     )
 
 
 def l1_bytes(t: TCubeTiling) -> int:
-    return (t.depthA1 * t.baseM * t.baseK * t.stepKa + t.depthB1 * t.baseK * t.stepKb * t.baseN) * FP16
+    """Bytes of L1 the tiling holds: ``depthA1`` base blocks of A and ``depthB1`` of B (ADK's units)."""
+    return (t.depthA1 * t.baseM * t.baseK + t.depthB1 * t.baseK * t.baseN) * FP16
 
 
 def make_tiling(
@@ -166,8 +196,8 @@ def make_tiling(
         baseM=bm,
         baseN=bn,
         baseK=bk,
-        depthA1=buffer_num,
-        depthB1=buffer_num,
+        depthA1=buffer_num * step_k,  # base blocks of A in L1: buffer_num slots of step_k
+        depthB1=buffer_num * step_k,
         stepM=1,
         stepN=1,
         stepKa=step_k,
@@ -404,6 +434,7 @@ class MultiCoreMatmulTiling:
         )
         if self._base is not None:  # the published samples' L1 staging for this base block
             step_a, step_b = sample_l1_steps(self.profile, self._base, k, self._buffer_num)
-            tiling = replace(tiling, stepKa=step_a, stepKb=step_b)
+            slots = self._buffer_num
+            tiling = replace(tiling, stepKa=step_a, stepKb=step_b, depthA1=slots * step_a, depthB1=slots * step_b)
         validate(tiling, self.profile, self._out_bytes)
         return tiling

@@ -140,7 +140,8 @@ def _double_buffering(result, metrics, gaps, context, params) -> Recommendation 
         "double_buffering",
         "Enable double buffering",
         "启用双缓冲",
-        "Give the input queues two slots (BUFFER_NUM = 2, or dbL0A/dbL0B/depthA1/depthB1 = 2 in the tiling) so "
+        "Give the input queues two slots (BUFFER_NUM = 2, or dbL0A/dbL0B = 2 and depthA1/depthB1 = 2 x stepKa/stepKb "
+        "in the tiling) so "
         "MTE2 loads the next tile while the compute pipe works on this one.",
         {
             "mte2_compute_overlap": k.mte2_compute_overlap,
@@ -167,7 +168,13 @@ def _second_slot_loaded(result: RunResult, kernel: KernelMetrics) -> bool:
 
 def _tiling_double_buffered(context: dict) -> bool:
     tiling = context.get("details", {}).get("tiling") or {}
-    return all(tiling.get(k, 1) >= 2 for k in ("dbL0A", "dbL0B", "depthA1", "depthB1")) and bool(tiling)
+    if not tiling:
+        return False
+    l1 = (  # depthA1 / depthB1 count base blocks: two slots hold twice the K step's blocks
+        tiling.get("depthA1", 1) >= 2 * tiling.get("stepM", 1) * tiling.get("stepKa", 1)
+        and tiling.get("depthB1", 1) >= 2 * tiling.get("stepN", 1) * tiling.get("stepKb", 1)
+    )
+    return l1 and all(tiling.get(k, 1) >= 2 for k in ("dbL0A", "dbL0B"))
 
 
 def _larger_base(result, metrics, gaps, context, params) -> Recommendation | None:

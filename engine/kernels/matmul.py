@@ -30,14 +30,15 @@ class CubeQueues:
     """The queues of one core's matmul pipeline, sized by a tiling."""
 
     def __init__(self, pipe: asc.TPipe, t: TCubeTiling) -> None:
-        self.a1 = asc.TQue(asc.TPosition.A1, t.depthA1)
-        self.b1 = asc.TQue(asc.TPosition.B1, t.depthB1)
+        # depthA1 / depthB1 count base blocks (ADK's units); a slot holds one chunk of stepKa / stepKb of them
+        self.a1 = asc.TQue(asc.TPosition.A1, t.l1_slots_a)
+        self.b1 = asc.TQue(asc.TPosition.B1, t.l1_slots_b)
         self.a2 = asc.TQue(asc.TPosition.A2, t.dbL0A)
         self.b2 = asc.TQue(asc.TPosition.B2, t.dbL0B)
         self.co1 = asc.TQue(asc.TPosition.CO1, t.dbL0C)
         half = asc.half.sizeof()
-        pipe.init_buffer(que=self.a1, num=t.depthA1, len=t.baseM * t.baseK * t.stepKa * half)
-        pipe.init_buffer(que=self.b1, num=t.depthB1, len=t.baseK * t.stepKb * t.baseN * half)
+        pipe.init_buffer(que=self.a1, num=t.l1_slots_a, len=t.baseM * t.baseK * t.stepKa * half)
+        pipe.init_buffer(que=self.b1, num=t.l1_slots_b, len=t.baseK * t.stepKb * t.baseN * half)
         pipe.init_buffer(que=self.a2, num=t.dbL0A, len=t.baseM * t.baseK * half)
         pipe.init_buffer(que=self.b2, num=t.dbL0B, len=t.baseK * t.baseN * half)
         pipe.init_buffer(que=self.co1, num=t.dbL0C, len=t.baseM * t.baseN * asc.float32.sizeof())

@@ -36,19 +36,16 @@ def vector_add(acl, x, y, device_id=0):
         return None, ret
     ret = acl.rt.set_device(device_id)
     if ret != ACL_SUCCESS:
-        # TODO (1 line): release what already exists before returning the code
+        # TODO (1 line): no device was set, but the runtime is up: undo what exists, then return.
         return None, ret
-    # TODO (about 35 lines):
-    #   stream, ret = acl.rt.create_stream()
-    #   device buffers for x, y, z:  ptr, ret = acl.rt.malloc(nbytes, ACL_MEM_MALLOC_HUGE_FIRST)
-    #   pinned host buffers:         ptr, ret = acl.rt.malloc_host(nbytes)
-    #   fill them: acl.util.ptr_to_numpy(ptr, n, np.float16)[:] = x
-    #   ret = acl.rt.memcpy_async(dst, dst_max, src, count, ACL_MEMCPY_HOST_TO_DEVICE, stream)
-    #   ret = acl.rt.launch_kernel(add_kernel, BLOCKS, stream, asc.GlobalAddress(dev_x), asc.GlobalAddress(dev_y),
-    #                              asc.GlobalAddress(dev_z), n, TILE, BUFFER_NUM)
-    #   copy z back, acl.rt.synchronize_stream(stream), then read it
-    #   acl.rt.free / acl.rt.free_host / acl.rt.destroy_stream / acl.rt.reset_device / acl.finalize
-    # and after every call: if ret != ACL_SUCCESS, release what exists and return (None, ret).
+    # TODO (about 35 lines): compute z = x + y on the device and bring it back to the host.
+    #   You need a stream, device memory for x, y and z, and pinned host memory to copy from and to; the
+    #   inputs reach the device asynchronously on the stream, add_kernel runs on BLOCKS blocks with TILE and
+    #   BUFFER_NUM, z comes back the same way, and the host may read it only once the stream has finished.
+    #   Release everything in the reverse order of its creation, down to the runtime itself. Every call
+    #   returns an ACL code: on a failure, release what exists and return (None, that code).
+    #   Lesson 1's steps (ascendsim lesson show 1) walk through each call, and README's host example shows
+    #   their arguments; acl.util.ptr_to_numpy gives a numpy view of pinned host memory.
     return None, ACL_SUCCESS
 
 

@@ -28,13 +28,15 @@ class Tiling:
 
 def compute_tiling(total: int, num_blocks: int) -> Tiling:
     """Host side: split `total` elements over `num_blocks` blocks."""
-    # TODO (1 line): how many elements every block gets, and how many blocks get one more
+    # TODO (about 2 lines): fill base_chunk and remainder so that the block sizes add up to `total`
+    # and no two blocks differ by more than one element.
     return Tiling(total, num_blocks, 0, 0)
 
 
 def get_block_range(tiling: Tiling, block_idx: int) -> tuple[int, int]:
     """Device side: [start, end) of the elements block `block_idx` processes."""
-    # TODO (about 6 lines): the first `remainder` blocks hold base_chunk + 1 elements, the others base_chunk
+    # TODO (about 6 lines): the range of block `block_idx`, with the sizes the Tiling describes: the ranges of
+    # blocks 0, 1, 2, ... follow one another with no gap and no overlap and together cover [0, total).
     return 0, 0
 
 

@@ -40,19 +40,19 @@ def relu_axpb(x: asc.GlobalAddress, y: asc.GlobalAddress, total: int, a: float, 
 
 
 def copy_in(x_gm, in_q, count):
-    # TODO (3 lines): allocate a tensor from in_q (asc.half), copy `count` elements of x_gm into it
-    # with asc.data_copy, and enqueue it.
+    # TODO (3 lines): bring `count` elements of x_gm into a UB tensor of the VECIN queue and hand it to Compute.
     pass
 
 
 def compute(in_q, out_q, count, a, b):
-    # TODO (7 lines): dequeue x from in_q, allocate y from out_q, compute y = relu(a*x + b) with
-    # asc.muls, asc.adds and asc.relu, enqueue y, free x.
+    # TODO (7 lines): take the tile CopyIn handed over, compute y = relu(a*x + b) into a tensor of the VECOUT
+    # queue with the vector unit (one instruction per operation; the vector API is in engine/aicore/instructions.py), hand y
+    # to CopyOut and give x's slot back.
     pass
 
 
 def copy_out(y_gm, out_q, count):
-    # TODO (3 lines): dequeue y from out_q, copy `count` elements to y_gm with asc.data_copy, free it.
+    # TODO (3 lines): take the tile Compute handed over, write its `count` elements to y_gm, give the slot back.
     pass
 
 

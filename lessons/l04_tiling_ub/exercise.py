@@ -32,8 +32,8 @@ class TilePlan:
 
 def plan_tiles(length: int, ub_bytes: int, dtype_bytes: int, queues: int, buffer_num: int) -> TilePlan:
     """The fewest tiles for `length` elements when `queues` queues of `buffer_num` slots share the UB."""
-    # TODO (about 5 lines): the bytes one slot may take (a multiple of 32), the tile length in elements,
-    # the number of tiles (round up), and the elements left for the last tile.
+    # TODO (about 5 lines): the plan with the longest tiles such that every slot of every queue fits the UB
+    # at the same time and a full tile is whole BLOCK_BYTES blocks; the tiles must cover `length` exactly.
     return TilePlan(1024, 1, length)
 
 

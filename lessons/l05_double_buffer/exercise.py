@@ -1,22 +1,22 @@
 """Lesson 5 exercise: make the Hard-Swish kernel double-buffered, and at least 1.5x faster.
 
 The kernel below is single-buffered and its compute stage is missing. First write compute:
-y = x * min(max(x + 3, 0), 6) / 6 with adds, relu, mins, muls and mul (five vector instructions).
-Then give each queue two slots, so that MTE2 loads the next tile while V computes this one and MTE3
-stores the previous one. The tile length stays the same: two queues x two slots x 48 KiB fill the UB.
+y = x * min(max(x + 3, 0), 6) / 6 on the vector unit (choosing the instructions is part of the
+exercise; about five). Then change the queues so that MTE2 loads the next tile while V computes this
+one and MTE3 stores the previous one, keeping the tile length: the UB has room for it.
 Check it with:  ascendsim lesson check 5
 
 第 5 课练习：把 Hard-Swish 核函数改为双缓冲，并至少快 1.5 倍。
-下面的核函数是单缓冲的，而且缺少计算阶段。先写出 compute：用 adds、relu、mins、muls 和 mul（五条向量指令）
-计算 y = x * min(max(x + 3, 0), 6) / 6。然后给每个队列两个槽位，让 MTE2 在 V 计算当前分块时搬入下一个分块，
-MTE3 同时写回上一个分块。分块长度保持不变：两个队列 x 两个槽位 x 48 KiB 正好占满 UB。
+下面的核函数是单缓冲的，而且缺少计算阶段。先写出 compute：在向量单元上计算 y = x * min(max(x + 3, 0), 6) / 6
+（选择哪些指令是练习的一部分，大约五条）。然后修改队列，让 MTE2 在 V 计算当前分块时搬入下一个分块，MTE3 同时写回
+上一个分块，分块长度保持不变：UB 放得下。
 检查：ascendsim lesson check 5
 """
 
 from engine import asc
 from engine.aicore.tiling import balanced_tiling, get_block_range
 
-BUFFER_NUM = 1  # TODO: slots per queue
+BUFFER_NUM = 1  # TODO (1 number): slots per queue, so that a queue can load one tile while another is computed
 TILE = 24576  # elements: 2 queues x 1 slot x 48 KiB = 96 KiB: half of the 192 KiB UB is idle
 
 
@@ -59,7 +59,8 @@ def copy_in(x_gm, in_q, count):
 def compute(in_q, out_q, count):
     x_local = in_q.deque()
     y_local = out_q.alloc_tensor(asc.half)
-    # TODO (5 lines): y = x * min(max(x + 3, 0), 6) / 6 with asc.adds, asc.relu, asc.mins, asc.muls, asc.mul
+    # TODO (5 lines): y = Hard-Swish(x) (the formula is in hard_swish's docstring) with vector instructions
+    # on UB tensors, one instruction per step of the formula; engine/aicore/instructions.py holds the vector API.
     out_q.enque(y_local)
     in_q.free_tensor(x_local)
 

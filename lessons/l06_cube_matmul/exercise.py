@@ -54,11 +54,10 @@ def matmul_cube(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress
 def multiply_accumulate(a1, b1, a2, b2, acc, rows, cols, kk, first):
     """L1 -> L0A / L0B on MTE1, then acc (+)= A_tile @ B_tile on the Cube."""
     a_l1, b_l1 = a1.deque(), b1.deque()
-    # TODO (about 12 lines):
-    #   a_l0 = a2.alloc_tensor(asc.half, shape=(BM, BK)); asc.load_data(a_l0, a_l1.tile(0, 0, rows, kk)); a2.enque(a_l0)
-    #   the same for B into b2 (shape (BK, BN), tile (kk, cols))
-    #   deque both, asc.mmad(acc, a_l0, b_l0, asc.MmadParams(rows, cols, kk, cmatrix_init_val=first))
-    #   free the L0 tensors, then the L1 ones
+    # TODO (about 12 lines): move the A tile (rows x kk) from L1 into an L0A tensor of a2 and the B tile
+    #   (kk x cols) into an L0B tensor of b2 on MTE1, through their queues as write_back and the caller do,
+    #   then have the Cube accumulate their product into acc (overwriting it on the first K slice only,
+    #   as `first` says), and give the L0 slots back. Lesson 6's steps show each instruction.
     a1.free_tensor(a_l1)
     b1.free_tensor(b_l1)
 
@@ -66,7 +65,7 @@ def multiply_accumulate(a1, b1, a2, b2, acc, rows, cols, kk, first):
 def write_back(co1, c_gm, m0, n0, rows, cols, n):
     """The finished fp32 block leaves L0C through the fixpipe, into its place in C."""
     acc = co1.deque()
-    # TODO (1 line): asc.fixpipe the rows x cols block of acc to c_gm.tile(m0, n0, rows, cols, n)
+    # TODO (1 line): write the finished rows x cols block of acc into its place in C, through the fixpipe.
     co1.free_tensor(acc)
 
 

@@ -3,7 +3,8 @@
 make_tiling(m, n, k, cores) returns the TCubeTiling the shipped kernel (engine.kernels.matmul.
 matmul_tiled) runs with: how C is split over the cores (singleCoreM x singleCoreN regions), the base
 block each mmad computes (baseM x baseN, baseK of K per mmad), how deep K streams through L1
-(stepKa, stepKb) and which buffers are doubled (depthA1, depthB1, dbL0A, dbL0B). The stub below is
+(stepKa, stepKb) and which buffers are doubled (dbL0A, dbL0B; depthA1 and depthB1 count the base blocks
+L1 holds, as in CANN, so a doubled L1 is depthA1 = 2 x stepKa). The stub below is
 valid but uses one core with small blocks. Choose the numbers yourself; the limits are in lesson 7's
 text and engine/aicore/matmul_tiling.py validates them.
 Check it with:  ascendsim lesson check 7
@@ -11,7 +12,8 @@ Check it with:  ascendsim lesson check 7
 第 7 课练习：为 24 个 Cube 核上的 C = A @ B 设计一个能达到 Cube 峰值 70 % 的 TCubeTiling。
 make_tiling(m, n, k, cores) 返回自带核函数（engine.kernels.matmul.matmul_tiled）使用的 TCubeTiling：C 如何划分到
 各个核（singleCoreM x singleCoreN 的区域）、每条 mmad 计算的基本块（baseM x baseN，每次 baseK 的 K）、K 以多深的
-步长流经 L1（stepKa、stepKb），以及哪些缓冲区做双缓冲（depthA1、depthB1、dbL0A、dbL0B）。下面的桩代码是合法的，
+步长流经 L1（stepKa、stepKb），以及哪些缓冲区做双缓冲（dbL0A、dbL0B；depthA1、depthB1 与 CANN 一样表示 L1 中
+基本块的份数，所以 L1 双缓冲时 depthA1 = 2 x stepKa）。下面的桩代码是合法的，
 但只用一个核和很小的块。请自己选择这些数值；限制条件见第 7 课正文，engine/aicore/matmul_tiling.py 会检查它们。
 检查：ascendsim lesson check 7
 """

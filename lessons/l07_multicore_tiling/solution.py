@@ -40,8 +40,8 @@ def make_tiling(m: int, n: int, k: int, cores: int) -> TCubeTiling:
         baseM=BASE_M,
         baseN=BASE_N,
         baseK=BASE_K,
-        depthA1=2,
-        depthB1=2,
+        depthA1=2 * step,  # base blocks of A held in L1: two slots (ping, pong) of stepKa blocks each
+        depthB1=2 * step,
         stepM=1,
         stepN=1,
         stepKa=step,

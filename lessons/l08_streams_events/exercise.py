@@ -62,11 +62,11 @@ def pipeline(acl, a_batches, b_batches):
     dev_b = [malloc() for _ in range(SLOTS)]
     dev_c = [malloc() for _ in range(SLOTS)]
 
-    # TODO (about 20 lines): two streams (copy, compute) and per batch two events (loaded, consumed):
-    #   copy stream:    [wait consumed[i - 2]] copy A_i, copy B_i, record loaded[i]
-    #   compute stream: wait loaded[i], matmul, record consumed[i], copy C_i back
-    # acl.rt.create_event() -> (event, ret); acl.rt.record_event(event, stream);
-    # acl.rt.stream_wait_event(stream, event); acl.rt.destroy_event(event) at the end.
+    # TODO (about 20 lines): put the copies in on one stream and the matmul and the copy back on another,
+    #   so that batch i + 1 loads while batch i computes. Order them with events only: a batch's matmul
+    #   must not start before its inputs are on the device, and a buffer set must not be overwritten before
+    #   the matmul that reads it has run. Release the streams and events you create. Lesson 8's text
+    #   names the event calls.
     stream, ret = acl.rt.create_stream()
     check(ret, "create_stream")
     for i in range(count):

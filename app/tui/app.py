@@ -434,6 +434,13 @@ class AscendApp(App):
             self.core = self.walk.core_at(self.step) or self.core
         self._moved()
 
+    def action_lesson_step(self, index: int) -> None:
+        """Lesson step ``index`` (0-based), as the web's lesson-step buttons do: its event, its text shown even
+        when it shares the event with the lesson step after it."""
+        if self.playback.choose(index):
+            self.core = self.walk.core_at(self.step) or self.core
+        self._moved()
+
     def action_language(self) -> None:
         self.lang = "zh" if self.lang == "en" else "en"
         if self.walk is None:

@@ -57,6 +57,12 @@ def _plain(text: str) -> str:
 
 
 def tui_sequence(number: int) -> list[tuple[int, int, str]]:
+    """The TUI's states along :func:`moves` (its event loop on a thread of its own: Playwright runs one here)."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(_tui_sequence, number).result()
+
+
+def _tui_sequence(number: int) -> list[tuple[int, int, str]]:
     walk = lesson(number)
     app = make_app(walk)
     seen = []
@@ -145,13 +151,13 @@ def web_sequence(tab, number: int, expected: list[tuple[int, int, str]]) -> list
 
 @pytest.mark.parametrize("number", NUMBERS)
 def test_the_web_and_the_tui_narrate_the_same_moves_the_same(tab, number):
-    with ThreadPoolExecutor(1) as pool:  # the TUI's event loop on a thread of its own (Playwright runs one here)
-        expected = pool.submit(tui_sequence, number).result()
+    expected = tui_sequence(number)
     got = web_sequence(tab, number, expected)
-    pairs = zip(moves(len(expected)), got, expected, strict=True)
+    played = moves(len(lesson(number).stops))
+    pairs = zip(played, got, expected, strict=True)
     diff = [(i, m, w, t) for i, (m, w, t) in enumerate(pairs) if w != t]
     assert got == expected, f"lesson {number}: first differences (move, web, tui): {diff[:3]}"
-    for move, before, after in zip(moves(len(expected))[1:], expected, expected[1:], strict=True):
+    for move, before, after in zip(played[1:], expected[:-1], expected[1:], strict=True):
         if move[0] == "right" and after[0] > before[0]:
             assert after[1] >= before[1], f"lesson {number}: the narration went back while stepping forward"
 

@@ -270,7 +270,8 @@ class AscendApp(App):
     def _draw_buffers(self, system: dict) -> None:
         replay, lang, core = self.walk.replay, self.lang, self.core
         if core is None:
-            self._set("buffers-pane", msg("buffers_of", lang, core="-"), {"core": {"buffers": []}, "header": ""})
+            model = {"core": {"buffers": []}, "header": "", "empty": msg("no_core_run", lang)}
+            self._set("buffers-pane", msg("buffers_of", lang, core="-"), model)
             return
         view = V.core_view(replay, self.step, core, lang)
         grid = {(c["kind"], c["index"]): c for c in system["device"]["cores"]}

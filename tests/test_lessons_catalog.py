@@ -5,6 +5,8 @@ import shutil
 
 import pytest
 
+from app.present.replay import Replay
+from app.present.walkthrough import lesson_stops, run_lesson
 from engine import Simulation
 from lessons import catalog
 from lessons.catalog import LANGS, LessonError, load
@@ -38,6 +40,16 @@ def test_every_selector_resolves_in_the_scenario_run(lesson):
     trace = sim.finish().trace
     rows = [resolve(trace, step.selector) for step in lesson.steps]
     assert len(set(rows)) == len(rows), "two steps point at the same event"
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda ls: ls.slug)
+def test_lesson_steps_point_at_events_in_order(lesson):
+    """The narration never runs backwards while the event moves forward: each step's anchor is at or after the
+    one before (a step out of order would load as a problem, with no anchor)."""
+    stops = lesson_stops(Replay(run_lesson(lesson), inputs=lesson.scenario_inputs()), lesson)
+    assert [(s.index + 1, s.problem) for s in stops if s.problem] == []
+    anchors = [s.step for s in stops]
+    assert anchors == sorted(anchors)
 
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=lambda ls: ls.slug)

@@ -161,7 +161,6 @@ def test_navigation_zoom_pan_follow_and_core_numbers():
     assert nav.follow(end, 10.0, 50.0, 52.0) == 50.0 and nav.follow(end, 10.0, 50.0, 80.0) == 80.0
     assert nav.pan(end, 10.0, 50.0, 1) == 55.0 and nav.pan(end, 10.0, 98.0, 1) == 95.0
     assert nav.opening(end, (40.0, 60.0)) == (25.0, 50.0) and nav.opening(end, (0.0, 0.0)) == (None, 50.0)
-    assert nav.tick(5) == (0.2, 1) and nav.tick(100) == (0.05, 5)
     cores = [CoreRef("AIC", 0), CoreRef("AIC", 1), CoreRef("AIV", 0), CoreRef("AIV", 1), CoreRef("AIV", 2)]
     assert nav.core_by_number(cores, 1) == CoreRef("AIC", 1)
     assert nav.core_by_number(cores, 1, "AIV") == CoreRef("AIV", 1)

@@ -9,6 +9,7 @@ from dash import html
 
 from app.cli import main
 from app.present.messages import t as msg
+from app.present.playback import Playback
 from app.web import compare, figures, layout, markup, pages, panels, playground, render
 from app.web.runs import RunRequestError, Runs, breakpoints_of, validate_request
 from engine.locations import CoreRef, SourceLine
@@ -365,6 +366,14 @@ def test_lesson_meta_and_window(runs):
     assert w["count"] == meta["n"] and len(w["index"]["core"]) == w["count"]
     assert w["parts"]["core"][0].startswith('<div class="core">') and "AIV 0" in w["parts"]["core"][0]
     assert len(json.dumps(w)) < 1000 * meta["n"]  # 770 bytes a step measured, panels included
+    # the playback's answers, as data: the browser applies them and decides none
+    anchors = meta["lesson"]["anchors"]
+    assert w["lesson"] == [Playback(meta["n"], anchors, step=s).lesson_step for s in range(w["count"])]
+    assert w["lesson"][anchors[8]] == 8  # event 21, synchronize_stream, narrates the step about it
+    assert meta["lesson"]["nav"]["1"][:3] == [0, 1, 2] and meta["lesson"]["nav"]["-1"][:3] == [None, None, 0]
+    assert meta["speeds"]["50"] == [20, 1] and meta["speeds"]["200"] == [20, 4]
+    part = render.window(loaded, 100, 50, "AIV 0", "en", ())
+    assert part["lesson"] == w["lesson"][100:150]
 
 
 @pytest.mark.slow

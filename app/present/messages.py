@@ -131,6 +131,7 @@ _CATALOGUE = MappingProxyType(
         "buffers_of": ("Buffers of {core}", "{core} 的缓冲区"),
         "block_of": ("block {block}", "块 {block}"),
         "no_block": ("no block has run on {core} yet", "{core} 上还没有运行过任何块"),
+        "no_core_run": ("this run used no AI core", "本次运行没有使用 AI Core"),
         "no_buffers": ("block {block} has set up no buffer yet", "块 {block} 尚未分配缓冲区"),
         "pipes_now": ("running", "执行中"),
         "tile_hint": ("v: tile values  s: next slot", "v：分块数值  s：下一个槽位"),

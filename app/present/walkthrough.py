@@ -3,8 +3,9 @@ of each in English and Chinese) or a built-in scenario, as one :class:`Walkthrou
 
 Building one runs the simulation, so a UI does it off its main thread; ``progress(phase)`` is called
 before each phase of :data:`PHASES` so the UI can say what it is waiting for. A lesson step whose
-selector matches nothing in the run (the engine changed under the lesson) is kept, with the reason,
-and no replay step: the UI shows the text and the problem instead of failing.
+selector matches nothing in the run (the engine changed under the lesson), or that points at an event
+before an earlier lesson step's (anchors must be in order, see :mod:`app.present.playback`), is kept,
+with the reason, and no replay step: the UI shows the text and the problem instead of failing.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from engine.trace import Kind
 from .messages import LANGS, scenario_summary
 from .messages import t as msg
 from .phases import phase_bounds
+from .playback import AnchorOrderError, check_anchors
 from .replay import Replay
 
 PHASES = ("run", "replay", "steps", "analysis")
@@ -46,6 +48,11 @@ class Walkthrough:
     scenario: str | None = None
     params: dict = field(default_factory=dict)
     _memo: dict = field(default_factory=dict, repr=False)  # answers that scan the whole trace, kept
+
+    @property
+    def anchors(self) -> tuple[int | None, ...]:
+        """Each lesson step's replay step (None: it has none), in order (see :func:`lesson_stops`)."""
+        return tuple(s.step for s in self.stops)
 
     @property
     def start(self) -> int:
@@ -92,7 +99,8 @@ def run_lesson(lesson):
 
 
 def lesson_stops(replay: Replay, lesson) -> tuple[Stop, ...]:
-    """Each lesson step resolved to its replay step (or kept with the reason its selector matches nothing)."""
+    """Each lesson step resolved to its replay step, or kept with the reason it has none: its selector matches
+    nothing, or it points at an event before an earlier lesson step's (the narration would run backwards)."""
     from lessons.selectors import SelectorError, resolve
 
     stops = []
@@ -101,6 +109,11 @@ def lesson_stops(replay: Replay, lesson) -> tuple[Stop, ...]:
             at, problem = replay.step_of_row(resolve(replay.trace, step.selector)), ""
         except SelectorError as exc:
             at, problem = None, str(exc)
+        if at is not None:
+            try:
+                check_anchors([*(s.step for s in stops), at])
+            except AnchorOrderError as exc:
+                at, problem = None, str(exc)
         stops.append(Stop(i, at, dict(step.text), step.view, problem))
     return tuple(stops)
 

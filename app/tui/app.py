@@ -26,6 +26,7 @@ from app.present import Breakpoint
 from app.present import views as V
 from app.present.messages import t as msg
 from app.present.phases import phases_view
+from app.present.playback import Playback
 from app.present.text import reflow
 from app.present.vocabulary import Activity
 from app.present.walkthrough import PHASES, Walkthrough
@@ -90,13 +91,11 @@ class AscendApp(App):
         self.walk: Walkthrough | None = None
         self._phase = PHASES[0]
         self._prep_started = time.monotonic()
-        self.step = 0
-        self.stop = 0  # the lesson step shown in the narration
+        self.playback: Playback | None = None  # the step, the lesson step narrated, play (once the run is ready)
         self.core: CoreRef | None = None
         self.kind = PREFERRED_KIND
         self.expanded = True  # the selected core's pipe lanes in the timeline
-        self.speed = nav.DEFAULT_SPEED
-        self.playing = False
+        self.speed = nav.DEFAULT_SPEED  # an index into nav.SPEEDS
         self.span_us: float | None = None  # the timeline's window width (None: the whole run)
         self.center_us = 0.0
         self.show_values = False
@@ -110,6 +109,19 @@ class AscendApp(App):
         self._digit_timer: Timer | None = None
         self._tile_slots: list[list] = []
         self._metrics: dict[str, dict] = {}
+
+    @property
+    def step(self) -> int:
+        return self.playback.step if self.playback else 0
+
+    @property
+    def stop(self) -> int:
+        """The lesson step narrated (-1: before the first lesson step's event, or no lesson)."""
+        return self.playback.lesson_step if self.playback else -1
+
+    @property
+    def playing(self) -> bool:
+        return bool(self.playback and self.playback.playing)
 
     # -- layout ------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -189,11 +201,12 @@ class AscendApp(App):
         self.query_one(Preparing).display = False
         kinds = walk.kinds()
         self.kind = PREFERRED_KIND if PREFERRED_KIND in kinds else kinds[0]
-        self.step = min(walk.start + self.initial_steps, len(walk.replay) - 1)
+        step = walk.start + self.initial_steps
+        self.playback = Playback(len(walk.replay), walk.anchors, step=step, speed=nav.SPEEDS[self.speed])
         self.core = walk.core_at(self.step) or next(iter(walk.cores()), None)
         a, b = walk.phases()["work"]
         self.span_us, self.center_us = nav.opening(self._end_us(), (a / 1e6, b / 1e6))
-        self._go(self.step)
+        self._moved()
 
     def _end_us(self) -> float:
         return self.walk.replay.result.end_ps / 1e6
@@ -206,10 +219,11 @@ class AscendApp(App):
             return
         replay = walk.replay
         system = V.system_view(replay, step, lang)
-        stop = walk.stops[self.stop] if walk.stops else None
+        stop = walk.stops[self.stop] if self.stop >= 0 else None
+        unresolved = [f"{s.index + 1}: {s.problem}" for s in walk.stops if s.problem]
         narration = {
             "text": reflow(stop.text[lang] if stop else walk.summary[lang]),
-            "problem": msg("step_unresolved", lang, why=stop.problem) if stop and stop.problem else "",
+            "problem": msg("step_unresolved", lang, why="; ".join(unresolved)) if unresolved else "",
             "event": system["event"],
             "host": f"{system['host']['title']}: {system['host']['doing']}",
         }
@@ -256,7 +270,8 @@ class AscendApp(App):
     def _draw_buffers(self, system: dict) -> None:
         replay, lang, core = self.walk.replay, self.lang, self.core
         if core is None:
-            self._set("buffers-pane", msg("buffers_of", lang, core="-"), {"core": {"buffers": []}, "header": ""})
+            model = {"core": {"buffers": []}, "header": "", "empty": msg("no_core_run", lang)}
+            self._set("buffers-pane", msg("buffers_of", lang, core="-"), model)
             return
         view = V.core_view(replay, self.step, core, lang)
         grid = {(c["kind"], c["index"]): c for c in system["device"]["cores"]}
@@ -298,7 +313,7 @@ class AscendApp(App):
         walk, lang = self.walk, self.lang
         parts = [V.step_label(walk.replay, self.step, lang)]
         parts.append(("▶ " + msg("playing", lang)) if self.playing else ("■ " + msg("paused", lang)))
-        parts.append(msg("speed", lang, n=nav.SPEEDS[self.speed]))
+        parts.append(msg("speed", lang, n=self.playback.speed))
         parts.append(msg("kind_selected", lang, kind=self.kind))
         if walk.replay.breakpoints:
             parts.append(msg("breakpoints", lang, n=len(walk.replay.breakpoints)))
@@ -326,12 +341,12 @@ class AscendApp(App):
         last = len(walk.replay) - 1
         d = parameters[0] if parameters else 0
         allowed = {
-            "step": lambda: 0 <= self.step + d <= last,
+            "step": lambda: self.playback.can_move(d),
             "kind": lambda: walk.next_of_kind(self.step, self.kind, forward=d > 0) is not None,
             "next_kind": lambda: len(walk.kinds()) > 1,
-            "play": lambda: self.playing or self.step < last,
+            "play": lambda: self.playing or last > 0,
             "speed": lambda: 0 <= self.speed + d < len(nav.SPEEDS),
-            "lesson": lambda: 0 <= self.stop + d < len(walk.stops),
+            "lesson": lambda: self.playback.can_lesson(d),
             "check": lambda: walk.lesson is not None and not self.checking,
             "zoom": lambda: nav.can_zoom(self.span_us, d),
             "pan": lambda: self.span_us is not None,
@@ -344,20 +359,25 @@ class AscendApp(App):
         return True if test is None or test() else None
 
     # -- actions -------------------------------------------------------------------------------------
-    def _go(self, step: int, message: str = "") -> None:
-        self.step = step
+    def _moved(self, message: str = "") -> None:
+        """Draw the step the playback moved to (stopping the play timer if a move by hand stopped play)."""
+        if self._timer is not None and not self.playing:
+            self._schedule()
         self.message = message
-        cursor_us = self.walk.replay.event(step).start / 1e6
+        cursor_us = self.walk.replay.event(self.step).start / 1e6
         self.center_us = nav.follow(self._end_us(), self.span_us, self.center_us, cursor_us)
         self.redraw()
 
     def action_step(self, delta: int) -> None:
-        self._go(min(max(0, self.step + delta), len(self.walk.replay) - 1))
+        self.playback.move(delta)
+        self._moved()
 
     def action_kind(self, direction: int) -> None:
-        found = self.walk.next_of_kind(self.step, self.kind, forward=direction > 0)
-        if found is not None:
-            self._go(found)
+        def find(step: int, forward: bool) -> int | None:
+            return self.walk.next_of_kind(step, self.kind, forward)
+
+        if self.playback.of_kind(find, direction > 0) is not None:
+            self._moved()
 
     def action_next_kind(self) -> None:
         kinds = self.walk.kinds()
@@ -383,51 +403,44 @@ class AscendApp(App):
         self._toggle(Breakpoint(kind=kind), kind)
 
     def action_play(self) -> None:
-        self.playing = not self.playing
+        self.playback.toggle_play()
         self._schedule()
-        self.message = ""
-        self.redraw()
+        self._moved()
 
     def _schedule(self) -> None:
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
         if self.playing:
-            interval, _n = nav.tick(nav.SPEEDS[self.speed])
-            self._timer = self.set_interval(interval, self.advance)
+            interval_ms, _per_tick = self.playback.tick_of()
+            self._timer = self.set_interval(interval_ms / 1000, self.advance)
 
     def advance(self) -> None:
         """One tick of play: move on by the speed's events per tick, stopping at a breakpoint or the end."""
         if not self.playing or self.walk is None:
             return
-        replay = self.walk.replay
-        last = len(replay) - 1
-        _interval, n = nav.tick(nav.SPEEDS[self.speed])
-        target = min(last, self.step + n)
-        hit = replay.next_breakpoint(self.step)
-        message = ""
-        if hit is not None and hit <= target:
-            target, message = hit, msg("stopped_at_breakpoint", self.lang)
-        elif target == last:
-            message = msg("end_of_run", self.lang)
-        if message:
-            self.playing = False
-            self._schedule()
-        self._go(target, message)
+        why = self.playback.tick(self.walk.replay.next_breakpoint)
+        messages = {"breakpoint": "stopped_at_breakpoint", "end": "end_of_run"}
+        self._moved(msg(messages[why], self.lang) if why else "")
 
     def action_speed(self, delta: int) -> None:
         self.speed = min(max(0, self.speed + delta), len(nav.SPEEDS) - 1)
+        self.playback.speed = nav.SPEEDS[self.speed]
         self._schedule()
         self.redraw()
 
     def action_lesson(self, delta: int) -> None:
-        self.stop = min(max(0, self.stop + delta), len(self.walk.stops) - 1)
-        target = self.walk.stops[self.stop].step
-        if target is None:
-            self.redraw()
-            return
-        self.core = self.walk.core_at(target) or self.core
-        self._go(target)
+        """The next (n) or previous (p) lesson step, from the one narrated now."""
+        if self.playback.lesson(delta):
+            self.core = self.walk.core_at(self.step) or self.core
+        self._moved()
+
+    def action_lesson_step(self, index: int) -> None:
+        """Lesson step ``index`` (0-based), as the web's lesson-step buttons do: its event, its text shown even
+        when it shares the event with the lesson step after it."""
+        if self.playback.choose(index):
+            self.core = self.walk.core_at(self.step) or self.core
+        self._moved()
 
     def action_language(self) -> None:
         self.lang = "zh" if self.lang == "en" else "en"

@@ -1,4 +1,4 @@
-"""The TUI's moves in plain Python (no Textual): play speeds, the timeline's zoom window, core numbers.
+"""The TUI's moves in plain Python (no Textual): the timeline's zoom window, core numbers.
 
 Kept apart from the widgets so the arithmetic of "where does the window go when I zoom" or "which
 core is 12" is tested without a terminal.
@@ -6,19 +6,13 @@ core is 12" is tested without a terminal.
 
 from __future__ import annotations
 
+from app.present import playback
 from engine.locations import CoreRef
 
-SPEEDS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)  # events per second when playing
-DEFAULT_SPEED = 2  # index into SPEEDS: 5 events/s
-MAX_TICKS_PER_S = 20  # faster speeds move several events per tick instead of ticking faster
+SPEEDS = playback.SPEEDS  # events per second when playing (the web offers the same; the arithmetic is playback's)
+DEFAULT_SPEED = SPEEDS.index(playback.DEFAULT_SPEED)  # an index into SPEEDS
 ZOOM_FACTOR = 4  # z shows a quarter of the span, Z four times as much
 MIN_SPAN_US = 1e-6  # a picosecond: the trace's time unit
-
-
-def tick(speed: int) -> tuple[float, int]:
-    """(seconds between ticks, events per tick) that play ``speed`` events per second."""
-    per_tick = max(1, -(-speed // MAX_TICKS_PER_S))
-    return per_tick / speed, per_tick
 
 
 def window(end_us: float, span_us: float | None, center_us: float) -> tuple[float, float] | None:
@@ -84,7 +78,6 @@ __all__ = (
     "follow",
     "opening",
     "pan",
-    "tick",
     "window",
     "zoom",
 )

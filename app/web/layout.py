@@ -11,12 +11,11 @@ from __future__ import annotations
 from dash import dcc, html
 
 from app.present.messages import t as msg
+from app.present.playback import DEFAULT_SPEED, SPEEDS
 from engine.trace import Kind
 
 from .figures import empty_figure
 
-SPEEDS = (1, 2, 5, 10, 20, 50, 200, 1000, 5000)  # steps per second
-DEFAULT_SPEED = 10
 LANGS = (("en", "English"), ("zh", "中文"))
 VIEWS = ("system", "core", "timeline", "matrices", "pipeline", "metrics", "code")
 PAGES = (("/", "web.nav.lessons"), ("/playground", "web.nav.playground"), ("/compare", "web.nav.compare"))

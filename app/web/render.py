@@ -2,17 +2,20 @@
 
 :func:`meta` is everything about a run that does not change with the step or the language: its step
 count, cores, grid, the matrices' axes and the output tiles in landing order, a lesson's step anchors
-and narration in both languages, and the window size the browser asks for. :func:`window` is a
-window of frames (:func:`app.present.frames.frames`) with each distinct part rendered once into
-Dash components by :mod:`.panels`; the browser swaps them in as it steps, with no server round trip
-until it leaves the window. Both are plain JSON-able data; nothing here keeps state.
+and narration in both languages with where its next/previous buttons go, each play speed's (interval,
+events per tick), and the window size the browser asks for. :func:`window` is a window of frames
+(:func:`app.present.frames.frames`) with each distinct part rendered once into Dash components by
+:mod:`.panels`, and the lesson step narrated at each step; the browser swaps them in as it steps, with
+no server round trip until it leaves the window. The rules (which lesson step is current, how fast
+play runs) are :mod:`app.present.playback`'s; the browser only applies their answers. Both are plain
+JSON-able data; nothing here keeps state.
 """
 
 from __future__ import annotations
 
 import math
 
-from app.present import views
+from app.present import playback, views
 from app.present.messages import LANGS
 from app.present.messages import t as msg
 from app.present.text import reflow
@@ -55,6 +58,7 @@ def meta(loaded: Loaded) -> dict:
         "events": loaded.events,
         "axes": figures.matrix_axes(tensor_shapes(loaded)),
         "colours": list(figures.CORE_COLOURS),
+        "speeds": playback.speed_table(),  # speed -> [interval ms, events per tick]
     }
     lesson = loaded.lesson
     if lesson is not None:
@@ -67,6 +71,8 @@ def meta(loaded: Loaded) -> dict:
             "text": {lang: [reflow(s.text[lang]) for s in lesson.steps] for lang in LANGS},
             "summary": {lang: reflow(text) for lang, text in lesson.summary.items()},
             "missing_note": _missing_note(missing),
+            # the lesson step a next (+1) / previous (-1) button goes to from lesson step k, at index k + 1
+            "nav": {str(d): playback.lesson_nav(anchors, d) for d in (1, -1)},
         }
         first = next((a for a in anchors if a is not None), 0)
         out["start"] = first
@@ -164,6 +170,8 @@ def window(loaded: Loaded, first: int, count: int, core: str | None, lang: str, 
     # an event with no source line (a block, a stream task) keeps the code of the step before it on screen
     blank = [i for i, p in enumerate(parts.get("code", [])) if not p["lines"]]
     out.update(run=loaded.key, parts=rendered, index=index, tiles=w["tiles"], code_blank=blank)
+    if loaded.lesson is not None:  # the lesson step narrated at each step (unless one was chosen explicitly)
+        out["lesson"] = playback.lesson_steps([s.step for s in loaded.stops], out["first"], out["count"])
     return out
 
 

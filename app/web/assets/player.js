@@ -12,12 +12,17 @@
  * moved with Plotly.relayout; the tile outlines and the output's completion on the matrices, which
  * change less often, go through Dash as a Patch of the figure. The containers are empty Dash
  * components, so Dash never redraws over what is written here.
+ *
+ * No rule about what a step shows is decided here (app/present/playback.py owns them): the window says
+ * which lesson step is narrated at each step, the meta where a lesson's next/previous buttons go and each
+ * speed's (interval, events per tick). The one thing kept here is the lesson step a trainee chose
+ * explicitly, which the narration shows until the step moves (the Playback rule, applied).
  */
 (function () {
     "use strict";
     const VIEWS = ["system", "core", "timeline", "matrices", "pipeline", "metrics", "code"];
     const memo = {metaKey: null, win: null, last: {}, tick: null, narrated: null, grid: null, seen: null,
-                  asked: null, retry: null};
+                  asked: null, retry: null, chosen: null};
     const RETRY_MS = 4000; // a window request whose answer never came (its server died) is asked again
 
     function nu() { return window.dash_clientside.no_update; }
@@ -30,22 +35,22 @@
         return !!(c && c.triggered && c.triggered.some(function (t) { return t.value; }));
     }
     function clamp(x, lo, hi) { return Math.max(lo, Math.min(hi, x)); }
-    function interval(speed) { return Math.max(50, Math.round(1000 / Math.max(1, speed || 10))); }
-    function perTick(speed) { return Math.max(1, Math.round((speed || 10) * interval(speed) / 1000)); }
+    function tickOf(meta, speed) { return meta.speeds[String(speed)] || [1000, 1]; } // [interval ms, events]
     function byId(id) { return document.getElementById(id); }
     function setText(id, text) {
         const el = byId(id);
         if (el && el.textContent !== text) { el.textContent = text; }
     }
 
-    function lessonIndex(meta, step) {
-        const L = meta && meta.lesson;
-        if (!L) { return -1; }
-        let best = -1, at = -1;
-        L.anchors.forEach(function (a, k) {
-            if (a !== null && a <= step && a >= at) { best = k; at = a; }
-        });
-        return best;
+    // the lesson step narrated at ``step``: the one chosen by a button while the step stays on it, else what
+    // the window says (undefined: the window around the step has not arrived yet)
+    function lessonAt(meta, win, step) {
+        if (!meta || !meta.lesson) { return -1; }
+        const c = memo.chosen;
+        if (c && c.key === meta.key && c.step === step) { return c.k; }
+        if (!win || win.run !== meta.key || !win.lesson) { return undefined; }
+        const i = step - win.first;
+        return (i >= 0 && i < win.count) ? win.lesson[i] : undefined;
     }
 
     // -- the step ------------------------------------------------------------------------------------
@@ -57,6 +62,7 @@
         let play = !!playing;
         if (memo.metaKey !== meta.key) {
             memo.metaKey = meta.key;
+            memo.chosen = null;
             s = meta.start || 0;
             play = false;
         }
@@ -73,17 +79,19 @@
             if (play && s >= n - 1) { s = 0; }
         } else if (kind === "lesson-step" && meta.lesson) {
             const a = meta.lesson.anchors[id.i];
-            if (a !== null && a !== undefined) { s = a; }
+            if (a !== null && a !== undefined) { s = a; memo.chosen = {key: meta.key, k: id.i, step: a}; }
             play = false;
         } else if (kind === "ls-nav" && meta.lesson) {
-            const A = meta.lesson.anchors;
-            let k = lessonIndex(meta, s) + id.dir;
-            while (k >= 0 && k < A.length && (A[k] === null)) { k += id.dir; }
-            if (k >= 0 && k < A.length) { s = A[k]; }
+            const cur = lessonAt(meta, win, s);
+            const to = cur === undefined ? null : meta.lesson.nav[String(id.dir)][cur + 1];
+            if (to !== null && to !== undefined) {
+                s = meta.lesson.anchors[to];
+                memo.chosen = {key: meta.key, k: to, step: s};
+            }
             play = false;
         } else if (kind === "play-timer") {
             if (!play) { return same; }
-            let target = Math.min(n - 1, s + perTick(speed));
+            let target = Math.min(n - 1, s + tickOf(meta, speed)[1]);
             if (!win || win.run !== meta.key || s < win.first || s >= win.first + win.count) {
                 return same; // wait for the window around here
             }
@@ -97,8 +105,9 @@
             if (s >= n - 1) { play = false; }
         }
         s = clamp(Math.round(s), 0, Math.max(0, n - 1));
+        if (memo.chosen && memo.chosen.step !== s) { memo.chosen = null; } // the step moved: the rule again
         const changedPlay = play !== !!playing;
-        const tick = interval(speed);
+        const tick = tickOf(meta, speed)[0];
         const newTick = tick !== memo.tick;
         memo.tick = tick;
         return [
@@ -341,12 +350,13 @@
     }
 
     // -- a lesson's narration --------------------------------------------------------------------------
-    function narrate(step, meta, lang, buttons) {
+    function narrate(step, meta, win, lang, buttons) {
         const L = meta && meta.lesson;
         const none = [nu(), new Array(buttons).fill(nu())].concat(VIEWS.map(nu));
         if (!L) { return none; }
         lang = lang || "en";
-        const j = lessonIndex(meta, (typeof step === "number") ? step : 0);
+        const j = lessonAt(meta, win, (typeof step === "number") ? step : 0);
+        if (j === undefined) { return none; } // the window with this step's lesson step is on its way
         const key = JSON.stringify([lang, j, buttons]);
         if (memo.narrated && memo.narrated.meta === meta && memo.narrated.key === key) { return none; }
         memo.narrated = {meta: meta, key: key};
@@ -383,7 +393,7 @@
             // a side update: the window request feeds a server callback whose window feeds this one
             ask(asked, 0);
         }
-        const told = narrate(s, meta, lang, buttons);
+        const told = narrate(s, meta, win, lang, buttons);
         return moved.concat([patch], told);
     }
 

@@ -1,4 +1,5 @@
-"""The engine imports numpy and the standard library only, and holds no module-level mutable state."""
+"""The engine imports numpy and the standard library only, holds no module-level mutable state, and no source
+module is over 500 lines."""
 
 import ast
 import subprocess
@@ -43,3 +44,18 @@ def test_no_module_level_mutable_state():
                 assert not isinstance(
                     value, ast.List | ast.Dict | ast.Set | ast.ListComp | ast.DictComp | ast.SetComp
                 ), f"{path.name}:{node.lineno} module-level mutable container"
+
+
+MAX_MODULE_LINES = 500
+
+
+def test_no_source_module_is_over_500_lines():
+    """A module a newcomer reads in one sitting (tests are exempt: a test file is a list of cases)."""
+    root = ENGINE.parent
+    long = {
+        str(p.relative_to(root)): n
+        for package in ("engine", "app", "lessons")
+        for p in (root / package).rglob("*.py")
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+    }
+    assert not long, f"over {MAX_MODULE_LINES} lines: {long}"

@@ -8,6 +8,7 @@ import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from app.present import Breakpoint, Replay
@@ -228,8 +229,10 @@ def test_the_playground_rejects_a_bad_shape_inline_then_runs_a_good_one(tab):
     p.click("#view-system h3")  # the focus out of the dropdown, so the keys step
     p.keyboard.press("Home")
     tab.wait_step(1, expected)
-    p.click("#jump-next")  # the first mmad: L0A and L0B hold tiles of A and B
-    tab.wait_step(lesson_free_step(expected, "COMPUTE") + 1, expected)
+    computes = compute_steps(expected)  # the scalar unit's issue rows first, then the first mmad
+    for i in computes[: computes.index(first_mmad(expected)) + 1]:
+        p.click("#jump-next")  # on to the first mmad: L0A and L0B hold tiles of A and B
+        tab.wait_step(i + 1, expected)
     held = p.locator("#core-body .slot .tile", has_text="[").first  # a slot holding a tile of A or B
     tile = held.inner_text()
     held.click()
@@ -238,11 +241,30 @@ def test_the_playground_rejects_a_bad_shape_inline_then_runs_a_good_one(tab):
     tab.shot("playground")
 
 
-def lesson_free_step(n_steps, kind):
-    """The first step of ``kind`` in the 64^3 matmul the playground test runs."""
+def _playground_replay(n_steps: int) -> Replay:
+    """The 64^3 matmul the playground test runs."""
     replay = Replay(run_scenario("matmul", m=64, n=64, k=64).result)
     assert len(replay) == n_steps
-    return replay.next_of_kind(0, kind)
+    return replay
+
+
+def lesson_free_step(n_steps, kind):
+    """The first step of ``kind`` in the 64^3 matmul the playground test runs."""
+    return _playground_replay(n_steps).next_of_kind(0, kind)
+
+
+def compute_steps(n_steps) -> list[int]:
+    """Every COMPUTE step of that run, in order (what the jump button visits)."""
+    replay, out, step = _playground_replay(n_steps), [], 0
+    while (step := replay.next_of_kind(step, "COMPUTE")) is not None and (not out or step != out[-1]):
+        out.append(step)
+    return out
+
+
+def first_mmad(n_steps) -> int:
+    replay = _playground_replay(n_steps)
+    t = replay.trace
+    return replay.next_where(0, np.flatnonzero(t.name == t.names.index("mmad")))
 
 
 def test_a_recommendation_s_try_it_reruns_the_playground_with_its_change(tab):

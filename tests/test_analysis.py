@@ -3,6 +3,7 @@
 import csv
 import dataclasses
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -72,7 +73,10 @@ def test_cross_stream_race_needs_an_unordered_pair():
     bad, _ = report("debug-demo", bug="cross-stream")
     assert "race" not in kinds(ok) and "race" in kinds(bad)
     race = next(f for f in bad.findings if f.kind == "race")
-    assert "debug_demo.py:45" in race.message and "debug_demo.py:43" in race.message
+    source = (Path(__file__).resolve().parent.parent / "engine/scenarios/debug_demo.py").read_text().splitlines()
+    write = next(i for i, line in enumerate(source, 1) if "acl.rt.memcpy_async(dx" in line)  # s1 writes dx
+    read = next(i for i, line in enumerate(source, 1) if 'if bug == "cross-stream"' in line) + 1  # s2 reads it
+    assert f"debug_demo.py:{read}" in race.message and f"debug_demo.py:{write}" in race.message, race.message
 
 
 # -- recommendations --------------------------------------------------------------------------------

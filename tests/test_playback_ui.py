@@ -5,7 +5,6 @@ back while the event moves forward."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 from concurrent.futures import ThreadPoolExecutor
 
@@ -129,22 +128,25 @@ def web_state(tab) -> tuple[int, int, str]:
 
 
 def web_sequence(tab, number: int, expected: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
-    """The web's states along :func:`moves`; after each move it waits (up to 10 s) for the TUI's state, so a
-    slow window costs time, not a false difference, and a real difference shows as the state the page kept."""
+    """The web's states along :func:`moves`; after each move it waits (up to 30 s, a loaded CI machine's slow
+    window) for the TUI's state, so a slow window costs time, not a false difference, and a real difference
+    shows as the state the page kept (after the first one, the remaining moves wait 1 s each)."""
     from playwright.sync_api import Error as PlaywrightError
 
     p = tab.page
     n = len(lesson(number).replay)
     tab.open(f"/?lesson={number}")
     tab.wait_steps(n)
-    seen = []
+    seen, patience = [], 30_000
     for move, want in zip(moves(len(lesson(number).stops)), expected, strict=True):
         if move[0] == "click":
             p.click(f".lstep >> nth={move[1]}")
         elif move[0] != "open":
             p.click(WEB_BUTTONS[move[0]])
-        with contextlib.suppress(PlaywrightError):  # a difference is reported by the comparison, not here
-            p.wait_for_function(WAIT, arg=list(want), timeout=10_000)
+        try:
+            p.wait_for_function(WAIT, arg=list(want), timeout=patience)
+        except PlaywrightError:  # a difference is reported by the comparison, not here
+            patience = 1_000
         seen.append(web_state(tab))
     return seen
 

@@ -14,6 +14,13 @@ from engine.detail import GM, Instr
 from engine.runner import get_scenario
 
 
+def first_mmad(replay) -> int:
+    """The step of a run's first mmad (a block's first COMPUTE row is the scalar unit issuing, on its SCALAR
+    lane, so "the first COMPUTE step" is not it)."""
+    t = replay.trace
+    return replay.next_where(0, np.flatnonzero(t.name == t.names.index("mmad")))
+
+
 def _rect_bytes(ctx, rect) -> np.ndarray:
     if rect.buf == GM:
         alloc = next(a for a in ctx.sim.devmem.space.live() if a.ident == rect.owner)

@@ -13,6 +13,7 @@ from app.present.vocabulary import Activity
 from app.server.store import RunSpec, RunStore, decode, encode
 from engine.locations import CoreRef
 from engine.runner import get_scenario, run_scenario
+from tests.replay_helpers import first_mmad
 
 AIC0 = CoreRef("AIC", 0)
 
@@ -22,12 +23,6 @@ def matmul():
     run = run_scenario("matmul", m=256, n=256, k=256, cores=4)
     replay = Replay(run.result, inputs=get_scenario("matmul").inputs(run.params), context={"params": run.params})
     return run, replay
-
-
-def first_mmad(replay) -> int:
-    """The step of the first mmad (the first COMPUTE row may be the scalar unit issuing, on a SCALAR lane)."""
-    t = replay.trace
-    return replay.next_where(0, np.flatnonzero(t.name == t.names.index("mmad")))
 
 
 def test_every_message_exists_in_both_languages():

@@ -1,14 +1,13 @@
 """Every key of the terminal UI, pressed through Textual's Pilot: what it changes in the app's state
 and what the panes then show (lesson 1 unless a key needs tiles with values: the matmul scenario)."""
 
-import numpy as np
-
 from app.present import views as V
 from app.present.messages import t as msg
 from app.present.phases import phase_bounds
 from app.present.text import reflow
 from app.tui import navigation as nav
 from engine.locations import CoreRef
+from tests.replay_helpers import first_mmad
 from tests.tui_helpers import drive, keybar_enabled, lesson, line, make_app, matmul, shown, status
 
 
@@ -272,8 +271,7 @@ def test_two_digits_select_a_core_above_nine():
 
 def test_v_shows_a_tiles_real_numbers_and_s_moves_to_the_next_slot():
     walk = matmul()
-    t = walk.replay.trace  # the first mmad (the first COMPUTE row is the scalar unit issuing): tiles in L0A / L0B
-    target = walk.replay.next_where(0, np.flatnonzero(t.name == t.names.index("mmad")))
+    target = first_mmad(walk.replay)  # tiles in L0A / L0B
     app = make_app(walk, steps=target)
 
     async def script(pilot):

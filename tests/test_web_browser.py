@@ -8,7 +8,6 @@ import json
 import re
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from app.present import Breakpoint, Replay
@@ -16,6 +15,7 @@ from engine import Simulation
 from engine.runner import run_scenario
 from lessons.catalog import get
 from lessons.selectors import resolve
+from tests.replay_helpers import first_mmad
 from tests.web_browser import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, Server, Tab, need_browser
 
 pytestmark = pytest.mark.slow
@@ -229,8 +229,7 @@ def test_the_playground_rejects_a_bad_shape_inline_then_runs_a_good_one(tab):
     p.click("#view-system h3")  # the focus out of the dropdown, so the keys step
     p.keyboard.press("Home")
     tab.wait_step(1, expected)
-    computes = compute_steps(expected)  # the scalar unit's issue rows first, then the first mmad
-    for i in computes[: computes.index(first_mmad(expected)) + 1]:
+    for i in computes_to_first_mmad(expected):  # the scalar unit's issue rows first, then the first mmad
         p.click("#jump-next")  # on to the first mmad: L0A and L0B hold tiles of A and B
         tab.wait_step(i + 1, expected)
     held = p.locator("#core-body .slot .tile", has_text="[").first  # a slot holding a tile of A or B
@@ -241,30 +240,16 @@ def test_the_playground_rejects_a_bad_shape_inline_then_runs_a_good_one(tab):
     tab.shot("playground")
 
 
-def _playground_replay(n_steps: int) -> Replay:
-    """The 64^3 matmul the playground test runs."""
+def computes_to_first_mmad(n_steps: int) -> list[int]:
+    """The COMPUTE steps the jump button visits from the start of the 64^3 matmul the playground test runs,
+    up to and including its first mmad."""
     replay = Replay(run_scenario("matmul", m=64, n=64, k=64).result)
     assert len(replay) == n_steps
-    return replay
-
-
-def lesson_free_step(n_steps, kind):
-    """The first step of ``kind`` in the 64^3 matmul the playground test runs."""
-    return _playground_replay(n_steps).next_of_kind(0, kind)
-
-
-def compute_steps(n_steps) -> list[int]:
-    """Every COMPUTE step of that run, in order (what the jump button visits)."""
-    replay, out, step = _playground_replay(n_steps), [], 0
-    while (step := replay.next_of_kind(step, "COMPUTE")) is not None and (not out or step != out[-1]):
-        out.append(step)
+    target, out = first_mmad(replay), [replay.next_of_kind(0, "COMPUTE")]
+    while out[-1] < target:
+        out.append(replay.next_of_kind(out[-1], "COMPUTE"))
+    assert out[-1] == target
     return out
-
-
-def first_mmad(n_steps) -> int:
-    replay = _playground_replay(n_steps)
-    t = replay.trace
-    return replay.next_where(0, np.flatnonzero(t.name == t.names.index("mmad")))
 
 
 def test_a_recommendation_s_try_it_reruns_the_playground_with_its_change(tab):

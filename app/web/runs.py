@@ -125,19 +125,13 @@ def validate_request(request: dict) -> tuple[RunSpec, Scenario, Cost]:
     numerics = request.get("numerics", True)
     if not isinstance(numerics, bool):
         raise RunRequestError(f"numerics must be true or false, got {numerics!r}")
-    values = {}
-    current = None
     try:
-        for p in scenario.params:
-            current = p
-            values[p.name] = _coerce(p, raw.get(p.name, p.default))
-        current = None
+        values = {p.name: _coerce(p, raw.get(p.name, p.default)) for p in scenario.params}
         values = scenario.validate(profile, values)
         cost = limits.check(scenario, profile, values, numerics)
-    except ScenarioArgError as exc:
+    except ScenarioArgError as exc:  # every refusal names its parameters (exc.params)
         named = {p.name: p for p in scenario.params}
-        at_fault = [named[n] for n in exc.params if n in named] or ([current] if current is not None else [])
-        raise RunRequestError(_field(str(exc), at_fault)) from None
+        raise RunRequestError(_field(str(exc), [named[n] for n in exc.params if n in named])) from None
     return RunSpec.of(name, profile_name, values, numerics), scenario, cost
 
 

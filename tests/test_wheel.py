@@ -64,10 +64,11 @@ def shipped_files() -> list[str]:
     return sorted(f for f in out if "__pycache__" not in f and not f.endswith(".pyc"))
 
 
-def clean_source(dest: Path) -> Path:
-    """The checkout's own files copied to dest, so nothing left in the checkout (a stale build/ folder, an
-    untracked module) can reach the wheel: what is built is what a clean clone builds."""
-    for rel in [*shipped_files(), "pyproject.toml", "README.md"]:
+def clean_source(dest: Path, shipped: list[str]) -> Path:
+    """The checkout's own files (``shipped`` and the build's metadata) copied to dest, so nothing left in the
+    checkout (a stale build/ folder, an untracked module) can reach the wheel: what is built is what a clean
+    clone builds."""
+    for rel in [*shipped, "pyproject.toml", "README.md"]:
         (dest / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / rel, dest / rel)
     return dest
@@ -117,13 +118,14 @@ def run(cmd, cwd, env, timeout=300):
 def test_wheel_installs_into_a_fresh_venv_and_every_command_runs(tmp_path):
     t0 = time.perf_counter()
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
-    dist, source = tmp_path / "dist", clean_source(tmp_path / "source")
+    shipped = shipped_files()
+    dist, source = tmp_path / "dist", clean_source(tmp_path / "source", shipped)
     run([sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "-q", "-w", str(dist)], tmp_path, env)
     (wheel,) = dist.glob("ascendsim-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    missing = [f for f in shipped_files() if f not in names]
+    missing = [f for f in shipped if f not in names]
     assert not missing, f"the wheel leaves out {missing}"
-    extra = [n for n in names if n.split("/")[0] in PACKAGES and n not in shipped_files()]
+    extra = sorted(n for n in names - set(shipped) if n.split("/")[0] in PACKAGES)
     assert not extra, f"the wheel holds files the checkout does not: {extra}"
     built = time.perf_counter()
 

@@ -46,8 +46,8 @@ def copy_in(x_gm, in_q, count):
 
 def compute(in_q, out_q, count, a, b):
     # TODO (7 lines): take the tile CopyIn handed over, compute y = relu(a*x + b) into a tensor of the VECOUT
-    # queue with the vector unit (one instruction per operation; the vector API is in engine/aicore/instructions.py), hand y
-    # to CopyOut and give x's slot back.
+    # queue with the vector unit (one instruction per operation; the vector API is in
+    # engine/aicore/vector_ops.py), hand y to CopyOut and give x's slot back.
     pass
 
 

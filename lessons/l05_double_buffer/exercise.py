@@ -60,7 +60,7 @@ def compute(in_q, out_q, count):
     x_local = in_q.deque()
     y_local = out_q.alloc_tensor(asc.half)
     # TODO (5 lines): y = Hard-Swish(x) (the formula is in hard_swish's docstring) with vector instructions
-    # on UB tensors, one instruction per step of the formula; engine/aicore/instructions.py holds the vector API.
+    # on UB tensors, one instruction per step of the formula; engine/aicore/vector_ops.py holds the vector API.
     out_q.enque(y_local)
     in_q.free_tensor(x_local)
 

@@ -198,6 +198,35 @@ def test_the_replay_shows_the_bytes_the_leaky_relu_fast_path_left_in_c():
     np.testing.assert_array_equal(replayed_c(sim.finish(), inputs["A"], inputs["B"], (300, 208), np.float16), kept["C"])
 
 
+def op_matmul_c(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """C of the library matmul (``acl.op.matmul``, fp16 out) on A and B, as the host copies it back."""
+    from engine.acl_codes import ACL_MEM_MALLOC_HUGE_FIRST, ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE
+
+    sim = Simulation("ascend910b1")
+    acl = sim.acl
+    acl.init()
+    acl.rt.set_device(0)
+    (m, k), n = a.shape, b.shape[1]
+    ptrs = {}
+    for name, nbytes in (("a", a.nbytes), ("b", b.nbytes), ("c", m * n * 2)):
+        ptrs[name] = acl.rt.malloc(nbytes, ACL_MEM_MALLOC_HUGE_FIRST)[0]
+    for name, x in (("a", a), ("b", b)):
+        assert acl.rt.memcpy(ptrs[name], x.nbytes, x, x.nbytes, ACL_MEMCPY_HOST_TO_DEVICE) == 0
+    stream = acl.rt.create_stream()[0]
+    assert acl.op.matmul(ptrs["a"], ptrs["b"], ptrs["c"], m, n, k, stream) == 0
+    assert acl.rt.synchronize_stream(stream) == 0
+    out = np.zeros((m, n), np.float16)
+    assert acl.rt.memcpy(out, out.nbytes, ptrs["c"], out.nbytes, ACL_MEMCPY_DEVICE_TO_HOST) == 0
+    return out
+
+
+def test_the_library_matmul_is_the_cubes_arithmetic():
+    rng = np.random.default_rng(5)
+    a, b = wide(rng, (200, 300)), wide(rng, (300, 130))
+    expected = cube.fixpipe(cube.matmul(a, b, 64), np.float16)
+    np.testing.assert_array_equal(op_matmul_c(a, b), expected)
+
+
 _THREADED = """
 import hashlib, json, sys
 import numpy as np
@@ -205,7 +234,7 @@ sys.path.insert(0, {root!r})
 from engine.aicore import cube
 from engine.aicore.matmul_tiling import auto_tiling
 from engine import load_profile
-from tests.test_cube_arithmetic import run_matmul, replayed_c, wide
+from tests.test_cube_arithmetic import op_matmul_c, run_matmul, replayed_c, wide
 
 digest = lambda x: hashlib.sha256(np.ascontiguousarray(x).view(np.uint8)).hexdigest()
 rng = np.random.default_rng(2)
@@ -215,6 +244,8 @@ for fast in (False, True):
     c, result, (a, b) = run_matmul(fast, 256, 160, 320, tiling)
     out["fast" if fast else "plain"] = digest(c)
 out["replay"] = digest(replayed_c(result, a, b, (256, 160), np.float16))
+out["library"] = digest(op_matmul_c(rng.standard_normal((512, 512)).astype(np.float16),
+                                    rng.standard_normal((512, 512)).astype(np.float16)))
 print(json.dumps(out))
 """
 

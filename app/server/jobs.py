@@ -3,10 +3,10 @@
 Every run that takes time (a playground run, a compare, a trainee's exercise) is a Dash background
 callback: the click returns at once and the page polls the job (one request in flight at a time; Dash
 waits for each answer before asking again). :func:`manager` picks the engine Dash documents for that:
-``DiskcacheManager`` by default (jobs are processes of this machine, results in its temporary folder:
-no external service), or ``CeleryManager`` over Redis when ``ASCENDSIM_REDIS_URL`` is set (jobs run on
-Celery workers on any number of machines that share the runs folder: ``celery -A app.server.celery_app
-worker``).
+``DiskcacheManager`` by default (jobs are processes of this machine, forked by the server's
+:class:`~app.server.launcher.Launcher`; results in its temporary folder: no external service), or
+``CeleryManager`` over Redis when ``ASCENDSIM_REDIS_URL`` is set (jobs run on Celery workers on any number
+of machines that share the runs folder: ``celery -A app.server.celery_app worker``).
 
 Inside a job, three guards, each with a local implementation (``flock`` on files in the runs folder: a
 lock dies with the process that held it, however it died) and a Redis one (keys with a lease that the
@@ -34,6 +34,8 @@ from pathlib import Path
 import diskcache
 from dash import DiskcacheManager
 from dash.background_callback.managers.diskcache_manager import _make_job_fn
+
+from .launcher import Launcher
 
 REDIS_ENV = "ASCENDSIM_REDIS_URL"
 SLOTS = max(1, os.cpu_count() or 1)  # heavy jobs at once on this machine (a class server: its cores)
@@ -66,16 +68,32 @@ def manager(folder: Path):
 
 
 class LocalManager(DiskcacheManager):
-    """Dash's ``DiskcacheManager``, except that a job (a process forked from the server's) opens the cache afresh
-    instead of using the server's SQLite connections: a connection must not cross a fork, and the server's
-    other threads may be using theirs at that moment."""
+    """Dash's ``DiskcacheManager``, except for how a job's process is made. Dash forks it from the server's
+    process, whose other threads may hold locks at that instant (SQLite's, while they poll other jobs); here a
+    :class:`~app.server.launcher.Launcher`, made by :meth:`start` once the callbacks are registered and before
+    the server has threads, forks it. The job opens the cache afresh (a connection must not cross a fork)."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = str(folder)
         super().__init__(diskcache.Cache(self.folder, size_limit=CACHE_BYTES))
+        self._launcher: Launcher | None = None
 
     def make_job_fn(self, fn, progress, key=None):
         return _make_job_fn(fn, _PerProcessCache(self.folder), progress)
+
+    def start(self) -> None:
+        """Make the launcher (call it once every background callback is registered, while single-threaded)."""
+        if self._launcher is None:
+            self._launcher = Launcher(self._run_job)
+
+    def _run_job(self, name: str, args: tuple) -> None:
+        self.func_registry[name](*args)
+
+    def call_job_fn(self, key, job_fn, args, context):
+        if self._launcher is None:
+            raise RuntimeError("LocalManager.start() was not called: jobs would be forked from a threaded server")
+        name = next(k for k, fn in self.func_registry.items() if fn is job_fn)
+        return self._launcher.start(name, (key, self._make_progress_key(key), args, dict(context)))
 
 
 class _PerProcessCache:

@@ -1,0 +1,106 @@
+"""The job launcher (``app/server/launcher.py``): background jobs are forked by a process made while the server was
+single-threaded, never by a server thread while other threads hold locks."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+import diskcache
+import psutil
+import pytest
+
+from app.server.launcher import Launcher, LauncherGone
+
+
+def _wait(predicate, timeout: float = 20.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def _job(folder: str):
+    """What a Dash job does first: open the jobs' cache afresh and write to it."""
+
+    def run(name: str, args: tuple) -> None:
+        if name == "crash":
+            raise RuntimeError("a job that fails")
+        if name == "sleep":
+            time.sleep(args[0])
+        diskcache.Cache(folder).set(f"done-{args[-1]}", os.getpid())
+
+    return run
+
+
+@pytest.fixture
+def launched(tmp_path):
+    launcher = Launcher(_job(str(tmp_path)))
+    yield launcher, diskcache.Cache(str(tmp_path))
+    launcher.close()
+
+
+def test_jobs_start_and_finish_while_other_threads_are_inside_sqlite(launched):
+    """The server's threads poll the jobs' cache many times a second; a job forked from one of them would inherit
+    SQLite's mutex held and hang. Every job the launcher forks finishes."""
+    launcher, cache = launched
+    stop = threading.Event()
+
+    def poll():
+        i = 0
+        while not stop.is_set():
+            cache.set(f"poll-{i % 50}", b"x" * 1000)
+            cache.get(f"poll-{(i + 7) % 50}")
+            i += 1
+
+    threads = [threading.Thread(target=poll) for _ in range(4)]
+    for t in threads:
+        t.start()
+    try:
+        pids = {}
+        for n in range(20):
+            pids[n] = launcher.start("write", (n,))
+        finished = [n for n in pids if _wait(lambda n=n: cache.get(f"done-{n}") is not None)]
+    finally:
+        stop.set()
+        for t in threads:
+            t.join()
+    assert finished == list(range(20))
+    assert {cache.get(f"done-{n}") for n in pids} == set(pids.values())  # each job is the process it said
+
+
+def test_a_job_is_the_launchers_child_and_is_cancelled_by_its_pid(launched):
+    launcher, cache = launched
+    pid = launcher.start("sleep", (60, "long"))
+    job = psutil.Process(pid)
+    assert job.ppid() == launcher.pid != os.getpid()
+    os.kill(pid, signal.SIGKILL)  # what Dash's cancel does with the pid it was given
+    assert _wait(lambda: not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE)
+    assert _wait(lambda: not psutil.pid_exists(pid))  # reaped by the launcher, not left a zombie
+    assert cache.get("done-long") is None
+
+
+def test_a_crashing_job_leaves_the_launcher_serving(launched):
+    launcher, cache = launched
+    launcher.start("crash", ("x",))
+    launcher.start("write", ("after",))
+    assert _wait(lambda: cache.get("done-after") is not None)
+
+
+def test_the_launcher_ends_with_its_server_and_says_so_when_gone(tmp_path):
+    launcher = Launcher(_job(str(tmp_path)))
+    pid = launcher.pid
+    assert psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    launcher.close()
+    assert not psutil.pid_exists(pid)
+
+    other = Launcher(_job(str(tmp_path)))
+    os.kill(other.pid, signal.SIGKILL)
+    os.waitpid(other.pid, 0)
+    with pytest.raises(LauncherGone, match=f"process {other.pid}"):
+        other.start("write", ("never",))
+    other.close()

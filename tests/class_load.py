@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import statistics
 import tempfile
 import threading
@@ -46,6 +47,8 @@ class Load:
     users: int
     run_to_views_s: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    server_said: list[str] = field(default_factory=list)  # the server log's errors and worker timeouts
+    phases: dict[int, list[tuple[float, str]]] = field(default_factory=dict)  # per user: (s after the click, text)
     cpu_percent: list[float] = field(default_factory=list)
     rss_mb: list[float] = field(default_factory=list)
 
@@ -95,14 +98,39 @@ async def _user(browser, url: str, i: int, expected: int, load: Load, steps: int
             await page.click("#pg-numerics input")
         t0 = time.perf_counter()
         await page.click("#pg-run")
-        await page.wait_for_function(
-            "n => (document.getElementById('step-label') || {}).innerText?.includes(' / ' + n)", arg=expected
-        )
+        watch = asyncio.create_task(_watch(page, t0, load.phases.setdefault(i, [])))
+        try:
+            await page.wait_for_function(
+                "n => (document.getElementById('step-label') || {}).innerText?.includes(' / ' + n)", arg=expected
+            )
+        finally:
+            watch.cancel()
         load.run_to_views_s.append(time.perf_counter() - t0)
     except Exception as exc:  # a user who never saw their run: counted, with what went wrong
-        load.errors.append(f"user {i}: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
+        said = ""
+        with contextlib.suppress(Exception):
+            said = await page.evaluate(SAID)
+        load.errors.append(f"user {i}: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}; the page says {said}")
     finally:
         await context.close()
+
+
+SAID = """() => ['step-label', 'pg-error', 'pg-progress', 'pg-note', 'player-status']
+    .map(i => i + ': ' + ((document.getElementById(i) || {}).innerText || '-')).join(' | ')"""
+
+
+async def _watch(page, t0: float, seen: list[tuple[float, str]]) -> None:
+    """Record each change of the job's progress line (queued, simulating, storing, preparing) with its time."""
+    last = None
+    while True:
+        with contextlib.suppress(Exception):
+            text = await page.evaluate("() => (document.getElementById('pg-progress') || {}).innerText || ''")
+            text = text.splitlines()[0] if text else ""
+            phase = text.split(":")[0]
+            if phase != last:
+                seen.append((round(time.perf_counter() - t0, 1), text[:60]))
+                last = phase
+        await asyncio.sleep(0.5)
 
 
 async def _drive(url: str, users: int, expected: list[int], load: Load, steps: int, small: bool) -> None:
@@ -139,6 +167,10 @@ def measure(users: int, workers: int = 2, steps: int = STEPS, small: bool = Fals
             done.set()
             sampler.join()
             server.stop()
+            log = server.log.read_text(errors="replace").splitlines()
+            load.server_said = [x for x in log if any(w in x for w in ("TIMEOUT", "Error", "Traceback"))]
+            if os.environ.get("CLASS_LOAD_LOG"):  # the whole log, for a closer look
+                Path(os.environ["CLASS_LOAD_LOG"]).write_text("\n".join(log))
     return load
 
 
@@ -147,6 +179,7 @@ def main() -> None:
     parser.add_argument("--users", default="5,10,20,40", help="classes to measure, e.g. 5,10,20,40")
     parser.add_argument("--steps", type=int, default=STEPS, help="steps each user takes before running")
     parser.add_argument("--small", action="store_true", help="each user's matmul 64 to 320 on a side")
+    parser.add_argument("--phases", action="store_true", help="also print each user's progress lines, timed")
     args = parser.parse_args()
     print("| users | runs seen | run-to-views p50 (s) | p95 (s) | errors | CPU (mean) | server RSS (max) |")
     print("|---|---|---|---|---|---|---|")
@@ -155,6 +188,11 @@ def main() -> None:
         print(load.row(), flush=True)
         for e in load.errors[:3]:
             print(f"    {e}")
+        for line in load.server_said[:10]:
+            print(f"    server: {line[:300]}")
+        if args.phases:
+            for user, seen in sorted(load.phases.items()):
+                print(f"    user {user}: " + "; ".join(f"{t} s {text or '(none)'}" for t, text in seen))
 
 
 if __name__ == "__main__":

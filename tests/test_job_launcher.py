@@ -104,3 +104,23 @@ def test_the_launcher_ends_with_its_server_and_says_so_when_gone(tmp_path):
     with pytest.raises(LauncherGone, match=f"process {other.pid}"):
         other.start("write", ("never",))
     other.close()
+
+
+def test_a_result_is_delivered_although_its_job_is_reaped_while_dash_cleans_it_up(tmp_path, monkeypatch):
+    """Dash's ``get_result`` takes the result out of the cache, then terminates the job; a job the launcher reaped
+    in between (its ``children()`` raise NoSuchProcess) must not turn the poll into an error and lose the run."""
+    from app.server.jobs import LocalManager
+
+    manager = LocalManager(tmp_path / "callbacks")
+    manager.handle.set("result-key", {"run": 1})
+    job = psutil.Popen(["sleep", "30"])
+
+    def vanished(self, recursive=False):
+        raise psutil.NoSuchProcess(self.pid)
+
+    monkeypatch.setattr(psutil.Process, "children", vanished)
+    try:
+        assert manager.get_result("result-key", job.pid) == {"run": 1}
+    finally:
+        job.kill()
+        job.wait()

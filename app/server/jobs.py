@@ -89,6 +89,15 @@ class LocalManager(DiskcacheManager):
     def _run_job(self, name: str, args: tuple) -> None:
         self.func_registry[name](*args)
 
+    def terminate_job(self, job):
+        """Dash's, except that a job ending meanwhile counts as terminated. The launcher reaps a finished job at
+        any moment, and Dash's own raised ``NoSuchProcess`` from the job's ``children()`` after it had taken the
+        result out of the cache (in ``get_result``): the poll failed and the run never reached its page."""
+        import psutil
+
+        with contextlib.suppress(psutil.NoSuchProcess):
+            super().terminate_job(job)
+
     def call_job_fn(self, key, job_fn, args, context):
         if self._launcher is None:
             raise RuntimeError("LocalManager.start() was not called: jobs would be forked from a threaded server")

@@ -92,9 +92,9 @@ class DeviceRuntime(StreamScheduler):
         return self._ai_cores
 
     # -- resources ----------------------------------------------------------------------------
-    def new_stream(self, priority: int, src: str, label: str | None = None) -> Stream:
+    def new_stream(self, priority: int, src: str) -> Stream:
         ident = len(self.streams)
-        label = label or ("default stream" if ident == 0 else f"stream {ident}")
+        label = "default stream" if ident == 0 else f"stream {ident}"  # app/present/lanes.py names it for a UI
         lane = self.trace.lane("Device 0 streams", label, 1, LaneKind.STREAM, unit=ident)
         stream = Stream(ident, label, lane, priority, src)
         self.streams[ident] = stream

@@ -51,6 +51,7 @@ class Load:
     phases: dict[int, list[tuple[float, str]]] = field(default_factory=dict)  # per user: (s after the click, text)
     cpu_percent: list[float] = field(default_factory=list)
     rss_mb: list[float] = field(default_factory=list)
+    cpu_s: dict[str, float] = field(default_factory=dict)  # CPU seconds used: the server (with its jobs), the browsers
 
     def row(self) -> str:
         t = sorted(self.run_to_views_s)
@@ -59,8 +60,25 @@ class Load:
         cpu = statistics.mean(self.cpu_percent) if self.cpu_percent else 0.0
         return (
             f"| {self.users} | {len(t)}/{self.users} | {p50:.1f} | {p95:.1f} | {len(self.errors)} | {cpu:.0f} % | "
-            f"{max(self.rss_mb, default=0):.0f} MB |"
+            f"{max(self.rss_mb, default=0):.0f} MB | {self.cpu_s.get('server', 0):.0f} s | "
+            f"{self.cpu_s.get('browsers', 0):.0f} s |"
         )
+
+
+def _cpu_s(processes) -> float:
+    """CPU seconds of ``processes`` and of the children they have reaped."""
+    total = 0.0
+    for p in processes:
+        with contextlib.suppress(psutil_error()):
+            t = p.cpu_times()
+            total += t.user + t.system + t.children_user + t.children_system
+    return total
+
+
+def psutil_error():
+    import psutil
+
+    return psutil.Error
 
 
 def _server_rss_mb(root_pid: int) -> float:
@@ -155,9 +173,16 @@ def measure(users: int, workers: int = 2, steps: int = STEPS, small: bool = Fals
 
         def sample() -> None:
             psutil.cpu_percent()
+            me = psutil.Process()
             while not done.wait(0.2):
                 load.cpu_percent.append(psutil.cpu_percent())
                 load.rss_mb.append(_server_rss_mb(server.proc.pid))
+                with contextlib.suppress(psutil.Error):
+                    ours = me.children(recursive=True)
+                    served = {p.pid for p in psutil.Process(server.proc.pid).children(recursive=True)}
+                    served.add(server.proc.pid)
+                    load.cpu_s["server"] = _cpu_s(p for p in ours if p.pid in served)
+                    load.cpu_s["browsers"] = _cpu_s(p for p in ours if p.pid not in served)
 
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
@@ -181,8 +206,11 @@ def main() -> None:
     parser.add_argument("--small", action="store_true", help="each user's matmul 64 to 320 on a side")
     parser.add_argument("--phases", action="store_true", help="also print each user's progress lines, timed")
     args = parser.parse_args()
-    print("| users | runs seen | run-to-views p50 (s) | p95 (s) | errors | CPU (mean) | server RSS (max) |")
-    print("|---|---|---|---|---|---|---|")
+    print(
+        "| users | runs seen | run-to-views p50 (s) | p95 (s) | errors | CPU (mean) | server RSS (max) "
+        "| server CPU | browsers' CPU |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
     for users in (int(x) for x in args.users.split(",")):
         load = measure(users, steps=args.steps, small=args.small)
         print(load.row(), flush=True)

@@ -68,7 +68,7 @@ def test_the_state_at_a_step_carries_its_core_and_lines_as_fields(replay):
     step = first_vector_op(replay)
     state = replay.state_at(step)
     event = state.event
-    assert event.core == CoreRef("AIV", 0) and event.lane == "AIV 0/VECTOR"
+    assert event.core == CoreRef("AIV", 0) and event.lane.label == "AIV 0/VECTOR"
     assert isinstance(event.src, SourceLine) and event.src.file == "engine/kernels/vector_add.py"
     doc = json.loads(json.dumps(state.to_dict()))  # the JSON edge: references as their fields
     assert CoreRef.from_dict(doc["event"]["core"]) == event.core

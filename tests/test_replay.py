@@ -133,7 +133,7 @@ def test_navigation_filters_and_breakpoints():
     assert full.next_of_kind(s, "COMPUTE", forward=False) is None or full.next_of_kind(s, "COMPUTE", False) < s
     assert full.toggle_breakpoint(Breakpoint(core=aic1))
     hit = full.next_breakpoint(0)
-    assert full.event(hit).core == aic1 and full.event(hit).lane.startswith("AIC 1/")
+    assert full.event(hit).core == aic1 and full.event(hit).lane.label.startswith("AIC 1/")
     assert not full.toggle_breakpoint(Breakpoint(core=aic1))
     assert full.next_breakpoint(0) is None
     t = full.trace

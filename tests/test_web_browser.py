@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from app.present import Breakpoint, Replay
+from app.present.lanes import lane_name
 from engine import Simulation
 from engine.runner import run_scenario
 from lessons.catalog import get
@@ -181,6 +182,13 @@ def test_the_language_switch_keeps_the_step(tab, lesson1):
     p.wait_for_function("() => document.getElementById('play').innerText.includes('播放')")  # the labels too
     assert "主机" in tab.text("#sys-host")
     assert get(1).steps[k].text["zh"].strip()[:8] in tab.text("#narration")
+    title = f"1. {get(1).title['zh']}"
+    p.wait_for_function("t => document.getElementById('lesson-select').innerText.includes(t)", arg=title)
+    p.wait_for_function("() => document.getElementById('player-status').innerText.startsWith('第 1 课')")
+    lane = lane_name(lesson1.event(i).lane, "zh")  # the event line names its lane in Chinese too
+    assert lane in tab.text("#event-label") and lesson1.event(i).lane.label not in tab.text("#event-label")
+    timeline = p.evaluate("() => [...document.querySelectorAll('#timeline-graph text')].map(e => e.textContent)")
+    assert "主机/主机线程" in timeline and "Host/host thread" not in timeline
     tab.shot("lessons-zh")
     p.click("text=English")
     p.wait_for_function("() => document.getElementById('step-label').innerText.startsWith('step')")

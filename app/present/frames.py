@@ -29,6 +29,7 @@ from engine.locations import CoreRef
 from engine.trace import Kind
 
 from .index import INIT_SLOT
+from .lanes import lane_name
 from .messages import t as msg
 from .replay import Breakpoint, Replay
 from .views import code_view, core_view_of, count_landed, grid_cores, host_view_of, step_label, to_us
@@ -193,7 +194,9 @@ class FrameSource:
         for i, (step, row, time) in enumerate(zip(steps.tolist(), rows.tolist(), times.tolist(), strict=True)):
             ev = replay.event_at_row(row)
             labels.append(step_label(replay, step, lang))
-            events.append(msg("event_at", lang, name=ev.name, lane=ev.lane, time=round(to_us(time), 3)))
+            events.append(
+                msg("event_at", lang, name=ev.name, lane=lane_name(ev.lane, lang), time=round(to_us(time), 3))
+            )
             cursor.append(to_us(time))
             kinds.append(ev.kind)
             host = host_view_of(replay._host(row, time), replay._streams(row, time), replay._engines(row, time), lang)

@@ -93,6 +93,17 @@ _CATALOGUE = MappingProxyType(
         "lane.KERNELS": ("kernels", "核函数"),
         "lane.BLOCK": ("blocks", "块"),
         "lane.PIPE": ("pipe", "流水线"),
+        # a lane's name, from its typed fields (app/present/lanes.py); {device}: the one device simulated
+        "lane.group.HOST": ("Host", "主机"),
+        "lane.group.STREAM": ("Device {device} streams", "设备 {device} 的流"),
+        "lane.group.COPY_ENGINE": ("Device {device} copy engines", "设备 {device} 的拷贝引擎"),
+        "lane.group.KERNELS": ("Device {device} AI cores", "设备 {device} 的 AI Core"),
+        "lane.thread.HOST": ("host thread", "主机线程"),
+        "lane.thread.default_stream": ("default stream", "默认流"),
+        "lane.thread.STREAM": ("stream {unit}", "流 {unit}"),
+        "lane.thread.COPY_ENGINE": ("{direction} engine {unit}", "{direction} 引擎 {unit}"),
+        "lane.thread.KERNELS": ("kernels", "核函数"),
+        "lane.thread.BLOCK": ("BLOCK", "块"),
         "aggregated": ("{n} events, shown as busy share", "{n} 个事件，按忙碌占比显示"),
         # matrices
         "matrices": ("Matrices", "矩阵"),

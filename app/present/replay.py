@@ -202,7 +202,7 @@ class Replay:
             row,
             Kind(int(t.kind[row])).name,
             t.names[int(t.name[row])],
-            lane.label,
+            lane,
             LaneKind(lane.kind).name,
             CoreRef.of_lane(lane),
             int(t.start[row]),
@@ -286,7 +286,6 @@ class Replay:
             out.append(
                 S.StreamState(
                     lane.unit,
-                    lane.thread,
                     [self._task(int(i)) for i in pending[:_PENDING_SHOWN]],
                     len(pending),
                     self._task(int(now[-1])) if len(now) else None,
@@ -308,7 +307,7 @@ class Replay:
                 total = int(t.columns["nbytes"][r])
                 span = max(1, int(t.end[r] - t.start[r]))
                 done = total * min(span, max(0, time - int(t.start[r]))) // span
-            out.append(S.EngineState(lane.thread, lane.direction, lane.unit, copy or None, done, total))
+            out.append(S.EngineState(lane.direction, lane.unit, copy or None, done, total))
         return out
 
     def core_state(self, c: int, row: int, time: int | None = None) -> S.CoreState:

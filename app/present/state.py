@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from engine.locations import CoreRef, SourceLine
+from engine.trace_schema import Lane
 
 from .vocabulary import SlotStatus
 
@@ -22,7 +23,7 @@ class Event:
     row: int
     kind: str  # engine.trace.Kind name: CALL, COPY, MOVE, COMPUTE, FLAG_WAIT, ...
     name: str
-    lane: str
+    lane: Lane  # its lane, typed (app/present/lanes.py names it in either language)
     lane_kind: str
     core: CoreRef | None  # the core whose lane it is on (None: host, streams, engines, the kernel lane)
     start: int
@@ -56,8 +57,7 @@ class Task:
 
 @dataclass(frozen=True)
 class StreamState:
-    ident: int
-    label: str
+    ident: int  # the stream's number (0: the default stream)
     pending: list[Task]  # submitted, not started (the first few)
     pending_count: int
     running: Task | None
@@ -66,7 +66,6 @@ class StreamState:
 
 @dataclass(frozen=True)
 class EngineState:
-    label: str
     direction: str
     unit: int
     copy: Task | None

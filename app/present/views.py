@@ -14,6 +14,7 @@ from engine.intervals import merged
 from engine.locations import CoreRef
 from engine.trace import Kind, LaneKind
 
+from .lanes import engine_name, lane_group, lane_name, lane_thread, stream_name
 from .messages import finding_kind
 from .messages import t as msg
 from .replay import Replay
@@ -64,7 +65,7 @@ def host_view_of(host, streams, engines, lang: str = "en") -> dict:
             "title": msg("link", lang),
             "engines": [
                 {
-                    "label": e.label,
+                    "label": engine_name(e.direction, e.unit, lang),
                     "direction": e.direction,
                     "busy": e.copy is not None,
                     "task": e.copy.name if e.copy else None,
@@ -77,7 +78,7 @@ def host_view_of(host, streams, engines, lang: str = "en") -> dict:
         },
         "streams": [
             {
-                "label": st.label,
+                "label": stream_name(st.ident, lang),
                 "pending": st.pending_count,
                 "running": st.running.name if st.running else None,
                 "done": st.done,
@@ -107,12 +108,12 @@ def system_view(replay: Replay, step: int, lang: str = "en") -> dict:
         block = core.block if core is not None and core.active else None
         label = msg(f"activity.{what}", lang, block=block)
         grid.append({"name": ref.label, **ref.to_dict(), "activity": what, "block": block, "label": label})
-    parts = host_view_of(s.host, s.streams, s.engines, lang)
+    parts, lane = host_view_of(s.host, s.streams, s.engines, lang), lane_name(s.event.lane, lang)
     return {
         "step": step,
         "step_label": step_label(replay, step, lang),
         "time_us": to_us(s.time),
-        "event": msg("event_at", lang, name=s.event.name, lane=s.event.lane, time=round(to_us(s.time), 3)),
+        "event": msg("event_at", lang, name=s.event.name, lane=lane, time=round(to_us(s.time), 3)),
         "host": parts["host"],
         "link": parts["link"],
         "device": {**device_view(replay, lang), "cores": grid},
@@ -268,9 +269,9 @@ def timeline_view(
         core = CoreRef.of_lane(lane)
         entry = {
             "id": lane_id,
-            "label": lane.label,
-            "group": lane.process,
-            "thread": lane.thread,
+            "label": lane_name(lane, lang),
+            "group": lane_group(lane, lang),
+            "thread": lane_thread(lane, lang),
             "kind": LaneKind(lane.kind).name,
             "kind_label": msg(f"lane.{LaneKind(lane.kind).name}", lang),
             "core": core.label if core else None,

@@ -71,7 +71,7 @@ class Drawing:
         view = V.timeline_view(replay, self.step, window=window, max_bars=width, expand=expand, lang=lang)
         span = msg("window", lang, t0=f"{view['t0_us']:.3f}", t1=f"{view['t1_us']:.3f}")
         title = f"{view['title']}  {span}  ▼ {view['cursor_us']:.3f} us"
-        self._set("timeline-pane", title, {"view": view, "lane": replay.event(self.step).lane})
+        self._set("timeline-pane", title, {"view": view, "lane": int(replay.trace.lane[replay.row(self.step)])})
 
     def _draw_buffers(self, system: dict) -> None:
         replay, lang, core = self.walk.replay, self.lang, self.core

@@ -287,11 +287,15 @@ def player(ui: Ui) -> html.Div:
 
 
 # -- pages ----------------------------------------------------------------------------------------------------
+def lesson_options(lessons, lang: str) -> list[dict]:
+    """The lesson menu's entries ("1. Host lifecycle and error codes") in ``lang``."""
+    return [{"label": f"{x.number}. {x.title[lang]}", "value": x.number} for x in lessons]
+
+
 def lessons_page(lang: str, lessons, number: int | None = None) -> html.Div:
     """The lessons page, on lesson ``number`` (None: the one this browser session last chose, else lesson 1)."""
     ui = Ui(lang, "lessons")
-    options = [{"label": f"{x.number}. {x.title[lang]}", "value": x.number} for x in lessons]
-    choice = remembered_choice("lesson-select", options, number or 1)
+    choice = remembered_choice("lesson-select", lesson_options(lessons, lang), number or 1)
     if number is not None:  # asked for by the address: it wins over the remembered choice
         choice.persistence = False
     aside = html.Aside(

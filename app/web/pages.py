@@ -133,6 +133,11 @@ def register(app, runs: Runs, default_lang: str) -> None:
         mine = isinstance(run, dict) and run.get("exercise") == les.number  # the trainee's run stays on a switch
         return (no_update if run == wanted or mine else wanted), head, steps, questions, exercise
 
+    @app.callback(Output("lesson-select", "options"), Input("lesson-lang", "data"), prevent_initial_call=True)
+    def lesson_menu(lang):
+        """The lesson menu in the language switched to (the page was built in the one it opened in)."""
+        return layout.lesson_options(runs.lessons(), known_lang(lang))
+
     app.clientside_callback(  # the lesson page's two tabs: the views, or the exercise beside the lesson's text
         """(views, exercise, mine, ref, links) => {
             const c = window.dash_clientside.callback_context;

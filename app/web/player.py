@@ -51,16 +51,27 @@ def register(app, runs: Runs) -> None:
         meta = render.meta(loaded)
         cores = meta["cores"]
         first = cores[:1]
-        status = msg(
-            "web.ran",
-            known_lang(lang),
-            scenario=loaded.spec.scenario,
-            events=f"{loaded.events:,}",
-            us=f"{loaded.outline['end_us']:,.3f}",
-        )
-        if loaded.note:  # what happened to its stored copy (damaged and recomputed, not stored)
-            status = f"{status} — {note_text(loaded.note, known_lang(lang))}"
+        status = run_status(loaded, known_lang(lang))
         return meta, max(1, meta["n"] - 1), cores, (first[0] if first else None), cores, cores, first, status
+
+    @app.callback(
+        Output("player-status", "children", allow_duplicate=True),
+        Input("player-lang", "data"),
+        State("run", "data"),
+        State("meta", "data"),
+        prevent_initial_call=True,
+    )
+    def status_in(lang, run, meta):
+        """The status line again in the language switched to (the run it describes is already loaded)."""
+        if not run or not meta:
+            raise PreventUpdate
+        try:
+            loaded = runs.load(run)
+        except RunRequestError:
+            raise PreventUpdate from None
+        if loaded.key != meta.get("key"):
+            raise PreventUpdate
+        return run_status(loaded, known_lang(lang))
 
     # -- a run: the views that depend on the language ----------------------------------------------------------
     @app.callback(
@@ -307,6 +318,15 @@ def register(app, runs: Runs) -> None:
     )
 
 
+def run_status(loaded, lang: str) -> str:
+    """What the player says about the run it plays: which run, its events and simulated time, and what happened to
+    its stored copy (damaged and recomputed, not stored)."""
+    lesson = loaded.lesson
+    name = msg("web.lesson_n", lang, n=lesson.number, title=lesson.title[lang]) if lesson else loaded.spec.scenario
+    status = msg("web.ran", lang, scenario=name, events=f"{loaded.events:,}", us=f"{loaded.outline['end_us']:,.3f}")
+    return f"{status} — {note_text(loaded.note, lang)}" if loaded.note else status
+
+
 def _bp_list(items: list[dict], lang: str):
     if not items:
         return msg("web.bp_none", lang)
@@ -317,4 +337,4 @@ def _bp_list(items: list[dict], lang: str):
     return out
 
 
-__all__ = ("register",)
+__all__ = ("register", "run_status")

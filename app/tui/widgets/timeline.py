@@ -26,7 +26,7 @@ def kind_class(kind: str) -> str:
 
 class TimelineView(View):
     """Model: ``view`` (a :func:`app.present.views.timeline_view` dict drawn at this width) and
-    ``lane`` (the label of the current event's lane). The cursor is the reversed column."""
+    ``lane`` (the id of the current event's lane). The cursor is the reversed column."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {kind_class(k) for k in KINDS} | {
         "timeline--label",
@@ -64,7 +64,7 @@ class TimelineView(View):
 
         self.current_line = 0
         for i, lane in enumerate(view["lanes"]):
-            current = lane["label"] == model.get("lane")
+            current = lane["id"] == model.get("lane")
             if current:
                 self.current_line = i
             label_style = self.style("timeline--current" if current else "timeline--label")

@@ -5,10 +5,12 @@ shape (numerics on, 256 to 1024) and waits until its run is drawn. Measured: run
 to the step label showing the run's event count), errors, the machine's CPU and the server's resident
 memory (the gunicorn workers and the jobs they fork), sampled every 0.2 s.
 
-``python -m tests.class_load --users 5,10,20,40`` prints the table (a benchmark: figures, no pass/fail). The
-acceptance test (20 users on ``gunicorn -w 2``, every one sees their own run) is not in the suite yet: on a
-2-core machine today only part of a class of 20 sees its run within 240 s (the first window's rendering,
-about 1-4 s a request on two sync workers, is the bottleneck).
+``python -m tests.class_load --users 5,10,20,40`` prints the table (a benchmark: figures, no pass/fail);
+``--phases`` adds each user's progress lines with their times, and ``CLASS_LOAD_LOG=FILE`` keeps the server's log.
+The acceptance test (20 users on ``gunicorn -w 2``, every one sees their own run) is not in the suite yet. On this
+2-core machine all 20 now see their run, but p95 is 60-100 s: the jobs queue behind one another while the 20
+Chromiums on the same two cores use several times the server's CPU (the browsers' column is a lower bound:
+renderers that exit between samples are not counted).
 """
 
 from __future__ import annotations

@@ -32,8 +32,8 @@ from .profile import Profile
 if TYPE_CHECKING:
     from .simulation import Simulation
 
-# the library's K step per mmad: CANN does not publish aclnnMatmul's tiling; the simulator's assumption is
-# the 64 of its own default base block (128 x 256 x 64, engine/aicore/matmul_tiling.py)
+# the library's K step per mmad: CANN does not publish aclnnMatmul's tiling; the simulator's assumption is the
+# K of the 128 x 256 x 64 base block that engine/aicore/matmul_tiling.py's doc gives as the recommended one
 OP_BASE_K = 64
 OUT_DTYPES = MappingProxyType({"fp16": np.float16, "fp32": np.float32})
 

@@ -69,18 +69,14 @@ class Load:
 
 def _cpu_s(processes) -> float:
     """CPU seconds of ``processes`` and of the children they have reaped."""
+    import psutil
+
     total = 0.0
     for p in processes:
-        with contextlib.suppress(psutil_error()):
+        with contextlib.suppress(psutil.Error):
             t = p.cpu_times()
             total += t.user + t.system + t.children_user + t.children_system
     return total
-
-
-def psutil_error():
-    import psutil
-
-    return psutil.Error
 
 
 def _server_rss_mb(root_pid: int) -> float:

@@ -124,3 +124,31 @@ def test_a_result_is_delivered_although_its_job_is_reaped_while_dash_cleans_it_u
     finally:
         job.kill()
         job.wait()
+
+
+def test_a_process_forked_after_the_launcher_makes_its_own(launched):
+    """A server's worker forked from the process that made the launcher (gunicorn --preload) must not share its
+    socket: its first job makes a launcher of its own, whose child the job is."""
+    launcher, cache = launched
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the worker
+        code = 1
+        try:
+            job = launcher.start("write", ("from-worker",))
+            ok = psutil.Process(job).ppid() == launcher.pid  # the job is the new launcher's child
+            os.write(write, f"{job} {launcher.pid} {int(ok)}".encode())
+            if _wait(lambda: cache.get("done-from-worker") is not None):
+                code = 0
+            launcher.close()
+        finally:
+            os._exit(code)
+    os.close(write)
+    job, worker_launcher, ok = (int(x) for x in os.read(read, 100).split())
+    os.close(read)
+    _pid, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0 and ok == 1
+    assert worker_launcher != launcher.pid  # the parent's launcher is untouched, and still serves
+    assert cache.get("done-from-worker") == job
+    launcher.start("write", ("after-fork",))
+    assert _wait(lambda: cache.get("done-after-fork") is not None)

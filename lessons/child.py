@@ -14,6 +14,7 @@ import base64
 import contextlib
 import json
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -37,6 +38,7 @@ MAX_FRAME_BYTES = 512 << 20
 SHOWN_OUTPUT_CHARS = 2000
 MAX_LINE = 1_000_000  # an error line beyond this is not one of an exercise file
 WORK_MB = 64  # the sandbox's work folder
+CPU_POLL_S = 0.25  # how often the CPU time of a child's process tree is read
 CHILD_STATUS = {
     "syntax": "SYNTAX_ERROR",
     "exception": "RUNTIME_ERROR",
@@ -141,6 +143,52 @@ def _read_all(fd: int, path: Path, cap_bytes: int, flag: list) -> None:
             out.write(chunk)
 
 
+def _wait(proc: subprocess.Popen, wall_s: float, cpu_s: float) -> tuple[bool, bool]:
+    """Wait for the child at most ``wall_s`` while the kernel's count of CPU seconds for the child and all its
+    descendants stays below ``cpu_s``; then kill its whole group (the sandbox and anything left in it ends with
+    bwrap) and reap it. Returns whether the wall time ran out and whether the CPU time did. Both are judged
+    from outside (``/proc``), nothing the submission can report or shape: a process that kills itself is not
+    mistaken for one the CPU limit stopped, and forked processes cannot share out a per-process limit."""
+    timed_out = cpu_out = False
+    deadline = time.monotonic() + wall_s
+    with os.fdopen(os.pidfd_open(proc.pid), "rb", buffering=0) as pidfd:
+        while not select.select([pidfd], [], [], min(CPU_POLL_S, max(0.0, deadline - time.monotonic())))[0]:
+            if time.monotonic() >= deadline:
+                timed_out = True
+                break
+            if _tree_cpu_s(proc.pid) >= cpu_s:
+                cpu_out = True
+                break
+    _kill_group(proc.pid)
+    proc.wait()
+    return timed_out, cpu_out
+
+
+def _tree_cpu_s(root: int) -> float:
+    """CPU seconds (user + system, with the children each process reaped) of ``root`` and its living
+    descendants, found by their parent links in ``/proc/PID/stat``. Only PIDs from ``root`` on are read: a
+    descendant is numbered after its ancestor unless the PID counter wrapped round between them, and then
+    it is still bounded by the per-process ``RLIMIT_CPU`` and by the wall time."""
+    parents: dict[int, int] = {}
+    ticks: dict[int, int] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) < root:
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # ended while listed
+        pid = int(name)
+        parents[pid] = int(fields[1])  # field 4, ppid (fields after the name start at field 3, the state)
+        ticks[pid] = sum(int(x) for x in fields[11:15])  # fields 14-17: utime, stime, cutime, cstime
+    tree = {root}
+    for pid in sorted(parents):  # an ancestor before its descendants (same wrap-round caveat as above)
+        if parents[pid] in tree:
+            tree.add(pid)
+    return sum(ticks.get(pid, 0) for pid in tree) / os.sysconf("SC_CLK_TCK")
+
+
 def _kill_group(pid: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
@@ -234,13 +282,7 @@ def _run(lesson: Lesson, limits: Limits, control: dict, tmp: Path, sandboxed: bo
         proc.stdin.write((json.dumps(control) + "\n").encode())
     with contextlib.suppress(OSError):
         proc.stdin.close()
-    timed_out = False
-    try:
-        proc.wait(timeout=limits.wall_s)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-    _kill_group(proc.pid)  # the whole group: the sandbox (and anything left in it) ends with bwrap
-    proc.wait()
+    timed_out, cpu_out = _wait(proc, limits.wall_s, limits.cpu_s)
     reader.join(timeout=10)
     os.close(read_fd)
     wall = time.perf_counter() - start
@@ -256,7 +298,7 @@ def _run(lesson: Lesson, limits: Limits, control: dict, tmp: Path, sandboxed: bo
         return result("TIMEOUT", f"still running after {limits.wall_s:g} s of wall time; the sandbox was killed")
     if flag:
         return result("OUTPUT_LIMIT", f"sent more than {MAX_FRAME_BYTES} B of results")
-    if signum == signal.SIGXCPU or (signum == signal.SIGKILL and not frame_path.stat().st_size):
+    if cpu_out or signum == signal.SIGXCPU:
         return result("TIMEOUT", f"used more than {limits.cpu_s} s of CPU time; stopped")
     if output_full or signum == signal.SIGXFSZ:
         return result("OUTPUT_LIMIT", f"printed more than {limits.output_kb} KiB; stopped")

@@ -153,3 +153,32 @@ def test_a_free_tiler_in_the_child_costs_the_grader_full_price(tmp_path):
     assert result.verdict in ("FAIL", "TAMPERED"), result.messages
     if result.verdict == "FAIL":
         assert "host_time" in {c.id for c in result.criteria if c.passed is False}
+
+
+_SPIN = "while True:\n    pass\n"
+_IGNORE_XCPU = "import signal\nsignal.signal(signal.SIGXCPU, signal.SIG_IGN)\n"
+
+
+@pytest.mark.parametrize(
+    ("tail", "status", "message"),
+    [
+        (_SPIN, "TIMEOUT", "2 s of CPU time"),
+        (_IGNORE_XCPU + _SPIN, "TIMEOUT", "2 s of CPU time"),  # the kernel's SIGKILL a second later is not waited for
+        (
+            "import threading\nthreading.Thread(target=lambda: [0 for _ in iter(int, 1)]).start()\n" + _SPIN,
+            "TIMEOUT",
+            "2 s of CPU time",
+        ),
+        ("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n", "CRASH", "signal 9"),
+        (_IGNORE_XCPU + "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n", "CRASH", "signal 9"),
+    ],
+    ids=["spin", "spin_ignoring_sigxcpu", "two_threads", "self_kill", "self_kill_ignoring_sigxcpu"],
+)
+def test_the_cpu_verdict_is_judged_from_outside(tmp_path, tail, status, message):
+    """CPU time is read from /proc by the grader: a process that kills itself with SIGKILL is a crash, not a
+    CPU timeout, and one that ignores SIGXCPU is stopped at the limit all the same."""
+    limits = L3.limits.replace(cpu_s=2, wall_s=30)
+    child = run_child(L3, write(tmp_path, "sub", L3.solution_file.read_text(encoding="utf-8") + "\n" + tail), limits)
+    assert (child.status, message in child.message) == (status, True), child.message
+    if status == "TIMEOUT":
+        assert child.wall_s < 15  # stopped by the CPU limit, not by the wall time

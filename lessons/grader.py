@@ -149,11 +149,14 @@ def _state(passed: bool | None) -> str:
 _SERVER = Server()
 
 
-def judge_in_worker(lesson: Lesson, frame: Path, refs: dict, limits: Limits, keep: Path | None = None) -> dict:
+def judge_in_worker(
+    lesson: Lesson, frame: Path, refs: dict, limits: Limits, keep: Path | None = None, progress=None
+) -> dict:
     """:func:`judge_frame` in a fresh worker process (:mod:`lessons.worker`) with its own memory, CPU and wall
-    limits: a recording that would exhaust the grader only exhausts its worker."""
+    limits: a recording that would exhaust the grader only exhausts its worker. ``progress(values)`` hears
+    how far the replay is (``{"done", "total", "events"}``)."""
     memory, cpu = max(2048, 2 * limits.memory_mb), 2 * limits.cpu_s + 30
-    out = _SERVER.judge(lesson.number, frame, refs, memory, cpu, 2 * limits.wall_s + 60, keep)
+    out = _SERVER.judge(lesson.number, frame, refs, memory, cpu, 2 * limits.wall_s + 60, keep, progress)
     if out is None:
         out = {"tampered": f"replaying the recording did not finish within its limits ({memory} MiB, {cpu} s of CPU)"}
     return out
@@ -174,11 +177,13 @@ def grade_file(
     limits: Limits | None = None,
     sandboxed: bool = True,
     keep: Path | None = None,
-    progress: Callable[[str], None] | None = None,
+    progress: Callable[..., None] | None = None,
 ) -> GradeResult:
     """Grade one submission end to end; never raises because of what the submission does.
 
-    ``progress(phase)`` hears ``"running"`` (the child starts) and ``"judging"`` (the replay starts); with
+    ``progress(phase)`` hears ``"running"`` (the child starts) and ``"judging"`` (the replay starts), then
+    ``progress("judging", {"done", "total", "events"})`` as the replay goes (host calls replayed, of how
+    many, events the replay recorded: the grader's own count, nothing the submission reports); with
     ``keep``, the replay's main run is written there when the submission got that far (for the views).
 
     ``sandboxed=False`` runs the child without bubblewrap (a trainee's own file on their own machine): the
@@ -227,7 +232,9 @@ def grade_file(
     if progress is not None:
         progress("judging")
     try:
-        judged = judge_in_worker(lesson, child.frame, refs, limits, keep)
+        judged = judge_in_worker(
+            lesson, child.frame, refs, limits, keep, None if progress is None else lambda v: progress("judging", v)
+        )
     finally:
         with contextlib.suppress(OSError):
             child.frame.unlink()

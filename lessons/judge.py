@@ -108,10 +108,10 @@ def read_kept_run(path: Path):
     return run_from_doc(json.loads(arrays.pop("doc").tobytes()), arrays)
 
 
-def judge_frame(lesson: Lesson, frame: Path, refs: dict, keep: Path | None = None) -> dict:
+def judge_frame(lesson: Lesson, frame: Path, refs: dict, keep: Path | None = None, progress=None) -> dict:
     """Replay and judge a child's frame (in whichever process calls it): the criteria and costs, or why not.
     With ``keep``, the replay's main run (the lesson's ``MAIN_RUN``) is written there (:func:`keep_run`): the
-    trainee's run as the grader re-executed it, for the views."""
+    trainee's run as the grader re-executed it, for the views. ``progress``: :data:`lessons.replay.Progress`."""
     from .checks import Data
     from .replay import Tampered, replay
     from .wire import WireError, decode, read_first, split
@@ -126,7 +126,7 @@ def judge_frame(lesson: Lesson, frame: Path, refs: dict, keep: Path | None = Non
         if not isinstance(doc, dict):
             raise WireError("the frame is not a table")
         drive = lesson.module("drive")
-        replayed = replay(doc, drive, getattr(drive, "LIBRARY", {}))
+        replayed = replay(doc, drive, getattr(drive, "LIBRARY", {}), progress)
     except (WireError, Tampered) as exc:
         return {"tampered": cap(str(exc))}
     data = Data(replayed, doc.get("values") or {})

@@ -15,6 +15,7 @@ replay brought back, from device memory a kernel wrote last; otherwise it is :cl
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -42,6 +43,9 @@ from .recording import (
 MAX_ENTRIES = 20_000_000  # calls of one recording (a child within its CPU limit makes far fewer)
 MAX_HOST_BYTES = 1 << 31  # host arrays a recording may ask the grader to hold
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]{0,99}$")
+
+
+Progress = Callable[[int, int, int], None]  # host calls replayed, of how many, events recorded so far
 
 
 class Tampered(Exception):
@@ -74,10 +78,12 @@ class _ReplayedError(Exception):
     """An exception that escaped kernel code in the child, raised again at the same point."""
 
 
-def replay(doc: dict, drive, library: dict | None = None) -> Replayed:
-    """Re-execute the recording ``doc`` under the lesson's ``drive`` (its ``RUNS``, observers, library)."""
+def replay(doc: dict, drive, library: dict | None = None, progress: Progress | None = None) -> Replayed:
+    """Re-execute the recording ``doc`` under the lesson's ``drive`` (its ``RUNS``, observers, library);
+    ``progress(done, total, events)`` hears after each host call: calls replayed, of how many, and the events
+    the replay's simulations have recorded so far."""
     try:
-        return _Replayer(doc, drive, library or {}).run()
+        return _Replayer(doc, drive, library or {}, progress).run()
     except _Mismatch as exc:
         raise Tampered(str(exc)) from None
     except RecordingError as exc:
@@ -87,9 +93,10 @@ def replay(doc: dict, drive, library: dict | None = None) -> Replayed:
 
 
 class _Replayer:
-    def __init__(self, doc: dict, drive, library: dict) -> None:
+    def __init__(self, doc: dict, drive, library: dict, progress: Progress | None = None) -> None:
         if not isinstance(doc, dict):
             raise RecordingError("not a recording")
+        self.progress = progress
         self.drive = drive
         self.library = library
         self.host = _list(doc.get("host"), "host")
@@ -123,27 +130,10 @@ class _Replayer:
 
     # -- the host program ---------------------------------------------------------------------------
     def run(self) -> Replayed:
-        for entry in self.host:
-            op = entry[0]
-            if op == "r":
-                if entry[2] != "asc":
-                    raise RecordingError(f"unknown root {entry[2]!r}")
-                self._bind(entry[1], asc)
-            elif op == "s":
-                self._start(int(entry[1]), str(entry[2]))
-            elif op == "e":
-                self._end(int(entry[1]))
-            elif op == "L":
-                name = str(entry[2])
-                if name not in self.library:
-                    raise _Mismatch(f"the program uses {name}, which this exercise does not provide")
-                self._bind(entry[1], self.library[name])
-            elif op == "j":
-                self._jit(entry)
-            elif op in ("c", "g"):
-                self._execute(entry, None)
-            else:
-                raise RecordingError(f"unknown operation {op!r}")
+        for done, entry in enumerate(self.host, 1):
+            self._step(entry)
+            if self.progress is not None:
+                self.progress(done, len(self.host), sum(len(sim.trace) for sim in self.sims))
         if self.blocks:
             raise _Mismatch(
                 f"the recording has kernel blocks that never ran here: {', '.join(sorted(self.blocks)[:5])}"
@@ -156,6 +146,29 @@ class _Replayer:
                 self._end(h)
         self._verify_outputs()
         return self.out
+
+    def _step(self, entry) -> None:
+        """One host call of the recording, replayed."""
+        op = entry[0]
+        if op == "r":
+            if entry[2] != "asc":
+                raise RecordingError(f"unknown root {entry[2]!r}")
+            self._bind(entry[1], asc)
+        elif op == "s":
+            self._start(int(entry[1]), str(entry[2]))
+        elif op == "e":
+            self._end(int(entry[1]))
+        elif op == "L":
+            name = str(entry[2])
+            if name not in self.library:
+                raise _Mismatch(f"the program uses {name}, which this exercise does not provide")
+            self._bind(entry[1], self.library[name])
+        elif op == "j":
+            self._jit(entry)
+        elif op in ("c", "g"):
+            self._execute(entry, None)
+        else:
+            raise RecordingError(f"unknown operation {op!r}")
 
     def _bind(self, h, obj) -> None:
         h = int(h)

@@ -8,7 +8,9 @@ JSON beside the frame and exits; the server kills a worker that outlives its wal
 in any way never takes the server or the grader with it.
 
 Protocol, one JSON line each way: request ``{"id", "lesson", "frame", "out", "refs", "memory_mb", "cpu_s",
-"wall_s"}`` on the server's stdin; ``{"id", "code"}`` on its stdout when that worker has ended.
+"wall_s"}`` on the server's stdin; ``{"id", "code"}`` on its stdout when that worker has ended. While it
+replays, a worker keeps ``out + ".progress"`` up to date (``{"done", "total", "events"}``: host calls
+replayed, of how many, events recorded): how far the judging is, for a page to show.
 """
 
 from __future__ import annotations
@@ -22,12 +24,14 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 # BLAS with one thread, as in the child. The Cube's arithmetic (engine/aicore/cube.py) does not depend on it; the
 # lessons' own numpy (a check's expected values) need not either, but a replay then costs no more threads than the
 # two cores a grading machine gives it
 ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+PROGRESS_S = 0.25  # how often a worker rewrites its progress file (and the grader reads it)
 
 
 # -- the server (its own process) ----------------------------------------------------------------------
@@ -42,7 +46,8 @@ def _work(request: dict) -> None:
 
     try:
         keep = Path(request["keep"]) if request.get("keep") else None
-        out = judge_frame(get(int(request["lesson"])), Path(request["frame"]), request["refs"], keep)
+        lesson, frame = get(int(request["lesson"])), Path(request["frame"])
+        out = judge_frame(lesson, frame, request["refs"], keep, _progress_file(request["out"] + ".progress"))
     except MemoryError:
         out = {"tampered": f"replaying the recording needs more than {request['memory_mb']} MiB"}
     except Exception as exc:  # the engine failed on this recording (or a grader bug): said, never a PASS
@@ -51,6 +56,22 @@ def _work(request: dict) -> None:
     with open(part, "w", encoding="utf-8") as f:
         json.dump(out, f)
     os.replace(part, request["out"])
+
+
+def _progress_file(path: str):
+    """A :data:`lessons.replay.Progress` that rewrites ``path`` (atomically) at most every :data:`PROGRESS_S`."""
+    last = [0.0]
+
+    def write(done: int, total: int, events: int) -> None:
+        now = time.monotonic()
+        if now - last[0] < PROGRESS_S:
+            return
+        last[0] = now
+        with open(path + ".part", "w", encoding="utf-8") as f:
+            json.dump({"done": done, "total": total, "events": events}, f)
+        os.replace(path + ".part", path)
+
+    return write
 
 
 def serve() -> None:
@@ -140,11 +161,21 @@ class Server:
             event.set()
 
     def judge(
-        self, number: int, frame: Path, refs: dict, memory_mb: int, cpu_s: int, wall_s: float, keep: Path | None = None
+        self,
+        number: int,
+        frame: Path,
+        refs: dict,
+        memory_mb: int,
+        cpu_s: int,
+        wall_s: float,
+        keep: Path | None = None,
+        progress: Callable[[dict], None] | None = None,
     ) -> dict | None:
         """The worker's result for ``frame``, or None if it ended without one (killed, out of limits); with
-        ``keep``, the worker also writes the replayed main run there (:func:`lessons.judge.keep_run`)."""
+        ``keep``, the worker also writes the replayed main run there (:func:`lessons.judge.keep_run`).
+        ``progress`` hears the worker's progress file (``{"done", "total", "events"}``) as it changes."""
         out = frame.with_name(frame.name + ".verdict.json")
+        said = out.with_name(out.name + ".progress")
         event, box = threading.Event(), []
         with self._lock:
             self._count += 1
@@ -168,13 +199,23 @@ class Server:
             except OSError:
                 self._done.pop(ident, None)
                 return None
-        event.wait(wall_s + 30)
+        deadline, heard = time.monotonic() + wall_s + 30, None
+        while not event.wait(PROGRESS_S) and time.monotonic() < deadline:
+            if progress is not None:
+                try:
+                    now = json.loads(said.read_text(encoding="utf-8"))
+                except (OSError, ValueError):
+                    continue
+                if now != heard:
+                    heard = now
+                    progress(now)
         try:
             return json.loads(out.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
         finally:
             out.unlink(missing_ok=True)
+            said.unlink(missing_ok=True)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ from lesson_submissions import write
 from lessons import catalog, sandbox
 from lessons.child import run_child
 from lessons.grader import grade_file, judge_in_worker
-from lessons.judge import references
+from lessons.judge import judge_frame, references
 from lessons.wire import decode, encode, read_first, split
 
 L3 = catalog.get(3)
@@ -182,3 +182,27 @@ def test_the_cpu_verdict_is_judged_from_outside(tmp_path, tail, status, message)
     assert (child.status, message in child.message) == (status, True), child.message
     if status == "TIMEOUT":
         assert child.wall_s < 15  # stopped by the CPU limit, not by the wall time
+
+
+def test_the_replay_says_how_far_it_is_from_its_own_count(recording, tmp_path):
+    """Judging progress is the grader's count of host calls replayed and events recorded, call by call."""
+    frame = tmp_path / "frame.bin"
+    frame.write_bytes(encode({"status": "result", "message": ""}) + encode(recording))
+    heard = []
+    out = judge_frame(L3, frame, references(L3), progress=lambda *v: heard.append(v))
+    assert all(c["passed"] for c in out["criteria"])
+    total = len(recording["host"])
+    assert [d for d, _, _ in heard] == list(range(1, total + 1)) and {t for _, t, _ in heard} == {total}
+    events = [e for _, _, e in heard]
+    assert events == sorted(events) and events[-1] > 0
+
+
+def test_a_graded_file_reports_the_workers_replay_progress(tmp_path):
+    lesson = catalog.get(7)  # long enough a replay for the worker's progress file to be read while it runs
+    heard = []
+    result = grade_file(lesson, lesson.solution_file, progress=lambda phase, v=None: heard.append((phase, v)))
+    assert result.verdict == "PASS"
+    assert [p for p, v in heard if v is None] == ["running", "judging"]
+    values = [v for p, v in heard if v is not None]
+    assert values and all(p == "judging" and 1 <= v["done"] <= v["total"] for (p, v) in heard if v is not None)
+    assert [v["done"] for v in values] == sorted(v["done"] for v in values)

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import uuid
 
 import pytest
 
-from app.present.trace_diff import TraceDiff, trace_diff
+from app.present.messages import metric_name
+from app.present.messages_metrics import METRIC_NAMES
+from app.present.trace_diff import ALIGNED_PAIRS, TraceDiff, aligned_timelines, trace_diff
 from app.web.runs import Runs
-from engine.trace import Kind
+from engine.trace import Kind, LaneKind
 from lessons.catalog import get
 from lessons.sandbox import missing
 
@@ -47,3 +50,49 @@ def test_the_reference_against_itself_is_the_same_lane_by_lane(runs):
     diff = trace_diff(mine, ref)
     assert [s.key for s in diff.statements] == ["same"]
     assert diff.lanes and all(x.mine_us == x.ref_us and x.mine_events == x.ref_events for x in diff.lanes)
+
+
+def test_the_aligned_timelines_put_each_lane_of_yours_above_the_same_lane_of_the_reference(runs):
+    mine, ref = _run(runs, 5, get(5).exercise_file.read_text(encoding="utf-8"))  # single-buffered: fewer copies
+    view = aligned_timelines(mine, ref, ("yours", "ref"))
+    rows = view["lanes"]
+    assert view["t1_us"] == max(r.result.end_ps for r in (mine, ref)) / 1e6  # one time axis for both
+    pairs = [(a, b) for a, b in itertools.pairwise(rows) if a["pair"] == b["pair"]]
+    assert pairs and len({x["label"] for x in rows}) == len(rows)
+    for a, b in pairs:
+        assert (a["run"], b["run"]) == ("yours", "ref") and a["label"].endswith(" · yours")
+        assert a["label"].removesuffix(" · yours") == b["label"].removesuffix(" · ref")
+    assert all(x["count"] for x in rows)  # no lane idle in both runs
+    pipes = {x["label"].removesuffix(" · yours") for x in rows if x["kind"] == "PIPE" and x["run"] == "yours"}
+    assert {"AIV 0/MTE2", "AIV 0/MTE3"} <= pipes, pipes
+    mte2 = [next(x for x in rows if x["label"] == f"AIV 0/MTE2 · {who}") for who in ("yours", "ref")]
+    starts = [[b["start_us"] for b in x["bars"]] for x in mte2]
+    assert starts[0] != starts[1]  # the stub's single buffer loads at other times: the rows show where
+
+
+def test_the_aligned_timelines_keep_the_first_cores_pipes_when_there_are_more_lanes_than_rows(runs):
+    code = get(7).solution_file.read_text(encoding="utf-8")
+    mine, ref = _run(runs, 7, code)
+    rows = aligned_timelines(mine, ref, ("yours", "ref"))["lanes"]
+    blocks = {x["core"] for x in rows if x["kind"] == "BLOCK"}
+    assert len(rows) == 2 * ALIGNED_PAIRS and len(blocks) < len(set(_cores(mine)))
+    assert {x["core"] for x in rows if x["kind"] == "PIPE"} == {"AIC 0"} and "AIC 0" in blocks
+    assert all(
+        a["label"].removesuffix(" · yours") == b["label"].removesuffix(" · ref")
+        for a, b in zip(rows[::2], rows[1::2], strict=True)
+    )
+
+
+def _cores(replay) -> set[str]:
+    return {lane.process for lane in replay.trace.lanes if lane.kind == LaneKind.BLOCK}
+
+
+def test_every_compared_figure_and_lane_has_a_name_in_both_languages(runs):
+    mine, ref = _run(runs, 5, get(5).exercise_file.read_text(encoding="utf-8"))
+    diff = trace_diff(mine, ref)
+    assert set(diff.metrics) <= set(METRIC_NAMES), set(diff.metrics) - set(METRIC_NAMES)
+    for name in diff.metrics:
+        en, zh = metric_name(name, "en"), metric_name(name, "zh")
+        assert en.endswith(f" · {name}") and zh.endswith(f" · {name}") and en != zh
+    host = next(x for x in diff.lanes if x.name.startswith("Host"))
+    assert host.labels["en"] != host.labels["zh"] and any("\u4e00" <= ch <= "\u9fff" for ch in host.labels["zh"])

@@ -100,6 +100,8 @@ def test_a_wrong_solution_fails_a_fixed_one_passes_and_plays_a_syntax_error_is_m
     assert states["numerics"] == "fail" and states["no_findings"] == "pass", states
     failing = tab.page.locator("#ex-criteria > .criterion.fail").first
     assert "hint:" in failing.inner_text() and "yours:" in failing.inner_text()
+    rows = _aligned_rows(tab)  # both timelines, lane by lane
+    assert "AIV 0/MTE2 · yours" in rows and "AIV 0/MTE2 · reference" in rows, rows
     tab.shot("exercise-l3-fail-en")
     link = tab.page.locator("#view-diff #diff-says .link").first  # compare with the reference: words, a step
     step = int(link.get_attribute("data-step"))
@@ -119,6 +121,7 @@ def test_a_wrong_solution_fails_a_fixed_one_passes_and_plays_a_syntax_error_is_m
     tab.page.wait_for_function("() => document.getElementById('player-status').innerText.includes('exercise:3')")
     mine = tab.step()[1]
     assert mine != reference_steps
+    assert "Your run of lesson 3" in tab.text("#narration")  # not the lesson's narration of its own run
     tab.page.click("#step-forward")
     tab.wait_step(2, mine)
     print(f"lesson 3: click Run to verdict {click_to_verdict:.2f} s; your run {mine} steps, lesson's {reference_steps}")
@@ -129,6 +132,11 @@ def test_a_wrong_solution_fails_a_fixed_one_passes_and_plays_a_syntax_error_is_m
     tab.page.wait_for_selector("#ex-error-line")
     assert tab.page.get_attribute("#ex-error-line", "data-line") == str(SYNTAX_LINE)
     assert "SyntaxError" in tab.text("#ex-traceback")
+    tab.page.click("#lang-switch input[value='zh']")  # the panel is rebuilt in Chinese: the grade and the mark stay
+    tab.page.wait_for_function("() => document.getElementById('ex-run').innerText.includes('运行并检查')")
+    tab.page.wait_for_function("() => document.getElementById('ex-verdict').innerText.includes('SYNTAX_ERROR')")
+    tab.page.wait_for_selector(f"#ex-error-line[data-line='{SYNTAX_LINE}']")
+    tab.page.click("#lang-switch input[value='en']")
 
     tab.page.reload()  # the draft is kept in the browser
     tab.page.wait_for_selector("#step-label")
@@ -157,6 +165,76 @@ def test_the_same_flow_in_chinese(browser, server):
     tab.shot("exercise-l3-pass-zh")
     tab.page.click("#lang-switch input[value='en']")  # the verdict follows the language without running again
     tab.page.wait_for_function("() => document.getElementById('ex-verdict').innerText.includes('every criterion')")
+    tab.assert_no_errors()
+    context.close()
+
+
+L7 = get(7)
+L7_REFERENCE = L7.solution_file.read_text(encoding="utf-8")
+L7_TWO_CORES = L7_REFERENCE.replace(  # valid and exact, but on two cores: far from the peak the check asks for
+    "for m_cores in range(1, cores + 1):", "for m_cores in range(1, 3):"
+).replace("for n_cores in range(1, cores // m_cores + 1):", "for n_cores in range(1, 2):")
+
+
+def _watch_status(tab: Tab) -> None:
+    """Keep every text ``ex-status`` shows (``window.statusSeen``): the progress a trainee reads."""
+    tab.page.evaluate(
+        """() => { window.statusSeen = [];
+        new MutationObserver(() => window.statusSeen.push(document.getElementById('ex-status').innerText))
+            .observe(document.getElementById('ex-status'), {childList: true, subtree: true, characterData: true}); }"""
+    )
+
+
+def _aligned_rows(tab: Tab) -> list[str]:
+    tab.page.wait_for_selector("#view-diff #diff-timeline .main-svg")
+    return tab.page.locator("#diff-timeline .ytick text").evaluate_all("els => els.map(e => e.textContent)")
+
+
+def test_lesson_7_fails_on_two_cores_then_passes_with_the_replays_progress_and_both_timelines_aligned(
+    browser, server, tmp_path
+):
+    assert L7_TWO_CORES != L7_REFERENCE
+    context = browser.new_context(viewport=VIEWPORT)
+    tab = Tab(context, server.url)
+    _exercise(tab, 7)
+    _watch_status(tab)
+    verdict = _check(tab, L7_TWO_CORES, timeout=120_000)
+    assert verdict.startswith("FAIL") and _criteria(tab)["peak"] == "fail", verdict
+    rows = _aligned_rows(tab)  # each lane of yours right above the same lane of the reference's
+    assert "AIC 0/CUBE · yours" in rows and "AIC 0/CUBE · reference" in rows, rows
+    assert any("host calls replayed" in s for s in tab.page.evaluate("() => window.statusSeen")), "no replay progress"
+    tab.shot("exercise-l7-fail-en")
+    timings = []
+    for code, name in ((L7_TWO_CORES, "two_cores"), (L7_REFERENCE, "reference")):
+        path = tmp_path / name / "exercise.py"
+        path.parent.mkdir()
+        path.write_text(code, encoding="utf-8")
+        t0 = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "app.cli", "lesson", "check", "7", "--file", str(path)],
+            cwd=ROOT,
+            capture_output=True,
+            check=False,
+            timeout=300,
+        )
+        check_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        verdict = _check(tab, code, timeout=120_000)
+        timings.append((name, check_s, time.perf_counter() - t0))
+    assert verdict.startswith("PASS") and "100/100" in verdict
+    assert "AIC 0/CUBE · yours" in _aligned_rows(tab)
+    tab.shot("exercise-l7-pass-en")
+    tab.page.click("#lang-switch input[value='zh']")
+    tab.page.wait_for_function("() => document.getElementById('ex-verdict').innerText.includes('全部标准通过')")
+    tab.page.wait_for_function(  # the lane names and the runs' words follow the language
+        "() => [...document.querySelectorAll('#diff-timeline .ytick text')].some(e => e.textContent.endsWith('· 你的'))"
+    )
+    tab.shot("exercise-l7-pass-zh")
+    verdict = _check(tab, L7_TWO_CORES, timeout=120_000)
+    assert verdict.startswith("FAIL") and "得分" in verdict
+    tab.shot("exercise-l7-fail-zh")
+    for name, check_s, click_s in timings:
+        print(f"lesson 7 ({name}): click Run to verdict {click_s:.2f} s; ascendsim lesson check {check_s:.2f} s")
     tab.assert_no_errors()
     context.close()
 

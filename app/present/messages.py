@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
+from .messages_metrics import METRIC_NAMES
 from .messages_web import WEB
 
 LANGS = ("en", "zh")
@@ -222,6 +223,7 @@ _CATALOGUE = MappingProxyType(
         "step": ("step {i} / {n}", "第 {i} / {n} 步"),
         "event_at": ("{name} on {lane} at {time} us", "{time} us：{lane} 上的 {name}"),
         **WEB,  # the dashboard's own labels (messages_web.py)
+        **{f"metric.{k}": v for k, v in METRIC_NAMES.items()},  # the report's figures (messages_metrics.py)
         "why.buffer_num": (
             "buffer_num sets double buffering: with 2 slots the next tile loads (MTE2) while this one computes; "
             "compare mte2_compute_overlap and the idle time 'waiting for data'.",
@@ -380,6 +382,13 @@ def finding_kind(kind: str, lang: str = "en") -> str:
     """A finding's kind as a label in ``lang`` (a kind the catalogue does not know is shown as it is)."""
     key = f"finding.{kind}"
     return t(key, lang) if key in _CATALOGUE else kind
+
+
+def metric_name(key: str, lang: str = "en") -> str:
+    """A report figure's name in ``lang``, its id after it (``simulated time (us) · simulated_us``: the id is
+    what the JSON and the CLI print); an id the glossary does not know is shown as it is."""
+    entry = f"metric.{key}"
+    return f"{t(entry, lang)} · {key}" if entry in _CATALOGUE else key
 
 
 def known_lang(lang) -> str:

@@ -106,6 +106,12 @@ WEB = MappingProxyType(
         "web.cancel": ("Cancel", "取消"),
         "web.cancelled": ("Cancelled.", "已取消。"),
         "web.phase.queued": ("queued: {ahead} ahead", "排队中：前面还有 {ahead} 个"),
+        "web.exercise_narration": (
+            "Your run of lesson {n}'s exercise. The lesson's steps narrate the lesson's own run: "
+            "press “Show the lesson's run” under the verdict to read them beside it.",
+            "这是你为第 {n} 课练习写的代码的运行。课程步骤讲解的是课程自己的运行："
+            "点击结论下方的“查看课程的运行”即可对照阅读。",
+        ),
         "web.phase.joined": (
             "an identical run is being computed: waiting for it",
             "同样的运行正在计算：等待它完成",

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from engine.analysis.compare import Change
 
 OVERLAP_METRICS = ("mte2_compute_overlap", "copy_compute_overlap")
+ALIGNED_BARS = 150  # bars per lane of the aligned timelines before a lane is shown as busy-share buckets
+ALIGNED_PAIRS = 32  # lanes (each a pair of rows) the aligned timelines show at most
 SLACK = 0.02  # differences below 2 % (or 2 points of a share) are noise, not a statement
 
 
@@ -32,6 +34,7 @@ class LaneDiff:
     ref_us: float
     mine_events: int
     ref_events: int
+    labels: dict = field(default_factory=dict)  # the lane's name in each UI language
 
 
 @dataclass(frozen=True)
@@ -64,16 +67,27 @@ class TraceDiff:
         return cls(lanes, metrics, tuple(Statement(**x) for x in doc["statements"]))
 
 
+def _lane_labels(replays: tuple[Replay, ...]) -> dict[str, dict]:
+    """Each lane's name in each language, by its key (process / thread)."""
+    from .lanes import lane_name
+    from .messages import LANGS
+
+    return {
+        f"{x.process} / {x.thread}": {lang: lane_name(x, lang) for lang in LANGS}
+        for r in replays
+        for x in r.trace.lanes
+    }
+
+
 def _lanes(replay: Replay) -> dict[str, tuple[float, int]]:
     t = replay.trace
     c = t.columns
     busy = c["kind"] != Kind.MARK
-    out = {}
-    for i, lane in enumerate(t.lanes):
-        on = busy & (c["lane"] == i)
-        if on.any():
-            out[f"{lane.process} / {lane.thread}"] = (float((c["end"][on] - c["start"][on]).sum()) / 1e6, int(on.sum()))
-    return out
+    lane = c["lane"][busy]
+    n = len(t.lanes)
+    ps = np.bincount(lane, weights=(c["end"][busy] - c["start"][busy]).astype(np.float64), minlength=n)
+    count = np.bincount(lane, minlength=n)
+    return {f"{x.process} / {x.thread}": (float(ps[i]) / 1e6, int(count[i])) for i, x in enumerate(t.lanes) if count[i]}
 
 
 def _rows(replay: Replay, *kinds: Kind) -> np.ndarray:
@@ -97,8 +111,10 @@ def trace_diff(mine: Replay, ref: Replay) -> TraceDiff:
     a, b = _lanes(ref), _lanes(mine)
     names = [n for n in b if n in a] + [n for n in b if n not in a] + [n for n in a if n not in b]
     none = (0.0, 0)
+    labels = _lane_labels((mine, ref))
     lanes = tuple(
-        LaneDiff(n, b.get(n, none)[0], a.get(n, none)[0], b.get(n, none)[1], a.get(n, none)[1]) for n in names
+        LaneDiff(n, b.get(n, none)[0], a.get(n, none)[0], b.get(n, none)[1], a.get(n, none)[1], labels.get(n, {}))
+        for n in names
     )
     rm, rr = mine.report(), ref.report()
     metrics = compare(rr, rm).metrics
@@ -142,4 +158,46 @@ def trace_diff(mine: Replay, ref: Replay) -> TraceDiff:
     return TraceDiff(lanes, metrics, tuple(says))
 
 
-__all__ = ("LaneDiff", "Statement", "TraceDiff", "trace_diff")
+def aligned_timelines(mine: Replay, ref: Replay, names: tuple[str, str], lang: str = "en") -> dict:
+    """Both runs on one time axis, lane by lane: each lane of the trainee's run right above the same lane of
+    the reference's (matched by the lanes' process and thread), with the pipes of each run's first core. A
+    timeline view (:func:`~app.present.views.timeline_view`'s shape) whose lane labels end in ``names``
+    (the UI's words for "yours" and "reference") and whose ``pair`` numbers the lane they show; a lane only
+    one run has gets its row alone."""
+    from .views import timeline_view
+
+    end_us = max(float(r.result.end_ps) for r in (mine, ref)) / 1e6
+    views = [timeline_view(r, 0, (0.0, max(end_us, 1e-6)), ALIGNED_BARS, _first_core(r), lang) for r in (mine, ref)]
+    keyed = []
+    for r, view in zip((mine, ref), views, strict=True):
+        lanes = r.trace.lanes
+        keyed.append({(lanes[x["id"]].process, lanes[x["id"]].thread): x for x in view["lanes"]})
+    order = list(keyed[0]) + [k for k in keyed[1] if k not in keyed[0]]
+    busy = [k for k in order if any(lanes.get(k, {}).get("count") for lanes in keyed)]  # idle in both: no rows
+    expanded = {lane["core"] for lanes in keyed for lane in lanes.values() if lane["kind"] == "PIPE"}
+    first = [k for k in busy if any(lanes.get(k, {}).get("core") in expanded for lanes in keyed)]
+    others = [k for k in busy if k not in first]  # the first core's lanes stay, however many cores come first
+    drop = set(others[max(0, ALIGNED_PAIRS - len(first)) :])
+    rows = []
+    for pair, key in enumerate(k for k in busy if k not in drop):
+        for lanes, name in zip(keyed, names, strict=True):
+            if key in lanes:
+                lane = lanes[key]
+                bars = [{**b, "done": True} for b in lane.get("bars", ())]
+                rows.append({**lane, "label": f"{lane['label']} · {name}", "run": name, "pair": pair, "bars": bars})
+    return {**views[0], "t0_us": 0.0, "t1_us": end_us, "cursor_us": 0.0, "cursor_row": 0, "lanes": rows}
+
+
+def _first_core(replay: Replay) -> tuple:
+    from engine.locations import CoreRef
+
+    blocks = _rows(replay, Kind.BLOCK)
+    if not len(blocks):
+        return ()
+    lanes = replay.trace.lanes
+    cores = [CoreRef.of_lane(lanes[i]) for i in np.unique(replay.trace.columns["lane"][blocks])]
+    cores = [c for c in cores if c is not None]
+    return (min(cores),) if cores else ()
+
+
+__all__ = ("LaneDiff", "Statement", "TraceDiff", "aligned_timelines", "trace_diff")

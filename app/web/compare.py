@@ -7,7 +7,7 @@ import shlex
 
 from dash import Input, Output, State, dcc, html, no_update
 
-from app.present.messages import known_lang
+from app.present.messages import known_lang, metric_name
 from app.present.messages import t as msg
 from app.server.jobs import Busy
 from engine.profile import DEFAULT_PROFILE
@@ -135,7 +135,14 @@ def comparison(runs: Runs, requests: list[dict], lang: str) -> html.Div:
     for key, figure in diff.metrics.items():
         change = f"{figure.ratio:.3g}x" if figure.ratio else ""
         rows.append(
-            html.Tr([html.Td(key), html.Td(fmt_value(figure.a)), html.Td(fmt_value(figure.b)), html.Td(change)])
+            html.Tr(
+                [
+                    html.Td(metric_name(key, lang)),
+                    html.Td(fmt_value(figure.a)),
+                    html.Td(fmt_value(figure.b)),
+                    html.Td(change),
+                ]
+            )
         )
     changed = []
     a, b = requests

@@ -17,12 +17,13 @@ import time
 from dash import ALL, Input, Output, State, dcc, html, no_update
 from dash.exceptions import PreventUpdate
 
-from app.present.messages import known_lang
+from app.present.messages import known_lang, metric_name
 from app.present.messages import t as msg
 from app.server.jobs import Busy
 from lessons.catalog import Lesson, get
 from lessons.grader import VERDICTS, GradeResult
 
+from . import layout
 from .editor import editor, editor_buttons
 from .panels import fmt_value
 from .playground import JOB_POLL_MS, session_id
@@ -37,6 +38,10 @@ _TEXT = {
         "running 正在沙箱中运行你的代码：已 {s} 秒，最多 {limit} 秒",
     ),
     "judging": ("judging: replaying what your code recorded", "judging 评判中：重放你的代码记录的调用"),
+    "replayed": (
+        "judging: {done} of {total} host calls replayed, {events} events so far",
+        "judging 评判中：已重放 {done}/{total} 个主机调用，已有 {events} 个事件",
+    ),
     "done": ("done in {s} s", "done 完成，用时 {s} 秒"),
     "failed": ("done: not checked", "done 完成：未能检查"),
     "cancelled": (
@@ -102,6 +107,10 @@ _TEXT = {
         "你的运行与参考一致：没有失去重叠、多余搬运、标志等待或空闲核。",
     ),
     "lane": ("lane", "通道"),
+    "aligned": (
+        "Both timelines, lane by lane: each lane of your run above the same lane of the reference's",
+        "两条时间线逐通道对齐：你的运行的每个通道在参考运行的同一通道之上",
+    ),
     "metric": ("metric", "指标"),
     "mine_col": ("yours", "你的"),
     "ref_col": ("reference", "参考"),
@@ -163,7 +172,6 @@ def panel(lesson: Lesson, lang: str, code_runs: tuple[str, str]) -> html.Div:
                 style={"display": "none"},
             ),
             dcc.Store(id="ex-submit"),
-            dcc.Store(id="ex-result"),
             dcc.Store(id="ex-line"),
             dcc.Store(id="ex-number", data=lesson.number),
         ],
@@ -189,12 +197,21 @@ def grade_doc(result: GradeResult, run: dict | None, runs: Runs) -> dict:
         "run": run,
     }
     if run is not None:  # the comparison with the reference solution's run is made here, in the job
-        from app.present.trace_diff import trace_diff
+        from app.present.trace_diff import aligned_timelines, trace_diff
+
+        from . import figures, render
 
         reference = runs.reference(get(result.lesson)) or {"lesson": result.lesson}
         mine, ref = runs.load(run), runs.load(reference)
         doc["events"], doc["us"], doc["ref_events"] = mine.events, mine.outline["end_us"], ref.events
         doc["diff"] = json.loads(json.dumps(trace_diff(mine.replay, ref.replay).to_dict(), default=float))
+        doc["aligned"] = {  # the two timelines lane by lane, in each language (the page switches without a job)
+            lang: figures.aligned_figure(
+                aligned_timelines(mine.replay, ref.replay, (text("mine_col", lang), text("ref_col", lang)), lang),
+                render.labels(lang),
+            )
+            for lang in ("en", "zh")
+        }
     return doc
 
 
@@ -262,7 +279,7 @@ def diff_view(doc: dict, lang: str) -> html.Section:
             )
     head = [html.Th(text(k, lang)) for k in ("metric", "mine_col", "ref_col")]
     metrics = [html.Tr(head)] + [
-        html.Tr([html.Td(name), html.Td(fmt_value(row.b)), html.Td(fmt_value(row.a))])
+        html.Tr([html.Td(metric_name(name, lang)), html.Td(fmt_value(row.b)), html.Td(fmt_value(row.a))])
         for name, row in diff.metrics.items()
     ]
     lanes = sorted(diff.lanes, key=lambda x: -max(x.mine_us, x.ref_us))[:MAX_DIFF_LANES]
@@ -270,7 +287,7 @@ def diff_view(doc: dict, lang: str) -> html.Section:
     cols += [f"{text('events', lang)} ({text('mine_col', lang)})", text("ref_col", lang)]
     lane_rows = [html.Tr([html.Th(c) for c in cols])] + [
         html.Tr(
-            [html.Td(x.name)]
+            [html.Td(x.labels.get(lang, x.name))]
             + [html.Td(f"{v:,.3f}") for v in (x.mine_us, x.ref_us)]
             + [html.Td(f"{v:,}") for v in (x.mine_events, x.ref_events)],
             className="" if (x.mine_events and x.ref_events) else "only",
@@ -285,7 +302,15 @@ def diff_view(doc: dict, lang: str) -> html.Section:
                 [html.Table(metrics, className="cmp"), html.Table(lane_rows, className="cmp", id="diff-lanes")],
                 className="pair",
             ),
-        ],
+        ]
+        + (
+            [
+                html.H5(text("aligned", lang)),
+                dcc.Graph(id="diff-timeline", figure=doc["aligned"][lang], config=layout.GRAPH_CONFIG),
+            ]
+            if doc.get("aligned")
+            else []
+        ),
         id="view-diff",
         className="view",
     )
@@ -339,6 +364,30 @@ def _costs(costs: dict, lang: str) -> html.Details:
     )
 
 
+_VIEWS = tuple(
+    Output(name, prop, allow_duplicate=True)
+    for name, prop in (
+        ("ex-verdict", "children"),
+        ("ex-criteria", "children"),
+        ("ex-output", "children"),
+        ("ex-run-buttons", "style"),
+        ("ex-line", "data"),
+    )
+)
+_UNCHANGED = (no_update,) * len(_VIEWS)
+
+
+def _views(doc, lang: str, number) -> tuple:
+    """What :data:`_VIEWS` show of a kept grade: the verdict, the criteria, the output (with the comparison),
+    the run buttons and the line to mark; nothing for no grade or another lesson's."""
+    if not isinstance(doc, dict) or doc.get("lesson") != number:
+        return [], [], [], {"display": "none"}, None
+    head, criteria, output = verdict_view(doc, lang)
+    if doc.get("diff"):
+        output = [*output, diff_view(doc, lang)]
+    return head, criteria, output, ({} if doc.get("run") else {"display": "none"}), doc.get("line")
+
+
 def register(app, runs: Runs) -> None:
     app.clientside_callback(  # the code in the editor, sent with the click (the mark is cleared meanwhile)
         """(n, lesson) => {
@@ -373,9 +422,10 @@ def register(app, runs: Runs) -> None:
 
     @app.callback(
         Output("ex-result", "data"),
-        Output("ex-line", "data"),
+        Output("ex-mine", "data"),
         Output("ex-status", "children"),
         Output("run", "data", allow_duplicate=True),
+        *_VIEWS,  # drawn in the job: the verdict arrives with "done", not a round trip later
         Input("ex-submit", "data"),
         State("lang-page", "data"),
         State("session", "data"),
@@ -396,7 +446,7 @@ def register(app, runs: Runs) -> None:
             raise PreventUpdate
         policy, why = runs.code_runs
         if policy == "off":
-            return no_update, None, text("off", lang, why=why), no_update
+            return no_update, no_update, text("off", lang, why=why), no_update, *_UNCHANGED
         set_progress([text("queued", lang, ahead=0)])
 
         def report(phase: str, values: dict) -> None:
@@ -407,62 +457,64 @@ def register(app, runs: Runs) -> None:
                 submit.get("lesson"), submit.get("code"), lang, session_id(session), report, policy == "sandbox"
             )
         except RunRequestError as exc:
-            return no_update, None, f"{text('failed', lang)}: {exc}", no_update
+            return no_update, no_update, f"{text('failed', lang)}: {exc}", no_update, *_UNCHANGED
         except Busy as exc:
-            return no_update, None, f"{text('failed', lang)}: {msg(exc.key, lang, **exc.values)}", no_update
+            return (
+                no_update,
+                no_update,
+                f"{text('failed', lang)}: {msg(exc.key, lang, **exc.values)}",
+                no_update,
+                *_UNCHANGED,
+            )
         doc = {**grade_doc(result, run, runs), "n": submit.get("n")}
-        return doc, result.line, text("done", lang, s=f"{result.time_s:.1f}"), (run or no_update)
+        done = text("done", lang, s=f"{result.time_s:.1f}")
+        return doc, run, done, (run or no_update), *_views(doc, lang, doc["lesson"])
 
     @app.callback(
-        Output("ex-verdict", "children"),
-        Output("ex-criteria", "children"),
-        Output("ex-output", "children"),
-        Output("ex-run-buttons", "style"),
-        Input("ex-result", "data"),
+        *_VIEWS,
         Input("lang-page", "data"),
+        Input("ex-number", "data"),
+        State("ex-result", "data"),
+        prevent_initial_call="initial_duplicate",
     )
-    def show(doc, lang):
-        if not isinstance(doc, dict):
-            return [], [], [], {"display": "none"}
-        lang = known_lang(lang)
-        head, criteria, output = verdict_view(doc, lang)
-        if doc.get("diff"):
-            output = [*output, diff_view(doc, lang)]
-        return head, criteria, output, ({} if doc.get("run") else {"display": "none"})
+    def show(lang, number, doc):
+        """The kept grade, drawn again whenever the panel is (a language switch rebuilds it; ``ex-result`` lives
+        outside it, so the verdict, the diff and the marked line stay); nothing for another lesson's grade."""
+        return _views(doc, known_lang(lang), number)
 
     @app.callback(
         Output("run", "data", allow_duplicate=True),
         Output("jump-target", "data", allow_duplicate=True),
         Input({"type": "diff-step", "i": ALL, "step": ALL}, "n_clicks"),
-        State("ex-result", "data"),
+        State("ex-mine", "data"),
         State("run", "data"),
         prevent_initial_call=True,
     )
-    def go(clicks, doc, run):
+    def go(clicks, mine, run):
         """A statement's link: the trainee's run in the views, at the step where it shows."""
         from dash import ctx
 
-        if not isinstance(ctx.triggered_id, dict) or not any(clicks or []) or not isinstance(doc, dict):
+        if not isinstance(ctx.triggered_id, dict) or not any(clicks or []) or not isinstance(mine, dict):
             raise PreventUpdate
         step = ctx.triggered_id.get("step")
         if type(step) is not int or step < 0:
             raise PreventUpdate
         target = {"step": step, "at": time.time()}
-        return (no_update if run == doc.get("run") else doc["run"]), target
+        return (no_update if run == mine else mine), target
 
     @app.callback(
         Output("run", "data", allow_duplicate=True),
         Input("ex-show-mine", "n_clicks"),
         Input("ex-show-ref", "n_clicks"),
-        State("ex-result", "data"),
+        State("ex-mine", "data"),
         State("ex-number", "data"),
         prevent_initial_call=True,
     )
-    def switch(mine, ref, doc, number):
+    def switch(_mine, _ref, mine, number):
         from dash import ctx
 
-        if ctx.triggered_id == "ex-show-mine" and isinstance(doc, dict) and doc.get("run"):
-            return doc["run"]
+        if ctx.triggered_id == "ex-show-mine" and isinstance(mine, dict):
+            return mine
         if ctx.triggered_id == "ex-show-ref" and number:
             return {"lesson": number}
         raise PreventUpdate

@@ -47,7 +47,7 @@ class Exercises:
         ):
             # the reference solution's run (what the diff view compares with) is graded once, beside the first
             # trainee's run of the lesson: the two sandboxes overlap instead of queueing
-            reference = threading.Thread(target=self.reference, args=(lesson, sandboxed), daemon=True)
+            reference = threading.Thread(target=self._reference_ready, args=(lesson, sandboxed), daemon=True)
             reference.start()
             result, run = self._grade(lesson, code, lang, report, sandboxed)
             reference.join()
@@ -64,6 +64,13 @@ class Exercises:
             if mine or not self.stored(self.spec(run)):
                 return self._grade(lesson, code, "en", lambda *_: None, sandboxed)[1]
         return run
+
+    def _reference_ready(self, lesson: Lesson, sandboxed: bool) -> None:
+        """The reference's run stored, loaded and analysed (what the comparison needs of it), while the
+        trainee's code runs: the diff then waits only for the trainee's own run."""
+        run = self.reference(lesson, sandboxed)
+        if run is not None:
+            self.load(run).replay.report()
 
     def _grade(self, lesson: Lesson, code: str, lang: str, report, sandboxed: bool):
         from lessons.grader import GraderError, grade_file
@@ -84,9 +91,12 @@ class Exercises:
                     if phase[0] == "running":
                         report("running", {"s": f"{time.monotonic() - t0:.0f}", "limit": f"{limits.wall_s:g}"})
 
-            def progress(now: str) -> None:
+            def progress(now: str, values: dict | None = None) -> None:
                 phase[0] = now
-                report(now, {"s": "0", "limit": f"{limits.wall_s:g}"} if now == "running" else {})
+                if values:  # the replay's own count: host calls replayed, events recorded so far
+                    report("replayed", {k: f"{values.get(k, 0):,}" for k in ("done", "total", "events")})
+                else:
+                    report(now, {"s": "0", "limit": f"{limits.wall_s:g}"} if now == "running" else {})
 
             ticker = threading.Thread(target=tick, daemon=True)
             ticker.start()

@@ -274,6 +274,7 @@ def player(ui: Ui) -> html.Div:
         dcc.Store(id="meta"),
         dcc.Store(id="step", data=0),
         dcc.Store(id="window"),
+        dcc.Store(id="window-span"),
         dcc.Store(id="window-request"),
         dcc.Store(id="playing", data=False),
         dcc.Store(id="breakpoints", data=[]),
@@ -331,7 +332,13 @@ def lessons_page(lang: str, lessons, number: int | None = None) -> html.Div:
         className="tabs",
     )
     main = html.Div(
-        [tabs, html.Div(id="lesson-exercise", className="hidden"), html.Div(player(ui), id="player-area")],
+        [
+            tabs,
+            html.Div(id="lesson-exercise", className="hidden"),
+            dcc.Store(id="ex-result"),  # the last grade: outside the exercise panel, which a language switch rebuilds
+            dcc.Store(id="ex-mine"),  # its run (what the views load): the small part callbacks send back
+            html.Div(player(ui), id="player-area"),
+        ],
         className="main",
     )
     return html.Div([*page_stores(lang), html.Div([aside, main], className="with-side")], className="page")

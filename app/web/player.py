@@ -98,6 +98,7 @@ def register(app, runs: Runs) -> None:
     # -- a window of frames --------------------------------------------------------------------------------
     @app.callback(
         Output("window", "data"),
+        Output("window-span", "data"),
         Output("pipeline-graph", "figure"),
         Output("timeline-graph", "figure"),
         Input("window-request", "data"),
@@ -130,7 +131,7 @@ def register(app, runs: Runs) -> None:
         if follow:
             span = render.window_span(w, loaded.outline["end_us"])
             timeline = render.timeline(loaded, at, lang, span, expand or [])
-        return out, pipeline, timeline
+        return out, {"run": w["run"], "times": [w["times"][0], w["times"][-1]]}, pipeline, timeline
 
     # -- the timeline: zoom, whole run, expanded cores ---------------------------------------------------------
     @app.callback(
@@ -143,7 +144,7 @@ def register(app, runs: Runs) -> None:
         State("step", "data"),
         State("lang-page", "data"),
         State("tl-follow", "value"),
-        State("window", "data"),
+        State("window-span", "data"),  # the window's run and time span, not its frames (megabytes on a big run)
         prevent_initial_call=True,
     )
     def zoom(relayout, _whole, expand, run, step, lang, follow, win):

@@ -76,6 +76,8 @@ def meta(loaded: Loaded) -> dict:
         }
         first = next((a for a in anchors if a is not None), 0)
         out["start"] = first
+    elif loaded.exercise is not None:  # the lesson's steps narrate its own run, not the trainee's: say so instead
+        out["narration"] = {lang: msg("web.exercise_narration", lang, n=loaded.exercise.number) for lang in LANGS}
     return out
 
 

@@ -150,6 +150,7 @@ class Loaded:
     windows: OrderedDict = field(default_factory=OrderedDict)
     lock: threading.Lock = field(default_factory=threading.Lock)
     note: tuple | None = None  # what happened to its stored file (a message key and its values), for the page
+    exercise: Lesson | None = None  # the lesson whose exercise this run is (a trainee's code), if it is one
 
     @property
     def events(self) -> int:
@@ -386,7 +387,7 @@ class Runs(Exercises):
             except OSError:
                 sources = None
             replay = Replay(result, sources=sources)
-            return Loaded(spec.key, spec, replay, FrameSource(replay), outline(replay))
+            return Loaded(spec.key, spec, replay, FrameSource(replay), outline(replay), exercise=lesson)
         inputs = None
         scenario = registry()[spec.scenario]
         if scenario.estimate(load_profile(spec.profile), dict(spec.params), spec.numerics).input_bytes <= (

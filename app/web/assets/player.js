@@ -353,8 +353,15 @@
     function narrate(step, meta, win, lang, buttons) {
         const L = meta && meta.lesson;
         const none = [nu(), new Array(buttons).fill(nu())].concat(VIEWS.map(nu));
-        if (!L) { return none; }
         lang = lang || "en";
+        if (!L) {  // a trainee's run: the page's note instead of the lesson's narration (once per run and language)
+            const note = meta && meta.narration;
+            const said = JSON.stringify([lang, buttons]);
+            if (!note || (memo.narrated && memo.narrated.meta === meta && memo.narrated.key === said)) { return none; }
+            memo.narrated = {meta: meta, key: said};
+            const text = {type: "Div", namespace: "dash_html_components", props: {className: "ntext", children: note[lang]}};
+            return [[text], new Array(buttons).fill("lstep")].concat(VIEWS.map(function () { return "view"; }));
+        }
         const j = lessonAt(meta, win, (typeof step === "number") ? step : 0);
         if (j === undefined) { return none; } // the window with this step's lesson step is on its way
         const key = JSON.stringify([lang, j, buttons]);

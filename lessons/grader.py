@@ -178,6 +178,7 @@ def grade_file(
     sandboxed: bool = True,
     keep: Path | None = None,
     progress: Callable[..., None] | None = None,
+    refs: dict | None = None,
 ) -> GradeResult:
     """Grade one submission end to end; never raises because of what the submission does.
 
@@ -185,6 +186,9 @@ def grade_file(
     ``progress("judging", {"done", "total", "events"})`` as the replay goes (host calls replayed, of how
     many, events the replay recorded: the grader's own count, nothing the submission reports); with
     ``keep``, the replay's main run is written there when the submission got that far (for the views).
+
+    ``refs``: the lesson's :func:`~lessons.judge.references` when the caller keeps them (a server computes
+    them once per code version); otherwise computed here while the child runs.
 
     ``sandboxed=False`` runs the child without bubblewrap (a trainee's own file on their own machine): the
     report then says so. With ``sandboxed=True`` and no bubblewrap, :class:`GraderError`.
@@ -201,10 +205,10 @@ def grade_file(
     notes = [] if sandboxed else [UNSANDBOXED]
     if exercise is None or not exercise.exists():
         return GradeResult(ident, lesson.number, "NO_SUBMISSION", 0, not_run, [VERDICTS["NO_SUBMISSION"][0]], 0.0)
-    refs: dict = {}
+    known, refs = refs, {}
 
     def prepare() -> None:  # while the child runs: the grader's own numbers, and the server workers fork from
-        refs.update(references(lesson))
+        refs.update(references(lesson) if known is None else known)
         _SERVER.start()
 
     computing = threading.Thread(target=prepare, daemon=True)

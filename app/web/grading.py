@@ -8,7 +8,9 @@ it, and the lesson's reference solution is graded the same way once (what the tr
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import json
 import os
 import tempfile
 import threading
@@ -67,10 +69,29 @@ class Exercises:
 
     def _reference_ready(self, lesson: Lesson, sandboxed: bool) -> None:
         """The reference's run stored, loaded and analysed (what the comparison needs of it), while the
-        trainee's code runs: the diff then waits only for the trainee's own run."""
+        trainee's code runs: the diff then waits only for the trainee's own run. Also the lesson's
+        references kept (the next check reads them instead of computing them beside the sandbox)."""
         run = self.reference(lesson, sandboxed)
         if run is not None:
             self.load(run).replay.report()
+        path = self._refs_path(lesson)
+        if not path.is_file():
+            from lessons.judge import references
+
+            refs = references(lesson)
+            with contextlib.suppress(OSError), atomic_path(path) as part:
+                part.write_text(json.dumps(refs), encoding="utf-8")
+
+    def _refs_path(self, lesson: Lesson) -> Path:
+        """The lesson's references as this code computes them (the folder is named after the code)."""
+        return self.store.directory / f"refs-lesson-{lesson.number}.json"
+
+    def _kept_refs(self, lesson: Lesson) -> dict | None:
+        try:
+            refs = json.loads(self._refs_path(lesson).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return refs if isinstance(refs, dict) else None
 
     def _grade(self, lesson: Lesson, code: str, lang: str, report, sandboxed: bool):
         from lessons.grader import GraderError, grade_file
@@ -102,7 +123,15 @@ class Exercises:
             ticker.start()
             try:
                 result = grade_file(
-                    lesson, path, "browser", lang, limits, sandboxed=sandboxed, keep=keep, progress=progress
+                    lesson,
+                    path,
+                    "browser",
+                    lang,
+                    limits,
+                    sandboxed=sandboxed,
+                    keep=keep,
+                    progress=progress,
+                    refs=self._kept_refs(lesson),
                 )
             except GraderError as exc:
                 raise RunRequestError(str(exc)) from None

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from engine.trace import Kind
+from engine.trace import Kind, LaneKind
 
 from .replay import Replay
 
@@ -166,8 +166,8 @@ def aligned_timelines(mine: Replay, ref: Replay, names: tuple[str, str], lang: s
     one run has gets its row alone."""
     from .views import timeline_view
 
-    end_us = max(float(r.result.end_ps) for r in (mine, ref)) / 1e6
-    views = [timeline_view(r, 0, (0.0, max(end_us, 1e-6)), ALIGNED_BARS, _first_core(r), lang) for r in (mine, ref)]
+    t0, t1 = _device_span(mine, ref)
+    views = [timeline_view(r, 0, (t0, t1), ALIGNED_BARS, _first_core(r), lang) for r in (mine, ref)]
     keyed = []
     for r, view in zip((mine, ref), views, strict=True):
         lanes = r.trace.lanes
@@ -185,7 +185,23 @@ def aligned_timelines(mine: Replay, ref: Replay, names: tuple[str, str], lang: s
                 lane = lanes[key]
                 bars = [{**b, "done": True} for b in lane.get("bars", ())]
                 rows.append({**lane, "label": f"{lane['label']} · {name}", "run": name, "pair": pair, "bars": bars})
-    return {**views[0], "t0_us": 0.0, "t1_us": end_us, "cursor_us": 0.0, "cursor_row": 0, "lanes": rows}
+    return {**views[0], "t0_us": t0, "t1_us": t1, "cursor_us": t0, "cursor_row": 0, "lanes": rows}
+
+
+def _device_span(*replays: Replay) -> tuple[float, float]:
+    """Microseconds from the first device event (a copy, a kernel) of any of the runs to the last end of
+    any, padded by 5 %: where the runs differ (a host's long set-up before it would squash them)."""
+    starts, ends = [], []
+    for r in replays:
+        c = r.trace.columns
+        host = np.array([lane.kind == LaneKind.HOST for lane in r.trace.lanes], dtype=bool)
+        device = ~host[c["lane"]] & (c["kind"] != Kind.MARK)
+        if device.any():
+            starts.append(float(c["start"][device].min()))
+        ends.append(float(r.result.end_ps))
+    t0, t1 = (min(starts) if starts else 0.0) / 1e6, max(ends) / 1e6
+    pad = 0.05 * (t1 - t0)
+    return max(0.0, t0 - pad), max(t1 + pad, t0 + 1e-6)
 
 
 def _first_core(replay: Replay) -> tuple:

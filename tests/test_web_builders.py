@@ -275,23 +275,39 @@ def test_code_panel_marks_the_current_line():
     assert "k.py:11" in text
 
 
-def test_metrics_panel_try_buttons_only_on_the_playground():
-    view = {
-        "headline": [{"key": "tflops", "label": "TFLOPS", "value": 12.5}],
-        "pipe_ratios": {},
-        "roofline": [],
-        "gaps": {"waiting for data": 1.5},
-        "findings": [],
-        "findings_title": "Findings",
-        "no_findings": "none",
-        "recommendations": [
-            {"rule": "double_buffering", "title": "Double-buffer", "evidence": {"x": 1}, "change": {"buffer_num": 2}}
-        ],
-        "recommendations_title": "Recs",
-    }
+@pytest.fixture(scope="module")
+def single_buffered():
+    """A real run the presenter describes: vector-add with one slot per queue (double buffering recommended)."""
+    from app.present.replay import Replay
+    from engine.runner import run_scenario
+
+    run = run_scenario("vector-add", buffer_num=1)
+    return Replay(run.result, context={"params": run.params})
+
+
+def test_metrics_panel_try_buttons_only_on_the_playground(single_buffered):
+    from app.present.views import metrics_view
+
+    view = metrics_view(single_buffered, "en")
+    assert any(r["rule"] == "double_buffering" for r in view["recommendations"])
     with_try = str(panels.metrics_panel(view, "en", tryable=True))
     assert "try-rec" in with_try and "buffer_num=2" in with_try
     assert "try-rec" not in str(panels.metrics_panel(view, "en", tryable=False))
+
+
+def test_recommendations_read_in_chinese_title_advice_evidence_and_threshold(single_buffered):
+    """Every word of a recommendation in the page's language; the evidence named from the glossary, its id on
+    hover; the threshold translated."""
+    from app.present.views import metrics_view
+
+    rec = next(r for r in metrics_view(single_buffered, "zh")["recommendations"] if r["rule"] == "double_buffering")
+    assert rec["title"] == "启用双缓冲" and "槽位" in rec["advice"] and rec["threshold"].startswith("重叠率")
+    names = {e["id"]: e["name"] for e in rec["evidence"]}
+    assert names["mte2_compute_overlap"] == "计算时 MTE2 同时搬入的占比" and "threshold" not in names
+    text = str(panels.metrics_panel(metrics_view(single_buffered, "zh"), "zh"))
+    assert "title='mte2_compute_overlap'" in text and "重叠率 <" in text
+    en = next(r for r in metrics_view(single_buffered, "en")["recommendations"] if r["rule"] == "double_buffering")
+    assert en["advice"].startswith("Give the input queues two slots") and en["threshold"].startswith("overlap <")
 
 
 def test_tile_panel_shows_the_numbers():

@@ -384,11 +384,14 @@ def finding_kind(kind: str, lang: str = "en") -> str:
     return t(key, lang) if key in _CATALOGUE else kind
 
 
-def metric_name(key: str, lang: str = "en") -> str:
-    """A report figure's name in ``lang``, its id after it (``simulated time (us) · simulated_us``: the id is
-    what the JSON and the CLI print); an id the glossary does not know is shown as it is."""
+def metric_name(key: str, lang: str = "en", with_id: bool = True) -> str:
+    """A report figure's name in ``lang``, its id after it unless ``with_id`` is False (``simulated time (us)
+    · simulated_us``: the id is what the JSON and the CLI print); an id the glossary does not know is shown
+    as it is."""
     entry = f"metric.{key}"
-    return f"{t(entry, lang)} · {key}" if entry in _CATALOGUE else key
+    if entry not in _CATALOGUE:
+        return key
+    return f"{t(entry, lang)} · {key}" if with_id else t(entry, lang)
 
 
 def known_lang(lang) -> str:

@@ -15,7 +15,7 @@ from engine.locations import CoreRef
 from engine.trace import Kind, LaneKind
 
 from .lanes import engine_name, lane_group, lane_name, lane_thread, stream_name
-from .messages import finding_kind
+from .messages import finding_kind, metric_name
 from .messages import t as msg
 from .replay import Replay
 from .stages import STAGE_ORDER, stage_table
@@ -448,7 +448,13 @@ def metrics_view(replay: Replay, lang: str = "en") -> dict:
             {
                 "rule": r.rule,
                 "title": r.title_zh if lang == "zh" else r.title,
-                "evidence": r.evidence,
+                "advice": r.advice_zh if lang == "zh" else r.advice,
+                "evidence": [
+                    {"id": k, "name": metric_name(k, lang, with_id=False), "value": v}
+                    for k, v in r.evidence.items()
+                    if k != "threshold"
+                ],
+                "threshold": r.threshold_zh if lang == "zh" and r.threshold_zh else r.evidence.get("threshold", ""),
                 "change": r.change,
             }
             for r in report.recommendations

@@ -7,7 +7,7 @@ import shlex
 
 from dash import Input, Output, State, dcc, html, no_update
 
-from app.present.messages import known_lang, metric_name
+from app.present.messages import finding_kind, known_lang, metric_name
 from app.present.messages import t as msg
 from app.server.jobs import Busy
 from engine.profile import DEFAULT_PROFILE
@@ -167,10 +167,12 @@ def comparison(runs: Runs, requests: list[dict], lang: str) -> html.Div:
             why.append(msg("why.other", lang, name=key))
     for label, items in (("A", diff.findings.only_a), ("B", diff.findings.only_b)):
         if items:
-            why.append(msg("web.only_in", lang, run=label, items="; ".join(f"{k}: {m}" for k, m in items)))
+            said = "; ".join(f"{finding_kind(k, lang)}: {m}" for k, m in items)
+            why.append(msg("web.only_in", lang, run=label, items=said))
+    titles = {r.rule: (r.title_zh if lang == "zh" else r.title) for report in reports for r in report.recommendations}
     for label, items in (("A", diff.recommendations.only_a), ("B", diff.recommendations.only_b)):
         if items:
-            why.append(msg("web.only_in", lang, run=label, items=", ".join(items)))
+            why.append(msg("web.only_in", lang, run=label, items=", ".join(titles.get(x, x) for x in items)))
     bars = [(k, _pct(k, f.a), _pct(k, f.b)) for k, f in diff.metrics.items() if k in _SHARES]
     bars = [b for b in bars if b[1] is not None and b[2] is not None]
     spans = [render.kernel_span(x) for x in loaded]

@@ -264,9 +264,14 @@ def metrics_panel(view: dict, lang: str, tryable: bool = False) -> html.Div:
     parts.append(html.H5(view["recommendations_title"]))
     recs = []
     for i, r in enumerate(view["recommendations"]):
+        evidence = []
+        for e in r["evidence"]:
+            evidence += [", "] if evidence else []
+            evidence.append(html.Span(f"{e['name']}: {fmt_value(e['value'])}", title=e["id"]))  # the id on hover
         items = [
             html.B(r["title"]),
-            html.Span(" " + ", ".join(f"{k}={fmt_value(v)}" for k, v in r["evidence"].items())),
+            html.Div(r["advice"], className="advice"),
+            html.Div([*evidence, html.Span(f" ({r['threshold']})", className="threshold")], className="evidence"),
         ]
         if tryable and r["change"]:
             change = ", ".join(f"{k}={v}" for k, v in r["change"].items())

@@ -76,7 +76,7 @@ def render_report(report: Report) -> str:
     if not report.recommendations:
         lines.append("  none")
     for r in report.recommendations:
-        lines.append(f"  [{r.rule}] {r.title} / {r.title_zh}")
+        lines.append(f"  [{r.rule}] {r.title}")
         lines.append(f"    {r.advice}")
         evidence = ", ".join(f"{k}={v}" for k, v in r.evidence.items())
         lines.append(f"    evidence: {evidence}")

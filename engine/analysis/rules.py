@@ -77,12 +77,14 @@ class Recommendation:
     title: str
     title_zh: str
     advice: str
-    evidence: dict
+    advice_zh: str
+    evidence: dict  # the figures the rule read, by name, and its ``threshold`` (in English: the JSON's, the CLI's)
     change: dict | None = None  # scenario parameters that apply it, when a re-run can check it
     target: str = "simulated_us"  # the metric the rule is about: "kernel_us" or "simulated_us"
     before_us: float | None = None
     predicted_us: float | None = None  # that metric in the re-run (or the estimate, for advice-only rules)
     predicted_gain: float | None = None  # (before - after) / before
+    threshold_zh: str = ""  # the evidence's threshold in Chinese
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -143,6 +145,8 @@ def _double_buffering(result, metrics, gaps, context, params) -> Recommendation 
         "Give the input queues two slots (BUFFER_NUM = 2, or dbL0A/dbL0B = 2 and depthA1/depthB1 = 2 x stepKa/stepKb "
         "in the tiling) so "
         "MTE2 loads the next tile while the compute pipe works on this one.",
+        "给输入队列两个槽位（BUFFER_NUM = 2，或在 tiling 中令 dbL0A/dbL0B = 2、depthA1/depthB1 = 2 × stepKa/stepKb），"
+        "这样计算流水线处理当前分块时，MTE2 已在搬入下一个分块。",
         {
             "mte2_compute_overlap": k.mte2_compute_overlap,
             "mte2_ratio": mte2,
@@ -152,6 +156,7 @@ def _double_buffering(result, metrics, gaps, context, params) -> Recommendation 
         },
         {"buffer_num": 2},
         target="kernel_us",
+        threshold_zh=f"重叠率 < {DOUBLE_BUFFER_OVERLAP} 且 MTE2 占比 >= {DOUBLE_BUFFER_MTE2}",
     )
 
 
@@ -193,6 +198,8 @@ def _larger_base(result, metrics, gaps, context, params) -> Recommendation | Non
         "增大基本块",
         "Each K slice of a small base block moves a lot of data for little Cube work: use bigger baseM x baseN "
         "(up to what L0A, L0B and L0C hold) so MTE1/MTE2 keep up with the Cube.",
+        "小基本块的每个 K 切片搬运大量数据却只有很少的 Cube 计算：增大 baseM × baseN（以 L0A、L0B、L0C 容得下为限），"
+        "让 MTE1/MTE2 跟得上 Cube。",
         {
             "cube_utilization": k.cube_utilization,
             "aic_mte1_ratio": r["aic_mte1_ratio"],
@@ -202,6 +209,7 @@ def _larger_base(result, metrics, gaps, context, params) -> Recommendation | Non
         },
         {"base": None},
         target="kernel_us",
+        threshold_zh=f"Cube 占比 < {LARGE_BASE_CUBE}、MTE1/MTE2 > {LARGE_BASE_MTE} 且 baseM*baseN < 128*256",
     )
 
 
@@ -225,12 +233,16 @@ def _pinned(result, metrics, gaps, context, params) -> Recommendation | None:
         "使用锁页主机内存",
         "Copies from plain (pageable) host memory are staged through a pinned buffer and hold the host until they "
         "finish; allocate host buffers with acl.rt.malloc_host so memcpy_async returns at once and copies overlap.",
+        "从普通（可分页）主机内存发起的拷贝要经锁页缓冲中转，并让主机一直等到拷贝完成；"
+        "用 acl.rt.malloc_host 分配主机缓冲，"
+        "memcpy_async 就会立即返回，拷贝得以重叠。",
         {
             "host_blocked_in_pageable_copies_us": round(blocked / 1e6, 3),
             "share_of_run": round(share, 4),
             "threshold": f"share > {PAGEABLE_SHARE}",
         },
         {"pageable": False},
+        threshold_zh=f"占比 > {PAGEABLE_SHARE}",
     )
 
 
@@ -247,6 +259,7 @@ def _second_stream(result, metrics, gaps, context, params) -> Recommendation | N
         "用第二个流让拷贝与计算重叠",
         "Everything runs on one stream, so each copy waits for the kernel before it. Spread independent batches "
         "over two or more streams: copies of one batch then overlap the kernel of another.",
+        "所有工作都在一个流上，每次拷贝都要等前面的核函数。把相互独立的批次分到两个或更多流上：一个批次的拷贝就能与另一个批次的核函数重叠。",
         {
             "copy_share_of_device_time": round(copy_share, 4),
             "copy_compute_overlap": metrics.copy_compute_overlap,
@@ -254,6 +267,7 @@ def _second_stream(result, metrics, gaps, context, params) -> Recommendation | N
             "threshold": f"copy share > {SECOND_STREAM_COPY_SHARE} and overlap < {SECOND_STREAM_OVERLAP}",
         },
         {"streams": 2},
+        threshold_zh=f"拷贝占比 > {SECOND_STREAM_COPY_SHARE} 且重叠率 < {SECOND_STREAM_OVERLAP}",
     )
 
 
@@ -270,6 +284,9 @@ def _few_blocks(result, metrics, gaps, context, params) -> Recommendation | None
         "块数太少，核没用满",
         f"Only {used} of {k.cores_available} {k.core_type} cores received a block. Split the work into at "
         "least one block per core (block_dim >= cores), balanced with compute_optimal_tiling.",
+        f"{k.cores_available} 个 {k.core_type} 核中只有 {used} 个分到了块。"
+        "把工作至少切成每核一块（block_dim >= 核数），"
+        "并用 compute_optimal_tiling 均衡。",
         {
             "cores_used": used,
             "cores_available": k.cores_available,
@@ -279,6 +296,7 @@ def _few_blocks(result, metrics, gaps, context, params) -> Recommendation | None
         },
         {"cores": None},
         target="kernel_us",
+        threshold_zh=f"用到的核 < 核数的 {FEW_BLOCKS_SHARE}",
     )
 
 
@@ -296,16 +314,25 @@ def _tail(result, metrics, gaps, context, params) -> Recommendation | None:
             f"{k.blocks} blocks on {k.cores_used} cores leave the last wave part-empty: make the block count a "
             "multiple of the cores (or one block per core), so no core waits in the tail."
         )
+        advice_zh = (
+            f"{k.blocks} 个块分在 {k.cores_used} 个核上，最后一波没有填满："
+            "让块数是核数的倍数（或每核一块），这样没有核在尾部空等。"
+        )
     else:  # whole waves already: the blocks themselves differ in work
         advice = (
             "The blocks fill whole waves but their work differs (a block one tile or one base block larger takes a "
             "whole extra step): split the work in whole tiles so every block gets the same number of them."
+        )
+        advice_zh = (
+            "块填满了整波，但各块的工作量不同（多一个分块或基本块的块要多走一整步）："
+            "按整分块切分，让每块分到同样多的分块。"
         )
     return Recommendation(
         "unbalanced_tail",
         "Balance the tail blocks",
         "平衡尾块",
         advice,
+        advice_zh,
         {
             "tail_idle_us": tail,
             "share_of_core_time": round(share, 4),
@@ -313,6 +340,7 @@ def _tail(result, metrics, gaps, context, params) -> Recommendation | None:
             "cores_used": k.cores_used,
             "threshold": f"tail share > {TAIL_SHARE}",
         },
+        threshold_zh=f"尾部占比 > {TAIL_SHARE}",
     )
 
 
@@ -337,6 +365,8 @@ def _tilings(result, metrics, gaps, context, params) -> Recommendation | None:
         "把主机侧Tiling移出关键路径",
         "The host computes the tiling before each launch and the device waits meanwhile. Compute it once per shape "
         "and keep it (a tiling cache keyed by shape), or compute it while the device is busy with earlier work.",
+        "主机在每次下发前计算 tiling，设备在此期间空等。每种形状只算一次并保存（按形状索引的 tiling 缓存），"
+        "或在设备忙于先前工作时计算。",
         {
             "host_tiling_us": round(tiling_ps / 1e6, 3),
             "tiling_on_critical_path_us": round(critical_us, 3),
@@ -347,6 +377,7 @@ def _tilings(result, metrics, gaps, context, params) -> Recommendation | None:
         before_us=metrics.simulated_us,
         predicted_us=round(metrics.simulated_us - critical_us, 3),
         predicted_gain=round(critical_us / metrics.simulated_us, 4) if metrics.simulated_us else None,
+        threshold_zh=f"设备空闲时的 tiling 超过核函数时间的 {TILING_SHARE}，或计算了不止一次 tiling",
     )
 
 
@@ -371,7 +402,10 @@ def _host_gaps(result, metrics, gaps, context, params) -> Recommendation | None:
             "Work is already queued ahead, yet the device still waits for the host: each batch's copies and "
             "kernel take less device time than the host spends on their API calls. Give each launch more work "
             "(larger batches, or several batches fused into one kernel).",
+            "工作已提前排队，设备却仍在等主机：每批的拷贝和核函数占用的设备时间少于主机花在其 API 调用上的时间。"
+            "让每次下发做更多工作（更大的批次，或把几个批次融合进一个核函数）。",
             evidence,
+            threshold_zh=f"占比 > {HOST_WAIT_SHARE}",
         )
     return Recommendation(
         "host_between_launches",
@@ -379,8 +413,10 @@ def _host_gaps(result, metrics, gaps, context, params) -> Recommendation | None:
         "主机在两次下发之间耗时过长",
         "The device idles while the host prepares the next work: submit work asynchronously and ahead (several "
         "batches queued), avoid synchronizing after every step, and move host preparation out of the loop.",
+        "主机准备下一份工作时设备空闲：异步且提前提交工作（排队多个批次），避免每一步之后都同步，并把主机侧准备移出循环。",
         evidence,
         {"sync_each": False},
+        threshold_zh=f"占比 > {HOST_WAIT_SHARE}",
     )
 
 
@@ -404,6 +440,10 @@ def _seed_balance(result, metrics, gaps, context, params) -> Recommendation | No
         f"calls against {metrics.device_busy_us} us of device work (the seed wants the host at most 10 %). Queue "
         "work asynchronously and synchronise once, keep host buffers pinned, compute tilings once per shape, and "
         "batch small launches.",
+        f"在{'工作' if metrics.balance_over == 'work' else '整个运行'}阶段，"
+        f"主机在 API 调用内花了 {metrics.host_api_us} us，"
+        f"设备工作 {metrics.device_busy_us} us（原文要求主机至多占 10%）。异步排队、只同步一次，主机缓冲用锁页内存，"
+        "每种形状只算一次 tiling，并合并小的下发。",
         {
             "balance_score": score,
             "host_api_us": metrics.host_api_us,
@@ -412,6 +452,7 @@ def _seed_balance(result, metrics, gaps, context, params) -> Recommendation | No
             "threshold": f"balance score < {SEED_BALANCE} (seed 6.1)",
         },
         change,
+        threshold_zh=f"平衡分 < {SEED_BALANCE}（原文 6.1 节）",
     )
 
 
@@ -431,9 +472,11 @@ def _seed_memory(result, metrics, gaps, context, params) -> Recommendation | Non
             "启用双缓冲优化内存访问",
             "The compute pipe waits for data most of the time and each queue has one slot: with two, MTE2 fills one "
             "while the compute pipe works on the other.",
+            "计算流水线大部分时间在等数据，而每个队列只有一个槽位：有两个槽位时，MTE2 填充一个，计算流水线处理另一个。",
             evidence,
             {"buffer_num": 2},
             target="kernel_us",
+            threshold_zh=f"访存受限指数 > {SEED_MEMORY}（原文 6.1 节）",
         )
     return Recommendation(
         "memory_bottleneck",
@@ -443,7 +486,11 @@ def _seed_memory(result, metrics, gaps, context, params) -> Recommendation | Non
         "is bound by the bandwidth of GM, not by its coordination. Only fewer bytes help: fuse it with the operators "
         "around it so data crosses GM once, use a narrower data type, or (the seed's suggestion) compress what "
         "crosses the link.",
+        "双缓冲已经开启，计算流水线仍大部分时间在等数据，所以核函数受限于 GM 带宽，而不是协同方式。"
+        "只有减少字节数才有用："
+        "与前后的算子融合，让数据只经过 GM 一次；用更窄的数据类型；或者（原文的建议）压缩经过链路的数据。",
         evidence,
+        threshold_zh=f"访存受限指数 > {SEED_MEMORY}（原文 6.1 节）",
     )
 
 
@@ -460,6 +507,9 @@ def _seed_parallelism(result, metrics, gaps, context, params) -> Recommendation 
         f"({k.blocks} blocks on {k.cores_used} of {k.cores_available} cores). Launch one block per core "
         "(or a multiple), split the work so blocks differ by at most one element (compute_optimal_tiling), and "
         "avoid a last, partly filled wave.",
+        f"块只让核在核函数核时间的 {100 * k.parallelism_utilization:.0f}% 内忙碌（{k.blocks} 个块分在 "
+        f"{k.cores_available} 个核中的 {k.cores_used} 个上）。每核一块（或其倍数），切分时让各块相差至多一个元素"
+        "（compute_optimal_tiling），并避免最后一波只填满一部分。",
         {
             "parallelism_utilization": k.parallelism_utilization,
             "blocks": k.blocks,
@@ -469,4 +519,5 @@ def _seed_parallelism(result, metrics, gaps, context, params) -> Recommendation 
         },
         change,
         target="kernel_us",
+        threshold_zh=f"并行利用率 < {SEED_PARALLELISM}（原文 6.1 节）",
     )

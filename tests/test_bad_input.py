@@ -17,10 +17,10 @@ from pathlib import Path
 import click
 import pytest
 
-import app.budget
+import app.cli.budget
 import engine.runner
 from app.cli import cli, main
-from app.usage import OutputFile, ProfileName, ValueChoice
+from app.cli.usage import OutputFile, ProfileName, ValueChoice
 from engine.scenarios import registry
 
 HUGE = str(10**30)
@@ -213,7 +213,7 @@ def test_refusals_give_the_limit_and_the_value(capsys, no_work, tmp_path):
 
 
 def test_refuses_a_run_longer_than_the_limit(capsys, no_work, tmp_path, monkeypatch):
-    monkeypatch.setattr(app.budget, "available_memory", lambda: 10**15)  # a machine with memory to spare
+    monkeypatch.setattr(app.cli.budget, "available_memory", lambda: 10**15)  # a machine with memory to spare
     line = _check(["run", "host-lifecycle", "--n", "40000"], "--n", capsys, tmp_path)
     assert "the run would take about 1.4 hours, more than the limit of 1.0 hours" in line
     assert "--no-numerics skips the arithmetic (got --n 40000)" in line

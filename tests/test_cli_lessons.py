@@ -117,10 +117,10 @@ def test_a_report_is_written_whole_or_not_at_all(tmp_path, monkeypatch, capsys):
     def full_disk(src, dst):
         raise OSError(28, "No space left on device")
 
-    import app.usage
+    import app.cli.usage
 
     with monkeypatch.context() as m:
-        m.setattr(app.usage.os, "replace", full_disk)  # the report cannot be moved into place
+        m.setattr(app.cli.usage.os, "replace", full_disk)  # the report cannot be moved into place
         assert main(["grade", "--merge", str(a), "--out", str(out)]) == 2
     err = capsys.readouterr().err
     assert err.strip() == f"error: cannot write {out}: No space left on device; the earlier m.json is unchanged"

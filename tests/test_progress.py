@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-import app.budget
-from app.budget import Progress
+import app.cli.budget
+from app.cli.budget import Progress
 from app.cli import main
 
 
@@ -54,7 +54,7 @@ def test_ctrl_c_stops_the_run_with_a_partial_summary(command, monkeypatch, tmp_p
         if len(calls) == 3:
             raise KeyboardInterrupt
 
-    monkeypatch.setattr(app.budget.Progress, "__call__", interrupt)
+    monkeypatch.setattr(app.cli.budget.Progress, "__call__", interrupt)
     out = tmp_path / "t.json"
     args = [command, "matmul", "--m", "2048", "--n", "2048", "--k", "2048", "--no-numerics"]
     args += ["--out", str(out)] if command == "trace" else ["--csv", str(tmp_path / "p.csv")]

@@ -14,7 +14,7 @@ from dataclasses import replace
 import pytest
 
 from app.cli import main
-from app.cli_calibrate import render
+from app.cli.calibrate import render
 from engine.calibration import (
     CASE_DIR,
     RATIO_TOLERANCE,

@@ -1,7 +1,7 @@
 """Before a run: estimate what it needs and refuse what cannot finish; during it: progress on stderr.
 
 :func:`check_budget` compares a scenario's :class:`~engine.scenarios.cost.Cost` with this machine
-and raises a one-line :class:`~app.usage.UsageFailure` naming the flags, the limit and the value when
+and raises a one-line :class:`~app.cli.usage.UsageFailure` naming the flags, the limit and the value when
 
 * the host memory it needs (numpy arrays plus about ``EVENT_BYTES`` per trace event) is more than
   the memory available now (``MemAvailable`` of ``/proc/meminfo``);

@@ -1,6 +1,6 @@
 """Usage errors of the ``ascendsim`` commands: one line on stderr, exit code 2, before any work.
 
-Every command module (``app/cli*.py``) reuses these pieces instead of handling errors itself:
+Every command module (``app/cli/*.py``) reuses these pieces instead of handling errors itself:
 
 * :class:`UsageFailure` (or :func:`fail`): raise it anywhere in a command; ``app.cli.main`` prints
   ``error: <message>`` on one line and exits with code 2. The message names the flag, its limit and

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import click
 
-from app.usage import OutputFile, SecondsIn, ValueChoice, fail, write_atomically
+from .usage import OutputFile, SecondsIn, ValueChoice, fail, write_atomically
 
 LANG = ValueChoice(("en", "zh"))
 

@@ -2,25 +2,25 @@
 
 Every command has ``--help``; ``--json`` prints one JSON object on stdout and nothing else.
 
-How errors work (every command module registered here follows it; see :mod:`app.usage`):
+How errors work (every command module registered here follows it; see :mod:`app.cli.usage`):
 
 * Bad input is refused before any work, in one line on stderr (``error: ...``) with exit code 2,
   never a traceback. The line names the flag as the user typed it (``--streams``, ``profiles show
   NAME``), its limit and the value given.
-* Raise :class:`app.usage.UsageFailure` (or call :func:`app.usage.fail`) for a bad input you detect;
+* Raise :class:`app.cli.usage.UsageFailure` (or call :func:`app.cli.usage.fail`) for a bad input you detect;
   wrap calls that validate in the engine with ``with flag_errors(): ...`` so their ``ValueError``
   becomes a usage failure.
 * Declare output files with ``type=OutputFile()`` (checked at parse time: the folder exists and is
   writable, the name is not a directory) and write them with ``write_atomically(path)`` (no
   half-written file on an error or Ctrl-C). ``--profile`` is ``type=ProfileName()``; a fixed set of
   values is ``type=ValueChoice(values)``: both list their choices in ``--help``.
-* Before a scenario runs, :func:`app.budget.check_budget` refuses runs that need more memory, trace
+* Before a scenario runs, :func:`app.cli.budget.check_budget` refuses runs that need more memory, trace
   events or time than this machine has; a run that takes longer than two seconds shows progress on
-  stderr (:class:`app.budget.Progress`) and Ctrl-C ends it with a one-line partial summary (exit 130).
+  stderr (:class:`app.cli.budget.Progress`) and Ctrl-C ends it with a one-line partial summary (exit 130).
   Any other long command can use it too: ``with Progress(total, "grading", estimate_s) as p: ... p(done)``.
 * Help text is plain text: no reStructuredText markup (a test checks every command's ``--help``).
 
-To add commands from another module, define them with click in ``app/cli_<name>.py`` and register
+To add commands from another module, define them with click in ``app/cli/<name>.py`` and register
 them in :func:`_register` below. ``tests/test_bad_input.py`` then feeds every option of the new
 command bad values by its type (declare ranges with ``click.IntRange`` so it knows what is bad), and
 ``tests/test_wheel.py`` asks for one line in its ``COMMANDS`` table saying how to run it from the wheel.
@@ -30,37 +30,30 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
-from dataclasses import dataclass
 
 import click
 
-from app.cli_calibrate import calibrate
-from app.cli_lessons import grade as grade_command
-from app.cli_lessons import lesson as lesson_group
-from app.cli_web import web as web_command
-from engine.analysis.export import CHROME_DETAIL
 from engine.profile import DEFAULT_PROFILE, list_profiles, load_profile
 from engine.runner import PROGRAM_ERRORS
 from engine.scenarios import Scenario, ScenarioFailed, registry
-from engine.scenarios.cost import Cost
 
-from .budget import Interrupted, Progress, check_budget, chrome_events
+from .budget import Interrupted, Progress
+from .calibrate import calibrate
+from .lesson import grade as grade_command
+from .lesson import lesson as lesson_group
+from .options import Prepared, prepare_run, scenario_command, scenario_options
+from .tui import tui
 from .usage import (
     EXIT_INTERRUPTED,
     EXIT_USAGE,
-    IntAtLeast,
-    OutputFile,
     ProfileName,
     UsageFailure,
-    ValueChoice,
     atomic_path,
     fail,
-    flag_errors,
     param_label,
-    profile_help,
     write_atomically,
 )
+from .web import web as web_command
 
 __all__ = ("EXIT_USAGE", "UsageFailure", "cli", "main")
 
@@ -155,112 +148,7 @@ def bench(as_json: bool, quick: bool) -> None:
         click.echo(f"{'':<24} {f['detail']}")
 
 
-# -- run / trace -----------------------------------------------------------------------------------
-def _click_type(p) -> click.ParamType:
-    if p.choices is not None:
-        return ValueChoice(p.choices)
-    return {int: click.INT, float: click.FLOAT}.get(p.type, click.STRING)
-
-
-def _help(p) -> str:
-    """The parameter's help with its limits (choices show in the metavar)."""
-    if p.minimum is not None and p.maximum is not None:
-        return f"{p.help} ({p.minimum}..{p.maximum})"
-    if p.minimum is not None:
-        return f"{p.help} (>= {p.minimum})"
-    return p.help
-
-
-def _scenario_command(scenario: Scenario, action: Callable[..., None], trace_out: bool) -> click.Command:
-    def callback(**kwargs):
-        action(scenario, **kwargs)
-
-    params: list[click.Parameter] = []
-    for p in scenario.params:
-        if p.type is bool:
-            params.append(click.Option([p.flag, p.name], is_flag=True, default=p.default, help=p.help))
-        else:
-            params.append(
-                click.Option([p.flag, p.name], type=_click_type(p), default=p.default, show_default=True, help=_help(p))
-            )
-    params.append(
-        click.Option(["--profile"], type=ProfileName(), default=DEFAULT_PROFILE, show_default=True, help=profile_help())
-    )
-    params.append(
-        click.Option(["--no-numerics"], is_flag=True, help="skip the numpy arithmetic; keep every event and its timing")
-    )
-    if trace_out:
-        params.append(
-            click.Option(
-                ["--out", "-o"], type=OutputFile("trace.json"), required=True, help="Chrome trace JSON to write"
-            )
-        )
-        params.append(
-            click.Option(
-                ["--detail-cores"],
-                type=IntAtLeast(0),
-                default=None,
-                help=f"keep the pipe lanes of only the first N cores (default: all; 2 above {CHROME_DETAIL:,} events)",
-            )
-        )
-    else:
-        params.append(click.Option(["--json", "as_json"], is_flag=True, help="print one JSON object"))
-        params.append(
-            click.Option(
-                ["--report"],
-                is_flag=True,
-                help="add the profiler/debugger report: metrics, labelled idle time, roofline, findings and "
-                "recommendations (gains measured by re-running with each change)",
-            )
-        )
-        params.append(
-            click.Option(
-                ["--csv", "csv_path"],
-                type=OutputFile("pipes.csv"),
-                default=None,
-                help="write per-core pipe ratios to this CSV",
-            )
-        )
-    return click.Command(scenario.name, callback=callback, params=params, help=scenario.summary)
-
-
-@dataclass(frozen=True)
-class Prepared:
-    """A scenario run that passed every check: its validated values, estimated cost, and what the command
-    will simulate (``events``, re-runs included) and take (``seconds``) by :func:`app.budget.plan`."""
-
-    scenario: Scenario
-    profile: str
-    numerics: bool
-    values: dict
-    cost: Cost
-    events: int
-    seconds: float
-
-
-def prepare_run(
-    scenario: Scenario,
-    profile: str,
-    no_numerics: bool,
-    values: dict,
-    *,
-    report: bool = False,
-    detail_cores: int | bool | None = False,
-    label: str = "",
-) -> Prepared:
-    """Validate the values and the run's needs against the profile and this machine; nothing runs.
-
-    ``detail_cores`` is the trace command's option (False: no trace file is written)."""
-    prefix = f"{label}: " if label else ""
-    with flag_errors(prefix):
-        prof = load_profile(profile)
-        checked = scenario.validate(prof, values)
-        cost = scenario.estimate(prof, checked, not no_numerics)
-    trace_events = 0 if detail_cores is False else chrome_events(cost.events, detail_cores, CHROME_DETAIL)
-    events, seconds = check_budget(cost, checked, report=report, trace_events=trace_events, label=label)
-    return Prepared(scenario, profile, not no_numerics, checked, cost, events, seconds)
-
-
+# -- run / trace ---------------------------------------------------------------------------------
 def _execute(run: Prepared, progress: Progress):
     from engine.runner import run_scenario
 
@@ -353,16 +241,6 @@ def _human(s: dict, numerics: bool = True) -> str:
 
 
 # -- compare ---------------------------------------------------------------------------------------
-def scenario_options(scenario: Scenario, options: list[str], name: str) -> tuple[str, bool, dict]:
-    """(profile, no_numerics, the scenario's parameters) from a scenario's command-line options, parsed as
-    ``run SCENARIO`` parses them (a click.UsageError for a bad one; ``name``: the command shown in it)."""
-    ctx = _scenario_command(scenario, _run_action, trace_out=False).make_context(name, list(options))
-    values = dict(ctx.params)
-    for key in ("as_json", "report", "csv_path"):
-        values.pop(key, None)
-    return values.pop("profile"), values.pop("no_numerics"), values
-
-
 def _compare_side(args: list[str], label: str) -> Prepared:
     name, *options = args or [""]
     scenario = registry().get(name)
@@ -416,8 +294,8 @@ def _register() -> None:
     run_group = click.Group("run", help="Run a scenario and print its summary (--json for machines).")
     trace_group = click.Group("trace", help="Run a scenario and write its Chrome trace (--out FILE.json).")
     for scenario in registry().values():
-        run_group.add_command(_scenario_command(scenario, _run_action, trace_out=False))
-        trace_group.add_command(_scenario_command(scenario, _trace_action, trace_out=True))
+        run_group.add_command(scenario_command(scenario, _run_action, trace_out=False))
+        trace_group.add_command(scenario_command(scenario, _trace_action, trace_out=True))
     cli.add_command(run_group)
     cli.add_command(trace_group)
 
@@ -444,8 +322,6 @@ def _usage_message(exc: click.UsageError, args: list[str] | None = None) -> str:
     message = exc.format_message()
     return " ".join(message.split())
 
-
-from app.cli_tui import tui  # noqa: E402  (the command imports Textual only when it runs)
 
 cli.add_command(tui)
 
@@ -476,7 +352,3 @@ def main(argv: list[str] | None = None) -> int:
         click.echo("interrupted: stopped before the run started; nothing was written", err=True)
         return EXIT_INTERRUPTED
     return rv if isinstance(rv, int) else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from app.usage import ValueChoice
+from .usage import ValueChoice
 
 LANG = ValueChoice(("en", "zh"))
 SIZE = re.compile(r"^(\d{2,4})x(\d{1,4})$")
@@ -23,8 +23,9 @@ MIN_SIZE = (40, 12)
 def _scenario_values(name: str, args: list[str]) -> tuple[str, bool, dict]:
     """(profile, numerics, validated parameters) of ``--scenario NAME`` and its options; a run this machine
     cannot finish (memory, events, time) is refused before the app starts, as ``ascendsim run`` refuses it."""
-    from app.cli import prepare_run, scenario_options
     from engine.scenarios import registry
+
+    from .options import prepare_run, scenario_options
 
     scenario = registry().get(name)
     if scenario is None:

@@ -27,9 +27,10 @@ def web(
     """Serve the web dashboard; the default page opens lesson 1 ready to play."""
     from pathlib import Path
 
-    from app.usage import UsageFailure
     from app.web.app import create_app
     from app.web.runs import usable
+
+    from .usage import UsageFailure
 
     if runs_dir is not None and (why := usable(Path(runs_dir).expanduser())):
         raise UsageFailure(f"--runs-dir: {why}")

@@ -28,21 +28,9 @@ from .findings import Finding
 from .memory import Allocation, DeviceMemory, HostMemory
 from .profile import Profile, load_profile
 from .runtime import CopyPlan, DeviceRuntime
+from .source_files import INTERNAL_FILES, short_path
 from .stream import AclEvent, Stream, TaskKind, TaskRecord
 from .trace import Kind, LaneKind, Trace, TraceData
-
-_ENGINE_DIR = Path(__file__).resolve().parent
-_REPO_DIR = _ENGINE_DIR.parent
-# frames in these files are the simulator itself; the first frame outside them is the user's line
-INTERNAL_FILES = frozenset(str(p) for d in (_ENGINE_DIR, _ENGINE_DIR / "aicore") for p in d.glob("*.py"))
-
-
-def short_path(filename: str) -> str:
-    path = Path(filename)
-    try:
-        return str(path.resolve().relative_to(_REPO_DIR))
-    except ValueError:
-        return path.name
 
 
 class ApiCall:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine import asc
-from engine.aicore.context import current
+from engine.aicore.running import current
 from engine.copy_engine import D2H
 from engine.simulation import RunResult, Simulation
 

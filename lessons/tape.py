@@ -24,7 +24,8 @@ from engine import asc as real_asc
 from engine.aicore.context import _CURRENT
 from engine.aicore.launch import JitKernel
 from engine.copy_engine import D2H
-from engine.simulation import INTERNAL_FILES, Simulation
+from engine.simulation import Simulation
+from engine.source_files import INTERNAL_FILES
 
 from .recording import (
     ASC_CALLS,

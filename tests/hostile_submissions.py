@@ -223,7 +223,7 @@ _L3_COPY_OUT = """def copy_out(y_gm, out_q, count):
 """
 _GM_POKE_COPY_OUT = """def copy_out(y_gm, out_q, count):
     import numpy as np
-    from engine.aicore.context import current
+    from engine.aicore.running import current
 
     y_local = out_q.deque()
     asc.data_copy(y_gm, y_local, count)

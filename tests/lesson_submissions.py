@@ -92,7 +92,7 @@ def _l3_numpy(good: str) -> str:
 
 _L3_NUMPY_COMPUTE = """def compute(in_q, out_q, count, a, b):
     import numpy as np
-    from engine.aicore.context import current
+    from engine.aicore.running import current
 
     x_local = in_q.deque()
     y_local = out_q.alloc_tensor(asc.half)

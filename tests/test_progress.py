@@ -11,8 +11,8 @@ import time
 import pytest
 
 import app.cli.budget
-from app.cli.budget import Progress
 from app.cli import main
+from app.cli.budget import Progress
 
 
 def test_progress_line_has_count_rate_and_time_left():

@@ -1,5 +1,5 @@
 """The engine imports numpy and the standard library only, holds no module-level mutable state, and no source
-module is over 500 lines."""
+module is over 500 lines, and no two modules import each other."""
 
 import ast
 import subprocess
@@ -59,3 +59,20 @@ def test_no_source_module_is_over_500_lines():
         if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
     }
     assert not long, f"over {MAX_MODULE_LINES} lines: {long}"
+
+
+def test_no_import_cycle_among_the_projects_modules():
+    """Every import that runs (module level or deferred in a function; ``TYPE_CHECKING`` blocks only name
+    types) goes one way: no two modules of engine/, app/ or lessons/ import each other, directly or round a
+    loop."""
+    from import_graph import cycles, graph
+
+    g = graph()
+    assert len(g) > 200 and sum(len(v) for v in g.values()) > 500  # the graph was read, not empty
+    assert cycles(g) == []
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    from import_graph import cycles
+
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]

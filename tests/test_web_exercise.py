@@ -354,7 +354,7 @@ def test_with_redis_a_celery_worker_not_the_web_process_runs_the_trainees_code(b
     env = {"ASCENDSIM_REDIS_URL": url, "ASCENDSIM_RUNS": str(tmp_path / "runs"), "PYTHONPATH": str(ROOT)}
     log = (tmp_path / "worker.log").open("w")
     worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "app.server.celery_app", "worker", "--concurrency", "1"],
+        [sys.executable, "-m", "celery", "-A", "app.web.celery_worker", "worker", "--concurrency", "1"],
         cwd=ROOT,
         env={**os.environ, **env},
         stdout=log,

@@ -5,15 +5,14 @@ processes of the web server's machine. A worker runs the same dashboard code (so
 and needs the same runs folder (``ASCENDSIM_RUNS``, shared by every machine) and the same Redis::
 
     ASCENDSIM_REDIS_URL=redis://host:6379/0 ASCENDSIM_RUNS=/srv/ascendsim-runs \\
-        celery -A app.server.celery_app worker --concurrency 2
+        celery -A app.web.celery_worker worker --concurrency 2
 
-``celery -A`` asks this module for ``app``, which builds the dashboard (its callbacks are the tasks) and returns its
-Celery application. The web servers, started with the same two variables, send the jobs.
+(:mod:`app.web.celery_worker` builds the dashboard, whose callbacks are the tasks, and hands Celery the
+application made here.) The web servers, started with the same two variables, send the jobs.
 """
 
 from __future__ import annotations
 
-import os
 from functools import cache
 
 
@@ -30,19 +29,3 @@ def celery_for(url: str):
         result_expires=3600,
     )
     return app
-
-
-def _build():
-    url = os.environ.get("ASCENDSIM_REDIS_URL")
-    if not url:
-        raise RuntimeError("ASCENDSIM_REDIS_URL is not set: a Celery worker needs the class server's Redis")
-    from app.web.app import create_app
-
-    create_app(lang=os.environ.get("ASCENDSIM_LANG", "en"))  # registers every background callback as a task
-    return celery_for(url)
-
-
-def __getattr__(name: str):
-    if name == "app":  # what ``celery -A app.server.celery_app`` looks for
-        return _build()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

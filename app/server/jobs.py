@@ -6,7 +6,7 @@ waits for each answer before asking again). :func:`manager` picks the engine Das
 ``DiskcacheManager`` by default (jobs are processes of this machine, forked by the server's
 :class:`~app.server.launcher.Launcher`; results in its temporary folder: no external service), or
 ``CeleryManager`` over Redis when ``ASCENDSIM_REDIS_URL`` is set (jobs run on Celery workers on any number
-of machines that share the runs folder: ``celery -A app.server.celery_app worker``).
+of machines that share the runs folder: ``celery -A app.web.celery_worker worker``).
 
 Inside a job, three guards, each with a local implementation (``flock`` on files in the runs folder: a
 lock dies with the process that held it, however it died) and a Redis one (keys with a lease that the

@@ -205,37 +205,6 @@ def timeline_figure(view: dict, labels: dict, x_range: list | None = None) -> di
     return {"data": data, "layout": layout}
 
 
-def aligned_figure(view: dict, labels: dict) -> dict:
-    """:func:`timeline_figure` of two runs' aligned lanes (:func:`app.present.trace_diff.aligned_timelines`),
-    every other lane's pair of rows on a light band so each of yours reads against the reference's below it."""
-    fig = timeline_figure(view, labels)
-    order = fig["layout"]["yaxis"]["categoryarray"]  # bottom to top
-    where = {name: i for i, name in enumerate(order)}
-    lanes, bands, i = view["lanes"], [], 0
-    while i < len(lanes):
-        j = i + 1 if i + 1 < len(lanes) and lanes[i + 1]["pair"] == lanes[i]["pair"] else i
-        ys = [where[lanes[k]["label"]] for k in (i, j)]
-        bands.append((min(ys) - 0.5, max(ys) + 0.5))
-        i = j + 1
-    fig["layout"]["shapes"] = [
-        {
-            "type": "rect",
-            "xref": "paper",
-            "yref": "y",
-            "x0": 0,
-            "x1": 1,
-            "y0": y0,
-            "y1": y1,
-            "fillcolor": "#eef2f7",
-            "line": {"width": 0},
-            "layer": "below",
-        }
-        for k, (y0, y1) in enumerate(bands)
-        if k % 2 == 0
-    ]
-    return fig
-
-
 # -- matrices ---------------------------------------------------------------------------------------------
 def matrix_axes(shapes: list) -> list[dict]:
     """Per tensor (``(rows, cols)``): its subplot's axes, its heatmap trace, the cell size of the

@@ -22,8 +22,8 @@ from app.present.text import reflow
 from engine.locations import CoreRef
 
 from . import figures, panels
+from .loaded import Loaded
 from .markup import to_html
-from .runs import Loaded
 
 SMALL_RUN = 3000  # steps: a run this short is sent as one window
 WINDOW = 1000  # steps per window of a longer run

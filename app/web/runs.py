@@ -23,19 +23,19 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.files import atomic_path
 from app.present import Breakpoint, Replay
 from app.present.frames import FrameSource, outline
-from app.present.walkthrough import Stop, lesson_stops, run_lesson
+from app.present.walkthrough import lesson_stops, run_lesson
 from app.server import limits
 from app.server.jobs import Coordinator
 from app.server.store import DISK_BYTES, RunSpec, RunStore, StoreError, store_error, unstored
 from app.web.errors import RunRequestError, lesson_of
 from app.web.grading import Exercises
-from engine.locations import CoreRef, SourceLine
+from app.web.loaded import Loaded
+from engine.locations import SourceLine
 from engine.profile import DEFAULT_PROFILE, ProfileError, list_profiles, load_profile
 from engine.scenarios import Scenario, ScenarioArgError, ScenarioFailed, registry
 from engine.scenarios.cost import Cost
@@ -48,7 +48,6 @@ MAX_INPUT_BYTES = 64 * 2**20  # inputs regenerated for tile values and heatmaps 
 MAX_LOADED_EVENTS = 8_000_000  # replays kept in one process's memory, counted in events
 EVENTS_PER_S = 600_000  # simulation speed, timing only (8192^3: 3.66 M events in 5.4 s on a 2-core machine)
 STORED_EVENTS_PER_S = 450_000  # compressing a run to disk (8192^3: 8 s)
-WINDOWS_KEPT = 24  # rendered frame windows kept per run
 PROGRESS_EVERY_S = 0.5  # a job's progress reaches its page at most this often
 RENDERERS = tuple(f"app/web/{m}.py" for m in ("render", "panels", "markup", "figures"))  # of prepared views
 
@@ -133,50 +132,6 @@ def validate_request(request: dict) -> tuple[RunSpec, Scenario, Cost]:
         named = {p.name: p for p in scenario.params}
         raise RunRequestError(_field(str(exc), [named[n] for n in exc.params if n in named])) from None
     return RunSpec.of(name, profile_name, values, numerics), scenario, cost
-
-
-# -- a run loaded for playing ------------------------------------------------------------------------------
-@dataclass
-class Loaded:
-    """One run ready to play: its replay, its frame source, what a page shows about it."""
-
-    key: str
-    spec: RunSpec
-    replay: Replay
-    source: FrameSource
-    outline: dict
-    lesson: Lesson | None = None
-    stops: tuple[Stop, ...] = ()  # per lesson step: its replay step, or None with why
-    windows: OrderedDict = field(default_factory=OrderedDict)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    note: tuple | None = None  # what happened to its stored file (a message key and its values), for the page
-    exercise: Lesson | None = None  # the lesson whose exercise this run is (a trainee's code), if it is one
-
-    @property
-    def events(self) -> int:
-        return len(self.replay.trace)
-
-    def core(self, label) -> CoreRef | None:
-        """The run's core a browser names by its label (a menu's value, a clicked cell), None when the run
-        has no such core (the label is looked up among the run's cores, never parsed)."""
-        try:
-            return self.replay.core_named(label) if isinstance(label, str) else None
-        except KeyError:
-            return None
-
-    def window(self, key: tuple, build: Callable[[], dict]) -> dict:
-        """A rendered window of frames, built once (``key``: first, count, core, lang, breakpoints)."""
-        with self.lock:
-            found = self.windows.get(key)
-            if found is not None:
-                self.windows.move_to_end(key)
-                return found
-        built = build()
-        with self.lock:
-            self.windows[key] = built
-            while len(self.windows) > WINDOWS_KEPT:
-                self.windows.popitem(last=False)
-        return built
 
 
 def breakpoints_of(items, loaded: Loaded) -> tuple[Breakpoint, ...]:

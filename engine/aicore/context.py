@@ -9,7 +9,6 @@ simulations, and threads or async tasks each see their own (or none).
 from __future__ import annotations
 
 import sys
-from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -25,12 +24,11 @@ from .dispatch import KernelFault, PhysicalCore
 from .pipes import LANE_NAMES, Pipe
 from .program import Program
 from .race import Race, check_races
+from .running import RUNNING
 from .tensor import Buffer, GlobalTensor, LocalTensor
 
 if TYPE_CHECKING:
     from .launch import KernelLaunch
-
-_CURRENT: ContextVar[BlockContext | None] = ContextVar("ascendsim_block", default=None)
 
 
 class KernelError(KernelFault):
@@ -38,13 +36,6 @@ class KernelError(KernelFault):
 
     def __init__(self, code: int, message: str):
         super().__init__(code, "kernel-error", message)
-
-
-def current() -> BlockContext:
-    ctx = _CURRENT.get()
-    if ctx is None:
-        raise RuntimeError("this kernel API can only be called inside a kernel launched on a simulation")
-    return ctx
 
 
 class BlockContext:
@@ -77,11 +68,11 @@ class BlockContext:
 
     # -- activation ---------------------------------------------------------------------------
     def __enter__(self) -> BlockContext:
-        self._token = _CURRENT.set(self)
+        self._token = RUNNING.set(self)
         return self
 
     def __exit__(self, *exc) -> None:
-        _CURRENT.reset(self._token)
+        RUNNING.reset(self._token)
 
     # -- source lines -------------------------------------------------------------------------
     def src(self) -> tuple[int, str]:

@@ -24,10 +24,11 @@ import numpy as np
 from ..detail import Instr, Rect
 from ..trace import Kind
 from . import cube
-from .context import BlockContext, current
+from .context import BlockContext
 from .operands import as_tile, byte_range, check_room, check_ub, fail, tile_array, tile_rect
 from .pipes import Pipe
 from .program import GM_READ, GM_WRITE, LOCAL
+from .running import current
 from .tensor import Buffer, GlobalTensor, LocalTensor, Tile, float16, float32
 
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from ..acl_codes import ACL_ERROR_RT_AICORE_EXCEPTION, ACL_ERROR_RT_AICORE_TIMEOUT
 from ..detail import Block
 from ..findings import Finding
+from ..source_files import INTERNAL_FILES
 from ..trace import Kind
 from .context import BlockContext, KernelError
 from .dispatch import KernelFault, KernelScheduler, PhysicalCore
@@ -115,8 +116,6 @@ class KernelLaunch:
     """One queued launch of a ``@asc.jit`` kernel (implements the runtime's ``DeviceKernel``)."""
 
     def __init__(self, sim: Simulation, jit_kernel: JitKernel, block_dim: int, args: tuple) -> None:
-        from ..simulation import INTERNAL_FILES
-
         self.sim = sim
         self.jit = jit_kernel
         self.name = jit_kernel.name

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from ..detail import CrossFlag, Flag, Mark
 from ..trace import Kind
-from .context import BlockContext, current
+from .context import BlockContext
 from .operands import fail
 from .pipes import HardEvent, Pipe, PipeID
 from .program import BARRIER, LOCAL, NOTE, SET, WAIT, XSET, XWAIT
+from .running import current
 
 
 # -- synchronisation ----------------------------------------------------------------------------

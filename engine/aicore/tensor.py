@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .running import current
+
 if TYPE_CHECKING:
     from .context import BlockContext
 
@@ -128,8 +130,6 @@ class GlobalTensor:
         self._ctx = None
 
     def set_global_buffer(self, addr: GlobalAddress, size: int | None = None) -> None:
-        from .context import current
-
         ctx = current()
         if not isinstance(addr, GlobalAddress):
             raise TypeError(f"set_global_buffer needs a GlobalAddress, got {type(addr).__name__}")

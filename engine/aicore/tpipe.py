@@ -37,10 +37,11 @@ from types import MappingProxyType
 from ..acl_codes import ACL_ERROR_RT_AICORE_EXCEPTION
 from ..detail import NO_SLOT, QueueOp, QueueOpKind
 from ..trace import Kind
-from .context import KernelError, current
+from .context import KernelError
 from .dispatch import KernelFault
 from .pipes import LANE_NAMES, Pipe
 from .program import NOTE, SET, WAIT
+from .running import current
 from .tensor import Buffer, DType, LocalTensor, TPosition, as_dtype
 
 _ROUTES = MappingProxyType(

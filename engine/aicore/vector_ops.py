@@ -9,10 +9,10 @@ import math
 from ..detail import Instr
 from ..trace import Kind
 from . import vector_math
-from .context import current
 from .operands import byte_range, check_room, fail
 from .pipes import Pipe
 from .program import LOCAL
+from .running import current
 from .tensor import Buffer, LocalTensor
 
 

@@ -43,17 +43,17 @@ the re-run's simulated time against this run's.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ..aicore.pipes import Pipe
 from ..detail import HostWait, HostWork
 from ..intervals import intersection, merged
 from ..simulation import RunResult
-from ..trace import NO_SLOT, Kind, LaneKind
+from ..trace import Kind, LaneKind
 from .gaps import Gaps
-from .metrics import KernelMetrics, RunMetrics
+from .metrics import RunMetrics
+from .recommendation import Recommendation, second_slot_loaded, tiling_double_buffered
+from .seed_rules import seed_balance, seed_memory, seed_parallelism
 
 DOUBLE_BUFFER_OVERLAP = 0.20
 DOUBLE_BUFFER_MTE2 = 0.20
@@ -66,28 +66,6 @@ FEW_BLOCKS_SHARE = 0.5
 TAIL_SHARE = 0.15
 TILING_SHARE = 0.10
 HOST_WAIT_SHARE = 0.20
-SEED_BALANCE = 0.8  # seed 6.1: host_device_balance < 0.8 -> 优化Host侧逻辑，减少Device等待时间
-SEED_MEMORY = 0.7  # seed 6.1: memory_bottleneck > 0.7 -> 启用双缓冲优化内存访问 / 考虑数据压缩减少传输量
-SEED_PARALLELISM = 0.6  # seed 6.1: parallelism_utilization < 0.6 -> 调整Tiling策略提高并行度 / 检查负载均衡问题
-
-
-@dataclass
-class Recommendation:
-    rule: str
-    title: str
-    title_zh: str
-    advice: str
-    advice_zh: str
-    evidence: dict  # the figures the rule read, by name, and its ``threshold`` (in English: the JSON's, the CLI's)
-    change: dict | None = None  # scenario parameters that apply it, when a re-run can check it
-    target: str = "simulated_us"  # the metric the rule is about: "kernel_us" or "simulated_us"
-    before_us: float | None = None
-    predicted_us: float | None = None  # that metric in the re-run (or the estimate, for advice-only rules)
-    predicted_gain: float | None = None  # (before - after) / before
-    threshold_zh: str = ""  # the evidence's threshold in Chinese
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 def recommend(
@@ -101,7 +79,7 @@ def recommend(
     out: list[Recommendation] = []
     proposed: list[dict] = []  # the changes recommended so far, also those the caller cannot re-run
     rules = (_double_buffering, _larger_base, _pinned, _second_stream, _few_blocks, _tail, _tilings, _host_gaps)
-    for rule in (*rules, _seed_balance, _seed_memory, _seed_parallelism):
+    for rule in (*rules, seed_balance, seed_memory, seed_parallelism):
         rec = rule(result, metrics, gaps, context, params)
         if rec is None:
             continue
@@ -136,7 +114,7 @@ def _double_buffering(result, metrics, gaps, context, params) -> Recommendation 
     mte2 = k.pipe_ratios["aic_mte2_ratio" if k.core_type == "cube" else "aiv_mte2_ratio"]
     if k.mte2_compute_overlap >= DOUBLE_BUFFER_OVERLAP or mte2 < DOUBLE_BUFFER_MTE2:
         return None
-    if _second_slot_loaded(result, k) or _tiling_double_buffered(context):
+    if second_slot_loaded(result, k) or tiling_double_buffered(context):
         return None  # double buffering is in use (a block with one tile has nothing to overlap)
     return Recommendation(
         "double_buffering",
@@ -158,28 +136,6 @@ def _double_buffering(result, metrics, gaps, context, params) -> Recommendation 
         target="kernel_us",
         threshold_zh=f"重叠率 < {DOUBLE_BUFFER_OVERLAP} 且 MTE2 占比 >= {DOUBLE_BUFFER_MTE2}",
     )
-
-
-def _second_slot_loaded(result: RunResult, kernel: KernelMetrics) -> bool:
-    """Whether any MTE2 load of the kernel went into a queue's second slot (double buffering at work)."""
-    t = result.trace
-    c = t.columns
-    s, e = int(c["start"][kernel.row]), int(c["end"][kernel.row])
-    mte2 = [i for i, lane in enumerate(t.lanes) if lane.kind == LaneKind.PIPE and lane.pipe == Pipe.MTE2]
-    sel = (c["kind"] == Kind.MOVE) & np.isin(c["lane"], mte2) & (c["start"] >= s) & (c["start"] < e)
-    slots = c["slot"][sel]
-    return bool(((slots >= 1) & (slots != NO_SLOT)).any())
-
-
-def _tiling_double_buffered(context: dict) -> bool:
-    tiling = context.get("details", {}).get("tiling") or {}
-    if not tiling:
-        return False
-    l1 = (  # depthA1 / depthB1 count base blocks: two slots hold twice the K step's blocks
-        tiling.get("depthA1", 1) >= 2 * tiling.get("stepM", 1) * tiling.get("stepKa", 1)
-        and tiling.get("depthB1", 1) >= 2 * tiling.get("stepN", 1) * tiling.get("stepKb", 1)
-    )
-    return l1 and all(tiling.get(k, 1) >= 2 for k in ("dbL0A", "dbL0B"))
 
 
 def _larger_base(result, metrics, gaps, context, params) -> Recommendation | None:
@@ -420,104 +376,4 @@ def _host_gaps(result, metrics, gaps, context, params) -> Recommendation | None:
     )
 
 
-# -- the seed's three rules (section 6.1) ----------------------------------------------------------------
-def _seed_balance(result, metrics, gaps, context, params) -> Recommendation | None:
-    score = metrics.balance_score
-    if score >= SEED_BALANCE:
-        return None
-    change = None
-    if params.get("sync_each"):
-        change = {"sync_each": False}
-    elif params.get("pageable"):
-        change = {"pageable": False}
-    elif params.get("policy") in ("recompute", "cache"):
-        change = {"policy": "adaptive"}
-    return Recommendation(
-        "host_device_balance",
-        "Optimise the host side so the device waits less",
-        "优化Host侧逻辑，减少Device等待时间",
-        f"Over the {metrics.balance_over} phase the host spends {metrics.host_api_us} us inside API "
-        f"calls against {metrics.device_busy_us} us of device work (the seed wants the host at most 10 %). Queue "
-        "work asynchronously and synchronise once, keep host buffers pinned, compute tilings once per shape, and "
-        "batch small launches.",
-        f"在{'工作' if metrics.balance_over == 'work' else '整个运行'}阶段，"
-        f"主机在 API 调用内花了 {metrics.host_api_us} us，"
-        f"设备工作 {metrics.device_busy_us} us（原文要求主机至多占 10%）。异步排队、只同步一次，主机缓冲用锁页内存，"
-        "每种形状只算一次 tiling，并合并小的下发。",
-        {
-            "balance_score": score,
-            "host_api_us": metrics.host_api_us,
-            "device_busy_us": metrics.device_busy_us,
-            "over": metrics.balance_over,
-            "threshold": f"balance score < {SEED_BALANCE} (seed 6.1)",
-        },
-        change,
-        threshold_zh=f"平衡分 < {SEED_BALANCE}（原文 6.1 节）",
-    )
-
-
-def _seed_memory(result, metrics, gaps, context, params) -> Recommendation | None:
-    k = metrics.main
-    if k is None or k.memory_bound_index <= SEED_MEMORY:
-        return None
-    evidence = {
-        "memory_bound_index": k.memory_bound_index,
-        "kernel": k.kernel,
-        "threshold": f"memory-bound index > {SEED_MEMORY} (seed 6.1)",
-    }
-    if not (_second_slot_loaded(result, k) or _tiling_double_buffered(context) or params.get("buffer_num") == 2):
-        return Recommendation(
-            "memory_bottleneck",
-            "Enable double buffering to hide memory access",
-            "启用双缓冲优化内存访问",
-            "The compute pipe waits for data most of the time and each queue has one slot: with two, MTE2 fills one "
-            "while the compute pipe works on the other.",
-            "计算流水线大部分时间在等数据，而每个队列只有一个槽位：有两个槽位时，MTE2 填充一个，计算流水线处理另一个。",
-            evidence,
-            {"buffer_num": 2},
-            target="kernel_us",
-            threshold_zh=f"访存受限指数 > {SEED_MEMORY}（原文 6.1 节）",
-        )
-    return Recommendation(
-        "memory_bottleneck",
-        "Move fewer bytes: the kernel is bound by memory bandwidth",
-        "考虑数据压缩减少传输量",
-        "Double buffering is already on and the compute pipe still waits for data most of the time, so the kernel "
-        "is bound by the bandwidth of GM, not by its coordination. Only fewer bytes help: fuse it with the operators "
-        "around it so data crosses GM once, use a narrower data type, or (the seed's suggestion) compress what "
-        "crosses the link.",
-        "双缓冲已经开启，计算流水线仍大部分时间在等数据，所以核函数受限于 GM 带宽，而不是协同方式。"
-        "只有减少字节数才有用："
-        "与前后的算子融合，让数据只经过 GM 一次；用更窄的数据类型；或者（原文的建议）压缩经过链路的数据。",
-        evidence,
-        threshold_zh=f"访存受限指数 > {SEED_MEMORY}（原文 6.1 节）",
-    )
-
-
-def _seed_parallelism(result, metrics, gaps, context, params) -> Recommendation | None:
-    k = metrics.main
-    if k is None or k.parallelism_utilization >= SEED_PARALLELISM:
-        return None
-    change = {"cores": None} if params.get("cores") is not None else None
-    return Recommendation(
-        "low_parallelism",
-        "Retile for parallelism and check the load balance",
-        "调整Tiling策略提高并行度，检查负载均衡问题",
-        f"Blocks kept the cores busy only {100 * k.parallelism_utilization:.0f} % of the kernel's core time "
-        f"({k.blocks} blocks on {k.cores_used} of {k.cores_available} cores). Launch one block per core "
-        "(or a multiple), split the work so blocks differ by at most one element (compute_optimal_tiling), and "
-        "avoid a last, partly filled wave.",
-        f"块只让核在核函数核时间的 {100 * k.parallelism_utilization:.0f}% 内忙碌（{k.blocks} 个块分在 "
-        f"{k.cores_available} 个核中的 {k.cores_used} 个上）。每核一块（或其倍数），切分时让各块相差至多一个元素"
-        "（compute_optimal_tiling），并避免最后一波只填满一部分。",
-        {
-            "parallelism_utilization": k.parallelism_utilization,
-            "blocks": k.blocks,
-            "cores_used": k.cores_used,
-            "cores_available": k.cores_available,
-            "threshold": f"parallelism utilisation < {SEED_PARALLELISM} (seed 6.1)",
-        },
-        change,
-        target="kernel_us",
-        threshold_zh=f"并行利用率 < {SEED_PARALLELISM}（原文 6.1 节）",
-    )
+__all__ = ("Recommendation", "recommend")

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from engine import asc
 from engine.aicore import cube
-from engine.aicore.context import current
 from engine.aicore.matmul_tiling import TCubeTiling
+from engine.aicore.running import current
 from engine.kernels import matmul_fast
 
 

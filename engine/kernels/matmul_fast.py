@@ -28,8 +28,8 @@ import numpy as np
 
 from engine import asc
 from engine.aicore import cube
-from engine.aicore.context import current
 from engine.aicore.matmul_tiling import TCubeTiling
+from engine.aicore.running import current
 from engine.kernels.stamp import gm_key, queue_state, record_or_stamp
 
 PRODUCT_LIMIT_BYTES = 1 << 29  # a launch's product (and its working copies) up to 512 MiB, else per core region

@@ -88,14 +88,9 @@ def matmul_units(tiling) -> tuple[int, int, int]:
     return blocks * slices_per_block, blocks * chunks_per_block, blocks
 
 
-def _matmul_common(profile: Profile, v: dict, numerics: bool, out_bytes: int, mixed: bool) -> Cost:
-    from .kernels import matmul_tiling
-
+def matmul_cost_of(tiling, v: dict, numerics: bool, out_bytes: int, mixed: bool) -> Cost:
+    """A matmul's cost from its tiling (:func:`engine.scenarios.kernels.matmul_tiling`'s) and parameters."""
     m, n, k = v["m"], v["n"], v["k"]
-    cube_out = "fp32" if mixed else v["out_dtype"]
-    tiling, _scored = matmul_tiling(
-        profile, m, n, k, v["cores"] or profile.chip.aic_cores, v["base"], v["buffer_num"], cube_out
-    )
     slices, chunks, blocks = matmul_units(tiling)
     events = _MATMUL_SLICE * slices + _MATMUL_CHUNK * chunks + (_MATMUL_BLOCK + (_MIX_BLOCK if mixed else 0)) * blocks
     events += 60 + 8 * tiling.usedCoreNum * (3 if mixed else 1)
@@ -109,14 +104,6 @@ def _matmul_common(profile: Profile, v: dict, numerics: bool, out_bytes: int, mi
         flops = 2 * 2 * m * n * k  # the Cube's mmads (in numpy) and the reference
     names = ("m", "n", "k")
     return Cost(host, events, flops, {"host_bytes": names, "events": names, "flops": names}, 2 * (m * k + k * n))
-
-
-def matmul_cost(profile: Profile, v: dict, numerics: bool) -> Cost:
-    return _matmul_common(profile, v, numerics, 2 if v["out_dtype"] == "fp16" else 4, mixed=False)
-
-
-def matmul_leaky_relu_cost(profile: Profile, v: dict, numerics: bool) -> Cost:
-    return _matmul_common(profile, {**v, "out_dtype": "fp16"}, numerics, 2, mixed=True)
 
 
 def vector_add_units(length: int, tile_length: int, block_dim: int) -> tuple[int, int]:
@@ -138,18 +125,11 @@ def vector_add_cost(profile: Profile, v: dict, numerics: bool) -> Cost:
     return Cost(host, events, length if numerics else 0, params, 2 * 2 * length)
 
 
-def dynamic_shapes_cost(profile: Profile, v: dict, numerics: bool) -> Cost:
-    from .dynamic_shapes import shapes_of
-
+def summed_cost(costs, names: tuple[str, ...]) -> Cost:
+    """Several runs' costs as one (a sequence of matmuls), every figure scaling with ``names``."""
     host = events = flops = 0
-    for m, n, k in shapes_of(v["sequence"], v["count"], v["seed"]):
-        one = matmul_cost(
-            profile,
-            {"m": m, "n": n, "k": k, "cores": None, "base": None, "buffer_num": 2, "out_dtype": "fp16"},
-            numerics,
-        )
+    for one in costs:
         host, events, flops = host + one.host_bytes, events + one.events, flops + one.flops
-    names = ("sequence", "count")
     return Cost(host, events, flops, {"host_bytes": names, "events": names, "flops": names})
 
 

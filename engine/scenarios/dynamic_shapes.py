@@ -20,9 +20,9 @@ from ..simulation import Simulation
 from ..stream import TaskKind
 from ..trace import LaneKind
 from . import SEED_MAX, Outcome, Param, Scenario, ScenarioArgError
-from .cost import dynamic_shapes_cost
+from .cost import Cost, summed_cost
 from .host_lifecycle import check_ret
-from .kernels import matmul_tolerance
+from .kernels import matmul_cost, matmul_tolerance
 
 SEQUENCES = ("stable", "drifting", "random")
 MAX_SIDE = 4096
@@ -54,6 +54,14 @@ def shapes_of(sequence, count: int, seed: int) -> list[tuple[int, int, int]]:
         return [(512 + 16 * i, 512, 256) for i in range(count)]
     rng = np.random.default_rng(seed)
     return [tuple(int(x) for x in 16 * rng.integers(8, 48, 3)) for _ in range(count)]
+
+
+def dynamic_shapes_cost(profile, v: dict, numerics: bool) -> Cost:
+    """The sequence's matmuls, each costed as the matmul scenario costs it (automatic tiling)."""
+    fixed = {"cores": None, "base": None, "buffer_num": 2, "out_dtype": "fp16"}
+    shapes = shapes_of(v["sequence"], v["count"], v["seed"])
+    costs = (matmul_cost(profile, {"m": m, "n": n, "k": k, **fixed}, numerics) for m, n, k in shapes)
+    return summed_cost(costs, ("sequence", "count"))
 
 
 def run(sim: Simulation, sequence, count: int, policy: str, seed: int) -> Outcome:

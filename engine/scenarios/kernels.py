@@ -18,7 +18,7 @@ from ..aicore.matmul_tiling import MultiCoreMatmulTiling, TilingError
 from ..analysis.pipes import kernel_metrics
 from ..simulation import Simulation
 from . import SEED_MAX, Outcome, Param, Scenario, ScenarioArgError, flag_of
-from .cost import matmul_cost, matmul_leaky_relu_cost, vector_add_cost
+from .cost import Cost, matmul_cost_of, vector_add_cost
 from .host_lifecycle import check_ret
 
 OUT_TYPES = MappingProxyType({"fp16": asc.half, "fp32": asc.float32})
@@ -91,6 +91,22 @@ def matmul_tiling(profile, m, n, k, cores, base, buffer_num, out_dtype):
     if base is not None:
         api.set_fix_split(*base)
     return api.get_tiling(), api.candidates_scored
+
+
+def _matmul_cost(profile, v: dict, numerics: bool, out_bytes: int, mixed: bool) -> Cost:
+    cube_out = "fp32" if mixed else v["out_dtype"]
+    cores = v["cores"] or profile.chip.aic_cores
+    tiling, _scored = matmul_tiling(profile, v["m"], v["n"], v["k"], cores, v["base"], v["buffer_num"], cube_out)
+    return matmul_cost_of(tiling, v, numerics, out_bytes, mixed)
+
+
+def matmul_cost(profile, v: dict, numerics: bool) -> Cost:
+    """The matmul scenario's cost (its tiling planned as the run plans it)."""
+    return _matmul_cost(profile, v, numerics, 2 if v["out_dtype"] == "fp16" else 4, mixed=False)
+
+
+def matmul_leaky_relu_cost(profile, v: dict, numerics: bool) -> Cost:
+    return _matmul_cost(profile, {**v, "out_dtype": "fp16"}, numerics, 2, mixed=True)
 
 
 def run_matmul(

@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 
 from engine import asc as real_asc
-from engine.aicore.context import _CURRENT
 from engine.aicore.launch import JitKernel
+from engine.aicore.running import RUNNING
 from engine.copy_engine import D2H
 from engine.simulation import Simulation
 from engine.source_files import INTERNAL_FILES
@@ -95,7 +95,7 @@ class Tape:
         return ident
 
     def _log(self, entry: list) -> None:
-        ctx = _CURRENT.get()
+        ctx = RUNNING.get()
         if ctx is None:
             self.host.append(entry)
         else:
@@ -232,7 +232,7 @@ class Tape:
         tape = self
 
         def body(*args):
-            ctx = _CURRENT.get()
+            ctx = RUNNING.get()
             key = tape.block_key(ctx)
             if key in tape.blocks:
                 raise RecordingError(f"kernel block {key} ran twice")

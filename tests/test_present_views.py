@@ -227,3 +227,12 @@ def test_every_cause_of_idle_time_is_translated(matmul):
     _run, replay = matmul
     zh = V.metrics_view(replay, "zh")["gaps"]
     assert zh and not set(zh) & set(CAUSES)
+
+
+def test_an_expanded_cores_pipes_are_listed_under_its_block_lane(matmul):
+    _, replay = matmul
+    lanes = V.timeline_view(replay, 0, expand=(AIC0,))["lanes"]
+    mine = [i for i, lane in enumerate(lanes) if lane["core"] == "AIC 0"]
+    kinds = [lanes[i]["kind"] for i in mine]
+    assert kinds[0] == "BLOCK" and set(kinds[1:]) == {"PIPE"} and len(kinds) > 2
+    assert mine == list(range(mine[0], mine[0] + len(mine)))  # together, nothing between them

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from .messages_metrics import METRIC_NAMES
+from .messages_metrics import METRIC_NAMES, METRIC_SHORT
 from .messages_web import WEB
 
 LANGS = ("en", "zh")
@@ -199,7 +199,7 @@ _CATALOGUE = MappingProxyType(
         "key.quit": ("quit", "退出"),
         "short.step": ("step", "单步"),
         "short.play": ("play", "播放"),
-        "short.lesson": ("lesson", "课程"),
+        "short.lesson": ("lesson step", "课程步骤"),
         "short.check": ("check", "检查"),
         "short.help": ("help", "帮助"),
         "short.quit": ("quit", "退出"),
@@ -224,6 +224,7 @@ _CATALOGUE = MappingProxyType(
         "event_at": ("{name} on {lane} at {time} us", "{time} us：{lane} 上的 {name}"),
         **WEB,  # the dashboard's own labels (messages_web.py)
         **{f"metric.{k}": v for k, v in METRIC_NAMES.items()},  # the report's figures (messages_metrics.py)
+        **{f"metric_short.{k}": v for k, v in METRIC_SHORT.items()},
         "why.buffer_num": (
             "buffer_num sets double buffering: with 2 slots the next tile loads (MTE2) while this one computes; "
             "compare mte2_compute_overlap and the idle time 'waiting for data'.",

@@ -74,3 +74,13 @@ METRIC_NAMES = MappingProxyType(
         "over": ("over the phase", "统计阶段"),
     }
 )
+
+# the headline figures' names where a pane is narrow (the terminal UI at 80 columns)
+METRIC_SHORT = MappingProxyType(
+    {
+        "simulated_us": ("simulated us", "模拟 us"),
+        "kernel_us": ("kernel us", "核函数 us"),
+        "tflops": ("TFLOPS", "TFLOPS"),
+        "percent_of_peak": ("% of peak", "峰值 %"),
+    }
+)

@@ -22,7 +22,7 @@ def metrics_view(replay: Replay, lang: str = "en") -> dict:
     return {
         "title": msg("metrics", lang),
         "headline": [
-            {"key": key, "label": msg(key, lang), "value": m.figure(key)}
+            {"key": key, "label": msg(key, lang), "short": msg(f"metric_short.{key}", lang), "value": m.figure(key)}
             for key in ("simulated_us", "kernel_us", "tflops", "percent_of_peak")
         ],
         "pipe_ratios": pipes,

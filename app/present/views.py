@@ -223,7 +223,8 @@ def _lane_order(replay: Replay, expand: tuple[CoreRef, ...]) -> list[int]:
         if lane.kind == LaneKind.PIPE and CoreRef.of_lane(lane) not in expand:
             continue
         keep.append(i)
-    return sorted(keep, key=lambda i: (t.lanes[i].sort, i))
+    # a core's lanes share its sort: its BLOCK lane heads them, its pipes follow (expanded under it)
+    return sorted(keep, key=lambda i: (t.lanes[i].sort, t.lanes[i].kind != LaneKind.BLOCK, i))
 
 
 def _coverage(starts: np.ndarray, ends: np.ndarray, edges: np.ndarray) -> np.ndarray:

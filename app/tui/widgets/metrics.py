@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
 
 from app.present.text import fit, hbar
@@ -34,7 +35,8 @@ class MetricsView(View):
         out = Text()
         for h in m["headline"]:
             value = _value(h["value"])
-            out.append(fit(h["label"], max(1, width - len(value) - 1)) + " " + value + "\n")
+            label = h["label"] if cell_len(h["label"]) + len(value) < width else h["short"]  # narrow: the short name
+            out.append(fit(label, max(1, width - len(value) - 1)) + " " + value + "\n")
         out.append(fit(phases["title"], width) + "\n", head)
         for p in phases["phases"]:
             mark = "▸" if p["phase"] == phases["current"] else " "

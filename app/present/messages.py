@@ -219,6 +219,11 @@ _CATALOGUE = MappingProxyType(
         # code
         "code": ("Code", "代码"),
         "source_unavailable": ("source not available", "源码不可用"),
+        "no_source_line": (
+            "this event has no line of code of its own (the device did it); step to a call or an instruction to "
+            "see its line",
+            "此事件本身不对应任何代码行（由设备自行完成）；单步到某个调用或指令即可看到它的代码行",
+        ),
         # events
         "step": ("step {i} / {n}", "第 {i} / {n} 步"),
         "event_at": ("{name} on {lane} at {time} us", "{time} us：{lane} 上的 {name}"),

@@ -59,8 +59,8 @@ def code_view(replay: Replay, step: int, context: int = 0, lang: str = "en") -> 
     that many lines around it)."""
     src = replay.source_line(step)
     out = {"title": msg("code", lang), "file": None, "line": None, "lines": [], "first_line": 1}
-    if src is None:
-        out["note"] = msg("source_unavailable", lang)
+    if src is None:  # a block starting, a queue's turn: the device's own doing, no line of code
+        out["note"] = msg("no_source_line", lang)
         return out
     text = replay.source(src.file)
     out["file"], out["line"] = src.file, src.line

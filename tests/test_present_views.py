@@ -236,3 +236,24 @@ def test_an_expanded_cores_pipes_are_listed_under_its_block_lane(matmul):
     kinds = [lanes[i]["kind"] for i in mine]
     assert kinds[0] == "BLOCK" and set(kinds[1:]) == {"PIPE"} and len(kinds) > 2
     assert mine == list(range(mine[0], mine[0] + len(mine)))  # together, nothing between them
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        (22746.3, "22,746"),  # was "2.275e+04"
+        (3119.604, "3,119.6"),
+        (71.853, "71.85"),
+        (0.73012, "0.7301"),
+        (0.0015, "0.0015"),
+        (1.0, "1"),
+        (0.0, "0"),
+        (12345678, "12,345,678"),
+        (None, "-"),
+        (-3.5, "-3.5"),
+    ],
+)
+def test_figures_read_without_scientific_notation(value, shown):
+    from app.present.text import readable
+
+    assert readable(value) == shown

@@ -8,6 +8,7 @@ two, so Chinese labels line up.
 
 from __future__ import annotations
 
+import math
 import unicodedata
 from dataclasses import dataclass
 
@@ -160,6 +161,28 @@ def number(value: float, width: int) -> str:
     return "#" * width
 
 
+def readable(value) -> str:
+    """A figure as people read it, never in scientific notation: thousands separated, whole numbers from
+    10,000, tenths from 1,000, four significant digits below, trailing zeros dropped (``22,746``, ``3,119.6``,
+    ``71.85``, ``0.7301``, ``0.0015``), "-" for none."""
+    if value is None:
+        return "-"
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return str(value)
+    if isinstance(value, int):
+        return f"{value:,}"
+    if not math.isfinite(value):
+        return str(value)
+    size = abs(value)
+    if size < 1e-8:
+        return "0"
+    if size >= 10_000:
+        return f"{value:,.0f}"
+    digits = 1 if size >= 1000 else min(8, 3 - math.floor(math.log10(size)))
+    text = f"{value:,.{digits}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
 def value_rows(values: list[list[float]], width: int, cell: int = 7) -> list[str]:
     """The rows of a tile's values (from :func:`~app.present.views.tile_view`) as text lines at most
     ``width`` cells wide: as many columns of ``cell``-wide numbers as fit, then an ellipsis."""
@@ -186,6 +209,7 @@ __all__ = (
     "lane_cells",
     "lane_label",
     "number",
+    "readable",
     "reflow",
     "value_rows",
 )

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dash import dcc, html
 
 from app.present.messages import t as msg
+from app.present.text import readable
 from app.present.vocabulary import Activity, SlotStatus
 
 from . import figures
@@ -218,12 +219,8 @@ def code_panel(view: dict) -> html.Div:
 
 # -- metrics -------------------------------------------------------------------------------------------------
 def fmt_value(v) -> str:
-    """A metric as shown: thousands separated, four significant digits for fractions, "-" for none."""
-    if isinstance(v, float):
-        return f"{v:,.4g}"
-    if isinstance(v, int):
-        return f"{v:,}"
-    return "-" if v is None else str(v)
+    """A metric as shown (:func:`app.present.text.readable`: separators, never scientific notation)."""
+    return readable(v)
 
 
 def metrics_panel(view: dict, lang: str, tryable: bool = False) -> html.Div:

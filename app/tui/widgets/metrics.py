@@ -8,13 +8,9 @@ from typing import ClassVar
 from rich.cells import cell_len
 from rich.text import Text
 
-from app.present.text import fit, hbar
+from app.present.text import fit, hbar, readable
 
 from .pane import View
-
-
-def _value(v) -> str:
-    return f"{v:,.3f}".rstrip("0").rstrip(".") if isinstance(v, float) else str(v)
 
 
 class MetricsView(View):
@@ -34,7 +30,7 @@ class MetricsView(View):
         head, dim = self.style("metrics--heading"), self.style("metrics--dim")
         out = Text()
         for h in m["headline"]:
-            value = _value(h["value"])
+            value = readable(h["value"])
             label = h["label"] if cell_len(h["label"]) + len(value) < width else h["short"]  # narrow: the short name
             out.append(fit(label, max(1, width - len(value) - 1)) + " " + value + "\n")
         out.append(fit(phases["title"], width) + "\n", head)

@@ -526,3 +526,11 @@ def test_the_wsgi_object(tmp_path, monkeypatch):
     page = client.get("/")
     assert page.status_code == 200 and b"AscendSim" in page.data
     assert client.get("/_dash-layout").status_code == 200
+
+
+def test_export_names_and_descriptions_leave_automatic_fields_out():
+    run = {"scenario": "matmul", "profile": "ascend910b1", "params": {"m": 64, "cores": None, "base": ""}}
+    assert pages.export_name(run) == "matmul-m64" and "cores" not in pages.describe(run)
+    assert pages.export_name({**run, "numerics": False}) == "matmul-m64-timing"
+    assert pages.export_name({"exercise": 3, "code": "ab"}) == "exercise-3"
+    assert pages.describe({"lesson": 3}, "zh") == "第 3 课" and "3" in pages.describe({"exercise": 3}, "zh")

@@ -106,6 +106,8 @@ WEB = MappingProxyType(
         "web.cancel": ("Cancel", "取消"),
         "web.cancelled": ("Cancelled.", "已取消。"),
         "web.phase.queued": ("queued: {ahead} ahead", "排队中：前面还有 {ahead} 个"),
+        "web.run_lesson": ("lesson {n}", "第 {n} 课"),
+        "web.run_exercise": ("your run of lesson {n}'s exercise", "你的第 {n} 课练习的运行"),
         "web.exercise_narration": (
             "Your run of lesson {n}'s exercise. The lesson's steps narrate the lesson's own run: "
             "press “Show the lesson's run” under the verdict to read them beside it.",

@@ -184,7 +184,7 @@ def comparison(runs: Runs, requests: list[dict], lang: str) -> html.Div:
         view["layout"]["shapes"] = []
         timelines.append(
             html.Div(
-                [html.H4(f"{label}: {describe(request)}"), dcc.Graph(figure=view, config=layout.GRAPH_CONFIG)],
+                [html.H4(f"{label}: {describe(request, lang)}"), dcc.Graph(figure=view, config=layout.GRAPH_CONFIG)],
                 className="view",
             )
         )

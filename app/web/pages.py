@@ -203,7 +203,7 @@ def register(app, runs: Runs, default_lang: str) -> None:
         lang = known_lang(lang)
         if not run or not isinstance(run, dict):
             return msg("web.export_none", lang)
-        return msg("web.export_run", lang, name=describe(run))
+        return msg("web.export_run", lang, name=describe(run, lang))
 
     @app.callback(
         Output("exp-download", "data"),
@@ -222,7 +222,7 @@ def register(app, runs: Runs, default_lang: str) -> None:
             loaded = runs.load(run)
         except RunRequestError as exc:
             return no_update, str(exc)
-        name = "".join(c if c.isalnum() or c in "-_." else "_" for c in describe(run))[:80]
+        name = export_name(run)
         which = ctx.triggered_id
         if which == "exp-chrome":
             from engine.analysis.export import chrome_document
@@ -250,13 +250,34 @@ def _lesson_asked(search, runs: Runs) -> int | None:
     return int(asked) if asked.isdigit() and int(asked) in numbers else None
 
 
-def describe(run: dict) -> str:
-    if "lesson" in run:
-        return f"lesson {run['lesson']}"
+def _given(run: dict) -> dict:
+    """The parameters a run was asked with, those left empty (automatic) aside."""
     params = run.get("params")
-    params = ", ".join(f"{k}={v}" for k, v in params.items() if v is not None) if isinstance(params, dict) else ""
+    return {k: v for k, v in params.items() if v not in (None, "")} if isinstance(params, dict) else {}
+
+
+def describe(run: dict, lang: str = "en") -> str:
+    """A run in a few words, in ``lang`` (the scenario's own parameters as given)."""
+    if "lesson" in run:
+        return msg("web.run_lesson", lang, n=run["lesson"])
+    if "exercise" in run:
+        return msg("web.run_exercise", lang, n=run["exercise"])
+    params = ", ".join(f"{k}={v}" for k, v in _given(run).items())
     numerics = "" if run.get("numerics", True) else " (timing only)"
     return f"{run.get('scenario')} on {run.get('profile')}: {params}{numerics}"
 
 
-__all__ = ("describe", "register")
+def export_name(run: dict) -> str:
+    """A file name for a run's exports: ``lesson-3``, ``exercise-3``, ``matmul-m1024-n1024-k1024``."""
+    if "lesson" in run:
+        return f"lesson-{run['lesson']}"
+    if "exercise" in run:
+        return f"exercise-{run['exercise']}"
+    parts = [str(run.get("scenario"))] + [f"{k}{v}" for k, v in _given(run).items()]
+    if run.get("numerics") is False:
+        parts.append("timing")
+    name = "-".join(parts)
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:80]
+
+
+__all__ = ("describe", "export_name", "register")

@@ -136,6 +136,19 @@ def test_the_slider_jumps(tab, lesson1):
     assert tab.cursor() == pytest.approx(lesson1.event(i - 1).start / 1e6, abs=1e-6)
 
 
+def test_the_labelled_step_box_counts_from_1(tab, lesson1):
+    tab.open("/")
+    n = len(lesson1)
+    tab.wait_steps(n)
+    assert tab.page.locator("#step-slider input").count() == 0  # the slider's own box counted from 0
+    box = tab.page.locator("#step-goto")
+    box.fill("42")
+    box.press("Enter")
+    tab.wait_step(42, n)
+    tab.page.wait_for_timeout(300)
+    assert tab.cursor() == pytest.approx(lesson1.event(41).start / 1e6, abs=1e-6)
+
+
 def test_a_breakpoint_stops_play(tab, lesson1):
     tab.open("/")
     n = len(lesson1)

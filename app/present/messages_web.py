@@ -18,6 +18,7 @@ WEB = MappingProxyType(
         "web.play": ("▶ play", "▶ 播放"),
         "web.pause": ("❚❚ pause", "❚❚ 暂停"),
         "web.speed": ("speed (steps/s)", "速度（步/秒）"),
+        "web.goto": ("go to step", "跳到第几步"),
         "web.jump": ("jump to the event kind", "按事件类型跳转"),
         "web.jump_prev": ("◀ previous", "◀ 上一个"),
         "web.jump_next": ("next ▶", "下一个 ▶"),

@@ -115,8 +115,21 @@ def controls(ui: Ui) -> html.Div:
                     html.Button("▶|", id="step-last", className="btn hidden", title="End"),
                     html.Span("", id="step-label", className="steplabel"),
                     html.Div(
-                        dcc.Slider(id="step-slider", min=0, max=1, step=1, value=0, marks=None, updatemode="drag"),
+                        dcc.Slider(
+                            id="step-slider",
+                            min=0,
+                            max=1,
+                            step=1,
+                            value=0,
+                            marks=None,
+                            updatemode="drag",
+                            allow_direct_input=False,  # its box counted from 0: the labelled box below counts from 1
+                        ),
                         className="slider",
+                    ),
+                    html.Label(
+                        [ui.t("web.goto"), dcc.Input(id="step-goto", type="number", min=1, step=1, debounce=True)],
+                        className="field goto",
                     ),
                     html.Label(
                         [

@@ -267,6 +267,14 @@ def register(app, runs: Runs) -> None:
             return html.Div(str(exc), className="note")
         return panels.tile_panel(view, lang)
 
+    app.clientside_callback(  # the labelled step box counts from 1, as the step label does
+        """(value) => (Number.isInteger(value) && value >= 1)
+            ? {step: value - 1, at: Date.now()} : window.dash_clientside.no_update""",
+        Output("jump-target", "data", allow_duplicate=True),
+        Input("step-goto", "value"),
+        prevent_initial_call=True,
+    )
+
     # -- the browser's part: one clientside callback per step (assets/player.js) ------------------------------
     app.clientside_callback(
         ClientsideFunction("ascendsim", "player"),

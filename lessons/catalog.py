@@ -33,6 +33,8 @@ from functools import cache
 from pathlib import Path
 from types import MappingProxyType
 
+from engine.analysis.rules import RULES
+
 from .selectors import SelectorError, validate
 
 LESSONS_DIR = Path(__file__).resolve().parent
@@ -101,6 +103,7 @@ class Lesson:
     criteria: MappingProxyType
     limits: Limits
     settings: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
+    quiet_rules: tuple[str, ...] = ()  # the profiler's rules that do not apply to the lesson's chosen set-up
 
     @property
     def package(self) -> str:
@@ -187,6 +190,9 @@ def load(path: Path) -> Lesson:
             ident, _langs(c, cw), _langs(c, cw, "hint_"), bool(c.get("integrity")), bool(c.get("correctness"))
         )
     limits = Limits().replace(**{k: v for k, v in doc.get("limits", {}).items() if k in Limits.__dataclass_fields__})
+    quiet = doc.get("quiet_rules", [])
+    if not isinstance(quiet, list) or not all(isinstance(x, str) and x in RULES for x in quiet):
+        raise LessonError(f"{where}: quiet_rules must list rules among {', '.join(RULES)}, got {quiet!r}")
     return Lesson(
         number=number,
         slug=path.name[4:],
@@ -199,6 +205,7 @@ def load(path: Path) -> Lesson:
         criteria=MappingProxyType(criteria),
         limits=limits,
         settings=MappingProxyType(dict(doc.get("settings", {}))),
+        quiet_rules=tuple(quiet),
     )
 
 

@@ -323,3 +323,41 @@ def test_analysis_is_fast_enough_for_big_runs():
     rep, _ = report("matmul", m=4096, n=4096, k=4096)
     assert rep.metrics.kernels[0].instructions > 400_000
     assert np.isfinite(rep.metrics.tflops)
+
+
+def test_a_lessons_quiet_rules_are_not_recommended_on_its_run():
+    """Lesson 5 runs on one core by design: the profiler does not tell it to launch more blocks."""
+    from app.present.replay import Replay
+    from app.present.walkthrough import run_lesson
+    from lessons.catalog import get
+
+    lesson = get(5)
+    result = run_lesson(lesson)
+    plain = {r.rule for r in Replay(result).report().recommendations}
+    quiet = {r.rule for r in Replay(result, context={"quiet_rules": lesson.quiet_rules}).report().recommendations}
+    assert "too_few_blocks" in plain and "too_few_blocks" not in quiet
+    assert quiet == plain - set(lesson.quiet_rules)
+
+
+def test_rules_lists_every_rule_a_recommendation_can_name():
+    import re
+    from pathlib import Path
+
+    from engine.analysis import rules
+
+    folder = Path(rules.__file__).parent
+    source = "".join((folder / f).read_text(encoding="utf-8") for f in ("rules.py", "seed_rules.py"))
+    assert set(re.findall(r'Recommendation\(\s*"(\w+)"', source)) == set(rules.RULES)
+
+
+def test_a_lesson_naming_an_unknown_quiet_rule_is_refused(tmp_path):
+    import shutil
+
+    from lessons.catalog import LessonError, get, load
+
+    folder = tmp_path / "l05_double_buffer"
+    shutil.copytree(get(5).path, folder)
+    toml = folder / "lesson.toml"
+    toml.write_text(toml.read_text(encoding="utf-8").replace('"low_parallelism"', '"no_such_rule"'), encoding="utf-8")
+    with pytest.raises(LessonError, match="quiet_rules must list rules among"):
+        load(folder)

@@ -127,7 +127,7 @@ def lesson_walkthrough(number: int, progress: Callable[[str], None] = _noop) -> 
     progress("run")
     result = run_lesson(lesson)
     progress("replay")
-    replay = Replay(result, inputs=lesson.scenario_inputs())
+    replay = Replay(result, inputs=lesson.scenario_inputs(), context={"quiet_rules": lesson.quiet_rules})
     progress("steps")
     stops = lesson_stops(replay, lesson)
     progress("analysis")

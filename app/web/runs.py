@@ -326,7 +326,7 @@ class Runs(Exercises):
         if spec.is_lesson:
             lesson = get(run["lesson"])
             result = self._lesson_run(lesson, spec)
-            replay = Replay(result, inputs=lesson.scenario_inputs())
+            replay = Replay(result, inputs=lesson.scenario_inputs(), context={"quiet_rules": lesson.quiet_rules})
             stops = lesson_stops(replay, lesson)
             note = self.store.notes.pop(spec.key, None)
             return Loaded(spec.key, spec, replay, FrameSource(replay), outline(replay), lesson, stops, note=note)

@@ -31,10 +31,11 @@ The seed's three rules come last: where an earlier rule already recommends the s
 or not the caller can re-run it), the seed's repeats it no more (the earlier one is the more
 specific); ``low_parallelism`` stays quiet when ``too_few_blocks`` already explains the idle cores.
 
-A rule never recommends the configuration already in use: when the run's parameters already hold a
-rule's change, the rule stays quiet (and the advice of ``unbalanced_tail`` and
-``host_between_launches`` names what is not yet done: a block count that is not a multiple of the
-cores, or blocks whose work differs; synchronising after every batch, or launches too small for
+A caller may name rules that do not apply to its run (``context["quiet_rules"]``: a lesson that runs on one
+core by design is not told to launch more blocks). A rule never recommends the configuration already in
+use: when the run's parameters already hold a rule's change, the rule stays quiet (and the advice of
+``unbalanced_tail`` and ``host_between_launches`` names what is not yet done: a block count that is not a
+multiple of the cores, or blocks whose work differs; synchronising after every batch, or launches too small for
 their host cost). A rule's *evidence* names the metric and its value. When the caller can re-run
 the scenario with a parameter changed (``rerun``), the *predicted gain* is measured, not guessed:
 the re-run's simulated time against this run's.
@@ -55,6 +56,19 @@ from .metrics import RunMetrics
 from .recommendation import Recommendation, second_slot_loaded, tiling_double_buffered
 from .seed_rules import seed_balance, seed_memory, seed_parallelism
 
+RULES = (  # every rule's id, in the order recommend runs them
+    "double_buffering",
+    "larger_base_blocks",
+    "pinned_memory",
+    "second_stream",
+    "too_few_blocks",
+    "unbalanced_tail",
+    "cache_tilings",
+    "host_between_launches",
+    "host_device_balance",
+    "memory_bottleneck",
+    "low_parallelism",
+)
 DOUBLE_BUFFER_OVERLAP = 0.20
 DOUBLE_BUFFER_MTE2 = 0.20
 LARGE_BASE_CUBE = 0.60
@@ -76,12 +90,13 @@ def recommend(
     rerun: Callable[[dict], RunMetrics | None] | None,
 ) -> list[Recommendation]:
     params = context.get("params", {})
+    quiet = set(context.get("quiet_rules", ()))  # rules the caller says do not apply (a lesson's chosen set-up)
     out: list[Recommendation] = []
     proposed: list[dict] = []  # the changes recommended so far, also those the caller cannot re-run
     rules = (_double_buffering, _larger_base, _pinned, _second_stream, _few_blocks, _tail, _tilings, _host_gaps)
     for rule in (*rules, seed_balance, seed_memory, seed_parallelism):
         rec = rule(result, metrics, gaps, context, params)
-        if rec is None:
+        if rec is None or rec.rule in quiet:
             continue
         if rec.change is not None and rec.change in proposed:
             continue  # the same change is already recommended, by a more specific rule
@@ -376,4 +391,4 @@ def _host_gaps(result, metrics, gaps, context, params) -> Recommendation | None:
     )
 
 
-__all__ = ("Recommendation", "recommend")
+__all__ = ("RULES", "Recommendation", "recommend")

@@ -199,7 +199,9 @@ class FrameSource:
             )
             cursor.append(to_us(time))
             kinds.append(ev.kind)
-            host = host_view_of(replay._host(row, time), replay._streams(row, time), replay._engines(row, time), lang)
+            host = host_view_of(
+                replay.host_state(row, time), replay.streams_state(row, time), replay.engines_state(row, time), lang
+            )
             parts.add("host", host)
             if c_sel >= 0:
                 if core_now is None or change[c_sel][i]:
@@ -342,7 +344,7 @@ def outline(replay: Replay) -> dict:
             continue
         tiles = []
         for w in effects.rows[:MAX_LANDED].tolist():
-            ref = replay.tiles._gm_ref(t.detail_of(w).dst, "")
+            ref = replay.tiles.gm_ref(t.detail_of(w).dst, "")
             tiles.append([ref.row, ref.col, ref.rows, ref.cols, int(index.core_of_lane[int(t.lane[w])])])
         outputs.append({"tensor": i, "name": info.name, "total": len(effects.rows), "tiles": tiles})
     return {

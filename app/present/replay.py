@@ -225,9 +225,9 @@ class Replay:
             row,
             time,
             self.event_at_row(row),
-            self._host(row, time),
-            self._streams(row, time),
-            self._engines(row, time),
+            self.host_state(row, time),
+            self.streams_state(row, time),
+            self.engines_state(row, time),
             [self.core_state(c, row, time) for c in range(len(self.index.cores))],
         )
 
@@ -238,7 +238,7 @@ class Replay:
             return -1
         return last if last == row or self.trace.end[last] > time else -1
 
-    def _host(self, row: int, time: int) -> S.HostState:
+    def host_state(self, row: int, time: int) -> S.HostState:
         t = self.trace
         call = self._running(self._host_calls, row, time)
         wait = self._running(self._host_waits, row, time)
@@ -273,7 +273,7 @@ class Replay:
             self._task_names = [t.names[int(t.name[r])] if r >= 0 else "" for r in task_row]
         return self._task_names
 
-    def _streams(self, row: int, time: int) -> list[S.StreamState]:
+    def streams_state(self, row: int, time: int) -> list[S.StreamState]:
         t = self.trace
         task_row, _start, end = self.index.tasks()
         seen = (task_row >= 0) & (task_row <= row)
@@ -294,7 +294,7 @@ class Replay:
             )
         return out
 
-    def _engines(self, row: int, time: int) -> list[S.EngineState]:
+    def engines_state(self, row: int, time: int) -> list[S.EngineState]:
         t = self.trace
         out = []
         task = self.index.task_of_row

@@ -105,11 +105,11 @@ class TileResolver:
                 return TileRef("C", 0, 0, m, n, "mmad", done, self.k_total)
             return TileRef(self._result_name(), a.row, b.col, m, n, "mmad", done, self.k_total)
         if d.dst.buf == GM:
-            return self._gm_ref(d.dst, d.op)
+            return self.gm_ref(d.dst, d.op)
         src = d.srcs[0] if d.srcs else None
         if src is None:
             return None
-        ref = self._origin(core, src, row) if src.buf != GM else self._gm_ref(src, d.op)
+        ref = self._origin(core, src, row) if src.buf != GM else self.gm_ref(src, d.op)
         if ref is None:
             return None
         return TileRef(ref.tensor, ref.row, ref.col, ref.rows, ref.cols, d.op, ref.k_done, ref.k_total)
@@ -117,7 +117,7 @@ class TileResolver:
     def _origin(self, core: int, rect: Rect, before: int) -> TileRef | None:
         """Where the data in on-chip ``rect`` (read at row ``before``) came from, down to GM."""
         if rect.buf == GM:
-            return self._gm_ref(rect, "")
+            return self.gm_ref(rect, "")
         w = self.writer(core, rect, before)
         if w < 0:
             return None
@@ -129,7 +129,8 @@ class TileResolver:
         rows, cols = rect_shape(rect)
         return TileRef(base.tensor, base.row + dr, base.col + dc, rows, cols, base.op, base.k_done, base.k_total)
 
-    def _gm_ref(self, rect: Rect, op: str) -> TileRef:
+    def gm_ref(self, rect: Rect, op: str) -> TileRef:
+        """The tile of a GM tensor that ``rect`` covers, named by the tensor (``A[0:128, 0:64]``)."""
         info = self.gm.get(rect.owner)
         name = info.name if info is not None else f"GM#{rect.owner}"
         base = info.offset if info is not None else 0

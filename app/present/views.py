@@ -376,7 +376,7 @@ def matrices_view(replay: Replay, step: int, cells: int = 48, lang: str = "en") 
             done = []
             for w in landed[-4096:]:
                 d = replay.trace.detail_of(int(w)).dst
-                ref = replay.tiles._gm_ref(d, "")
+                ref = replay.tiles.gm_ref(d, "")
                 done.append({"row": ref.row, "col": ref.col, "rows": ref.rows, "cols": ref.cols})
             total = len(effects.rows)
             entry["done"] = done

@@ -145,8 +145,8 @@ _CATALOGUE = MappingProxyType(
         "no_block": ("no block has run on {core} yet", "{core} 上还没有运行过任何块"),
         "no_core_run": (
             "No AI core ran a block in this run: its matmuls (if any) run at op level, each one task on the AI-core "
-            "array costed from a measured table or a roofline, not instruction by instruction. Lesson 3 opens a vector core, "
-            "lesson 6 a Cube core.",
+            "array costed from a measured table or a roofline, not instruction by instruction. Lesson 3 opens a "
+            "vector core, lesson 6 a Cube core.",
             "本次运行没有 AI Core 运行块：其中的矩阵乘（如有）以算子级运行，每个都是 AI Core 阵列上的一个任务，"
             "按实测表或屋顶线模型计时，而不是逐条指令模拟。第 3 课展开 Vector 核，第 6 课展开 Cube 核。",
         ),

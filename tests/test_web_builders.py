@@ -534,3 +534,15 @@ def test_export_names_and_descriptions_leave_automatic_fields_out():
     assert pages.export_name({**run, "numerics": False}) == "matmul-m64-timing"
     assert pages.export_name({"exercise": 3, "code": "ab"}) == "exercise-3"
     assert pages.describe({"lesson": 3}, "zh") == "第 3 课" and "3" in pages.describe({"exercise": 3}, "zh")
+
+
+def test_following_the_cursor_never_zooms_to_a_sliver():
+    end = 22_746.0
+    lo, hi = render.window_span({"times": [3000.0, 3000.0, 3000.025]}, end)  # events all starting at once
+    assert hi - lo == pytest.approx(render.FOLLOW_MIN_SHARE * end) and lo <= 3000.0 and hi >= 3000.025
+    lo, hi = render.window_span({"times": [0.0, 0.001]}, end)  # at the start: the window stays inside the run
+    assert lo == 0.0 and hi == pytest.approx(render.FOLLOW_MIN_SHARE * end)
+    lo, hi = render.window_span({"times": [22_746.0, 22_746.0]}, end)  # at the end
+    assert hi <= end + 1e-9 and hi - lo == pytest.approx(render.FOLLOW_MIN_SHARE * end)
+    lo, hi = render.window_span({"times": [100.0, 5000.0]}, end)  # wide already: as it was, padded
+    assert lo < 100.0 and hi > 5000.0 and hi - lo < 6000.0

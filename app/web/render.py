@@ -133,11 +133,22 @@ def kernel_span(loaded: Loaded) -> tuple[float, float]:
     return float(t.start[rows].min()) / 1e6, float(t.end[rows].max()) / 1e6
 
 
+FOLLOW_MIN_SHARE = 0.01  # "follow the cursor" shows at least this share of the run (never a 25 ns sliver)
+
+
 def window_span(w: dict, end_us: float) -> tuple[float, float]:
-    """The time a window of frames covers, padded a little on both sides."""
+    """The time a window of frames covers, padded a little on both sides, and at least
+    :data:`FOLLOW_MIN_SHARE` of the run wide around its middle (events that all start at once, on many cores,
+    would otherwise zoom to a sliver where every lane is one solid bar)."""
     t0, t1 = w["times"][0], w["times"][-1]
     pad = max((t1 - t0) * 0.05, 0.01)
-    return max(0.0, t0 - pad), min(max(end_us, t1), t1 + pad)
+    lo, hi = max(0.0, t0 - pad), min(max(end_us, t1), t1 + pad)
+    least = FOLLOW_MIN_SHARE * end_us
+    if hi - lo < least:
+        middle = (lo + hi) / 2
+        lo = min(max(0.0, middle - least / 2), max(0.0, end_us - least))
+        hi = lo + least
+    return lo, hi
 
 
 def pipeline(loaded: Loaded, last_step: int, core: str | None, lang: str, step: int | None = None) -> dict:

@@ -76,13 +76,19 @@ def register(app, runs: Runs) -> None:
                 runs.compute(
                     req,
                     session_id(session),
-                    lambda phase, v, label=label: set_progress([[f"{label}: ", phase_line(phase, v, lang)]]),
+                    lambda phase, v, label=label: set_progress([[f"{label}: ", *_items(phase_line(phase, v, lang))]]),
                 )
         except RunRequestError as exc:
             return str(exc), no_update
         except Busy as exc:
             return msg(exc.key, lang, **exc.values), no_update
         return "", comparison(runs, [plain(r) for r in requests], lang)
+
+
+def _items(line) -> list:
+    """A progress line as children to put after a label: never a list inside the list (React renders a
+    nested list's components as raw objects: error #31 whenever a job's progress had a bar)."""
+    return line if isinstance(line, list) else [line]
 
 
 def _request(label: str, scenario, options, numerics) -> dict:

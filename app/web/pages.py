@@ -19,7 +19,7 @@ from engine.profile import DEFAULT_PROFILE, list_profiles
 from engine.scenarios import registry
 from lessons.catalog import LessonError, get
 
-from . import layout
+from . import layout, tool_pages
 from .exercise import panel
 from .runs import RunRequestError, Runs
 
@@ -40,10 +40,10 @@ def register(app, runs: Runs, default_lang: str) -> None:
         if path == "/playground":
             return layout.playground_page(lang, scenario_names, profiles, "matmul", DEFAULT_PROFILE)
         if path == "/compare":
-            return layout.compare_page(lang, scenario_names)
+            return tool_pages.compare_page(lang, scenario_names)
         if path == "/export":
-            return layout.export_page(lang)
-        return layout.not_found(lang)
+            return tool_pages.export_page(lang)
+        return tool_pages.not_found(lang)
 
     @app.callback(Output("lang-page", "data"), Input("lang-switch", "value"), State("lang-page", "data"))
     def mirror_lang(lang, current):

@@ -214,8 +214,8 @@ class Server:
         except (OSError, ValueError):
             return None
         finally:
-            out.unlink(missing_ok=True)
-            said.unlink(missing_ok=True)
+            for path in (out, said, said.with_name(said.name + ".part")):  # a worker killed mid-write leaves .part
+                path.unlink(missing_ok=True)
 
 
 if __name__ == "__main__":

@@ -67,16 +67,17 @@ class TraceDiff:
         return cls(lanes, metrics, tuple(Statement(**x) for x in doc["statements"]))
 
 
+def _key(lane) -> str:
+    """A lane as both runs name it: its process and thread (the same lane in either trace)."""
+    return f"{lane.process} / {lane.thread}"
+
+
 def _lane_labels(replays: tuple[Replay, ...]) -> dict[str, dict]:
-    """Each lane's name in each language, by its key (process / thread)."""
+    """Each lane's name in each language, by its :func:`_key`."""
     from .lanes import lane_name
     from .messages import LANGS
 
-    return {
-        f"{x.process} / {x.thread}": {lang: lane_name(x, lang) for lang in LANGS}
-        for r in replays
-        for x in r.trace.lanes
-    }
+    return {_key(x): {lang: lane_name(x, lang) for lang in LANGS} for r in replays for x in r.trace.lanes}
 
 
 def _lanes(replay: Replay) -> dict[str, tuple[float, int]]:
@@ -87,7 +88,7 @@ def _lanes(replay: Replay) -> dict[str, tuple[float, int]]:
     n = len(t.lanes)
     ps = np.bincount(lane, weights=(c["end"][busy] - c["start"][busy]).astype(np.float64), minlength=n)
     count = np.bincount(lane, minlength=n)
-    return {f"{x.process} / {x.thread}": (float(ps[i]) / 1e6, int(count[i])) for i, x in enumerate(t.lanes) if count[i]}
+    return {_key(x): (float(ps[i]) / 1e6, int(count[i])) for i, x in enumerate(t.lanes) if count[i]}
 
 
 def _rows(replay: Replay, *kinds: Kind) -> np.ndarray:
@@ -168,10 +169,9 @@ def aligned_timelines(mine: Replay, ref: Replay, names: tuple[str, str], lang: s
 
     t0, t1 = _device_span(mine, ref)
     views = [timeline_view(r, 0, (t0, t1), ALIGNED_BARS, _first_core(r), lang) for r in (mine, ref)]
-    keyed = []
-    for r, view in zip((mine, ref), views, strict=True):
-        lanes = r.trace.lanes
-        keyed.append({(lanes[x["id"]].process, lanes[x["id"]].thread): x for x in view["lanes"]})
+    keyed = [
+        {_key(r.trace.lanes[x["id"]]): x for x in view["lanes"]} for r, view in zip((mine, ref), views, strict=True)
+    ]
     order = list(keyed[0]) + [k for k in keyed[1] if k not in keyed[0]]
     busy = [k for k in order if any(lanes.get(k, {}).get("count") for lanes in keyed)]  # idle in both: no rows
     expanded = {lane["core"] for lanes in keyed for lane in lanes.values() if lane["kind"] == "PIPE"}
@@ -194,8 +194,7 @@ def _device_span(*replays: Replay) -> tuple[float, float]:
     starts, ends = [], []
     for r in replays:
         c = r.trace.columns
-        host = np.array([lane.kind == LaneKind.HOST for lane in r.trace.lanes], dtype=bool)
-        device = ~host[c["lane"]] & (c["kind"] != Kind.MARK)
+        device = ~r.trace.rows_on(LaneKind.HOST) & (c["kind"] != Kind.MARK)
         if device.any():
             starts.append(float(c["start"][device].min()))
         ends.append(float(r.result.end_ps))
@@ -205,15 +204,9 @@ def _device_span(*replays: Replay) -> tuple[float, float]:
 
 
 def _first_core(replay: Replay) -> tuple:
-    from engine.locations import CoreRef
-
-    blocks = _rows(replay, Kind.BLOCK)
-    if not len(blocks):
-        return ()
-    lanes = replay.trace.lanes
-    cores = [CoreRef.of_lane(lanes[i]) for i in np.unique(replay.trace.columns["lane"][blocks])]
-    cores = [c for c in cores if c is not None]
-    return (min(cores),) if cores else ()
+    """The run's first core (the index lists them in viewers' order), to expand its pipes; none without cores."""
+    cores = replay.index.cores
+    return (cores[0].ref,) if cores else ()
 
 
 __all__ = ("LaneDiff", "Statement", "TraceDiff", "aligned_timelines", "trace_diff")

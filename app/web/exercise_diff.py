@@ -5,6 +5,7 @@ in both languages, by :func:`comparison`)."""
 from __future__ import annotations
 
 import json
+from itertools import groupby
 
 from dash import dcc, html
 
@@ -37,14 +38,11 @@ def aligned_figure(view: dict, labels: dict) -> dict:
     """:func:`timeline_figure` of two runs' aligned lanes (:func:`app.present.trace_diff.aligned_timelines`),
     every other lane's pair of rows on a light band so each of yours reads against the reference's below it."""
     fig = figures.timeline_figure(view, labels)
-    order = fig["layout"]["yaxis"]["categoryarray"]  # bottom to top
-    where = {name: i for i, name in enumerate(order)}
-    lanes, bands, i = view["lanes"], [], 0
-    while i < len(lanes):
-        j = i + 1 if i + 1 < len(lanes) and lanes[i + 1]["pair"] == lanes[i]["pair"] else i
-        ys = [where[lanes[k]["label"]] for k in (i, j)]
+    where = {name: i for i, name in enumerate(fig["layout"]["yaxis"]["categoryarray"])}  # bottom to top
+    bands = []
+    for _pair, rows in groupby(view["lanes"], key=lambda lane: lane["pair"]):
+        ys = [where[lane["label"]] for lane in rows]
         bands.append((min(ys) - 0.5, max(ys) + 0.5))
-        i = j + 1
     fig["layout"]["shapes"] = [
         {
             "type": "rect",

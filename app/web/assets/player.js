@@ -350,6 +350,10 @@
     }
 
     // -- a lesson's narration --------------------------------------------------------------------------
+    function div(cls, text) {
+        return {type: "Div", namespace: "dash_html_components", props: {className: cls, children: text}};
+    }
+
     function narrate(step, meta, win, lang, buttons) {
         const L = meta && meta.lesson;
         const none = [nu(), new Array(buttons).fill(nu())].concat(VIEWS.map(nu));
@@ -359,17 +363,13 @@
             const said = JSON.stringify([lang, buttons]);
             if (!note || (memo.narrated && memo.narrated.meta === meta && memo.narrated.key === said)) { return none; }
             memo.narrated = {meta: meta, key: said};
-            const text = {type: "Div", namespace: "dash_html_components", props: {className: "ntext", children: note[lang]}};
-            return [[text], new Array(buttons).fill("lstep")].concat(VIEWS.map(function () { return "view"; }));
+            return [[div("ntext", note[lang])], new Array(buttons).fill("lstep")].concat(VIEWS.map(function () { return "view"; }));
         }
         const j = lessonAt(meta, win, (typeof step === "number") ? step : 0);
         if (j === undefined) { return none; } // the window with this step's lesson step is on its way
         const key = JSON.stringify([lang, j, buttons]);
         if (memo.narrated && memo.narrated.meta === meta && memo.narrated.key === key) { return none; }
         memo.narrated = {meta: meta, key: key};
-        const div = function (cls, text) {
-            return {type: "Div", namespace: "dash_html_components", props: {className: cls, children: text}};
-        };
         const children = j < 0 ? [div("ntext", L.summary[lang])]
             : [div("nhead", (j + 1) + " / " + L.anchors.length), div("ntext", L.text[lang][j])];
         if (L.missing_note) { children.push(div("note", L.missing_note[lang])); }

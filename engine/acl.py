@@ -22,6 +22,7 @@ from . import acl_codes as C
 from .acl_codes import AclError
 from .copy_engine import D2H, H2D, H2H
 from .detail import HostWait
+from .findings import event_zh, stream_zh
 from .stream import TaskKind
 
 if TYPE_CHECKING:
@@ -44,7 +45,11 @@ class Acl:
         sim = self._sim
         with sim.api("acl.init", sim.profile.host.init_us) as call:
             if sim.state.initialized:
-                raise AclError(C.ACL_ERROR_REPEAT_INITIALIZE, "acl.init called twice without acl.finalize")
+                raise AclError(
+                    C.ACL_ERROR_REPEAT_INITIALIZE,
+                    "acl.init called twice without acl.finalize",
+                    "acl.init 被调用了两次，中间没有 acl.finalize",
+                )
             sim.state.initialized = True
         return call.ret
 
@@ -53,7 +58,11 @@ class Acl:
         with sim.api("acl.finalize", sim.profile.host.api_call_us) as call:
             if not sim.state.initialized:
                 code = C.ACL_ERROR_REPEAT_FINALIZE if sim.state.finalized else C.ACL_ERROR_UNINITIALIZE
-                raise AclError(code, "acl.finalize called without a matching acl.init")
+                raise AclError(
+                    code,
+                    "acl.finalize called without a matching acl.init",
+                    "调用 acl.finalize 前没有与之对应的 acl.init",
+                )
             if sim.state.device is not None:
                 sim.rt_reset_device()
             sim.state.initialized = False
@@ -76,6 +85,7 @@ class Rt:
                 raise AclError(
                     C.ACL_ERROR_RT_INVALID_DEVICEID,
                     f"set_device: device_id must be 0 (one device simulated), got {device_id!r}",
+                    f"set_device: device_id 必须为 0（只模拟一个设备），实际为 {device_id!r}",
                 )
             if sim.state.device is None:
                 sim.state.device = 0
@@ -88,7 +98,9 @@ class Rt:
             sim.require_init()
             if device_id != 0 or sim.state.device is None:
                 raise AclError(
-                    C.ACL_ERROR_RT_INVALID_DEVICEID, f"reset_device: device {device_id!r} was not set with set_device"
+                    C.ACL_ERROR_RT_INVALID_DEVICEID,
+                    f"reset_device: device {device_id!r} was not set with set_device",
+                    f"reset_device: 设备 {device_id!r} 没有用 set_device 设置过",
                 )
             sim.rt_reset_device()
         return call.ret
@@ -104,13 +116,16 @@ class Rt:
             sim.require_device()
             if not isinstance(priority, int) or not 0 <= priority <= 7:
                 raise AclError(
-                    C.ACL_ERROR_INVALID_PARAM, f"create_stream: priority must be 0..7 (0 highest), got {priority!r}"
+                    C.ACL_ERROR_INVALID_PARAM,
+                    f"create_stream: priority must be 0..7 (0 highest), got {priority!r}",
+                    f"create_stream: priority 必须在 0..7 之间（0 最高），实际为 {priority!r}",
                 )
             live = sum(1 for s in sim.runtime.streams.values() if not s.closed)
             if live >= sim.profile.limits.max_streams:
                 raise AclError(
                     C.ACL_ERROR_RT_NO_STREAM_RESOURCE,
                     f"create_stream: {live} streams exist, the limit is {sim.profile.limits.max_streams}",
+                    f"create_stream: 已有 {live} 个流，上限为 {sim.profile.limits.max_streams}",
                 )
             stream = sim.runtime.new_stream(priority, call.src_text)
             handle = STREAM_HANDLE_BASE + stream.ident
@@ -122,7 +137,13 @@ class Rt:
             s = sim.stream(stream, "destroy_stream", allow_default=False)
             last = s.last_task()
             if last >= 0 and not sim.runtime.seen_ended(last):  # the runtime finishes the stream's work first
-                sim.host_block_until([last], f"{s.label} to finish", call, on=HostWait("stream", s.ident))
+                sim.host_block_until(
+                    [last],
+                    f"{s.label} to finish",
+                    call,
+                    on=HostWait("stream", s.ident),
+                    what_zh=f"{stream_zh(s.ident)} 执行完毕",
+                )
                 sim.runtime.host_learns(s.vc)
             s.closed = True
         return call.ret
@@ -163,7 +184,11 @@ class Rt:
         with sim.api("acl.rt.memset", sim.profile.host.memcpy_call_us) as call:
             sim.require_device()
             if count > max_count:
-                raise AclError(C.ACL_ERROR_INVALID_PARAM, f"memset: count {count} exceeds max_count {max_count}")
+                raise AclError(
+                    C.ACL_ERROR_INVALID_PARAM,
+                    f"memset: count {count} exceeds max_count {max_count}",
+                    f"memset: count {count} 超过了 max_count {max_count}",
+                )
             alloc, off = sim.devmem.space.resolve(dev_ptr, count, "memset")
             if sim.numerics:
                 sim.devmem.view(alloc)[off : off + count] = value & 0xFF
@@ -179,7 +204,9 @@ class Rt:
                 sim.host_copy(plan, call)
             else:
                 task = sim.enqueue_copy(plan, dst_alloc, src_alloc, sim.state.default_stream, call)
-                sim.host_block_until([task], "the copy to finish", call, on=HostWait("copy", task + 1))
+                sim.host_block_until(
+                    [task], "the copy to finish", call, on=HostWait("copy", task + 1), what_zh="拷贝完成"
+                )
                 sim.runtime.host_learns(sim.runtime.task_vc(task))
         return call.ret
 
@@ -199,6 +226,7 @@ class Rt:
                         "a pageable copy (staged through a pinned buffer)",
                         call,
                         on=HostWait("pageable", task + 1),
+                        what_zh="一次可分页内存拷贝（经锁页缓冲区中转）完成",
                     )
                     sim.runtime.host_learns(sim.runtime.task_vc(task))
         return call.ret
@@ -211,7 +239,9 @@ class Rt:
             s = sim.stream(stream, "synchronize_stream")
             on = HostWait("stream", s.ident)
             last = [s.last_task()] if s.tasks else []
-            sim.host_block_until(last, f"{s.label} to drain", call, C.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, on=on)
+            sim.host_block_until(
+                last, f"{s.label} to drain", call, on=on, what_zh=f"{stream_zh(s.ident)} 中的任务全部完成"
+            )
             sim.runtime.host_learns(s.vc)
             sim.raise_stream_error(s, "synchronize_stream")
         return call.ret
@@ -226,6 +256,7 @@ class Rt:
                 call,
                 C.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
                 on=HostWait("device"),
+                what_zh="所有流中的任务全部完成",
             )
             for s in list(sim.runtime.streams.values()):
                 sim.runtime.host_learns(s.vc)
@@ -243,6 +274,7 @@ class Rt:
                 raise AclError(
                     C.ACL_ERROR_RT_NO_EVENT_RESOURCE,
                     f"create_event: {live} events exist, the limit is {sim.profile.limits.max_events}",
+                    f"create_event: 已有 {live} 个事件，上限为 {sim.profile.limits.max_events}",
                 )
             handle = EVENT_HANDLE_BASE + sim.runtime.new_event(call.src_text).ident
         return handle, call.ret
@@ -283,6 +315,7 @@ class Rt:
                 call,
                 C.ACL_ERROR_RT_EVENT_SYNC_TIMEOUT,
                 on=HostWait("event", e.ident),
+                what_zh=f"{event_zh(e.ident)} 被 record",
             )
             sim.runtime.host_learns(sim.runtime.task_vc(e.record_tasks[target - 1]))
         return call.ret
@@ -300,6 +333,7 @@ class Rt:
                     raise AclError(
                         C.ACL_ERROR_INVALID_PARAM,
                         f"event_elapsed_time: {e.label} has not completed its last record yet; synchronize first",
+                        f"event_elapsed_time: {e.label} 的最后一次 record 尚未完成，请先同步",
                     )
             ms = (e1.last_time - e0.last_time) / 1e9
         return ms, call.ret
@@ -325,7 +359,9 @@ class Rt:
             limit = sim.profile.limits.max_block_dim
             if not isinstance(block_dim, int) or not 1 <= block_dim <= limit:
                 raise AclError(
-                    C.ACL_ERROR_INVALID_PARAM, f"launch_kernel: block_dim must be 1..{limit}, got {block_dim!r}"
+                    C.ACL_ERROR_INVALID_PARAM,
+                    f"launch_kernel: block_dim must be 1..{limit}, got {block_dim!r}",
+                    f"launch_kernel: block_dim 必须在 1..{limit} 之间，实际为 {block_dim!r}",
                 )
             if hasattr(kernel, "prepare"):
                 kernel = kernel.prepare(sim, block_dim, args)
@@ -352,8 +388,14 @@ class Util:
         count = int(np.prod(shape)) * dtype.itemsize
         space = sim.hostmem.find_space(ptr)
         if space is None:
-            where = "device memory, which the host cannot read" if sim.devmem.space.find(ptr) else "not host memory"
-            raise AclError(C.ACL_ERROR_INVALID_PARAM, f"ptr_to_numpy: 0x{ptr:x} is {where}")
+            on_device = bool(sim.devmem.space.find(ptr))
+            where = "device memory, which the host cannot read" if on_device else "not host memory"
+            where_zh = "位于设备内存，主机无法读取" if on_device else "不是主机内存"
+            raise AclError(
+                C.ACL_ERROR_INVALID_PARAM,
+                f"ptr_to_numpy: 0x{ptr:x} is {where}",
+                f"ptr_to_numpy: 地址 0x{ptr:x} {where_zh}",
+            )
         alloc, off = space.resolve(ptr, count, "ptr_to_numpy")
         return sim.hostmem.view(alloc)[off : off + count].view(dtype).reshape(shape)
 

@@ -75,10 +75,13 @@ def error_name(code: int) -> str:
 
 
 class AclError(Exception):
-    """An ACL call failed: ``code`` is the real ACL number, the message says what was wrong."""
+    """An ACL call failed: ``code`` is the real ACL number, the message says what was wrong, ``message_zh``
+    the same in Chinese (required: every raise site writes both from the same facts, API names, numbers and
+    file:line kept as they are; the finding shows the one of the UI's language)."""
 
-    def __init__(self, code: int, message: str, reported: bool = False):
+    def __init__(self, code: int, message: str, message_zh: str, reported: bool = False):
         super().__init__(f"{error_name(code)} ({code}): {message}")
         self.code = code
         self.detail = message
+        self.detail_zh = message_zh
         self.reported = reported  # already a finding of its own (a deadlock diagnosis): do not repeat it

@@ -106,7 +106,7 @@ class HostCallLog:
             known = self._site(f, MALLOC_HOST)
         try:
             if not self._state.initialized:
-                raise AclError(0, "")
+                raise AclError(0, "", "")
             ptr = self._malloc(size, known[1]).ptr
         except AclError:
             return self._delegate(self._acl.rt, "malloc_host", size)
@@ -120,7 +120,7 @@ class HostCallLog:
             known = self._site(f, FREE_HOST)
         try:
             if not self._state.initialized:
-                raise AclError(0, "")
+                raise AclError(0, "", "")
             self._free(ptr, known[1])
         except AclError:
             return self._delegate(self._acl.rt, "free_host", ptr)

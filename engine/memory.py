@@ -24,6 +24,7 @@ from .acl_codes import (
     MALLOC_POLICIES,
     AclError,
 )
+from .findings import where_zh
 
 DEVICE_BASE = 0x12C0_0000_0000
 HOST_PINNED_BASE = 0x7F00_0000_0000
@@ -51,6 +52,9 @@ class Allocation:
 
     def label(self) -> str:
         return f"{self.where} allocation #{self.ident} at 0x{self.ptr:x} ({self.size} B, from {self.src})"
+
+    def label_zh(self) -> str:
+        return f"{where_zh(self.where)}分配 #{self.ident}（地址 0x{self.ptr:x}，{self.size} B，来自 {self.src}）"
 
 
 class AddressSpace:
@@ -80,11 +84,16 @@ class AddressSpace:
         """Find the allocation holding ``[ptr, ptr + count)``; raise on a bad, freed or overrun range."""
         alloc = self.find(ptr)
         if alloc is None:
-            raise AclError(ACL_ERROR_INVALID_PARAM, f"{what}: 0x{ptr:x} is not inside any {self.where} allocation")
+            raise AclError(
+                ACL_ERROR_INVALID_PARAM,
+                f"{what}: 0x{ptr:x} is not inside any {self.where} allocation",
+                f"{what}: 0x{ptr:x} 不在任何{where_zh(self.where)}分配之内",
+            )
         if not alloc.live:
             raise AclError(
                 ACL_ERROR_INVALID_PARAM,
                 f"{what}: use after free: 0x{ptr:x} is in {alloc.label()}, freed at {alloc.freed_at}",
+                f"{what}: 释放后使用：0x{ptr:x} 位于{alloc.label_zh()}，该分配已在 {alloc.freed_at} 释放",
             )
         offset = ptr - alloc.ptr
         if offset + count > alloc.size:
@@ -92,6 +101,8 @@ class AddressSpace:
                 ACL_ERROR_INVALID_PARAM,
                 f"{what}: {count} B at offset {offset} overruns {alloc.label()} "
                 f"(limit {alloc.size - offset} B from this address)",
+                f"{what}: 从偏移 {offset} 起的 {count} B 越过了{alloc.label_zh()}的末尾"
+                f"（从该地址起最多 {alloc.size - offset} B）",
             )
         return alloc, offset
 
@@ -116,11 +127,16 @@ class DeviceMemory:
 
     def malloc(self, size: int, policy: int, src: str) -> Allocation:
         if not isinstance(size, int) or size <= 0:
-            raise AclError(ACL_ERROR_INVALID_PARAM, f"malloc: size must be a positive integer, got {size!r}")
+            raise AclError(
+                ACL_ERROR_INVALID_PARAM,
+                f"malloc: size must be a positive integer, got {size!r}",
+                f"malloc: size 必须是正整数，实际为 {size!r}",
+            )
         if policy not in MALLOC_POLICIES:
             raise AclError(
                 ACL_ERROR_INVALID_PARAM,
                 f"malloc: policy must be one of ACL_MEM_MALLOC_* (0..5), got {policy!r}",
+                f"malloc: policy 必须是 ACL_MEM_MALLOC_* 之一（0..5），实际为 {policy!r}",
             )
         reserved = align_up(size, self.round_to) + self.pad
         if self.used + reserved > self.capacity:
@@ -128,6 +144,7 @@ class DeviceMemory:
                 ACL_ERROR_RT_MEMORY_ALLOCATION,
                 f"malloc: out of device memory: asked {size} B ({reserved} B reserved), "
                 f"{self.used} B of {self.capacity} B already in use",
+                f"malloc: 设备内存不足：申请 {size} B（预留 {reserved} B），{self.capacity} B 中已用 {self.used} B",
             )
         self._count += 1
         ptr = align_up(self._next, self.align)
@@ -143,10 +160,17 @@ class DeviceMemory:
         if alloc is None:
             inside = self.space.find(ptr) if isinstance(ptr, int) else None
             detail = f"it is inside {inside.label()}" if inside else "no allocation starts there"
-            raise AclError(ACL_ERROR_RT_MEMORY_FREE, f"free: {ptr!r} is not a device allocation ({detail})")
+            detail_zh = f"它位于{inside.label_zh()}内部" if inside else "没有分配从这里开始"
+            raise AclError(
+                ACL_ERROR_RT_MEMORY_FREE,
+                f"free: {ptr!r} is not a device allocation ({detail})",
+                f"free: {ptr!r} 不是一个设备分配（{detail_zh}）",
+            )
         if not alloc.live:
             raise AclError(
-                ACL_ERROR_RT_MEMORY_FREE, f"free: double free of {alloc.label()}, already freed at {alloc.freed_at}"
+                ACL_ERROR_RT_MEMORY_FREE,
+                f"free: double free of {alloc.label()}, already freed at {alloc.freed_at}",
+                f"free: 重复释放{alloc.label_zh()}，它已在 {alloc.freed_at} 释放",
             )
         alloc.freed_at = src
         alloc.data = None
@@ -174,9 +198,17 @@ class HostMemory:
 
     def malloc_host(self, size: int, src: str) -> Allocation:
         if not isinstance(size, int) or size <= 0:
-            raise AclError(ACL_ERROR_INVALID_PARAM, f"malloc_host: size must be a positive integer, got {size!r}")
+            raise AclError(
+                ACL_ERROR_INVALID_PARAM,
+                f"malloc_host: size must be a positive integer, got {size!r}",
+                f"malloc_host: size 必须是正整数，实际为 {size!r}",
+            )
         if size > 1 << 40:
-            raise AclError(ACL_ERROR_BAD_ALLOC, f"malloc_host: {size} B exceeds the 1 TiB host limit")
+            raise AclError(
+                ACL_ERROR_BAD_ALLOC,
+                f"malloc_host: {size} B exceeds the 1 TiB host limit",
+                f"malloc_host: {size} B 超过了主机 1 TiB 的上限",
+            )
         self._count += 1
         ptr = -(-self._next_pinned // 4096) * 4096  # align_up(next, 4096), inline: bulk hosts call this a lot
         self._next_pinned = ptr - (-size // 4096) * 4096
@@ -190,11 +222,16 @@ class HostMemory:
     def free_host(self, ptr: int, src: str) -> Allocation:
         alloc = self.pinned.by_ptr.get(ptr) if isinstance(ptr, int) else None
         if alloc is None:
-            raise AclError(ACL_ERROR_RT_MEMORY_FREE, f"free_host: {ptr!r} is not a pinned host allocation")
+            raise AclError(
+                ACL_ERROR_RT_MEMORY_FREE,
+                f"free_host: {ptr!r} is not a pinned host allocation",
+                f"free_host: {ptr!r} 不是锁页主机分配",
+            )
         if not alloc.live:
             raise AclError(
                 ACL_ERROR_RT_MEMORY_FREE,
                 f"free_host: double free of {alloc.label()}, already freed at {alloc.freed_at}",
+                f"free_host: 重复释放{alloc.label_zh()}，它已在 {alloc.freed_at} 释放",
             )
         alloc.freed_at = src
         alloc.data = None
@@ -203,9 +240,17 @@ class HostMemory:
     def register(self, array: np.ndarray, src: str) -> Allocation:
         """Give a pageable numpy array a host pointer (``acl.util.numpy_to_ptr``)."""
         if not isinstance(array, np.ndarray):
-            raise AclError(ACL_ERROR_INVALID_PARAM, f"expected a numpy array, got {type(array).__name__}")
+            raise AclError(
+                ACL_ERROR_INVALID_PARAM,
+                f"expected a numpy array, got {type(array).__name__}",
+                f"需要 numpy 数组，实际为 {type(array).__name__}",
+            )
         if not array.flags.c_contiguous:
-            raise AclError(ACL_ERROR_INVALID_PARAM, "host numpy arrays must be C-contiguous to be copied")
+            raise AclError(
+                ACL_ERROR_INVALID_PARAM,
+                "host numpy arrays must be C-contiguous to be copied",
+                "主机上的 numpy 数组必须是 C 连续的才能拷贝",
+            )
         known = self._pageable_ids.get(id(array))
         if known is not None and known[0] is array:
             return known[1]

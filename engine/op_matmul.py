@@ -90,9 +90,17 @@ class OpMatmul:
     def plan(cls, sim: Simulation, a: int, b: int, c: int, m: int, n: int, k: int, out_dtype: str) -> OpMatmul:
         for name, value in (("m", m), ("n", n), ("k", k)):
             if not isinstance(value, int) or value <= 0:
-                raise AclError(C.ACL_ERROR_INVALID_PARAM, f"matmul: {name} must be a positive integer, got {value!r}")
+                raise AclError(
+                    C.ACL_ERROR_INVALID_PARAM,
+                    f"matmul: {name} must be a positive integer, got {value!r}",
+                    f"matmul: {name} 必须是正整数，实际为 {value!r}",
+                )
         if out_dtype not in OUT_DTYPES:
-            raise AclError(C.ACL_ERROR_INVALID_PARAM, f"matmul: out_dtype must be 'fp16' or 'fp32', got {out_dtype!r}")
+            raise AclError(
+                C.ACL_ERROR_INVALID_PARAM,
+                f"matmul: out_dtype must be 'fp16' or 'fp32', got {out_dtype!r}",
+                f"matmul: out_dtype 必须是 'fp16' 或 'fp32'，实际为 {out_dtype!r}",
+            )
         out_bytes = np.dtype(OUT_DTYPES[out_dtype]).itemsize
         space = sim.devmem.space
         ra = space.resolve(a, m * k * 2, "matmul A")

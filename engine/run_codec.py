@@ -110,6 +110,7 @@ def run_to_doc(result: RunResult) -> tuple[dict, dict[str, np.ndarray]]:
         "extra": _plain(result.extra),
         "tasks": [_plain([getattr(r, f) for f in _TASK_FIELDS]) for r in result.tasks],
         "gm": {str(k): asdict(v) for k, v in result.gm.items()},
+        "gm_labels": {str(k): v for k, v in result.gm_labels.items()},
     }
     arrays = {f"col_{k}": np.asarray(v) for k, v in t.columns.stored.items()}
     arrays.update({f"task_{k}": np.asarray(v) for k, v in t.tasks.items()})
@@ -156,11 +157,12 @@ def run_from_doc(doc: dict, arrays: dict[str, np.ndarray]) -> RunResult:
     return RunResult(
         profile=load_profile(doc["profile"]),
         trace=trace,
-        findings=[Finding(**f) for f in doc["findings"]],
+        findings=[Finding(**{"message_zh": "", **f}) for f in doc["findings"]],  # runs stored before message_zh
         end_ps=int(doc["end_ps"]),
         host_end_ps=int(doc["host_end_ps"]),
         device_events=int(doc["device_events"]),
         extra=dict(doc["extra"]),
         tasks=records,
         gm=gm,
+        gm_labels={int(k): str(v) for k, v in doc.get("gm_labels", {}).items()},
     )

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import MappingProxyType, SimpleNamespace
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -21,15 +21,16 @@ from . import acl_codes as C
 from .acl import Acl
 from .acl_codes import AclError
 from .clock import EventCore
-from .copy_engine import D2D, D2H, H2D, H2H, LinkModel
+from .copy_engine import H2H, LinkModel
 from .deadlock import diagnose_stuck
 from .detail import HostWait, HostWork, Mark, Phase
-from .findings import Finding
-from .memory import Allocation, DeviceMemory, HostMemory
+from .findings import Finding, stream_zh
+from .host_checks import HostChecks
+from .memory import DeviceMemory, HostMemory
 from .profile import Profile, load_profile
 from .runtime import CopyPlan, DeviceRuntime
 from .source_files import INTERNAL_FILES, short_path
-from .stream import AclEvent, Stream, TaskKind, TaskRecord
+from .stream import Stream, TaskKind, TaskRecord
 from .trace import Kind, LaneKind, Trace, TraceData
 
 
@@ -67,7 +68,16 @@ class ApiCall:
         if issubclass(exc_type, AclError):
             self.ret = exc.code
             if not exc.reported:
-                sim.report(Finding("acl-error", f"{self.name}: {exc.detail}", exc.code, sim.host_now, self.src_text))
+                sim.report(
+                    Finding(
+                        "acl-error",
+                        f"{self.name}: {exc.detail}",
+                        exc.code,
+                        sim.host_now,
+                        self.src_text,
+                        message_zh=f"{self.name}: {exc.detail_zh}",
+                    )
+                )
             sim.trace.add(
                 sim.host_now,
                 sim.host_now,
@@ -95,14 +105,15 @@ class RunResult:
     extra: dict
     tasks: Sequence[TaskRecord]  # every device task submitted (with vector clocks), for the memory-consistency check
     gm: dict = field(default_factory=dict)  # device allocation ident -> GmTensor (what the program named it)
+    gm_labels: dict = field(default_factory=dict)  # device allocation ident -> kernel parameter name (unnamed ones)
 
     @property
     def simulated_us(self) -> float:
         return self.end_ps / 1e6
 
 
-class Simulation:
-    """One host thread driving one simulated Ascend device."""
+class Simulation(HostChecks):
+    """One host thread driving one simulated Ascend device (its calls' argument checks: :class:`HostChecks`)."""
 
     def __init__(
         self,
@@ -124,6 +135,7 @@ class Simulation:
         self.host_now = 0
         self.host_lane = self.trace.lane("Host", "host thread", 0, LaneKind.HOST)
         self.gm_tensors: dict[int, GmTensor] = {}
+        self.gm_labels: dict[int, str] = {}  # allocation ident -> the kernel parameter it was first passed as
         limits = self.profile.limits
         self.devmem = DeviceMemory(
             self.profile.chip.device_memory_bytes, limits.malloc_align, limits.malloc_round, limits.malloc_pad, numerics
@@ -209,95 +221,18 @@ class Simulation:
             name, tuple(int(x) for x in shape), str(dtype), alloc.ptr, int(ptr) - alloc.ptr
         )
 
-    # -- state checks ---------------------------------------------------------------------------
-    def require_init(self) -> None:
-        if not self.state.initialized:
-            raise AclError(C.ACL_ERROR_UNINITIALIZE, "call acl.init() first")
-
-    def require_device(self) -> None:
-        self.require_init()
-        if self.state.device is None:
-            raise AclError(C.ACL_ERROR_RT_CONTEXT_NULL, "no current context: call acl.rt.set_device(0) first")
-
-    def stream(self, handle: Any, what: str, allow_default: bool = True) -> Stream:
-        from .acl import STREAM_HANDLE_BASE
-
-        if handle in (None, 0):
-            if not allow_default:
-                raise AclError(C.ACL_ERROR_INVALID_PARAM, f"{what}: the default stream cannot be used here")
-            return self.state.default_stream
-        stream = self.runtime.streams.get(handle - STREAM_HANDLE_BASE) if isinstance(handle, int) else None
-        if stream is None:
-            raise AclError(C.ACL_ERROR_INVALID_RESOURCE_HANDLE, f"{what}: {handle!r} is not a stream handle")
-        if stream.closed:
-            raise AclError(
-                C.ACL_ERROR_INVALID_RESOURCE_HANDLE,
-                f"{what}: {stream.label} was destroyed (created at {stream.created_src})",
-            )
-        return stream
-
-    def event(self, handle: Any, what: str) -> AclEvent:
-        from .acl import EVENT_HANDLE_BASE
-
-        event = self.runtime.events.get(handle - EVENT_HANDLE_BASE) if isinstance(handle, int) else None
-        if event is None:
-            raise AclError(C.ACL_ERROR_INVALID_RESOURCE_HANDLE, f"{what}: {handle!r} is not an event handle")
-        if event.destroyed:
-            raise AclError(C.ACL_ERROR_INVALID_RESOURCE_HANDLE, f"{what}: {event.label} was destroyed")
-        return event
-
-    # -- copies ---------------------------------------------------------------------------------
-    def _host_side(self, ptr: Any, count: int, what: str) -> tuple[Allocation, int, Any] | None:
-        if isinstance(ptr, np.ndarray):
-            alloc = self.hostmem.register(ptr, self.caller_src_text())
-            return (*self.hostmem.pageable.resolve(alloc.ptr, count, what), self.hostmem)
-        if not isinstance(ptr, int | np.integer):
-            raise AclError(
-                C.ACL_ERROR_INVALID_PARAM, f"{what}: expected a pointer (int) or numpy array, got {type(ptr).__name__}"
-            )
-        space = self.hostmem.find_space(int(ptr))
-        if space is None:
-            return None
-        return (*space.resolve(int(ptr), count, what), self.hostmem)
-
-    def _device_side(self, ptr: Any, count: int, what: str) -> tuple[Allocation, int, Any] | None:
-        if not isinstance(ptr, int | np.integer) or self.devmem.space.find(int(ptr)) is None:
-            return None
-        return (*self.devmem.space.resolve(int(ptr), count, what), self.devmem)
-
-    def plan_copy(self, dst: Any, dst_max: int, src: Any, count: int, kind: int, what: str):
-        if not isinstance(count, int | np.integer) or count <= 0:
-            raise AclError(C.ACL_ERROR_INVALID_PARAM, f"{what}: count must be a positive integer, got {count!r}")
-        if not isinstance(dst_max, int | np.integer) or count > dst_max:
-            raise AclError(C.ACL_ERROR_INVALID_PARAM, f"{what}: count {count} exceeds dst_max {dst_max}")
-        if kind not in C.MEMCPY_KIND_NAMES:
-            raise AclError(
-                C.ACL_ERROR_INVALID_PARAM, f"{what}: kind must be an ACL_MEMCPY_* value (0..4), got {kind!r}"
-            )
-        d_dev = self._device_side(dst, count, f"{what} dst")
-        s_dev = self._device_side(src, count, f"{what} src")
-        d = d_dev or self._host_side(dst, count, f"{what} dst")
-        s = s_dev or self._host_side(src, count, f"{what} src")
-        for side, name, ptr in ((d, "dst", dst), (s, "src", src)):
-            if side is None:
-                p = f"0x{int(ptr):x}" if isinstance(ptr, int | np.integer) else repr(ptr)
-                raise AclError(C.ACL_ERROR_INVALID_PARAM, f"{what}: {name} {p} is not in any allocation")
-        actual = {(True, False): H2D, (False, True): D2H, (True, True): D2D, (False, False): H2H}[
-            (d_dev is not None, s_dev is not None)
-        ]
-        expected = _KIND_DIRECTION.get(kind)
-        if expected is not None and expected != actual:
-            raise AclError(
-                C.ACL_ERROR_INVALID_PARAM,
-                f"{what}: kind {C.MEMCPY_KIND_NAMES[kind]} does not match the pointers "
-                f"(dst is {d[0].where} memory, src is {s[0].where} memory)",
-            )
-        host_alloc = d[0] if actual == D2H else s[0]
-        pinned = actual in (D2D, H2H) or host_alloc.where == "pinned"
-        d_alloc, d_off, d_mem = d
-        s_alloc, s_off, s_mem = s
-        plan = CopyPlan(actual, pinned, int(count), (s_mem, s_alloc, s_off), (d_mem, d_alloc, d_off))
-        return plan, (d_alloc, d_off), (s_alloc, s_off)
+    def label_gm(self, ident: int, name: str) -> None:
+        """Remember the kernel parameter a device allocation was first passed as (``x``): views name its tiles
+        by it when the program never named the buffer. A name another allocation already has gets ``#2``,
+        ``#3``... so a label always points at one allocation."""
+        if ident in self.gm_labels or ident in self.gm_tensors:
+            return
+        taken = set(self.gm_labels.values()) | {g.name for g in self.gm_tensors.values()}
+        label, k = name, 1
+        while label in taken:
+            k += 1
+            label = f"{name}#{k}"
+        self.gm_labels[ident] = label
 
     def host_copy(self, plan: CopyPlan, call: ApiCall) -> None:
         duration = self.link.duration(H2H, True, plan.count)
@@ -349,6 +284,7 @@ class Simulation:
                 f"room in {stream.label} (depth {depth})",
                 call,
                 on=HostWait("room", stream.ident),
+                what_zh=f"{stream_zh(stream.ident)} 腾出空间（队列深度 {depth}）",
             )
         return self.host_now
 
@@ -361,21 +297,33 @@ class Simulation:
         timeout_code: int = C.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
         *,
         on: HostWait,
+        what_zh: str,
     ) -> bool:
         """Advance the device until every task of ``tasks`` has finished (None: something no task can do);
-        the host waits until the last of them ends (``on`` says for what, as data). A wait that can never
-        end is a deadlock. Returns False when the host knew them finished already (nothing to wait for)."""
+        the host waits until the last of them ends (``on`` says for what, as data; ``what_zh``: ``what`` in
+        Chinese, for the diagnosis). A wait that can never end is a deadlock. Returns False when the host
+        knew them finished already (nothing to wait for)."""
         rt = self.runtime
         if tasks is not None and all(rt.seen_ended(t) for t in tasks):
             return False
         start = self.host_now
         if not rt.wait_for(tasks):
             if self.deadlocked:  # already diagnosed: the same stuck work, asked for again
-                raise AclError(timeout_code, f"{call.name} waits for {what}: the device is deadlocked", reported=True)
-            finding = diagnose_stuck(self, f"the host ({call.name} at {call.src_text}) waits for {what}", start)
+                raise AclError(
+                    timeout_code,
+                    f"{call.name} waits for {what}: the device is deadlocked",
+                    f"{call.name} 等待{what_zh}：设备已死锁",
+                    reported=True,
+                )
+            finding = diagnose_stuck(
+                self,
+                f"the host ({call.name} at {call.src_text}) waits for {what}",
+                start,
+                f"主机（{call.name}，位于 {call.src_text}）等待{what_zh}",
+            )
             self.deadlocked = True
             self.report(finding)
-            raise AclError(timeout_code, finding.message, reported=True)
+            raise AclError(timeout_code, finding.message, finding.message_zh, reported=True)
         end = max(start, *(rt.store.end[t] for t in tasks))
         if end > start:
             self.trace.add(
@@ -395,20 +343,25 @@ class Simulation:
         """Report (once) the first failure of a task on ``stream`` as the call's return code."""
         if stream.error:
             code, stream.error = stream.error, 0
-            raise AclError(code, f"{what}: a task on {stream.label} failed (see the kernel's finding)")
+            raise AclError(
+                code,
+                f"{what}: a task on {stream.label} failed (see the kernel's finding)",
+                f"{what}: {stream_zh(stream.ident)} 上的一个任务失败了（见该核函数的报告）",
+            )
 
     def rt_reset_device(self) -> None:
         self.runtime.run_to_idle()
-        self._report_stuck("reset_device")
+        self._report_stuck("reset_device", "运行到达 reset_device 时")
         for stream in self.runtime.streams.values():
             stream.closed = True
         self.state.device = None
         self.state.default_stream = None
 
-    def _report_stuck(self, when: str) -> None:
+    def _report_stuck(self, when: str, when_zh: str) -> None:
+        """``when_zh``: the whole phrase in Chinese ("运行到达终点时")."""
         if self.runtime.blocked() and not self.deadlocked:
             self.deadlocked = True
-            self.report(diagnose_stuck(self, f"the run reached {when}", self.host_now))
+            self.report(diagnose_stuck(self, f"the run reached {when}", self.host_now, when_zh))
 
     # -- stepping and the end -------------------------------------------------------------------
     def step(self) -> bool:
@@ -440,7 +393,7 @@ class Simulation:
         if self._finished is not None:
             return self._finished
         self.runtime.drain()
-        self._report_stuck("its end")
+        self._report_stuck("its end", "运行到达终点时")
         records = self.runtime.records()
         self._mark_phases()
         trace = self.trace.freeze()
@@ -456,6 +409,7 @@ class Simulation:
             extra=self.extra,
             tasks=records,
             gm=dict(self.gm_tensors),
+            gm_labels=dict(self.gm_labels),
         )
         return self._finished
 
@@ -469,13 +423,3 @@ class GmTensor:
     dtype: str
     ptr: int  # the allocation's device address
     offset: int = 0  # bytes from the allocation's start
-
-
-_KIND_DIRECTION = MappingProxyType(
-    {
-        C.ACL_MEMCPY_HOST_TO_DEVICE: H2D,
-        C.ACL_MEMCPY_DEVICE_TO_HOST: D2H,
-        C.ACL_MEMCPY_DEVICE_TO_DEVICE: D2D,
-        C.ACL_MEMCPY_HOST_TO_HOST: H2H,
-    }
-)

@@ -70,7 +70,7 @@ class StreamManager:
 
     def _check(self, ret: int, what: str) -> None:
         if ret != ACL_SUCCESS:
-            raise AclError(ret, f"StreamManager: {what} failed")
+            raise AclError(ret, f"StreamManager: {what} failed", f"StreamManager: {what} 失败")
 
     def _pending(self, stream: int) -> int:
         """Tasks still queued on ``stream`` at the current host time."""

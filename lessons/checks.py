@@ -7,6 +7,7 @@ the child. Tolerances are stated where they are used, in the criterion's ``expec
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import MappingProxyType
 
 import numpy as np
 
@@ -172,10 +173,19 @@ def named_rows(run, name: str, kind: Kind | None = None) -> np.ndarray:
     return np.flatnonzero(keep)
 
 
-def findings(*runs) -> list[str]:
-    """Every problem the runs show, one line each, in order (cross-stream races included:
-    ``Simulation.finish`` checks for them on every run)."""
-    return [f"{f.kind}: {f.message.splitlines()[0]}" for run in runs for f in run.findings]
+def findings(*runs) -> list[Text]:
+    """Every problem the runs show, one line each in English and Chinese, in order (cross-stream races
+    included: ``Simulation.finish`` checks for them on every run)."""
+    out = []
+    for f in (f for run in runs for f in run.findings):
+        zh = f"{_KIND_ZH.get(f.kind, f.kind)}: {f.text('zh').splitlines()[0]}"
+        out.append(bi(f"{f.kind}: {f.message.splitlines()[0]}", zh))
+    return out
+
+
+_KIND_ZH = MappingProxyType(
+    {"race": "数据竞争", "deadlock": "死锁", "acl-error": "ACL 错误", "kernel-error": "核函数错误"}
+)
 
 
 def first_failure(cases: list[Criterion]) -> Criterion:
@@ -195,9 +205,8 @@ NO_FINDINGS = bi("no race, deadlock or kernel error", "没有数据竞争、死�
 def no_findings(problems: list[str], expected: Text = NO_FINDINGS, shown: int = 1) -> Criterion:
     """The ``no_findings`` criterion: passes when ``problems`` (from :func:`findings`) is empty; shows the
     first ``shown`` of them."""
-    return Criterion(
-        "no_findings", not problems, "\n".join(problems[:shown]) if problems else bi("none", "无"), expected
-    )
+    shown_text = bi(*("\n".join(pick(p, lang) for p in problems[:shown]) for lang in ("en", "zh")))
+    return Criterion("no_findings", not problems, shown_text if problems else bi("none", "无"), expected)
 
 
 def tasks_of(run, kind: TaskKind) -> list:

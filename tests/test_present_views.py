@@ -59,7 +59,9 @@ def test_findings_are_labelled_by_kind_in_both_languages():
     run = run_scenario("debug-demo", bug="missing-wait")
     view = V.metrics_view(Replay(run.result), "zh")
     assert [f["label"] for f in view["findings"]] == ["数据竞争"]
-    assert "race" in view["findings"][0]["message"]  # the diagnosis itself is the engine's (English)
+    said = view["findings"][0]["message"]  # the engine's diagnosis, in the view's language (Finding.message_zh)
+    assert "数据竞争" in said and "race" not in said and said == run.result.findings[0].message_zh
+    assert "race" in V.metrics_view(Replay(run.result), "en")["findings"][0]["message"]
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -161,6 +163,26 @@ def test_pipeline_table_shows_overlap_with_double_buffering():
     assert overlap(1) == 0 and overlap(2) >= 10
 
 
+def test_pipeline_rows_and_slots_are_named_by_the_tensor_they_hold():
+    """A buffer the program never named is named by the kernel parameter it was passed as, a 1-D tensor by
+    its element range, and a slot the vector unit computed by where its content goes (y, not its input x)."""
+    from app.present.walkthrough import lesson_walkthrough
+
+    walk = lesson_walkthrough(2)  # the scale kernel's buffers are never named with sim.name_tensor
+    assert not walk.replay.result.gm and set(walk.replay.result.gm_labels.values()) >= {"x", "z"}
+    core = walk.cores()[0]
+    tiles = V.pipeline_view(walk.replay, len(walk.replay) - 1, core)["tiles"]
+    assert tiles and all(re.fullmatch(r"z\[\d+:\d+\]", r["tile"]) for r in tiles), [r["tile"] for r in tiles]
+
+    walk = lesson_walkthrough(5)  # x -> VECIN -> (vector) -> VECOUT -> y, double-buffered
+    core = walk.cores()[0]
+    held = set()
+    for step in range(0, len(walk.replay), max(1, len(walk.replay) // 80)):
+        for b in V.core_view(walk.replay, step, core)["buffers"]:
+            held |= {(s["position"], s["tile"].split("[")[0]) for s in b["slots"] if s["tile"]}
+    assert ("VECIN", "x") in held and ("VECOUT", "y") in held and ("VECOUT", "x") not in held, held
+
+
 def test_code_view_marks_the_current_line(matmul):
     _run, replay = matmul
     step = first_mmad(replay)
@@ -180,6 +202,7 @@ def test_runs_are_stored_and_rebuilt_exactly(tmp_path):
         np.testing.assert_array_equal(a.columns[name], b.columns[name], err_msg=name)
     assert (a.names, a.srcs, a.lanes, a.details) == (b.names, b.srcs, b.lanes, b.details)
     assert again.tasks == run.result.tasks and again.gm == run.result.gm and again.findings == run.result.findings
+    assert again.gm_labels == run.result.gm_labels and list(again.gm_labels.values()) == ["workspace"]  # never named
     # the rebuilt run replays to the same state and the same tile values (inputs regenerated from the seed)
     r1 = Replay(run.result, inputs=spec.inputs())
     r2 = Replay(again, inputs=spec2.inputs())

@@ -149,6 +149,59 @@ def test_the_labelled_step_box_counts_from_1(tab, lesson1):
     assert tab.cursor() == pytest.approx(lesson1.event(41).start / 1e6, abs=1e-6)
 
 
+def test_the_timeline_opens_on_the_devices_work_and_turns_pages_with_the_cursor(tab, lesson1):
+    """Lesson 1 is 90 % set-up: the timeline's window is the device's work wide (app.present.viewport, the TUI's
+    rule too); following the cursor shows the page the server computed for each step; "device work" shows the
+    work phase and stops following, "whole run" the whole run, and ticking "follow" again follows."""
+    from app.present import viewport
+    from app.present.phases import phase_bounds
+
+    tab.open("/")
+    n = len(lesson1)
+    tab.wait_steps(n)
+    p = tab.page
+    end = lesson1.result.end_ps / 1e6
+    a, b = (x / 1e6 for x in phase_bounds(lesson1)["work"])
+    span, _centre = viewport.opening(end, (a, b))
+    origin = viewport.page_origin(end, (a, b))
+
+    def shown():
+        return p.evaluate("() => document.querySelector('#timeline-graph .js-plotly-plot').layout.xaxis.range")
+
+    def on_page(step):  # 0-based
+        lo, hi = viewport.page(end, span, lesson1.event(step).start / 1e6, origin)
+        p.wait_for_function(
+            "([lo, hi]) => { const r = document.querySelector('#timeline-graph .js-plotly-plot').layout.xaxis.range;"
+            " return Math.abs(r[0] - lo) < 1e-6 && Math.abs(r[1] - hi) < 1e-6; }",
+            arg=[lo, hi],
+        )
+
+    on_page(0)
+    box = p.locator("#step-goto")
+    box.fill(str(n - 40))  # a step in the device's work: the opening window itself
+    box.press("Enter")
+    tab.wait_step(n - 40, n)
+    on_page(n - 41)
+    lo, hi = shown()
+    assert lo <= a and hi >= b and hi - lo == pytest.approx(span)
+    p.click("#tl-whole")
+    p.wait_for_function("() => !document.querySelector('#tl-follow input').checked")
+    p.wait_for_timeout(500)
+    assert shown() == [0, pytest.approx(end)]
+    p.click("#tl-work")
+    p.wait_for_timeout(800)
+    lo, hi = shown()
+    assert lo == pytest.approx(a - (span - (b - a)) / 2) and hi - lo == pytest.approx(span)
+    p.click("#tl-follow input")  # following again, at the span shown
+    box.fill("1")
+    box.press("Enter")
+    tab.wait_step(1, n)
+    on_page(0)
+    bands = p.evaluate("() => document.querySelector('#timeline-graph .js-plotly-plot').layout.shapes.length")
+    assert bands == 2  # set-up and teardown shaded
+    tab.shot("timeline-opening")
+
+
 def test_a_breakpoint_stops_play(tab, lesson1):
     tab.open("/")
     n = len(lesson1)

@@ -176,13 +176,15 @@ def test_metric_figures():
             "hbm_intensity_flops_per_byte": 100.0,
             "achieved_tflops": 50.0,
             "bound_by": "compute",
+            "percent_of_roof": 16.67,
             "roofs": {"compute_tflops": 300.0, "hbm_tflops": 180.0},
         }
     ]
-    fig = figures.roofline_figure(roof, {"intensity": "i", "tflops": "t"})
-    roofs, point = fig["data"]
-    assert point["x"] == [100.0] and roofs["y"][1] == 300.0  # the ridge at peak
-    assert roofs["x"][1] == pytest.approx(300.0 / 1.8)  # 1.8 TB/s = 180 TFLOPS at 100 flop/B
+    fig = figures.roofline_figure(roof, figures.roofline_labels("en"))
+    slope, flat, point = fig["data"]
+    assert point["x"] == [100.0] and point["y"] == [50.0] and slope["y"][-1] == flat["y"][0] == 300.0  # ridge at peak
+    assert slope["x"][-1] == pytest.approx(300.0 / 1.8)  # 1.8 TB/s = 180 TFLOPS at 100 flop/B
+    assert "HBM 1.8 TB/s" in slope["text"] and "compute peak 300 TFLOPS" in flat["text"]
     bars = figures.compare_bars_figure([("percent_of_peak", 30.0, 60.0)], ("A", "B"))
     assert [t["x"] for t in bars["data"]] == [[30.0], [60.0]]
 
@@ -536,13 +538,34 @@ def test_export_names_and_descriptions_leave_automatic_fields_out():
     assert pages.describe({"lesson": 3}, "zh") == "第 3 课" and "3" in pages.describe({"exercise": 3}, "zh")
 
 
-def test_following_the_cursor_never_zooms_to_a_sliver():
-    end = 22_746.0
-    lo, hi = render.window_span({"times": [3000.0, 3000.0, 3000.025]}, end)  # events all starting at once
-    assert hi - lo == pytest.approx(render.FOLLOW_MIN_SHARE * end) and lo <= 3000.0 and hi >= 3000.025
-    lo, hi = render.window_span({"times": [0.0, 0.001]}, end)  # at the start: the window stays inside the run
-    assert lo == 0.0 and hi == pytest.approx(render.FOLLOW_MIN_SHARE * end)
-    lo, hi = render.window_span({"times": [22_746.0, 22_746.0]}, end)  # at the end
-    assert hi <= end + 1e-9 and hi - lo == pytest.approx(render.FOLLOW_MIN_SHARE * end)
-    lo, hi = render.window_span({"times": [100.0, 5000.0]}, end)  # wide already: as it was, padded
-    assert lo < 100.0 and hi > 5000.0 and hi - lo < 6000.0
+def test_the_timeline_opens_on_the_devices_work_and_follows_the_cursor_page_by_page(runs):
+    """Lesson 1 is 90 % host set-up: the timeline's window is the device's work (with a margin) wide, and while
+    following the cursor it shows the page each step is on (app.present.viewport: one rule for both UIs), with
+    dozens of events in view; set-up and teardown are shaded and named."""
+    from app.present import viewport
+
+    loaded = runs.load({"lesson": 1})
+    end = loaded.outline["end_us"]
+    a, b = loaded.outline["phases_us"]["work"]
+    assert 0 < a < b <= end and (b - a) < 0.2 * end  # the work is a sliver of the whole run
+    span = render.opening_span(loaded)
+    assert span == pytest.approx((b - a) * viewport.OPENING_MARGIN)
+    w = render.window(loaded, 0, len(loaded.replay), None, "en", ())
+    tl = render.follow_pages(loaded, 0, len(loaded.replay), span)
+    starts = loaded.replay.trace.start / 1e6
+    for i, t in enumerate(w["times"]):
+        lo, hi = tl["pages"][tl["page"][i]]
+        assert lo <= t <= hi and hi - lo == pytest.approx(span)
+        assert t == lo or (t - lo) >= viewport.PAGE_LEAD * span * 0.999 or lo == 0.0  # what led here is in view
+    on_work = {tl["page"][i] for i, t in enumerate(w["times"]) if a <= t < b}  # set-up has only a few long calls
+    assert on_work and all(
+        ((starts >= lo) & (starts <= hi)).sum() >= 24 for lo, hi in map(tl["pages"].__getitem__, on_work)
+    )
+    assert tl["page"] == sorted(tl["page"]) and len(tl["pages"]) > 1  # forward steps never turn a page back
+    fig = render.timeline(loaded, 0, "zh", render.pages_span(tl), [], tuple(tl["pages"][0]))
+    assert fig["layout"]["xaxis"]["range"] == tl["pages"][0]
+    bands = [s for s in fig["layout"]["shapes"] if s.get("type") == "rect" and s.get("yref") == "paper"]
+    assert len(bands) == 2 and bands[0]["x0"] == 0 and bands[0]["x1"] == pytest.approx(a)
+    assert {n["text"] for n in fig["layout"]["annotations"]} >= {"准备"}
+    # the whole run shown: no pages, nothing moves
+    assert render.follow_pages(loaded, 0, len(loaded.replay), None)["pages"] == []

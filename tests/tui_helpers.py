@@ -9,7 +9,7 @@ from functools import cache
 from pathlib import Path
 
 from app.present import Replay
-from app.present.walkthrough import Walkthrough, lesson_walkthrough, scenario_walkthrough
+from app.present.walkthrough import PHASES, Walkthrough, lesson_walkthrough, scenario_walkthrough
 from app.tui import AscendApp
 
 ARTIFACTS = Path(__file__).parent / "artifacts"  # SVG screenshots of the main screens (git-ignored)
@@ -30,10 +30,22 @@ def matmul() -> Walkthrough:
     return scenario_walkthrough("matmul", **MATMUL)
 
 
+def lesson_builder(number: int):
+    """The builder the lesson picker (o) uses: the walkthrough built once per process, its phases reported."""
+
+    def build(progress) -> Walkthrough:
+        for phase in PHASES:
+            progress(phase)
+        return lesson(number)
+
+    return build
+
+
 def make_app(walk: Walkthrough | None = None, **options) -> AscendApp:
     walk = walk or lesson(1)
     options.setdefault("what", "test")
     options.setdefault("lesson", walk.lesson)
+    options.setdefault("lessons", lesson_builder)
     return AscendApp(lambda progress: walk, **options)
 
 
@@ -72,6 +84,12 @@ def line(app: AscendApp, ident: str) -> str:
     """The text of the status line ("status") or the key bar ("keybar")."""
     bar = app.query_one(f"#{ident}")
     return bar.text(bar.content_size.width).plain
+
+
+def status_event(app: AscendApp) -> str:
+    """The current event as the status line shows it (after the step and the play state; cut at the line's
+    end without its ellipsis)."""
+    return status(app).split(" │ ")[2].rstrip().removesuffix("…")
 
 
 def keybar_enabled(app: AscendApp) -> dict[str, bool]:

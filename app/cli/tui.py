@@ -64,8 +64,9 @@ def _size(text: str) -> tuple[int, int]:
 @click.pass_context
 def tui(ctx, lesson, lang, exercise, scenario, steps, screenshot, size) -> None:
     """Play a lesson (or a scenario) step by step in the terminal."""
+    from app.present.messages import LANGS
     from app.present.messages import t as msg
-    from app.present.walkthrough import lesson_walkthrough, scenario_walkthrough
+    from app.present.walkthrough import scenario_walkthrough
 
     if ctx.args and scenario is None:
         _fail(f"unexpected argument {ctx.args[0]!r} (scenario options follow --scenario NAME)")
@@ -78,8 +79,9 @@ def tui(ctx, lesson, lang, exercise, scenario, steps, screenshot, size) -> None:
         def build(progress):
             return scenario_walkthrough(scenario, profile, numerics, progress, **values)
 
-        what, file, number = msg("scenario_title", lang, name=scenario), None, None
+        what, file, number = {lg: msg("scenario_title", lg, name=scenario) for lg in LANGS}, None, None
     else:
+        from app.tui.switching import exercise_path, lesson_builder
         from lessons.catalog import LessonError, get
         from lessons.render import lesson_heading
 
@@ -89,11 +91,9 @@ def tui(ctx, lesson, lang, exercise, scenario, steps, screenshot, size) -> None:
         except LessonError as exc:
             _fail(f"--lesson: {exc}")
 
-        def build(progress):
-            return lesson_walkthrough(number, progress)
-
-        what = lesson_heading(spec, lang)
-        file = Path(exercise) if exercise else Path(f"ascendsim-lesson-{number:02d}") / "exercise.py"
+        build = lesson_builder(number)
+        what = {lg: lesson_heading(spec, lg) for lg in LANGS}
+        file = Path(exercise) if exercise else exercise_path(number)
     from app.tui import AscendApp
 
     app = AscendApp(build, lang=lang, exercise=file, what=what, lesson=number, steps=steps)

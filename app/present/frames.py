@@ -31,6 +31,7 @@ from engine.trace import Kind
 from .index import INIT_SLOT
 from .lanes import lane_name
 from .messages import t as msg
+from .phases import phase_bounds
 from .replay import Breakpoint, Replay
 from .views import code_view, core_view_of, count_landed, grid_cores, host_view_of, step_label, to_us
 from .vocabulary import PIPE_ACTIVITY, Activity
@@ -195,7 +196,7 @@ class FrameSource:
             ev = replay.event_at_row(row)
             labels.append(step_label(replay, step, lang))
             events.append(
-                msg("event_at", lang, name=ev.name, lane=lane_name(ev.lane, lang), time=round(to_us(time), 3))
+                msg("event_at", lang, name=ev.named(lang), lane=lane_name(ev.lane, lang), time=round(to_us(time), 3))
             )
             cursor.append(to_us(time))
             kinds.append(ev.kind)
@@ -354,6 +355,7 @@ def outline(replay: Replay) -> dict:
         "grid": [{"name": ref.label, **ref.to_dict()} for ref in grid_cores(replay)],
         "tensors": [info.name for info in replay.result.gm.values()],
         "outputs": outputs,
+        "phases_us": {p: [to_us(a), to_us(b)] for p, (a, b) in phase_bounds(replay).items()},
     }
 
 

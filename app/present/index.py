@@ -116,6 +116,9 @@ class DetailTables:
         self.w_buf = np.full(n, -1, dtype=np.int16)  # an instruction's destination buffer, -1: none
         self.w_owner = np.full(n, -1, dtype=np.int64)  # its queue / TBuf (on chip) or GM allocation
         self.w_slot = np.full(n, -1, dtype=np.int32)
+        self.r_buf = np.full(n, -1, dtype=np.int16)  # a store to GM: the on-chip buffer it reads, -1: none
+        self.r_owner = np.full(n, -1, dtype=np.int64)
+        self.r_slot = np.full(n, -1, dtype=np.int32)
         self.mm_k = np.zeros(n, dtype=np.int64)  # mmad: its K
         self.mm_init = np.zeros(n, dtype=bool)  # mmad: C = A @ B (True) or C += A @ B
         for i, d in enumerate(t.details, start=1):
@@ -127,6 +130,8 @@ class DetailTables:
                 self.w_buf[i] = d.dst.buf
                 self.w_owner[i] = d.dst.owner
                 self.w_slot[i] = d.dst.slot
+                if d.dst.buf == GM and d.srcs and d.srcs[0].buf != GM:
+                    self.r_buf[i], self.r_owner[i], self.r_slot[i] = d.srcs[0].buf, d.srcs[0].owner, d.srcs[0].slot
                 if d.op == "mmad":
                     self.mm_k[i] = d.params[2]
                     self.mm_init[i] = d.params[3]
@@ -152,6 +157,7 @@ class TraceIndex:
         self._core_rows: dict[int, np.ndarray] = {}
         self._queue_index: dict[int, dict[int, Effects]] = {}
         self._writer_index: dict[int, dict[tuple, Effects]] = {}
+        self._store_index: dict[int, dict[tuple, np.ndarray]] = {}
         self._gm_writers: dict[int, Effects] | None = None
         self._tasks: tuple | None = None
         self.task_of_row = t.task_rows()  # per row: its task-table index, or -1
@@ -222,6 +228,24 @@ class TraceIndex:
                 found[(key >> 40, (key >> 16) & 0xFFFF, key & 0xFFFF)] = members
             self._writer_index[c] = found
         return found
+
+    def next_store(self, c: int, key: tuple, row: int) -> int:
+        """The first store to GM on core ``c`` after ``row`` that reads the on-chip slot ``key`` (``(buffer,
+        owner, slot)`` as in :meth:`writer_index`), or -1: where the slot's content goes."""
+        found = self._store_index.get(c)
+        if found is None:
+            rows = self.core_rows(c)
+            rows = rows[self.tables.r_buf[self.dindex[rows]] >= 0]
+            d = self.dindex[rows]
+            owner, slot = self.tables.r_owner[d], self.tables.r_slot[d]
+            keys = (self.tables.r_buf[d].astype(np.int64) << 40) | ((owner & 0xFFFF) << 16) | (slot & 0xFFFF)
+            found = {(k >> 40, (k >> 16) & 0xFFFF, k & 0xFFFF): r for k, r in groups(keys, rows).items()}
+            self._store_index[c] = found
+        rows = found.get(key)
+        if rows is None:
+            return -1
+        i = int(np.searchsorted(rows, row, side="right"))
+        return int(rows[i]) if i < len(rows) else -1
 
     def gm_writers(self) -> dict[int, Effects]:
         """``{allocation ident: rows}`` of every instruction that writes GM (any core)."""

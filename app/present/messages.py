@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
+from .messages_figures import FIGURES
 from .messages_metrics import METRIC_NAMES, METRIC_SHORT
+from .messages_tui import TUI
 from .messages_web import WEB
 
 LANGS = ("en", "zh")
@@ -34,7 +36,7 @@ _CATALOGUE = MappingProxyType(
         "wait.room": ("room in a full stream", "流队列腾出空间"),
         "wait.device": ("the whole device", "整个设备执行完毕"),
         # activity of a core
-        # kinds of findings (engine.findings.Finding.kind); their messages stay the engine's English diagnostics
+        # kinds of findings (engine.findings.Finding.kind); a finding's message is the engine's (Finding.text(lang))
         "finding.race": ("race", "数据竞争"),
         "finding.deadlock": ("deadlock", "死锁"),
         "finding.acl-error": ("ACL error", "ACL 错误"),
@@ -126,6 +128,7 @@ _CATALOGUE = MappingProxyType(
         # phases (app.present.phases)
         "phases": ("Phases", "阶段"),
         "phase.setup": ("set-up", "准备"),
+        "phase.whole run": ("whole run", "整个运行"),  # RunMetrics.balance_over when the device did no work
         "phase.work": ("device work", "设备工作"),
         "phase.teardown": ("teardown", "收尾"),
         # walkthroughs (app.present.walkthrough)
@@ -233,7 +236,18 @@ _CATALOGUE = MappingProxyType(
         # events
         "step": ("step {i} / {n}", "第 {i} / {n} 步"),
         "event_at": ("{name} on {lane} at {time} us", "{time} us：{lane} 上的 {name}"),
+        # event names built from their detail (app.present.event_names)
+        "event.wait": ("wait: {what}", "等待：{what}"),
+        "event.queue_op": ("{op} {pos} slot {slot}", "{op} {pos} 槽位 {slot}"),
+        "event.q.alloc": ("alloc", "分配"),
+        "event.q.enque": ("enque", "入队"),
+        "event.q.deque": ("deque", "出队"),
+        "event.q.free": ("free", "释放"),
+        "event.flag_data": ("data", "数据"),
+        "event.flag_free": ("free slot", "空闲槽位"),
+        **FIGURES,  # the dashboard's figures' words (messages_figures.py)
         **WEB,  # the dashboard's own labels (messages_web.py)
+        **TUI,  # the terminal UI's own labels (messages_tui.py)
         **{f"metric.{k}": v for k, v in METRIC_NAMES.items()},  # the report's figures (messages_metrics.py)
         **{f"metric_short.{k}": v for k, v in METRIC_SHORT.items()},
         "why.buffer_num": (

@@ -27,6 +27,7 @@ from engine.stream import TaskKind
 from engine.trace import DIRECTIONS, Kind, LaneKind
 
 from . import state as S
+from .event_names import event_name
 from .index import INIT_SLOT, TraceIndex, last_at_or_before
 from .tiles import TileResolver
 from .vocabulary import SlotStatus
@@ -116,7 +117,7 @@ class Replay:
         self.steps = self.filter.rows(t)
         self.breakpoints: list[Breakpoint] = []
         self._bp_rows: np.ndarray | None = None
-        self.tiles = TileResolver(t, self.index, result.gm, _gm_bytes(result, inputs))
+        self.tiles = TileResolver(t, self.index, result.gm, _gm_bytes(result, inputs), result.gm_labels)
         self._task_names = None
         self._kind_rows: dict[tuple, np.ndarray] = {}
         # per run, not per step: the host's calls and waits, each stream's task mask, the copy engines' lanes
@@ -211,6 +212,7 @@ class Replay:
             int(t.flops[row]),
             self.index.source_of(row),
             _detail_dict(detail),
+            event_name(t, row, "zh"),
         )
 
     def source_line(self, step: int) -> SourceLine | None:
@@ -331,6 +333,7 @@ class Replay:
                     self.index.source_of(r) if r >= 0 else None,
                     int(t.start[r]) if r >= 0 else -1,
                     int(t.end[r]) if r >= 0 else -1,
+                    event_name(t, r, "zh") if r >= 0 else "",
                 )
             )
         return S.CoreState(core.ref, block, active, pipes, self._buffers(c, row, block_row))

@@ -10,8 +10,15 @@ from .messages import finding_kind, metric_name
 from .messages import t as msg
 from .replay import Replay
 
-
 # -- metrics -------------------------------------------------------------------------------------------
+PHASE_VALUED = frozenset({"over"})  # evidence whose value is a phase of the run (engine.analysis.phases)
+
+
+def _value(key: str, value, lang: str):
+    """An evidence value as a trainee reads it: a phase by its name in ``lang``, anything else as it is."""
+    return msg(f"phase.{value}", lang) if key in PHASE_VALUED and isinstance(value, str) else value
+
+
 def metrics_view(replay: Replay, lang: str = "en") -> dict:
     report = replay.report()
     m = report.metrics
@@ -29,7 +36,7 @@ def metrics_view(replay: Replay, lang: str = "en") -> dict:
         "roofline": [r.to_dict() for r in report.roofline],
         "gaps": {msg(f"gap.{cause}", lang): us for cause, us in report.gaps.totals_us.items()},
         "findings": [
-            {"kind": f.kind, "label": finding_kind(f.kind, lang), "message": f.message, "src": f.src}
+            {"kind": f.kind, "label": finding_kind(f.kind, lang), "message": f.text(lang), "src": f.src}
             for f in report.findings
         ],
         "findings_title": msg("findings", lang),
@@ -40,7 +47,7 @@ def metrics_view(replay: Replay, lang: str = "en") -> dict:
                 "title": r.title_zh if lang == "zh" else r.title,
                 "advice": r.advice_zh if lang == "zh" else r.advice,
                 "evidence": [
-                    {"id": k, "name": metric_name(k, lang, with_id=False), "value": v}
+                    {"id": k, "name": metric_name(k, lang, with_id=False), "value": _value(k, v, lang)}
                     for k, v in r.evidence.items()
                     if k != "threshold"
                 ],

@@ -32,6 +32,10 @@ class Event:
     flops: int
     src: SourceLine | None  # the code that issued it
     detail: dict = field(default_factory=dict)  # the typed detail's fields (with its type as "type")
+    name_zh: str = ""  # its name in Chinese, where it is words rather than an API (app.present.event_names)
+
+    def named(self, lang: str) -> str:
+        return self.name_zh if lang == "zh" and self.name_zh else self.name
 
 
 @dataclass(frozen=True)
@@ -83,6 +87,10 @@ class PipeState:
     src: SourceLine | None
     start: int
     end: int
+    name_zh: str = ""  # the instruction's name in Chinese, where it is words (app.present.event_names)
+
+    def named(self, lang: str) -> str:
+        return self.name_zh if lang == "zh" and self.name_zh else self.name
 
 
 @dataclass(frozen=True)

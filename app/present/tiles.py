@@ -39,8 +39,11 @@ class TileRef:
     op: str = ""  # the instruction that produced the slot's content
     k_done: int = 0  # an accumulating L0C tile: K columns summed so far (of k_total)
     k_total: int = 0
+    flat: bool = False  # a 1-D tensor: named by its element range (``x[0:2048]``)
 
     def label(self) -> str:
+        if self.flat and self.rows == 1:
+            return f"{self.tensor}[{self.col}:{self.col + self.cols}]"
         text = f"{self.tensor}[{self.row}:{self.row + self.rows}, {self.col}:{self.col + self.cols}]"
         if self.k_total:
             text += f" k {self.k_done}/{self.k_total}"
@@ -61,10 +64,18 @@ def _np_dtype(name: str) -> np.dtype:
 class TileResolver:
     """Names and values of tiles, from a trace, its index and the run's GM inputs (bytes per allocation)."""
 
-    def __init__(self, t: TraceData, index: TraceIndex, gm: dict, inputs: dict[int, np.ndarray] | None) -> None:
+    def __init__(
+        self,
+        t: TraceData,
+        index: TraceIndex,
+        gm: dict,
+        inputs: dict[int, np.ndarray] | None,
+        labels: dict[int, str] | None = None,
+    ) -> None:
         self.t = t
         self.index = index
         self.gm = gm  # allocation ident -> GmTensor (names and shapes)
+        self.labels = labels or {}  # allocation ident -> kernel parameter name, for buffers the program never named
         self.inputs = inputs  # allocation ident -> initial bytes (uint8), or None: values unavailable
         self._values: OrderedDict[int, np.ndarray] = OrderedDict()
         self._tiles: dict[tuple[int, int], TileRef | None] = {}
@@ -109,10 +120,14 @@ class TileResolver:
         src = d.srcs[0] if d.srcs else None
         if src is None:
             return None
+        if src.buf != GM:  # computed on chip: named by where it goes, when a store takes it to GM (y, not x)
+            store = self.index.next_store(core, (d.dst.buf, d.dst.owner & 0xFFFF, d.dst.slot & 0xFFFF), row)
+            if store >= 0:
+                return self.gm_ref(self.instr(store).dst, d.op)
         ref = self._origin(core, src, row) if src.buf != GM else self.gm_ref(src, d.op)
         if ref is None:
             return None
-        return TileRef(ref.tensor, ref.row, ref.col, ref.rows, ref.cols, d.op, ref.k_done, ref.k_total)
+        return TileRef(ref.tensor, ref.row, ref.col, ref.rows, ref.cols, d.op, ref.k_done, ref.k_total, ref.flat)
 
     def _origin(self, core: int, rect: Rect, before: int) -> TileRef | None:
         """Where the data in on-chip ``rect`` (read at row ``before``) came from, down to GM."""
@@ -127,16 +142,19 @@ class TileResolver:
         wd = self.instr(w).dst
         dr, dc = _offset(wd, rect)
         rows, cols = rect_shape(rect)
-        return TileRef(base.tensor, base.row + dr, base.col + dc, rows, cols, base.op, base.k_done, base.k_total)
+        return TileRef(
+            base.tensor, base.row + dr, base.col + dc, rows, cols, base.op, base.k_done, base.k_total, base.flat
+        )
 
     def gm_ref(self, rect: Rect, op: str) -> TileRef:
-        """The tile of a GM tensor that ``rect`` covers, named by the tensor (``A[0:128, 0:64]``)."""
+        """The tile of a GM tensor that ``rect`` covers, named by the tensor (``A[0:128, 0:64]``); a buffer the
+        program never named is named by the kernel parameter it was passed as, by element range (``x[0:2048]``)."""
         info = self.gm.get(rect.owner)
-        name = info.name if info is not None else f"GM#{rect.owner}"
+        name = info.name if info is not None else self.labels.get(rect.owner, f"GM#{rect.owner}")
         base = info.offset if info is not None else 0
-        if info is not None and len(info.shape) == 1:
-            return TileRef(name, 0, (rect.start - base) // rect.itemsize, rect.rows, rect.cols, op)
-        row, col_bytes = divmod(rect.start - base, rect.stride)
+        if (len(info.shape) == 1) if info is not None else rect.rows == 1:
+            return TileRef(name, 0, (rect.start - base) // rect.itemsize, rect.rows, rect.cols, op, flat=True)
+        row, col_bytes = divmod(rect.start - base, rect.stride)  # an unnamed buffer: rows of the copy's pitch
         return TileRef(name, row, col_bytes // rect.itemsize, rect.rows, rect.cols, op)
 
     def _result_name(self) -> str:

@@ -14,6 +14,7 @@ from engine.intervals import merged
 from engine.locations import CoreRef
 from engine.trace import Kind, LaneKind
 
+from .event_names import event_name
 from .lanes import engine_name, lane_group, lane_name, lane_thread, stream_name
 from .messages import t as msg
 from .replay import Replay
@@ -113,7 +114,7 @@ def system_view(replay: Replay, step: int, lang: str = "en") -> dict:
         "step": step,
         "step_label": step_label(replay, step, lang),
         "time_us": to_us(s.time),
-        "event": msg("event_at", lang, name=s.event.name, lane=lane, time=round(to_us(s.time), 3)),
+        "event": msg("event_at", lang, name=s.event.named(lang), lane=lane, time=round(to_us(s.time), 3)),
         "host": parts["host"],
         "link": parts["link"],
         "device": {**device_view(replay, lang), "cores": grid},
@@ -168,8 +169,8 @@ def core_view_of(state, time: int, lang: str = "en") -> dict:
                 "pipe": p.pipe,
                 "title": msg(f"pipe.{p.pipe}", lang),
                 "busy": p.busy,
-                "instruction": p.name if p.busy else None,
-                "last": p.name or None,
+                "instruction": p.named(lang) if p.busy else None,
+                "last": p.named(lang) or None,
                 "kind": p.kind,
                 "src": p.src.label if p.src else "",
                 "start_us": to_us(p.start),
@@ -262,7 +263,7 @@ def timeline_view(
     t0, t1 = (0, end_ps) if window is None else (round(window[0] * 1e6), round(window[1] * 1e6))
     t1 = max(t1, t0 + 1)
     lanes = []
-    sources, names = replay.index.sources, t.names
+    sources = replay.index.sources
     for lane_id in _lane_order(replay, expand):
         lane = t.lanes[lane_id]
         rows = replay.index.lane_rows[lane_id]
@@ -296,7 +297,7 @@ def timeline_view(
                     "row": int(r),
                     "start_us": to_us(t.start[r]),
                     "end_us": to_us(t.end[r]),
-                    "name": names[int(t.name[r])],
+                    "name": event_name(t, r, lang),
                     "kind": Kind(int(t.kind[r])).name,
                     "bytes": int(t.columns["nbytes"][r]),
                     "flops": int(t.flops[r]),
@@ -317,9 +318,19 @@ def timeline_view(
 
 
 # -- matrices ----------------------------------------------------------------------------------------
+STRIP_CELLS = 4  # a vector (1 x N or N x 1) is drawn as a strip: this many times more cells along it
+
+
+def heat_cells(rows: int, cols: int, cells: int = 48) -> list[int]:
+    """How many elements (rows, columns) each cell of a tensor's heatmap averages: at most ``cells`` cells
+    along each side of a matrix, ``cells * STRIP_CELLS`` along a vector (a strip as wide as the figure)."""
+    along = cells * STRIP_CELLS if rows == 1 or cols == 1 else cells
+    return [max(1, -(-rows // along)), max(1, -(-cols // along))]
+
+
 def _downsample(values: np.ndarray, cells: int) -> tuple[list, list[int]]:
     rows, cols = values.shape
-    fr, fc = max(1, -(-rows // cells)), max(1, -(-cols // cells))
+    fr, fc = heat_cells(rows, cols, cells)
     pr, pc = -(-rows // fr) * fr, -(-cols // fc) * fc
     padded = np.full((pr, pc), np.nan, dtype=np.float64)
     padded[:rows, :cols] = values
@@ -328,8 +339,9 @@ def _downsample(values: np.ndarray, cells: int) -> tuple[list, list[int]]:
 
 
 def matrices_view(replay: Replay, step: int, cells: int = 48, lang: str = "en") -> dict:
-    """Every named GM tensor as a (downsampled) heatmap, each core's current tiles outlined on it,
-    and the output's tiles coloured as they complete."""
+    """Every named GM tensor as a (downsampled, :func:`heat_cells`) heatmap, each core's current tiles
+    outlined on it, and the output's tiles coloured as they complete. A tensor of other than two dimensions
+    is a 1 x N vector (``shape``); ``strip`` says a tensor is one (1 x N or N x 1: drawn as a thin band)."""
     s = replay.state_at(step)
     row = s.row
     gm = replay.result.gm
@@ -364,6 +376,7 @@ def matrices_view(replay: Replay, step: int, cells: int = 48, lang: str = "en") 
         entry = {
             "name": info.name,
             "shape": list(shape),
+            "strip": min(shape) == 1 < max(shape),
             "dtype": info.dtype,
             "role": "output" if is_output else "input",
             "role_label": msg("role.output" if is_output else "role.input", lang),
@@ -429,6 +442,7 @@ __all__ = (
     "count_landed",
     "device_view",
     "grid_cores",
+    "heat_cells",
     "host_view_of",
     "matrices_view",
     "metrics_view",

@@ -5,7 +5,8 @@ speed, the timeline window, which slot's values to show — turns keys into chan
 (``BINDINGS`` + ``action_*``, with ``check_action`` greying out what cannot happen now), and after
 each change hands every pane the view-models of :mod:`app.present` for the new state. Preparing the
 run (simulation, replay, analysis) and grading the exercise happen in thread workers, so the screen
-never freezes; the preparing panel shows which phase is running.
+never freezes; the preparing panel shows which phase is running. ``o`` opens another lesson through
+the same worker (:mod:`app.tui.switching`).
 """
 
 from __future__ import annotations
@@ -31,15 +32,16 @@ from engine.locations import CoreRef
 from . import navigation as nav
 from .drawing import Drawing
 from .screens import CheckScreen, HelpScreen, Preparing
+from .switching import Builder, Switching, lesson_builder
 from .widgets import BuffersView, CodeView, CoresView, KeyBar, MetricsView, NarrationView, Pane, StatusBar, TimelineView
 
-Builder = Callable[[Callable[[str], None]], Walkthrough]
 WIDE = (150, 40)  # from this many columns and rows on, the wide layout
 PREFERRED_KIND = "COMPUTE"  # what shift+arrows jump between until k picks another kind
 
 
-class AscendApp(Drawing, App):
-    """Plays one walkthrough; ``build(progress)`` makes it (in a worker), ``exercise`` is what ``g`` checks."""
+class AscendApp(Drawing, Switching, App):
+    """Plays one walkthrough; ``build(progress)`` makes it (in a worker), ``exercise`` is what ``g`` checks,
+    ``lessons(number)`` makes the builder of the lesson the picker (``o``) opens."""
 
     CSS_PATH = "ascendsim.tcss"
     TITLE = "AscendSim"
@@ -49,7 +51,7 @@ class AscendApp(Drawing, App):
         Binding("right", "step(1)", "key.step_forward", key_display="→", priority=True),
         Binding("shift+left", "kind(-1)", "key.kind_back", key_display="⇧←", priority=True),
         Binding("shift+right", "kind(1)", "key.kind_forward", key_display="⇧→", priority=True),
-        Binding("k", "next_kind", "key.next_kind"),
+        Binding("k", "next_kind", "key.choose_kind"),
         Binding("b", "breakpoint", "key.breakpoint"),
         Binding("B", "breakpoint_kind", "key.breakpoint_kind", key_display="B"),
         Binding("space", "play", "key.play", key_display="space", priority=True),
@@ -57,15 +59,16 @@ class AscendApp(Drawing, App):
         Binding("minus,underscore", "speed(-1)", "key.slower", key_display="-"),
         Binding("n", "lesson(1)", "key.lesson_next"),
         Binding("p", "lesson(-1)", "key.lesson_back"),
-        Binding("l", "language", "key.language"),
+        Binding("o", "pick_lesson", "key.pick_lesson"),
+        Binding("l", "language", "key.switch_language"),
         Binding("g", "check", "key.check"),
         Binding("z", "zoom(1)", "key.zoom_in"),
         Binding("Z", "zoom(-1)", "key.zoom_out", key_display="Z"),
         Binding("comma", "pan(-1)", "key.pan_left", key_display=","),
         Binding("full_stop", "pan(1)", "key.pan_right", key_display="."),
         Binding("e", "expand", "key.expand"),
-        Binding("v", "values", "key.values"),
-        Binding("s", "next_slot", "key.next_slot"),
+        Binding("v", "values", "key.show_values"),
+        Binding("s", "next_slot", "key.next_slot_of"),
         Binding("question_mark", "help", "key.help", key_display="?"),
         Binding("q", "quit", "key.quit"),
         *(Binding(str(d), f"digit({d})", "key.digit", key_display="0-9", show=False) for d in range(10)),
@@ -77,14 +80,20 @@ class AscendApp(Drawing, App):
         *,
         lang: str = "en",
         exercise: Path | None = None,
-        what: str = "",
+        what: str | dict[str, str] = "",
         lesson: int | None = None,
         steps: int = 0,
+        lessons: Callable[[int], Builder] = lesson_builder,
     ) -> None:
-        """``steps``: events to step forward from the opening step once the run is ready."""
+        """``what``: what is prepared, in words (by language, or one text for both); ``lesson``: the open
+        lesson's number (None: a scenario); ``steps``: events to step forward from the opening step once the run
+        is ready."""
         super().__init__()
         self.build, self.lang, self.exercise, self.what, self.lesson_number = build, lang, exercise, what, lesson
         self.initial_steps = steps
+        self.lesson_builder = lessons
+        self._prep_worker: Worker | None = None  # the newest preparing worker (an older one's result is dropped)
+        self._generation = 0  # counts the preparing workers started (an older one's progress is dropped)
         self.walk: Walkthrough | None = None
         self._phase = PHASES[0]
         self._prep_started = time.monotonic()
@@ -95,6 +104,7 @@ class AscendApp(Drawing, App):
         self.speed = nav.DEFAULT_SPEED  # an index into nav.SPEEDS
         self.span_us: float | None = None  # the timeline's window width (None: the whole run)
         self.center_us = 0.0
+        self.origin_us = 0.0  # where the timeline's pages start (app.present.viewport.page_origin)
         self.show_values = False
         self.slot: list | None = None  # [buffer, queue, slot] whose values are shown
         self.message = ""
@@ -150,19 +160,47 @@ class AscendApp(Drawing, App):
 
     # -- preparing the run (worker) -------------------------------------------------------------------
     def prepare(self) -> Worker:
+        build, self._generation = self.build, self._generation + 1
+        generation = self._generation
+
         def work() -> Walkthrough:
             def progress(phase: str) -> None:
-                self.call_from_thread(self._enter_phase, phase)
+                self.call_from_thread(self._enter_phase, phase, generation)
 
-            return self.build(progress)
+            return build(progress)
 
-        return self.run_worker(work, name="prepare", group="prepare", thread=True, exit_on_error=False)
+        worker = self.run_worker(
+            work, name="prepare", group="prepare", thread=True, exclusive=True, exit_on_error=False
+        )
+        self._prep_worker = worker
+        return worker
+
+    def reset_player(self) -> None:
+        """Back to "preparing": no run, the play stopped, the preparing panel shown again (before another
+        lesson is prepared; the speed, the language and the layout stay)."""
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self._prep_timer.stop()
+        self.walk = self.playback = self.core = self.slot = self.check_result = None
+        self.failure = self.message = ""
+        self.show_values, self._tile_slots, self._metrics = False, [], {}
+        self._phase, self._prep_started = PHASES[0], time.monotonic()
+        self.query_one(Preparing).restart()
+        self._prep_timer = self.set_interval(0.5, self._show_progress)
+        self._show_progress()
+        self.refresh_bindings()
+
+    def _what(self) -> str:
+        return self.what.get(self.lang, "") if isinstance(self.what, dict) else self.what
 
     def _show_failure(self) -> None:
         self.failure = msg("prepare_failed", self.lang, why=self._error)
         self.query_one(Preparing).fail(self.failure)
 
-    def _enter_phase(self, phase: str) -> None:
+    def _enter_phase(self, phase: str, generation: int) -> None:
+        if generation != self._generation:
+            return  # a lesson no longer wanted is still being prepared in its thread
         self._phase = phase
         self._show_progress()
 
@@ -171,13 +209,15 @@ class AscendApp(Drawing, App):
         if self.walk is not None or self.failure:
             return
         phase = msg(f"prepare.{self._phase}", self.lang)
-        text = msg("preparing", self.lang, what=self.what, phase=phase)
+        text = msg("preparing", self.lang, what=self._what(), phase=phase)
         seconds = time.monotonic() - self._prep_started
         self.query_one(Preparing).show(f"{text} {seconds:.0f} s", PHASES.index(self._phase))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         worker = event.worker
         if worker.name == "prepare":
+            if worker is not self._prep_worker:
+                return
             if event.state == WorkerState.SUCCESS:
                 self._begin(worker.result)
             elif event.state == WorkerState.ERROR:
@@ -203,6 +243,7 @@ class AscendApp(Drawing, App):
         self.core = walk.core_at(self.step) or next(iter(walk.cores()), None)
         a, b = walk.phases()["work"]
         self.span_us, self.center_us = nav.opening(self._end_us(), (a / 1e6, b / 1e6))
+        self.origin_us = nav.page_origin(self._end_us(), (a / 1e6, b / 1e6))  # where the timeline's pages start
         self._moved()
 
     def _end_us(self) -> float:
@@ -214,13 +255,18 @@ class AscendApp(Drawing, App):
         enabled = {}
         for active in self.screen.active_bindings.values():
             enabled[active.binding.action] = enabled.get(active.binding.action, False) or active.enabled
-        self.query_one(KeyBar).model = {"lang": self.lang, "enabled": enabled}
+        self.query_one(KeyBar).model = {
+            "lang": self.lang,
+            "enabled": enabled,
+            "playing": self.playing,
+            "kind": self.kind,
+        }
 
     # -- what can happen now ---------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if isinstance(self.screen, ModalScreen):
             return False  # the help or a check result is open: the player's keys wait (priority keys too)
-        if action in ("quit", "help", "language"):
+        if action in ("quit", "help", "language", "pick_lesson"):
             return True
         walk = self.walk
         if walk is None:
@@ -252,7 +298,7 @@ class AscendApp(Drawing, App):
             self._schedule()
         self.message = message
         cursor_us = self.walk.replay.event(self.step).start / 1e6
-        self.center_us = nav.follow(self._end_us(), self.span_us, self.center_us, cursor_us)
+        self.center_us = nav.page_center(self._end_us(), self.span_us, cursor_us, self.center_us, self.origin_us)
         self.redraw()
 
     def action_step(self, delta: int) -> None:
@@ -314,6 +360,7 @@ class AscendApp(Drawing, App):
         self.speed = min(max(0, self.speed + delta), len(nav.SPEEDS) - 1)
         self.playback.speed = nav.SPEEDS[self.speed]
         self._schedule()
+        self.message = msg("speed", self.lang, n=self.playback.speed)  # said even where the status has no room
         self.redraw()
 
     def action_lesson(self, delta: int) -> None:

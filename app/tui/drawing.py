@@ -30,7 +30,6 @@ class Drawing:
         narration = {
             "text": reflow(stop.text[lang] if stop else walk.summary[lang]),
             "problem": msg("step_unresolved", lang, why="; ".join(unresolved)) if unresolved else "",
-            "event": system["event"],
             "host": f"{system['host']['title']}: {system['host']['doing']}",
         }
         self._set("narration-pane", walk.title[lang], narration)
@@ -54,7 +53,7 @@ class Drawing:
             "utilisation": msg("utilisation", lang),
         }
         self._set("metrics-pane", self._metrics[lang]["title"], metrics)
-        self._draw_status()
+        self._draw_status(system["event"])
         self.refresh_bindings()
 
     def _set(self, pane_id: str, title: str, model: dict) -> None:
@@ -115,14 +114,16 @@ class Drawing:
         self._set("buffers-pane", msg("buffers_of", lang, core=core.label), model)
         self.query_one("#buffers-pane", Pane).border_subtitle = msg("tile_hint", lang) if self._tile_slots else ""
 
-    def _draw_status(self) -> None:
+    def _draw_status(self, event: str) -> None:
+        """The step, play state and current event first (at 80 columns too), then what else has room."""
         walk, lang = self.walk, self.lang
         parts = [V.step_label(walk.replay, self.step, lang)]
         parts.append(("▶ " + msg("playing", lang)) if self.playing else ("■ " + msg("paused", lang)))
-        parts.append(msg("speed", lang, n=self.playback.speed))
-        parts.append(msg("kind_selected", lang, kind=self.kind))
-        if walk.replay.breakpoints:
-            parts.append(msg("breakpoints", lang, n=len(walk.replay.breakpoints)))
+        flags = []
         if self.checking:
-            parts.append(msg("checking", lang, file=self.exercise.name if self.exercise else "-"))
-        self.query_one(StatusBar).model = {"parts": parts, "message": self.message}
+            flags.append(msg("checking", lang, file=self.exercise.name if self.exercise else "-"))
+        if walk.replay.breakpoints:
+            flags.append(msg("breakpoints", lang, n=len(walk.replay.breakpoints)))
+        extra = [msg("speed", lang, n=self.playback.speed), msg("kind_selected", lang, kind=self.kind)]
+        model = {"parts": parts, "now": event, "flags": flags, "extra": extra, "message": self.message}
+        self.query_one(StatusBar).model = model

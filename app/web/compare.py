@@ -171,9 +171,10 @@ def comparison(runs: Runs, requests: list[dict], lang: str) -> html.Div:
             why.append(msg(f"why.{key}", lang))
         else:
             why.append(msg("why.other", lang, name=key))
+    texts = {(f.kind, f.message): f.text(lang) for report in reports for f in report.findings}
     for label, items in (("A", diff.findings.only_a), ("B", diff.findings.only_b)):
         if items:
-            said = "; ".join(f"{finding_kind(k, lang)}: {m}" for k, m in items)
+            said = "; ".join(f"{finding_kind(k, lang)}: {texts.get((k, m), m)}" for k, m in items)
             why.append(msg("web.only_in", lang, run=label, items=said))
     titles = {r.rule: (r.title_zh if lang == "zh" else r.title) for report in reports for r in report.recommendations}
     for label, items in (("A", diff.recommendations.only_a), ("B", diff.recommendations.only_b)):

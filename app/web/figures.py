@@ -5,9 +5,17 @@ dict ``{"data": [...], "layout": {...}}`` that ``dcc.Graph`` draws; nothing here
 browser changes while stepping is kept out of the data: the tiles outlined on the matrices are
 ``layout.shapes`` (replaced by a clientside ``Patch``), and the cursor of the timeline and the
 pipeline is a line the browser lays over the chart (``layout.meta.cursor_us`` says where it starts).
+The matrices figure and its axes are :mod:`.figures_matrices`' (listed here with the others).
 """
 
 from __future__ import annotations
+
+import math
+
+from app.present.messages import t as msg
+from app.present.text import readable
+
+from .figures_matrices import CHAR_PX, CORE_COLOURS, matrices_figure, matrix_axes, tile_shapes
 
 KIND_COLOURS = {
     "CALL": "#4c78a8",
@@ -33,33 +41,6 @@ STAGE_COLOURS = {
     "FIXP": "#4c78a8",
     "MTE3": "#b279a2",
 }
-# one colour per core (cycled): tile outlines and the output tiles each core wrote
-CORE_COLOURS = (
-    "#e6194b",
-    "#3cb44b",
-    "#4363d8",
-    "#f58231",
-    "#911eb4",
-    "#46f0f0",
-    "#f032e6",
-    "#bcf60c",
-    "#008080",
-    "#9a6324",
-    "#800000",
-    "#808000",
-    "#000075",
-    "#808080",
-    "#fabebe",
-    "#ffd8b1",
-    "#aaffc3",
-    "#e6beff",
-    "#ffe119",
-    "#000000",
-    "#7f7fff",
-    "#ff7f7f",
-    "#7fbf7f",
-    "#bf7fbf",
-)
 WEBGL_BARS = 1500  # above this many bars the timeline draws with WebGL (scattergl)
 LANE_PX = 22
 _FONT = {"family": "system-ui, sans-serif", "size": 11}
@@ -205,125 +186,6 @@ def timeline_figure(view: dict, labels: dict, x_range: list | None = None) -> di
     return {"data": data, "layout": layout}
 
 
-# -- matrices ---------------------------------------------------------------------------------------------
-def matrix_axes(shapes: list) -> list[dict]:
-    """Per tensor (``(rows, cols)``): its subplot's axes, its heatmap trace, the cell size of the
-    (downsampled) heatmap and the x-domain; what the browser needs to outline tiles on it."""
-    n = max(1, len(shapes))
-    gap = 0.04
-    width = (1 - gap * (n - 1)) / n
-    out = []
-    for i, (rows, cols) in enumerate(shapes):
-        suffix = "" if i == 0 else str(i + 1)
-        x0 = i * (width + gap)
-        out.append(
-            {
-                "x": f"x{suffix}",
-                "y": f"y{suffix}",
-                "trace": i,
-                "cell": _cells(rows, cols),
-                "rows": rows,
-                "cols": cols,
-                "domain": [round(x0, 6), round(x0 + width, 6)],
-            }
-        )
-    return out
-
-
-def matrices_figure(view: dict) -> dict:
-    """A, B and C side by side as heatmaps in element coordinates (row 0 at the top): inputs show
-    their values, an output shows which core wrote each tile (empty until it lands). Tile outlines
-    are ``layout.shapes`` (drawn by the browser per step; see :func:`tile_shapes`)."""
-    tensors = view["tensors"]
-    axes = matrix_axes([tuple(t["shape"]) for t in tensors])
-    data, layout_axes, annotations = [], {}, []
-    for tensor, ax in zip(tensors, axes, strict=True):
-        rows, cols = tensor["shape"]
-        suffix = ax["x"][1:]
-        layout_axes[f"xaxis{suffix}"] = {
-            "domain": ax["domain"],
-            "range": [0, cols],
-            "anchor": ax["y"],
-            "showgrid": False,
-            "zeroline": False,
-        }
-        layout_axes[f"yaxis{suffix}"] = {
-            "domain": [0, 0.9],
-            "range": [rows, 0],
-            "anchor": ax["x"],
-            "showgrid": False,
-            "zeroline": False,
-        }
-        fr, fc = ax["cell"]
-        gr, gc = -(-rows // fr), -(-cols // fc)
-        if tensor["role"] == "output":
-            colorscale = [[j / max(1, len(CORE_COLOURS) - 1), c] for j, c in enumerate(CORE_COLOURS)]
-            trace = {"z": [[None] * gc for _ in range(gr)], "zmin": 0, "zmax": len(CORE_COLOURS) - 1}
-            trace["colorscale"] = colorscale
-        elif tensor["heat"] is not None:
-            trace = {"z": tensor["heat"], "colorscale": "RdBu", "reversescale": True}
-        else:
-            trace = {"z": [[0] * gc for _ in range(gr)], "colorscale": [[0, "#eeeeee"], [1, "#eeeeee"]]}
-        data.append(
-            {
-                "type": "heatmap",
-                "x0": fc / 2,
-                "dx": fc,
-                "y0": fr / 2,
-                "dy": fr,
-                "xaxis": ax["x"],
-                "yaxis": ax["y"],
-                "showscale": False,
-                "hoverinfo": "skip" if tensor["role"] == "output" else "x+y+z",
-                **trace,
-            }
-        )
-        annotations.append(
-            {
-                "text": f"<b>{tensor['name']}</b> ({tensor['role_label']}) {rows} x {cols}",
-                "xref": "paper",
-                "yref": "paper",
-                "x": (ax["domain"][0] + ax["domain"][1]) / 2,
-                "y": 1.0,
-                "showarrow": False,
-                "xanchor": "center",
-                "yanchor": "top",
-            }
-        )
-    layout = _base_layout(300, annotations=annotations, shapes=[], margin={"l": 30, "r": 8, "t": 8, "b": 20})
-    layout.update(layout_axes)
-    return {"data": data, "layout": layout}
-
-
-def _cells(rows: int, cols: int, cells: int = 48) -> list[int]:
-    return [max(1, -(-rows // cells)), max(1, -(-cols // cells))]
-
-
-def tile_shapes(tiles: list, axes: list, buffer_dash: dict | None = None) -> list[dict]:
-    """Rectangles for ``[tensor, core, buffer, row, col, rows, cols]`` tiles on :func:`matrices_figure`'s axes."""
-    out = []
-    dash = buffer_dash or {}
-    for tensor, core, buffer, row, col, rows, cols in tiles:
-        ax = axes[tensor]
-        out.append(
-            {
-                "type": "rect",
-                "xref": ax["x"],
-                "yref": ax["y"],
-                "x0": col,
-                "x1": col + cols,
-                "y0": row,
-                "y1": row + rows,
-                "line": {
-                    "color": CORE_COLOURS[core % len(CORE_COLOURS)],
-                    "width": 2,
-                    "dash": dash.get(buffer, "solid"),
-                },
-            }
-        )
-    return out
-
-
 # -- pipeline ----------------------------------------------------------------------------------------------
 def pipeline_figure(view: dict, time_label: str) -> dict:
     """Tiles top to bottom, one bar per stage that worked on the tile (first start to last end);
@@ -394,53 +256,165 @@ def pipe_ratio_figure(ratios: dict, title: str) -> dict:
     return {"data": [bar], "layout": layout}
 
 
+ROOF_NAMES = ("compute", "hbm", "l2", "core_paths")  # RooflineRow.bound_by
+ROOFLINE_PLOT_PX = 460  # px: about how wide the roofline's plot area is drawn (the metrics panel)
+PEAK_UNITS = ("cube", "vector", "op")  # the unit a row's compute roof belongs to, when the row says (``unit``)
+
+
+def roofline_labels(lang: str) -> dict:
+    """What :func:`roofline_figure` writes, in ``lang``: axis titles, the roofs' names and the hover text."""
+    out = {"intensity": msg("web.intensity", lang), "tflops": msg("web.tflops", lang)}
+    for key in ("peak", "hbm", "hover", "at", "point", *(f"peak.{u}" for u in PEAK_UNITS)):
+        out[key] = msg(f"fig.roof_{key}", lang)
+    out.update({f"roof.{name}": msg(f"fig.roof.{name}", lang) for name in ROOF_NAMES})
+    return out
+
+
 def _intensity(kernel: dict) -> float:
     """Flops per byte of HBM traffic (the HBM roof's x axis), else per byte of GM traffic."""
     return kernel["hbm_intensity_flops_per_byte"] or kernel["intensity_flops_per_byte"] or 0.0
 
 
+def log_ticks(lo: float, hi: float) -> tuple[list[float], list[str]]:
+    """Ticks of a log axis from ``lo`` to ``hi`` (data values): 1, 2 and 5 of each decade, or the decades
+    alone over more than three of them; each labelled as people read numbers (``0.2``, ``50``, ``1,000``)."""
+    k0, k1 = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
+    steps = (1,) if k1 - k0 > 3 else (1, 2, 5)
+    values = [float(f"{m}e{k}") for k in range(k0, k1 + 1) for m in steps if lo <= float(f"{m}e{k}") <= hi]
+    return values, [readable(v) for v in values]
+
+
+def _beside(x: float, lo: float, hi: float) -> str:
+    """Where a point's name goes on a log x axis from ``lo`` to ``hi``: under it, away from the nearer edge."""
+    at = math.log10(x / lo) / math.log10(hi / lo)
+    return "bottom right" if at < 0.3 else "bottom left" if at > 0.7 else "bottom center"
+
+
 def roofline_figure(roofline: list[dict], labels: dict) -> dict:
-    """Each kernel's achieved TFLOPS at its arithmetic intensity under the roofs (log-log)."""
+    """Each kernel's achieved TFLOPS at its arithmetic intensity under its roofs (log-log): the compute
+    peak and the HBM slope drawn and named once each (``labels`` of :func:`roofline_labels`), the row's
+    other roofs (L2, the cores' paths) as a dash at its intensity, the binding one named. The axes'
+    ranges are set (log10 units) so that every point and every roof lies inside them, with room for the
+    roofs' names above them; the ticks are :func:`log_ticks`."""
+    rows = [k for k in roofline if _intensity(k) > 0 and k["achieved_tflops"] > 0]
+    xs = [_intensity(k) for k in rows] or [1.0]
+    ys = [k["achieved_tflops"] for k in rows] or [1.0]
+    roofs, seen = [], set()
+    for k in rows:
+        peak, hbm = k["roofs"]["compute_tflops"], k["roofs"]["hbm_tflops"]
+        bw = hbm / _intensity(k) if k["hbm_intensity_flops_per_byte"] and hbm else None  # TB/s
+        key = (peak, round(bw, 6) if bw else None)
+        if peak > 0 and key not in seen:
+            seen.add(key)
+            roofs.append((peak, bw, k.get("unit")))
+    ridges = [peak / bw for peak, bw, _ in roofs if bw]
+    lo, hi = min(xs + ridges) / 4, max(xs + ridges) * 4
+    others = [v for k in rows for name, v in k["roofs"].items() if v > 0 and name not in ("hbm_tflops",)]
+    top = max([peak for peak, _, _ in roofs] + ys + others) * 3
+    bottom = min(ys + [peak for peak, _, _ in roofs]) / 3
     data = []
-    xs = [_intensity(k) for k in roofline if _intensity(k)]
-    lo, hi = (min(xs) / 10, max(xs) * 10) if xs else (0.1, 1000.0)
-    for k in roofline:
-        roofs = k["roofs"]
-        peak = roofs["compute_tflops"]  # a roofline row's roofs always include compute and HBM
-        hbm = roofs["hbm_tflops"]
-        intensity = _intensity(k)
-        if peak and hbm and intensity:
-            bw = hbm / intensity  # TB/s that gives hbm_tflops at this intensity
+    for peak, bw, unit in roofs:
+        name = labels[f"peak.{unit}"] if unit in PEAK_UNITS else labels["peak"]
+        line = {"color": "#666666", "dash": "dot", "width": 1.5}
+        if bw:
             ridge = peak / bw
+            start = max(lo, bottom / bw)
+            # its name on the slope where no kernel is (a kernel's roof dashes are drawn at its intensity), far
+            # enough from the left edge for the name (written left of the spot) to fit inside the chart
+            text = labels["hbm"].format(tbps=readable(float(f"{bw:.3g}")))
+            wide = len(text) + sum(ord(ch) >= 0x2E80 for ch in text)  # a CJK character is two digits wide
+            room = lo * (hi / lo) ** ((CHAR_PX * wide + 12) / ROOFLINE_PLOT_PX)
+            spots = [start * (ridge / start) ** f for f in (0.5, 0.35, 0.65, 0.2, 0.8)]
+            spots = [v for v in spots if v >= room] or [max(spots)]
+            middle = max(spots, key=lambda v: min(abs(math.log10(v / x)) for x in xs))
             data.append(
                 {
                     "type": "scatter",
-                    "mode": "lines",
-                    "x": [lo, ridge, hi],
-                    "y": [bw * lo, peak, peak],
-                    "line": {"color": "#888888", "dash": "dot"},
+                    "mode": "lines+text",
+                    "x": [lo, middle, ridge],
+                    "y": [bw * lo, bw * middle, peak],
+                    "text": ["", text, ""],
+                    "textposition": "top left",
+                    "line": line,
                     "hoverinfo": "skip",
                 }
             )
         data.append(
             {
                 "type": "scatter",
+                "mode": "lines+text",
+                "x": [peak / bw if bw else lo, hi],
+                "y": [peak, peak],
+                "text": ["", name.format(tflops=readable(peak))],
+                "textposition": "top left",
+                "line": line,
+                "hoverinfo": "skip",
+            }
+        )
+    for k in rows:
+        x, bound = _intensity(k), labels[f"roof.{k['bound_by']}"]
+        for roof, value in k["roofs"].items():
+            name = roof.removesuffix("_tflops")
+            if name in ("compute", "hbm") or value <= 0:
+                continue
+            binding = name == k["bound_by"]  # the binding roof's dash in the point's colour
+            data.append(
+                {
+                    "type": "scatter",
+                    "mode": "markers",
+                    "x": [x],
+                    "y": [value],
+                    "marker": {
+                        "symbol": "line-ew-open",
+                        "size": 22,
+                        "color": "#d62728" if binding else "#888888",  # an open symbol is drawn in its colour
+                        "line": {"width": 2},
+                    },
+                    "hovertext": [labels["at"].format(roof=labels[f"roof.{name}"], tflops=readable(value))],
+                    "hoverinfo": "text",
+                }
+            )
+        percent = readable(k["percent_of_roof"])
+        hover = labels["hover"].format(
+            kernel=k["kernel"],
+            tflops=readable(k["achieved_tflops"]),
+            intensity=readable(x),
+            bound=bound,
+            percent=percent,
+        )
+        data.append(
+            {
+                "type": "scatter",
                 "mode": "markers+text",
-                "x": [intensity],
+                "x": [x],
                 "y": [k["achieved_tflops"]],
-                "text": [k["kernel"]],
-                "textposition": "top center",
+                "text": [labels["point"].format(kernel=k["kernel"], bound=bound, percent=percent)],
+                "textposition": _beside(x, lo, hi),
                 "marker": {"size": 10, "color": "#d62728"},
-                "hovertext": [f"{k['kernel']}: {k['achieved_tflops']} TFLOPS, bound by {k['bound_by']}"],
+                "hovertext": [hover],
                 "hoverinfo": "text",
             }
         )
+    xticks, yticks = log_ticks(lo, hi), log_ticks(bottom, top)
+    axis = {"type": "log", "tickmode": "array", "automargin": True, "showline": True, "linecolor": "#bbbbbb"}
     layout = _base_layout(
-        240,
-        xaxis={"type": "log", "dtick": 1, "title": {"text": labels["intensity"]}},
-        yaxis={"type": "log", "dtick": 1, "title": {"text": labels["tflops"]}},
+        260,
+        xaxis={
+            **axis,
+            "range": [math.log10(lo), math.log10(hi)],
+            "tickvals": xticks[0],
+            "ticktext": xticks[1],
+            "title": {"text": labels["intensity"]},
+        },
+        yaxis={
+            **axis,
+            "range": [math.log10(bottom), math.log10(top)],
+            "tickvals": yticks[0],
+            "ticktext": yticks[1],
+            "title": {"text": labels["tflops"]},
+        },
     )
-    layout["margin"] = {"l": 50, "r": 8, "t": 8, "b": 40}
+    layout["margin"] = {"l": 8, "r": 8, "t": 8, "b": 8}
     return {"data": data, "layout": layout}
 
 
@@ -479,11 +453,13 @@ __all__ = (
     "KIND_COLOURS",
     "compare_bars_figure",
     "empty_figure",
+    "log_ticks",
     "matrices_figure",
     "matrix_axes",
     "pipe_ratio_figure",
     "pipeline_figure",
     "roofline_figure",
+    "roofline_labels",
     "tile_shapes",
     "timeline_figure",
 )

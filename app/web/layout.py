@@ -39,6 +39,16 @@ class Ui:
     def s(self, key: str, **values) -> str:
         return msg(key, self.lang, **values)
 
+    def dropdown(self, **props) -> dcc.Dropdown:
+        """A dropdown whose own words (search, clear, select all) are in the page's language."""
+        return dcc.Dropdown(labels=dropdown_labels(self.lang), **props)
+
+
+def dropdown_labels(lang: str) -> dict:
+    """The words dcc.Dropdown draws itself (its ``labels``), in ``lang``."""
+    keys = ("select_all", "deselect_all", "selected_count", "search", "clear_search", "clear_selection")
+    return {k: msg(f"web.dd.{k}", lang) for k in (*keys, "no_options_found")}
+
 
 def shell(lang: str) -> html.Div:
     """Header (navigation, language switch), the session's current run, and the page area."""
@@ -73,9 +83,10 @@ def shell(lang: str) -> html.Div:
     )
 
 
-def remembered_choice(ident: str, options: list, value) -> dcc.Dropdown:
+def remembered_choice(ident: str, options: list, value, lang: str = "en") -> dcc.Dropdown:
     """A dropdown that cannot be emptied and keeps its choice for the browser session."""
     return dcc.Dropdown(
+        labels=dropdown_labels(lang),
         id=ident,
         options=options,
         value=value,
@@ -134,7 +145,7 @@ def controls(ui: Ui) -> html.Div:
                     html.Label(
                         [
                             ui.t("web.speed"),
-                            dcc.Dropdown(
+                            ui.dropdown(
                                 id="speed",
                                 options=[{"label": str(s), "value": s} for s in SPEEDS],
                                 value=DEFAULT_SPEED,
@@ -152,7 +163,7 @@ def controls(ui: Ui) -> html.Div:
                     html.Label(
                         [
                             ui.t("web.jump"),
-                            dcc.Dropdown(
+                            ui.dropdown(
                                 id="jump-kind", options=kinds, value="COMPUTE", clearable=False, className="dd"
                             ),
                         ],
@@ -163,7 +174,7 @@ def controls(ui: Ui) -> html.Div:
                     html.Label(
                         [
                             ui.t("web.core_shown"),
-                            dcc.Dropdown(id="core-select", options=[], clearable=False, className="dd"),
+                            ui.dropdown(id="core-select", options=[], clearable=False, className="dd"),
                         ],
                         className="field",
                     ),
@@ -179,14 +190,14 @@ def controls(ui: Ui) -> html.Div:
                             html.Label(
                                 [
                                     ui.t("web.bp_kind"),
-                                    dcc.Dropdown(
+                                    ui.dropdown(
                                         id="bp-kind", options=any_kind, value="", clearable=False, className="dd"
                                     ),
                                 ],
                                 className="field",
                             ),
                             html.Label(
-                                [ui.t("web.bp_core"), dcc.Dropdown(id="bp-core", options=[], className="dd")],
+                                [ui.t("web.bp_core"), ui.dropdown(id="bp-core", options=[], className="dd")],
                                 className="field",
                             ),
                             html.Label(
@@ -225,8 +236,11 @@ def views(ui: Ui) -> html.Div:
                 id="tl-follow", options=[{"label": ui.t("web.follow"), "value": "on"}], value=["on"], inline=True
             ),
             html.Button(ui.t("web.whole_run"), id="tl-whole", className="btn small"),
+            html.Button(
+                ui.t("web.device_work"), id="tl-work", className="btn small", title=ui.s("web.device_work_tip")
+            ),
             html.Label(
-                [ui.t("web.expand"), dcc.Dropdown(id="tl-expand", options=[], multi=True, className="dd wide")],
+                [ui.t("web.expand"), ui.dropdown(id="tl-expand", options=[], multi=True, className="dd wide")],
                 className="field",
             ),
         ],
@@ -287,7 +301,7 @@ def player(ui: Ui) -> html.Div:
         dcc.Store(id="meta"),
         dcc.Store(id="step", data=0),
         dcc.Store(id="window"),
-        dcc.Store(id="window-span"),
+        dcc.Store(id="tl-view"),  # the timeline's viewport: its run and span (app.present.viewport)
         dcc.Store(id="window-request"),
         dcc.Store(id="playing", data=False),
         dcc.Store(id="breakpoints", data=[]),
@@ -309,7 +323,7 @@ def lesson_options(lessons, lang: str) -> list[dict]:
 def lessons_page(lang: str, lessons, number: int | None = None) -> html.Div:
     """The lessons page, on lesson ``number`` (None: the one this browser session last chose, else lesson 1)."""
     ui = Ui(lang, "lessons")
-    choice = remembered_choice("lesson-select", lesson_options(lessons, lang), number or 1)
+    choice = remembered_choice("lesson-select", lesson_options(lessons, lang), number or 1, lang)
     if number is not None:  # asked for by the address: it wins over the remembered choice
         choice.persistence = False
     aside = html.Aside(
@@ -376,14 +390,14 @@ def playground_page(lang: str, scenarios: list[str], profiles: list[str], scenar
             html.Label(
                 [
                     ui.t("web.scenario"),
-                    remembered_choice("pg-scenario", scenarios, scenario),
+                    remembered_choice("pg-scenario", scenarios, scenario, lang),
                 ],
                 className="field",
             ),
             html.Label(
                 [
                     ui.t("web.profile"),
-                    remembered_choice("pg-profile", profiles, profile),
+                    remembered_choice("pg-profile", profiles, profile, lang),
                 ],
                 className="field",
             ),

@@ -237,7 +237,7 @@ def metrics_panel(view: dict, lang: str, tryable: bool = False) -> html.Div:
         fig = figures.pipe_ratio_figure(view["pipe_ratios"], msg("web.pipe_ratios", lang))
         parts.append(dcc.Graph(figure=fig, config={"displayModeBar": False}, className="small-graph"))
     if any(k["achieved_tflops"] for k in view["roofline"]):
-        labels = {"intensity": msg("web.intensity", lang), "tflops": msg("web.tflops", lang)}
+        labels = figures.roofline_labels(lang)  # axis titles, the roofs' names and the hover text in ``lang``
         parts.append(html.H5(msg("web.roofline", lang)))
         parts.append(
             dcc.Graph(figure=figures.roofline_figure(view["roofline"], labels), config={"displayModeBar": False})
@@ -264,7 +264,8 @@ def metrics_panel(view: dict, lang: str, tryable: bool = False) -> html.Div:
         evidence = []
         for e in r["evidence"]:
             evidence += [", "] if evidence else []
-            evidence.append(html.Span(f"{e['name']}: {fmt_value(e['value'])}", title=e["id"]))  # the id on hover
+            # the msprof / report id on hover (an id, not a word to translate)
+            evidence.append(html.Span(f"{e['name']}: {fmt_value(e['value'])}", title=e["id"], className="metric-id"))
         items = [
             html.B(r["title"]),
             html.Div(r["advice"], className="advice"),

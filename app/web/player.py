@@ -9,12 +9,13 @@ breakpoints), drawing a step from the window, and asking for the next window nea
 
 from __future__ import annotations
 
+import math
 import time
 
-from dash import ALL, ClientsideFunction, Input, Output, State, ctx, html, no_update
+from dash import ALL, ClientsideFunction, Input, Output, Patch, State, ctx, html, no_update
 from dash.exceptions import PreventUpdate
 
-from app.present import views
+from app.present import viewport, views
 from app.present.messages import known_lang
 from app.present.messages import t as msg
 
@@ -98,15 +99,16 @@ def register(app, runs: Runs) -> None:
     # -- a window of frames --------------------------------------------------------------------------------
     @app.callback(
         Output("window", "data"),
-        Output("window-span", "data"),
+        Output("tl-view", "data"),
         Output("pipeline-graph", "figure"),
         Output("timeline-graph", "figure"),
         Input("window-request", "data"),
         State("run", "data"),
         State("tl-expand", "value"),
         State("tl-follow", "value"),
+        State("tl-view", "data"),
     )
-    def fetch_window(req, run, expand, follow):
+    def fetch_window(req, run, expand, follow, view):
         if not req or not run:
             raise PreventUpdate
         loaded = runs.load(run)
@@ -123,55 +125,89 @@ def register(app, runs: Runs) -> None:
         w = loaded.window(
             key, lambda: runs.prepared(loaded, key) or render.window(loaded, first, count, core, lang, bps)
         )
-        out = {**w, "sig": req.get("sig")}
         last = w["first"] + w["count"] - 1
         at = min(max(int(req.get("step") or w["first"]), w["first"]), last)
         pipeline = render.pipeline(loaded, last, w["core"], lang, at)
+        fresh = not isinstance(view, dict) or view.get("run") != loaded.key
+        span = render.opening_span(loaded) if fresh else _span_of(view)
+        tl = render.follow_pages(loaded, w["first"], w["count"], span)
         timeline = no_update
-        if follow:
-            span = render.window_span(w, loaded.outline["end_us"])
-            timeline = render.timeline(loaded, at, lang, span, expand or [])
-        return out, {"run": w["run"], "times": [w["times"][0], w["times"][-1]]}, pipeline, timeline
+        if follow or fresh:
+            shown = tl["pages"][tl["page"][at - w["first"]]] if tl["pages"] and follow else None
+            if not follow:  # a page opened without following: the device's work, as the timeline opens
+                a, b = loaded.outline["phases_us"]["work"]
+                shown = viewport.window(loaded.outline["end_us"], span, (a + b) / 2)
+            cover = render.pages_span(tl) if follow else shown
+            timeline = render.timeline(loaded, at, lang, cover, expand or [], shown)
+        view = {"run": loaded.key, "span": span, "first": w["first"], "count": w["count"]}
+        return {**w, "sig": req.get("sig"), "tl": tl}, view, pipeline, timeline
 
-    # -- the timeline: zoom, whole run, expanded cores ---------------------------------------------------------
+    # -- the timeline: zoom, whole run, the device's work, expanded cores -------------------------------------
     @app.callback(
         Output("timeline-graph", "figure", allow_duplicate=True),
         Output("tl-follow", "value"),
+        Output("tl-view", "data", allow_duplicate=True),
+        Output("window", "data", allow_duplicate=True),
         Input("tl-zoom", "data"),
         Input("tl-whole", "n_clicks"),
+        Input("tl-work", "n_clicks"),
         Input("tl-expand", "value"),
+        Input("tl-follow", "value"),  # ticked again: back to the cursor's page
         State("run", "data"),
         State("step", "data"),
         State("lang-page", "data"),
-        State("tl-follow", "value"),
-        State("window-span", "data"),  # the window's run and time span, not its frames (megabytes on a big run)
+        State("tl-view", "data"),  # the viewport's run and span, not the window's frames (megabytes on a big run)
         prevent_initial_call=True,
     )
-    def zoom(relayout, _whole, expand, run, step, lang, follow, win):
+    def zoom(relayout, _whole, _work, expand, follow, run, step, lang, view):
         if not run:
             raise PreventUpdate
         loaded = runs.load(run)
         step = int(step or 0)
         lang = known_lang(lang)
+        end = loaded.outline["end_us"]
+        view = view if isinstance(view, dict) and view.get("run") == loaded.key else None
         trigger = ctx.triggered_id
+
+        def moved(fig, span, follow_now):
+            """The figure, the follow box, and the viewport with the window's pages for its new span."""
+            if view is None:
+                return fig, follow_now, no_update, no_update
+            first, count = int(view.get("first") or 0), int(view.get("count") or 1)
+            patch = Patch()
+            patch["tl"] = render.follow_pages(loaded, first, count, span)
+            return fig, follow_now, {**view, "span": span}, patch
+
         if trigger == "tl-whole":
-            return render.timeline(loaded, step, lang, None, expand or []), []
+            return moved(render.timeline(loaded, step, lang, None, expand or []), None, [])
+        if trigger == "tl-work":
+            span = render.opening_span(loaded)
+            a, b = loaded.outline["phases_us"]["work"]
+            shown = viewport.window(end, span, (a + b) / 2)
+            return moved(render.timeline(loaded, step, lang, shown, expand or []), span, [])
         if trigger == "tl-zoom":
-            relayout = relayout or {}
-            if "xaxis.range[0]" in relayout and "xaxis.range[1]" in relayout:
-                span = (float(relayout["xaxis.range[0]"]), float(relayout["xaxis.range[1]"]))
-            elif "xaxis.range" in relayout:
-                span = tuple(map(float, relayout["xaxis.range"]))
-            elif relayout.get("xaxis.autorange"):
-                span = None
-            else:
-                raise PreventUpdate
-            fig = render.timeline(loaded, step, lang, span, expand or [])
-            return fig, []
-        if not win or win.get("run") != loaded.key:
-            raise PreventUpdate  # the first window brings the timeline with it
-        span = render.window_span(win, loaded.outline["end_us"]) if follow else None
-        return render.timeline(loaded, step, lang, span, expand or []), no_update
+            relayout = relayout if isinstance(relayout, dict) else {}
+            try:
+                if "xaxis.range[0]" in relayout and "xaxis.range[1]" in relayout:
+                    shown = (float(relayout["xaxis.range[0]"]), float(relayout["xaxis.range[1]"]))
+                elif "xaxis.range" in relayout:
+                    shown = tuple(map(float, relayout["xaxis.range"]))[:2]
+                elif relayout.get("xaxis.autorange"):
+                    shown = None
+                else:
+                    raise PreventUpdate
+            except (TypeError, ValueError):
+                raise PreventUpdate from None
+            span = None if shown is None or shown[1] - shown[0] >= end else max(shown[1] - shown[0], 0.0) or None
+            return moved(render.timeline(loaded, step, lang, shown, expand or []), span, [])
+        if view is None or (trigger == "tl-follow" and not follow):
+            raise PreventUpdate  # the first window brings the timeline with it; unticking leaves the view as it is
+        span = _span_of(view)
+        cursor = loaded.replay.event(min(max(step, 0), len(loaded.replay) - 1)).start / 1e6
+        origin = viewport.page_origin(end, tuple(loaded.outline["phases_us"]["work"]))
+        shown = viewport.page(end, span, cursor, origin) if follow else None
+        fig = render.timeline(loaded, step, lang, shown, expand or [])
+        return fig, no_update, no_update, no_update
 
     # -- jumps ---------------------------------------------------------------------------------------------
     @app.callback(
@@ -327,6 +363,12 @@ def register(app, runs: Runs) -> None:
     )
 
 
+def _span_of(view: dict) -> float | None:
+    """The viewport's span a page sent back (a positive number of microseconds, else the whole run)."""
+    span = view.get("span")
+    return float(span) if isinstance(span, int | float) and math.isfinite(span) and span > 0 else None
+
+
 def run_status(loaded, lang: str) -> str:
     """What the player says about the run it plays: which run, its events and simulated time, and what happened to
     its stored copy (damaged and recomputed, not stored)."""
@@ -341,8 +383,9 @@ def _bp_list(items: list[dict], lang: str):
         return msg("web.bp_none", lang)
     out = []
     for i, bp in enumerate(items):
-        text = " ".join(f"{k}={v}" for k, v in bp.items() if v is not None)
-        out.append(html.Span([text, html.Button("x", id={"type": "bp-del", "i": i}, title="remove")], className="bp"))
+        text = " ".join(f"{msg(f'web.bp_field.{k}', lang)}={v}" for k, v in bp.items() if v is not None)
+        remove = html.Button("x", id={"type": "bp-del", "i": i}, title=msg("web.bp_remove", lang))
+        out.append(html.Span([text, remove], className="bp"))
     return out
 
 

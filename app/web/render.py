@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import math
 
-from app.present import playback, views
+import numpy as np
+
+from app.present import playback, viewport, views
 from app.present.messages import LANGS
 from app.present.messages import t as msg
 from app.present.text import reflow
@@ -115,11 +117,54 @@ def labels(lang: str) -> dict:
     return out
 
 
-def timeline(loaded: Loaded, step: int, lang: str, span: tuple[float, float] | None, expand: list[str]) -> dict:
-    """The timeline over ``span`` (microseconds; None: the whole run), pipes of ``expand`` cores (labels) shown."""
+def timeline(
+    loaded: Loaded,
+    step: int,
+    lang: str,
+    span: tuple[float, float] | None,
+    expand: list[str],
+    shown: tuple[float, float] | None = None,
+) -> dict:
+    """The timeline over ``span`` (microseconds; None: the whole run), pipes of ``expand`` cores (labels) shown,
+    its x axis on ``shown`` (a part of ``span``: the page the cursor is on), set-up and teardown shaded."""
     cores = tuple(ref for ref in map(loaded.core, expand or ()) if ref is not None)
-    view = views.timeline_view(loaded.replay, step, span, TIMELINE_BARS, cores, lang)
-    return figures.timeline_figure(view, labels(lang))
+    bars = TIMELINE_BARS
+    if span is not None and shown is not None and shown[1] > shown[0]:  # as fine on the page shown as on one page
+        bars *= min(4, math.ceil((span[1] - span[0]) / (shown[1] - shown[0])))
+    view = views.timeline_view(loaded.replay, step, span, bars, cores, lang)
+    fig = figures.timeline_figure(view, labels(lang), list(shown) if shown else None)
+    layout = fig["layout"]
+    for phase in ("setup", "teardown"):
+        a, b = loaded.outline["phases_us"][phase]
+        if b > a:
+            layout["shapes"].append(
+                {
+                    "type": "rect",
+                    "xref": "x",
+                    "yref": "paper",
+                    "x0": a,
+                    "x1": b,
+                    "y0": 0,
+                    "y1": 1,
+                    "fillcolor": "#9e9e9e",
+                    "opacity": 0.12,
+                    "line": {"width": 0},
+                    "layer": "below",
+                }
+            )
+            layout.setdefault("annotations", []).append(
+                {
+                    "text": msg(f"phase.{phase}", lang),
+                    "x": (a + b) / 2,
+                    "xref": "x",
+                    "y": 1,
+                    "yref": "paper",
+                    "yanchor": "top",
+                    "showarrow": False,
+                    "font": {"size": 10, "color": "#757575"},
+                }
+            )
+    return fig
 
 
 def kernel_span(loaded: Loaded) -> tuple[float, float]:
@@ -133,22 +178,28 @@ def kernel_span(loaded: Loaded) -> tuple[float, float]:
     return float(t.start[rows].min()) / 1e6, float(t.end[rows].max()) / 1e6
 
 
-FOLLOW_MIN_SHARE = 0.01  # "follow the cursor" shows at least this share of the run (never a 25 ns sliver)
+def opening_span(loaded: Loaded) -> float | None:
+    """The span the timeline opens on (:func:`app.present.viewport.opening`: the device's work), None: whole run."""
+    return viewport.opening(loaded.outline["end_us"], tuple(loaded.outline["phases_us"]["work"]))[0]
 
 
-def window_span(w: dict, end_us: float) -> tuple[float, float]:
-    """The time a window of frames covers, padded a little on both sides, and at least
-    :data:`FOLLOW_MIN_SHARE` of the run wide around its middle (events that all start at once, on many cores,
-    would otherwise zoom to a sliver where every lane is one solid bar)."""
-    t0, t1 = w["times"][0], w["times"][-1]
-    pad = max((t1 - t0) * 0.05, 0.01)
-    lo, hi = max(0.0, t0 - pad), min(max(end_us, t1), t1 + pad)
-    least = FOLLOW_MIN_SHARE * end_us
-    if hi - lo < least:
-        middle = (lo + hi) / 2
-        lo = min(max(0.0, middle - least / 2), max(0.0, end_us - least))
-        hi = lo + least
-    return lo, hi
+def follow_pages(loaded: Loaded, first: int, count: int, span: float | None) -> dict:
+    """The viewport's pages (:func:`app.present.viewport.pages`) for steps ``first`` .. ``first + count - 1`` (a
+    window of frames): the browser shows page ``page[i]`` at the window's ``i``-th step while it follows the
+    cursor."""
+    end = loaded.outline["end_us"]
+    replay = loaded.replay
+    times = (replay.trace.start[replay.steps[first : first + count].astype(np.int64)] / 1e6).tolist()
+    origin = viewport.page_origin(end, tuple(loaded.outline["phases_us"]["work"]))
+    pages, index = viewport.pages(end, span, times, origin)
+    return {"run": loaded.key, "span": span, "first": first, "count": count, "pages": pages, "page": index}
+
+
+def pages_span(tl: dict) -> tuple[float, float] | None:
+    """The time the pages of :func:`follow_pages` cover together (what the timeline figure is drawn over)."""
+    if not tl["pages"]:
+        return None
+    return min(p[0] for p in tl["pages"]), max(p[1] for p in tl["pages"])
 
 
 def pipeline(loaded: Loaded, last_step: int, core: str | None, lang: str, step: int | None = None) -> dict:
@@ -197,12 +248,14 @@ def first_window(loaded: Loaded, lang: str) -> dict:
 
 __all__ = (
     "first_window",
+    "follow_pages",
     "labels",
     "matrices",
     "meta",
+    "opening_span",
+    "pages_span",
     "pipeline",
     "timeline",
     "window",
     "window_size",
-    "window_span",
 )

@@ -15,7 +15,7 @@ def compare_page(lang: str, scenarios: list[str]) -> html.Div:
         return html.Div(
             [
                 ui.t(key, tag=html.H3),
-                remembered_choice(f"cmp-{tag}-scenario", scenarios, scenario),
+                remembered_choice(f"cmp-{tag}-scenario", scenarios, scenario, lang),
                 dcc.Input(
                     id=f"cmp-{tag}-options",
                     type="text",

@@ -32,10 +32,11 @@ if TYPE_CHECKING:
 
 
 class KernelError(KernelFault):
-    """Kernel code did something the hardware rejects; ``code`` is the ACL code the host would see."""
+    """Kernel code did something the hardware rejects; ``code`` is the ACL code the host would see, the
+    message is in English and Chinese."""
 
-    def __init__(self, code: int, message: str):
-        super().__init__(code, "kernel-error", message)
+    def __init__(self, code: int, message: str, message_zh: str):
+        super().__init__(code, "kernel-error", message, message_zh)
 
 
 class BlockContext:
@@ -110,11 +111,16 @@ class BlockContext:
         space = self.sim.devmem.space
         alloc = space.find(ptr)
         if alloc is None:
-            raise KernelError(ACL_ERROR_RT_AICORE_EXCEPTION, f"GM address 0x{ptr:x} is not in any device allocation")
+            raise KernelError(
+                ACL_ERROR_RT_AICORE_EXCEPTION,
+                f"GM address 0x{ptr:x} is not in any device allocation",
+                f"GM 地址 0x{ptr:x} 不在任何设备分配之内",
+            )
         if not alloc.live:
             raise KernelError(
                 ACL_ERROR_RT_AICORE_EXCEPTION,
                 f"GM address 0x{ptr:x} is in {alloc.label()}, freed at {alloc.freed_at} (use after free)",
+                f"GM 地址 0x{ptr:x} 位于{alloc.label_zh()}，该分配已在 {alloc.freed_at} 释放（释放后使用）",
             )
         return alloc
 
@@ -126,7 +132,9 @@ class BlockContext:
         alloc = g.alloc
         if not alloc.live:
             raise KernelError(
-                ACL_ERROR_RT_AICORE_EXCEPTION, f"GM {alloc.label()} was freed at {alloc.freed_at} (use after free)"
+                ACL_ERROR_RT_AICORE_EXCEPTION,
+                f"GM {alloc.label()} was freed at {alloc.freed_at} (use after free)",
+                f"GM {alloc.label_zh()}已在 {alloc.freed_at} 释放（释放后使用）",
             )
         if first < 0 or hi > alloc.size or (g.size and first + count > g.size):
             code = ACL_ERROR_RT_AICORE_TRAP_WRITE_OVERFLOW if write else ACL_ERROR_RT_AICORE_TRAP_READ_OVERFLOW
@@ -135,6 +143,8 @@ class BlockContext:
                 code,
                 f"GM {what} out of bounds: elements [{first}, {first + count}) of a GlobalTensor of {g.size} "
                 f"elements ({alloc.label()}, byte range [{lo}, {hi}) of {alloc.size})",
+                f"GM {'写' if write else '读'}越界：访问了含 {g.size} 个元素的 GlobalTensor 的元素 [{first}, "
+                f"{first + count})（{alloc.label_zh()}，字节范围 [{lo}, {hi})，共 {alloc.size} B）",
             )
         return lo, hi
 
@@ -165,6 +175,7 @@ class BlockContext:
             raise KernelError(
                 ACL_ERROR_RT_AICORE_EXCEPTION,
                 f"{name}: pipe {LANE_NAMES[pipe]} does not exist on {self.core.label} ({self.core_type} core)",
+                f"{name}: {self.core.label}（{self.core_type} 核）上没有 {LANE_NAMES[pipe]} 流水线",
             )
         if self.sim.instruction_probe is not None:  # a test looks at the buffers after each instruction
             self.sim.instruction_probe(self)

@@ -33,7 +33,7 @@ import numpy as np
 from ..acl_codes import ACL_ERROR_RT_AICORE_EXCEPTION
 from ..locations import CoreRef
 from ..trace import Kind, LaneKind, Trace
-from .dispatch_messages import cross_message, describe, stuck_message, unmatched_message
+from .dispatch_messages import cross_message, describe, describe_zh, stuck_message, unmatched_message
 from .memory_system import SharedMemorySystem
 from .pipes import LANE_NAMES, N_PIPES, Pipe
 from .program import (
@@ -60,12 +60,14 @@ AIV_PIPES = (Pipe.S, Pipe.V, Pipe.MTE2, Pipe.MTE3)
 
 
 class KernelFault(Exception):
-    """A kernel cannot go on (deadlock, exception on the core); carries an ACL code and a finding kind."""
+    """A kernel cannot go on (deadlock, exception on the core); carries an ACL code, a finding kind and the
+    message in English and Chinese (``message_zh``, required: written from the same facts where it is raised)."""
 
-    def __init__(self, code: int, kind: str, message: str, details: dict | None = None):
+    def __init__(self, code: int, kind: str, message: str, message_zh: str, details: dict | None = None):
         super().__init__(message)
         self.code = code
         self.kind = kind
+        self.message_zh = message_zh
         self.details = details or {}
 
 
@@ -199,7 +201,7 @@ class KernelScheduler:
                 self._advance(self.runs[slot])
         stuck = [run for run in self.runs if run.waiting is not None]
         if stuck:
-            raise KernelFault(0, "deadlock", cross_message(stuck), {"block": stuck[0].block})
+            raise KernelFault(0, "deadlock", *cross_message(stuck), {"block": stuck[0].block})
         return end
 
     def _timed(self) -> int:
@@ -230,7 +232,7 @@ class KernelScheduler:
             order, stuck = topological_order(instrs)
             if stuck:
                 raise KernelFault(
-                    0, "deadlock", stuck_message(self.trace, run.core, block, instrs, stuck), {"block": block}
+                    0, "deadlock", *stuck_message(self.trace, run.core, block, instrs, stuck), {"block": block}
                 )
             segs = [(*sched_of([instrs[i] for i in order]), None)]
         else:
@@ -319,7 +321,7 @@ class KernelScheduler:
                     queue = flags[keys[i]]
                     if not queue:
                         raise KernelFault(
-                            0, "deadlock", unmatched_message(self.trace, run, b + i, s), {"block": run.block}
+                            0, "deadlock", *unmatched_message(self.trace, run, b + i, s), {"block": run.block}
                         )
                     e = queue.popleft()
                     e = (e if e > s else s) + flag_ps
@@ -434,6 +436,9 @@ class KernelScheduler:
                     f"block {run.block}: {describe(self.trace, ins)} in {run.core.label} is set number "
                     f"{len(queue)} of cross-core flag {flag} that {receiver.core.label} has not waited for yet; "
                     f"a flag's counter holds at most {self.cross_max} sets (ADK CrossCoreSetFlag)",
+                    f"块 {run.block}: {run.core.label} 中的 {describe_zh(self.trace, ins)} 是跨核 flag {flag} 的第 "
+                    f"{len(queue)} 次 set，而 {receiver.core.label} 尚未等待它；一个 flag 的计数器最多容纳 "
+                    f"{self.cross_max} 次 set（ADK CrossCoreSetFlag）",
                     {"block": run.block},
                 )
             if receiver.waiting == flag and self._cross_ready(receiver, flag):

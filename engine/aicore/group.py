@@ -98,11 +98,18 @@ class GroupRecorder:
                 )
                 for j, ctx in enumerate(self.ctxs)
             ]
+            lines_zh = [
+                f"  {ctx.core.label}: "
+                + ("已完成" if self.done[j] else f"等待在 cross_core_wait_flag({self.waiting[j]})（{self.where[j]}）")
+                for j, ctx in enumerate(self.ctxs)
+            ]
             self.failure = KernelFault(
                 0,
                 "deadlock",
                 f"deadlock in block {self.ctxs[0].block_idx}: its cores wait for cross-core flags that no core "
                 "of the group will set any more:\n" + "\n".join(lines),
+                f"块 {self.ctxs[0].block_idx} 死锁：它的各个核在等待组内再也没有核会 set 的跨核 flag：\n"
+                + "\n".join(lines_zh),
                 {"block": self.ctxs[0].block_idx},
             )
             self.aborted = True

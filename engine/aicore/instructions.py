@@ -62,7 +62,9 @@ def data_copy(dst, src, count: int | None = None) -> None:
         check_room(dst, n, "data_copy")
         if src.buffer != Buffer.UB or dst.buffer != Buffer.UB:
             fail(
-                f"data_copy {src.buffer.name} -> {dst.buffer.name} is not a supported path (use load_data for L1 -> L0)"
+                f"data_copy {src.buffer.name} -> {dst.buffer.name} is not a supported path "
+                "(use load_data for L1 -> L0)",
+                f"data_copy 不支持 {src.buffer.name} -> {dst.buffer.name} 这条通路（L1 -> L0 请用 load_data）",
             )
         nbytes = n * src.dtype.sizeof()
         cycles = launch.vec_startup + math.ceil(nbytes / launch.repeat_bytes)
@@ -80,7 +82,10 @@ def data_copy(dst, src, count: int | None = None) -> None:
         if ctx.numerics:
             ctx.local_array(dst, n)[:] = ctx.local_array(src, n)
     else:
-        fail(f"data_copy from {type(src).__name__} to {type(dst).__name__} is not supported")
+        fail(
+            f"data_copy from {type(src).__name__} to {type(dst).__name__} is not supported",
+            f"data_copy 不支持从 {type(src).__name__} 拷贝到 {type(dst).__name__}",
+        )
 
 
 def _base(x):
@@ -91,17 +96,23 @@ def _copy_in(ctx: BlockContext, launch, dst, src, count) -> None:
     g = _base(src)
     dst_base = _base(dst)
     if not isinstance(dst_base, LocalTensor):
-        fail("data_copy from GM needs a LocalTensor destination")
+        fail("data_copy from GM needs a LocalTensor destination", "从 GM 执行 data_copy 时目的操作数必须是 LocalTensor")
     size = g.dtype.sizeof()
     if dst_base.dtype.sizeof() != size:
-        fail(f"data_copy GM -> {dst_base.buffer.name}: element sizes differ ({g.dtype!r} vs {dst_base.dtype!r})")
+        fail(
+            f"data_copy GM -> {dst_base.buffer.name}: element sizes differ ({g.dtype!r} vs {dst_base.dtype!r})",
+            f"data_copy GM -> {dst_base.buffer.name}: 元素大小不同（{g.dtype!r} 与 {dst_base.dtype!r}）",
+        )
     if isinstance(src, Tile):
         st = src
         dt = as_tile(dst)
         if dt is None:
             dt = Tile(dst_base, 0, st.rows, st.cols, st.cols)
         if (dt.rows, dt.cols) != (st.rows, st.cols) and not (dt.rows >= st.rows and dt.cols >= st.cols):
-            fail(f"data_copy: a {st.rows}x{st.cols} tile does not fit a {dt.rows}x{dt.cols} destination")
+            fail(
+                f"data_copy: a {st.rows}x{st.cols} tile does not fit a {dt.rows}x{dt.cols} destination",
+                f"data_copy: {st.rows}x{st.cols} 的分块放不进 {dt.rows}x{dt.cols} 的目的操作数",
+            )
         rows, cols = st.rows, st.cols
         lo, _ = ctx.gm_check(g, st.start, 0, False)
         last = st.start + (rows - 1) * st.stride + cols
@@ -143,7 +154,7 @@ _READ_PATHS = MappingProxyType(
 def _emit_read(ctx, launch, op: str, dst: LocalTensor, nbytes: int, key: int, local: Rect, gm: Rect) -> None:
     path = _READ_PATHS.get(dst.buffer)
     if path is None:
-        fail(f"{op} GM -> {dst.buffer.name} is not a hardware path")
+        fail(f"{op} GM -> {dst.buffer.name} is not a hardware path", f"{op} GM -> {dst.buffer.name} 不是硬件支持的通路")
     ctx.emit(
         Pipe.MTE2,
         GM_READ,
@@ -161,14 +172,17 @@ def _copy_out(ctx: BlockContext, launch, dst, src, count) -> None:
     g = _base(dst)
     src_base = _base(src)
     if not isinstance(src_base, LocalTensor):
-        fail("data_copy to GM needs a LocalTensor source")
+        fail("data_copy to GM needs a LocalTensor source", "向 GM 执行 data_copy 时源操作数必须是 LocalTensor")
     size = g.dtype.sizeof()
     if src_base.buffer == Buffer.UB:
         path, pipe = "ub_to_gm", Pipe.MTE3
     elif src_base.buffer == Buffer.L1:
         path, pipe = "l1_to_gm", Pipe.MTE3
     else:
-        fail(f"data_copy {src_base.buffer.name} -> GM is not a hardware path (L0C leaves through fixpipe)")
+        fail(
+            f"data_copy {src_base.buffer.name} -> GM is not a hardware path (L0C leaves through fixpipe)",
+            f"data_copy {src_base.buffer.name} -> GM 不是硬件支持的通路（L0C 的数据经 fixpipe 搬出）",
+        )
     if isinstance(dst, Tile):
         st = as_tile(src) or Tile(src_base, 0, dst.rows, dst.cols, dst.cols)
         rows, cols = dst.rows, dst.cols
@@ -225,7 +239,10 @@ def data_copy_pad(dst, src, count: int) -> None:
         padded = math.ceil(count * size / 32) * 32
         check_room(dst, padded // size, "data_copy_pad")
         if dst.offset % 32:
-            fail(f"data_copy_pad: UB address +{dst.offset} B is not 32-byte aligned ({ctx.src()[1]})")
+            fail(
+                f"data_copy_pad: UB address +{dst.offset} B is not 32-byte aligned ({ctx.src()[1]})",
+                f"data_copy_pad: UB 地址 +{dst.offset} B 没有按 32 字节对齐（{ctx.src()[1]}）",
+            )
         lo, hi = ctx.gm_check(src, 0, count, False)
         key = launch.tile_key(src.alloc, lo, 1, count * size, count * size)
         local = byte_range(dst, dst.offset, padded)
@@ -238,7 +255,10 @@ def data_copy_pad(dst, src, count: int) -> None:
         size = dst.dtype.sizeof()
         check_room(src, count, "data_copy_pad")
         if src.offset % 32:
-            fail(f"data_copy_pad: UB address +{src.offset} B is not 32-byte aligned ({ctx.src()[1]})")
+            fail(
+                f"data_copy_pad: UB address +{src.offset} B is not 32-byte aligned ({ctx.src()[1]})",
+                f"data_copy_pad: UB 地址 +{src.offset} B 没有按 32 字节对齐（{ctx.src()[1]}）",
+            )
         lo, hi = ctx.gm_check(dst, 0, count, True)
         nbytes = count * size
         _emit_write(
@@ -255,7 +275,7 @@ def data_copy_pad(dst, src, count: int) -> None:
         if ctx.numerics:
             ctx.gm_bytes(dst)[lo:hi] = ctx.local_array(src, count).view(np.uint8)
     else:
-        fail("data_copy_pad copies GM -> UB or UB -> GM")
+        fail("data_copy_pad copies GM -> UB or UB -> GM", "data_copy_pad 只能拷贝 GM -> UB 或 UB -> GM")
 
 
 def load_data(dst, src, transpose: bool = False) -> None:
@@ -269,17 +289,25 @@ def load_data(dst, src, transpose: bool = False) -> None:
     st = as_tile(src)
     dst_base = _base(dst)
     if st is None or not isinstance(st.tensor, LocalTensor) or st.tensor.buffer != Buffer.L1:
-        fail("load_data needs an L1 tile source: l1_tensor.tile(row, col, rows, cols)")
+        fail(
+            "load_data needs an L1 tile source: l1_tensor.tile(row, col, rows, cols)",
+            "load_data 的源操作数必须是 L1 分块：l1_tensor.tile(row, col, rows, cols)",
+        )
     if not isinstance(dst_base, LocalTensor) or dst_base.buffer not in (Buffer.L0A, Buffer.L0B):
-        fail("load_data writes L0A (A2) or L0B (B2)")
+        fail("load_data writes L0A (A2) or L0B (B2)", "load_data 只能写入 L0A (A2) 或 L0B (B2)")
     rows, cols = (st.cols, st.rows) if transpose else (st.rows, st.cols)
     dt = as_tile(dst) or Tile(dst_base, 0, rows, cols, cols)
     if dt.rows < rows or dt.cols < cols:
-        fail(f"load_data: a {rows}x{cols} tile does not fit a {dt.rows}x{dt.cols} {dst_base.buffer.name} tensor")
+        fail(
+            f"load_data: a {rows}x{cols} tile does not fit a {dt.rows}x{dt.cols} {dst_base.buffer.name} tensor",
+            f"load_data: {rows}x{cols} 的分块放不进 {dt.rows}x{dt.cols} 的 {dst_base.buffer.name} 张量",
+        )
     if dst_base.offset % launch.granularity(dst_base.buffer):
         fail(
             f"load_data: {dst_base.buffer.name} address +{dst_base.offset} B is not "
-            f"{launch.granularity(dst_base.buffer)}-byte aligned"
+            f"{launch.granularity(dst_base.buffer)}-byte aligned",
+            f"load_data: {dst_base.buffer.name} 地址 +{dst_base.offset} B 没有按 "
+            f"{launch.granularity(dst_base.buffer)} 字节对齐",
         )
     size = st.dtype.sizeof()
     nbytes = st.rows * st.cols * size
@@ -312,13 +340,19 @@ def mmad(dst: LocalTensor, a: LocalTensor, b: LocalTensor, params: MmadParams) -
         (b, Buffer.L0B, (k, n), "b"),
     ):
         if not isinstance(t, LocalTensor) or t.buffer != buf:
-            fail(f"mmad: {name} must be an {buf.name} tensor")
+            fail(f"mmad: {name} must be an {buf.name} tensor", f"mmad: {name} 必须是 {buf.name} 张量")
         if t.shape is None or t.shape[0] < shape[0] or t.shape[1] < shape[1]:
-            fail(f"mmad: {name} must be a 2-D tensor of at least {shape[0]}x{shape[1]} (reshape it), got {t.shape}")
+            fail(
+                f"mmad: {name} must be a 2-D tensor of at least {shape[0]}x{shape[1]} (reshape it), got {t.shape}",
+                f"mmad: {name} 必须是至少 {shape[0]}x{shape[1]} 的二维张量（请先 reshape），实际为 {t.shape}",
+            )
     if dst.dtype != float32:
-        fail("mmad accumulates in fp32: the L0C tensor must be float32")
+        fail("mmad accumulates in fp32: the L0C tensor must be float32", "mmad 以 fp32 累加：L0C 张量必须是 float32")
     if a.dtype not in (float16, float32) or b.dtype != a.dtype:
-        fail(f"mmad multiplies fp16 (or fp32) operands of one dtype, got {a.dtype!r} and {b.dtype!r}")
+        fail(
+            f"mmad multiplies fp16 (or fp32) operands of one dtype, got {a.dtype!r} and {b.dtype!r}",
+            f"mmad 要求两个操作数同为 fp16（或 fp32），实际为 {a.dtype!r} 和 {b.dtype!r}",
+        )
     fractal = launch.cube
     fractals = math.ceil(m / fractal[0]) * math.ceil(n / fractal[1]) * math.ceil(k / fractal[2])
     if a.dtype == float32:
@@ -351,14 +385,20 @@ def fixpipe(dst, src: LocalTensor, params: FixpipeParams | None = None) -> None:
     ctx = current()
     launch = ctx.launch
     if not isinstance(src, LocalTensor) or src.buffer != Buffer.L0C or src.shape is None:
-        fail("fixpipe reads a 2-D L0C (CO1) tensor")
+        fail("fixpipe reads a 2-D L0C (CO1) tensor", "fixpipe 的源操作数必须是二维 L0C (CO1) 张量")
     dt = dst if isinstance(dst, Tile) else as_tile(dst)
     if dt is None:
-        fail("fixpipe writes a tile: gm.tile(row, col, rows, cols, row_stride) or a 2-D L1 tensor")
+        fail(
+            "fixpipe writes a tile: gm.tile(row, col, rows, cols, row_stride) or a 2-D L1 tensor",
+            "fixpipe 的目的操作数必须是分块 gm.tile(row, col, rows, cols, row_stride) 或二维 L1 张量",
+        )
     rows = params.m if params else dt.rows
     cols = params.n if params else dt.cols
     if rows > src.shape[0] or cols > src.shape[1] or rows > dt.rows or cols > dt.cols:
-        fail(f"fixpipe: {rows}x{cols} exceeds the source {src.shape} or the destination {dt.rows}x{dt.cols}")
+        fail(
+            f"fixpipe: {rows}x{cols} exceeds the source {src.shape} or the destination {dt.rows}x{dt.cols}",
+            f"fixpipe: {rows}x{cols} 超出了源操作数 {src.shape} 或目的操作数 {dt.rows}x{dt.cols}",
+        )
     out_size = dt.dtype.sizeof()
     nbytes = rows * cols * out_size
     pipe = Pipe.FIX if launch.has_fix else Pipe.V
@@ -371,7 +411,7 @@ def fixpipe(dst, src: LocalTensor, params: FixpipeParams | None = None) -> None:
         ctx.emit(pipe, GM_WRITE, launch.mte_startup_ps, rate, -1, nbytes, "fixpipe L0C->GM", Kind.MOVE, detail)
     else:
         if target.buffer != Buffer.L1:
-            fail("fixpipe writes GM or L1")
+            fail("fixpipe writes GM or L1", "fixpipe 只能写入 GM 或 L1")
         cost = launch.mte_startup_ps + round(nbytes / launch.rate["l0c_to_l1"])
         ctx.emit(pipe, LOCAL, cost, 0.0, -1, nbytes, "fixpipe L0C->L1", Kind.MOVE, detail)
     if ctx.numerics:

@@ -10,6 +10,7 @@ A Python exception inside kernel code is caught and reported; it never escapes t
 
 from __future__ import annotations
 
+import inspect
 import traceback
 from enum import Enum
 from typing import TYPE_CHECKING
@@ -61,6 +62,7 @@ class JitKernel:
         self.kernel_type = kernel_type
         self.fast_path = fast_path
         self.name = fn.__name__
+        self.params = tuple(inspect.signature(fn).parameters)  # the views name GM buffers by these
         self.__doc__ = fn.__doc__
 
     def __call__(self, *args, **kwargs):
@@ -259,13 +261,22 @@ class KernelLaunch:
                 ACL_ERROR_API_NOT_SUPPORT,
                 f"launch_kernel: {self.name} is a mixed (MIX_AIC_1_2) kernel, but {self.sim.profile.name} has coupled "
                 "AI cores (Cube and Vector in one core, no AIC/AIV groups); launch it as AIV_ONLY or AIC_ONLY",
+                f"launch_kernel: {self.name} 是混合（MIX_AIC_1_2）核函数，但 {self.sim.profile.name} 的 AI Core "
+                "是耦合的（Cube 与 Vector 在同一个核内，没有 AIC/AIV 组）；请以 AIV_ONLY 或 AIC_ONLY 方式启动",
             )
         for i, arg in enumerate(self.args):
             if isinstance(arg, GlobalAddress):
                 alloc = self.sim.devmem.space.find(arg.ptr)
                 if alloc is None or not alloc.live:
                     state = "freed" if alloc is not None else "not a device allocation"
-                    raise AclError(ACL_ERROR_INVALID_PARAM, f"launch_kernel: argument {i} (0x{arg.ptr:x}) is {state}")
+                    state_zh = "已被释放" if alloc is not None else "不是设备分配"
+                    raise AclError(
+                        ACL_ERROR_INVALID_PARAM,
+                        f"launch_kernel: argument {i} (0x{arg.ptr:x}) is {state}",
+                        f"launch_kernel: 第 {i} 个参数（0x{arg.ptr:x}）{state_zh}",
+                    )
+                if i < len(self.jit.params):
+                    self.sim.label_gm(alloc.ident, self.jit.params[i])
 
     # -- execution ------------------------------------------------------------------------------
     def execute(self, runtime: DeviceRuntime, task: Task, start: int, grant: CoreGrant) -> int:
@@ -307,7 +318,17 @@ class KernelLaunch:
             self.fault = fault
             end = max([start, *[s[3] for s in self.scheduler.block_spans]])
             code = fault.code or ACL_ERROR_RT_AICORE_TIMEOUT
-            self.sim.report(Finding(fault.kind, f"kernel {self.name}: {fault}", code, end, "", fault.details))
+            self.sim.report(
+                Finding(
+                    fault.kind,
+                    f"kernel {self.name}: {fault}",
+                    code,
+                    end,
+                    "",
+                    fault.details,
+                    message_zh=f"核函数 {self.name}: {fault.message_zh}",
+                )
+            )
             task.error = code
         finally:
             for complete in self.after_blocks:
@@ -363,8 +384,11 @@ class KernelLaunch:
                 frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename not in self.internal_files]
                 origin = (frames[-1].filename, frames[-1].lineno) if frames else None
             where = f" at {self.src_id(*origin)[1]}" if origin else ""
+            where_zh = f"（位于 {self.src_id(*origin)[1]}）" if origin else ""
             raise KernelError(
-                ACL_ERROR_RT_AICORE_EXCEPTION, f"block {block}: {type(exc).__name__}: {exc}{where}"
+                ACL_ERROR_RT_AICORE_EXCEPTION,
+                f"block {block}: {type(exc).__name__}: {exc}{where}",
+                f"块 {block}: 核函数代码抛出 {type(exc).__name__}: {getattr(exc, 'message_zh', exc)}{where_zh}",
             ) from exc
         if self.sim.instruction_probe is not None:
             for ctx in ctxs:
@@ -385,6 +409,7 @@ class KernelLaunch:
                     0,
                     race.second_src,
                     {"block": block, "race": race.__dict__},
+                    message_zh=f"核函数 {self.name}，块 {block}: {race.message_zh()}",
                 )
             )
         for ctx in ctxs:
@@ -417,6 +442,8 @@ class KernelLaunch:
                                 when,
                                 w[6],
                                 {"blocks": [a[5], w[5]]},
+                                message_zh=f"核函数 {self.name}: 块 {a[5]} 和块 {w[5]} 都写了 GM#{alloc[1]} 第 {w[0]} "
+                                f"字节附近（{a[6]} 与 {w[6]}）；最终留下哪个值取决于哪个核最后写入",
                             )
                         )
                         return

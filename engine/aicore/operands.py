@@ -13,8 +13,9 @@ from .tensor import Buffer, GlobalTensor, LocalTensor, Tile
 UB_ALIGN_MESSAGE = "multiple of 32 B"
 
 
-def fail(message: str) -> None:
-    raise KernelError(ACL_ERROR_RT_AICORE_EXCEPTION, message)
+def fail(message: str, message_zh: str) -> None:
+    """Raise the AI-core exception of a misused instruction, its message in English and Chinese."""
+    raise KernelError(ACL_ERROR_RT_AICORE_EXCEPTION, message, message_zh)
 
 
 def rect(t: LocalTensor | GlobalTensor, start: int, rows: int, row_bytes: int, stride: int) -> Rect:
@@ -40,17 +41,25 @@ def tile_rect(t: Tile, rows: int | None = None, cols: int | None = None) -> Rect
 
 def check_ub(ctx: BlockContext, t: LocalTensor, nbytes: int, what: str) -> None:
     if t.offset % 32:
-        fail(f"{what}: UB address +{t.offset} B is not 32-byte aligned ({ctx.src()[1]})")
+        fail(
+            f"{what}: UB address +{t.offset} B is not 32-byte aligned ({ctx.src()[1]})",
+            f"{what}: UB 地址 +{t.offset} B 没有按 32 字节对齐（{ctx.src()[1]}）",
+        )
     if nbytes % 32:
         fail(
             f"{what}: length {nbytes} B is not a {UB_ALIGN_MESSAGE} (the hardware would round it down to "
-            f"{nbytes // 32 * 32} B); use data_copy_pad for lengths like this ({ctx.src()[1]})"
+            f"{nbytes // 32 * 32} B); use data_copy_pad for lengths like this ({ctx.src()[1]})",
+            f"{what}: 长度 {nbytes} B 不是 32 B 的整数倍（硬件会把它向下取整为 {nbytes // 32 * 32} B）；"
+            f"这样的长度请用 data_copy_pad（{ctx.src()[1]}）",
         )
 
 
 def check_room(t: LocalTensor, count: int, what: str) -> None:
     if count > t.count:
-        fail(f"{what}: {count} elements do not fit the {t.position.name} tensor of {t.count} elements")
+        fail(
+            f"{what}: {count} elements do not fit the {t.position.name} tensor of {t.count} elements",
+            f"{what}: {count} 个元素放不进只有 {t.count} 个元素的 {t.position.name} 张量",
+        )
 
 
 def as_tile(x) -> Tile | None:

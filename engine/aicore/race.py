@@ -21,6 +21,7 @@ from collections import defaultdict, deque
 from dataclasses import dataclass
 
 from ..detail import GM, NO_SLOT, Rect
+from ..findings import RACE_KIND_ZH
 from .pipes import LANE_NAMES, N_PIPES
 from .tensor import Buffer
 
@@ -45,6 +46,13 @@ class Race:
             f"{self.kind} race on {self.region}[{self.lo}:{self.hi}): {self.second} on {self.second_pipe} "
             f"({self.second_src}) is not ordered after {self.first} on {self.first_pipe} ({self.first_src}); "
             f"add set_flag/wait_flag (or use a TQue) between them"
+        )
+
+    def message_zh(self) -> str:
+        return (
+            f"{self.region}[{self.lo}:{self.hi}) 上的{RACE_KIND_ZH.get(self.kind, self.kind)}数据竞争："
+            f"{self.second_pipe} 上的 {self.second}（{self.second_src}）没有被排在 {self.first_pipe} 上的 "
+            f"{self.first}（{self.first_src}）之后；请在两者之间加上 set_flag/wait_flag（或使用 TQue）"
         )
 
 

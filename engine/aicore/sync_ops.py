@@ -17,9 +17,15 @@ from .running import current
 def _event_key(ctx: BlockContext, event: HardEvent, event_id: int, what: str) -> int:
     limit = ctx.launch.flag_ids
     if not isinstance(event, HardEvent):
-        fail(f"{what}: event must be an asc.HardEvent, got {event!r}")
+        fail(
+            f"{what}: event must be an asc.HardEvent, got {event!r}",
+            f"{what}: event 必须是 asc.HardEvent，实际为 {event!r}",
+        )
     if not isinstance(event_id, int) or not 0 <= event_id < limit:
-        fail(f"{what}: event_id must be 0..{limit - 1}, got {event_id!r}")
+        fail(
+            f"{what}: event_id must be 0..{limit - 1}, got {event_id!r}",
+            f"{what}: event_id 必须在 0..{limit - 1} 之间，实际为 {event_id!r}",
+        )
     return ctx.launch.flag_key(event.src, event.dst, ("id", event_id))
 
 
@@ -53,13 +59,21 @@ def _cross_flag(what: str, flag_id: int, mode: int) -> BlockContext:
     if ctx.group is None:
         fail(
             f"{what}: cross-core flags synchronise the AIC and AIVs of a mixed kernel; {ctx.launch.name} is "
-            f"{ctx.launch.core_type}-only (launch it with kernel_type=asc.KernelType.MIX_AIC_1_2)"
+            f"{ctx.launch.core_type}-only (launch it with kernel_type=asc.KernelType.MIX_AIC_1_2)",
+            f"{what}: 跨核 flag 用于同步混合核函数的 AIC 与 AIV；{ctx.launch.name} 只用 {ctx.launch.core_type} 核"
+            f"（请以 kernel_type=asc.KernelType.MIX_AIC_1_2 启动）",
         )
     if mode != 2:
-        fail(f"{what}: mode {mode!r} is not modelled; mode 2 (AIC <-> AIV of one AI core) is")
+        fail(
+            f"{what}: mode {mode!r} is not modelled; mode 2 (AIC <-> AIV of one AI core) is",
+            f"{what}: 未模拟 mode {mode!r}；只模拟 mode 2（同一 AI Core 的 AIC <-> AIV）",
+        )
     limit = ctx.launch.cross_flag_ids
     if not isinstance(flag_id, int) or not 0 <= flag_id < limit:
-        fail(f"{what}: flag_id must be 0..{limit - 1}, got {flag_id!r}")
+        fail(
+            f"{what}: flag_id must be 0..{limit - 1}, got {flag_id!r}",
+            f"{what}: flag_id 必须在 0..{limit - 1} 之间，实际为 {flag_id!r}",
+        )
     return ctx
 
 
@@ -73,7 +87,10 @@ def cross_core_set_flag(flag_id: int, mode: int = 2, pipe: PipeID = PipeID.PIPE_
     if pipe == PipeID.PIPE_FIX and ctx.core_type == "aiv":
         pipe = PipeID.PIPE_MTE3
     if pipe == PipeID.PIPE_ALL:
-        fail("cross_core_set_flag: pipe must be one pipe (PIPE_S, PIPE_FIX, PIPE_MTE3, ...), not PIPE_ALL")
+        fail(
+            "cross_core_set_flag: pipe must be one pipe (PIPE_S, PIPE_FIX, PIPE_MTE3, ...), not PIPE_ALL",
+            "cross_core_set_flag: pipe 必须是单条流水线（PIPE_S、PIPE_FIX、PIPE_MTE3 ...），不能是 PIPE_ALL",
+        )
     detail = CrossFlag(flag_id, mode)
     ctx.emit(pipe.value, XSET, 0, 0.0, flag_id, 0, f"cross_core_set_flag {flag_id}", Kind.FLAG_SET, detail)
     ctx.group.cross_set(ctx.role, flag_id)
@@ -86,7 +103,10 @@ def cross_core_wait_flag(flag_id: int, mode: int = 2, pipe: PipeID = PipeID.PIPE
     """
     ctx = _cross_flag("cross_core_wait_flag", flag_id, mode)
     if pipe == PipeID.PIPE_ALL:
-        fail("cross_core_wait_flag: pipe must be one pipe (PIPE_S, PIPE_V, ...), not PIPE_ALL")
+        fail(
+            "cross_core_wait_flag: pipe must be one pipe (PIPE_S, PIPE_V, ...), not PIPE_ALL",
+            "cross_core_wait_flag: pipe 必须是单条流水线（PIPE_S、PIPE_V ...），不能是 PIPE_ALL",
+        )
     name = f"cross_core_wait_flag {flag_id}"
     where = ctx.emit(pipe.value, XWAIT, 0, 0.0, flag_id, 0, name, Kind.FLAG_WAIT, CrossFlag(flag_id, mode))
     ctx.group.cross_wait(ctx.role, flag_id, where)

@@ -81,10 +81,16 @@ class TPipe:
         else:
             target, slots, length = que, num, len
         if target is None or slots is None or length is None:
-            raise KernelError(ACL_ERROR_RT_AICORE_EXCEPTION, "init_buffer needs (que, num, len) or (buf=, num=)")
+            raise KernelError(
+                ACL_ERROR_RT_AICORE_EXCEPTION,
+                "init_buffer needs (que, num, len) or (buf=, num=)",
+                "init_buffer 需要参数 (que, num, len) 或 (buf=, num=)",
+            )
         if slots < 1 or length < 1:
             raise KernelError(
-                ACL_ERROR_RT_AICORE_EXCEPTION, f"init_buffer: num and len must be >= 1, got num={slots} len={length}"
+                ACL_ERROR_RT_AICORE_EXCEPTION,
+                f"init_buffer: num and len must be >= 1, got num={slots} len={length}",
+                f"init_buffer: num 和 len 必须 >= 1，实际为 num={slots} len={length}",
             )
         buffer = target.position.buffer
         capacity = ctx.capacity(buffer)
@@ -93,18 +99,23 @@ class TPipe:
                 ACL_ERROR_RT_AICORE_EXCEPTION,
                 f"init_buffer: {buffer.name} does not exist on {ctx.core.label} ({ctx.core_type} core); "
                 f"{target.position.name} cannot be used in this kernel",
+                f"init_buffer: {ctx.core.label}（{ctx.core_type} 核）上没有 {buffer.name}；"
+                f"此核函数不能使用 {target.position.name}",
             )
         align = ctx.launch.granularity(buffer)
         length = (length + align - 1) // align * align
         need = slots * length
         taken = ctx.taken[buffer]
         if taken + need > capacity:
-            held = ", ".join(ctx.owners[buffer]) or "nothing"
+            held = ", ".join(ctx.owners[buffer])
             raise KernelError(
                 ACL_ERROR_RT_AICORE_EXCEPTION,
-                f"init_buffer: {buffer.name} holds {capacity} B; {taken} B are already taken ({held}); "
+                f"init_buffer: {buffer.name} holds {capacity} B; {taken} B are already taken ({held or 'nothing'}); "
                 f"asked {slots} x {length} B = {need} B for a {target.position.name} "
                 f"{type(target).__name__} ({taken + need - capacity} B too many)",
+                f"init_buffer: {buffer.name} 容量为 {capacity} B，已占用 {taken} B（{held or '无'}）；"
+                f"为 {target.position.name} {type(target).__name__} 申请 {slots} x {length} B = {need} B"
+                f"（超出 {taken + need - capacity} B）",
             )
         target._bind(ctx, taken, slots, length)
         ctx.taken[buffer] = taken + need
@@ -164,7 +175,9 @@ class TQue:
     def _check_bound(self, what: str) -> None:
         if self._ctx is None:
             raise KernelError(
-                ACL_ERROR_RT_AICORE_EXCEPTION, f"{what} on a {self.position.name} TQue before init_buffer"
+                ACL_ERROR_RT_AICORE_EXCEPTION,
+                f"{what} on a {self.position.name} TQue before init_buffer",
+                f"在 init_buffer 之前对 {self.position.name} TQue 调用了 {what}",
             )
 
     def _record(self, op: QueueOpKind, slot: int, flag: int | None, what: str = "") -> None:
@@ -209,6 +222,9 @@ class TQue:
                 f"alloc_tensor on a {self.position.name} TQue of {self._num} slot(s) while every slot is still "
                 f"in use (allocated or queued, never freed): the block's code runs in order, so no free_tensor "
                 f"can come before this call returns ({self._ctx.src()[1]})",
+                f"在 {self.position.name} TQue 的 {self._num} 个槽位都仍被占用（已分配或已入队，从未释放）时调用了 "
+                f"alloc_tensor：块的代码按顺序执行，所以在这次调用返回之前不可能执行任何 free_tensor"
+                f"（{self._ctx.src()[1]}）",
             )
         self._next = (slot + 1) % self._num
         if self._routed is not None and self._freed[slot]:  # the producer waits for the consumer's free
@@ -226,7 +242,9 @@ class TQue:
         self._owned(tensor, "enque")
         if self._state[tensor.slot] != _ALLOCATED:
             raise KernelError(
-                ACL_ERROR_RT_AICORE_EXCEPTION, f"enque of a {self.position.name} tensor that is not allocated"
+                ACL_ERROR_RT_AICORE_EXCEPTION,
+                f"enque of a {self.position.name} tensor that is not allocated",
+                f"对一个未分配的 {self.position.name} 张量调用了 enque",
             )
         routed = self._routed is not None
         self._record(QueueOpKind.ENQUE, tensor.slot, SET if routed else None, "data")
@@ -239,11 +257,14 @@ class TQue:
         if not self._queue:
             consumer = self._routed
             pipe = LANE_NAMES[consumer[1]] if consumer else "the consumer pipe"
+            pipe_zh = LANE_NAMES[consumer[1]] if consumer else "消费方流水线"
             raise KernelFault(
                 0,
                 "deadlock",
                 f"deque on a {self.position.name} TQue with nothing enqueued ({self._ctx.src()[1]}): {pipe} would "
                 "wait forever, because the block's code runs in order and nothing can enqueue before this returns",
+                f"对一个没有任何已入队张量的 {self.position.name} TQue 调用了 deque（{self._ctx.src()[1]}）："
+                f"{pipe_zh} 将永远等待，因为块的代码按顺序执行，在这次调用返回之前不可能有任何 enque",
             )
         tensor = self._queue.popleft()
         routed = self._routed is not None
@@ -267,7 +288,9 @@ class TQue:
         self._owned(tensor, "free_tensor")
         if self._state[tensor.slot] == _FREE:
             raise KernelError(
-                ACL_ERROR_RT_AICORE_EXCEPTION, f"free_tensor of a {self.position.name} tensor that is already free"
+                ACL_ERROR_RT_AICORE_EXCEPTION,
+                f"free_tensor of a {self.position.name} tensor that is already free",
+                f"对一个已经释放的 {self.position.name} 张量调用了 free_tensor",
             )
         if self._routed is not None and self._state[tensor.slot] == _DEQUEUED:
             self._record(QueueOpKind.FREE, tensor.slot, SET, "free")
@@ -281,7 +304,11 @@ class TQue:
 
     def _owned(self, tensor: LocalTensor, what: str) -> None:
         if tensor.owner is not self:
-            raise KernelError(ACL_ERROR_RT_AICORE_EXCEPTION, f"{what}: the tensor does not belong to this queue")
+            raise KernelError(
+                ACL_ERROR_RT_AICORE_EXCEPTION,
+                f"{what}: the tensor does not belong to this queue",
+                f"{what}: 该张量不属于这个队列",
+            )
 
 
 class TBuf:
@@ -303,7 +330,9 @@ class TBuf:
 
     def get(self, dtype: DType | None = None, count: int | None = None) -> LocalTensor:
         if self._ctx is None:
-            raise KernelError(ACL_ERROR_RT_AICORE_EXCEPTION, "TBuf.get before init_buffer")
+            raise KernelError(
+                ACL_ERROR_RT_AICORE_EXCEPTION, "TBuf.get before init_buffer", "在 init_buffer 之前调用了 TBuf.get"
+            )
         dtype = as_dtype(dtype or "float16")
         n = self._len // dtype.sizeof() if count is None else count
         buf = self.position.buffer.value

@@ -22,7 +22,10 @@ def _vector(name: str, dst: LocalTensor, srcs: tuple[LocalTensor, ...], count: i
     launch = ctx.launch
     for t in (dst, *srcs):
         if not isinstance(t, LocalTensor) or t.buffer != Buffer.UB:
-            fail(f"{name}: operands must be UB tensors (VECIN/VECOUT/VECCALC)")
+            fail(
+                f"{name}: operands must be UB tensors (VECIN/VECOUT/VECCALC)",
+                f"{name}: 操作数必须是 UB 张量（VECIN/VECOUT/VECCALC）",
+            )
         check_room(t, count, name)
     width = max(t.dtype.sizeof() for t in (dst, *srcs))
     repeats = math.ceil(count * width / launch.repeat_bytes)
@@ -44,7 +47,10 @@ def _vector(name: str, dst: LocalTensor, srcs: tuple[LocalTensor, ...], count: i
 def _binary(name: str):
     def op(dst: LocalTensor, src0: LocalTensor, src1: LocalTensor, count: int) -> None:
         if src0.dtype != src1.dtype or src0.dtype != dst.dtype:
-            fail(f"{name}: operand dtypes differ ({dst.dtype!r}, {src0.dtype!r}, {src1.dtype!r})")
+            fail(
+                f"{name}: operand dtypes differ ({dst.dtype!r}, {src0.dtype!r}, {src1.dtype!r})",
+                f"{name}: 操作数的数据类型不一致（{dst.dtype!r}、{src0.dtype!r}、{src1.dtype!r}）",
+            )
         _vector(name, dst, (src0, src1), count)
 
     op.__name__ = name
@@ -63,7 +69,10 @@ vmin = _binary("min")  # asc.min
 def _unary(name: str):
     def op(dst: LocalTensor, src: LocalTensor, count: int) -> None:
         if src.dtype != dst.dtype:
-            fail(f"{name}: operand dtypes differ ({dst.dtype!r}, {src.dtype!r}); use cast")
+            fail(
+                f"{name}: operand dtypes differ ({dst.dtype!r}, {src.dtype!r}); use cast",
+                f"{name}: 操作数的数据类型不一致（{dst.dtype!r}、{src.dtype!r}）；请用 cast 转换",
+            )
         _vector(name, dst, (src,), count)
 
     op.__name__ = name
@@ -113,7 +122,7 @@ def reduce_sum(dst: LocalTensor, src: LocalTensor, work: LocalTensor, count: int
     launch = ctx.launch
     for t in (dst, src, work):
         if not isinstance(t, LocalTensor) or t.buffer != Buffer.UB:
-            fail("reduce_sum: operands must be UB tensors")
+            fail("reduce_sum: operands must be UB tensors", "reduce_sum: 操作数必须是 UB 张量")
     check_room(src, count, "reduce_sum")
     width = src.dtype.sizeof()
     repeats = math.ceil(count * width / launch.repeat_bytes)

@@ -9,8 +9,8 @@ order them is a race, reported with both operations, the memory range and the so
 
 from __future__ import annotations
 
-from ..findings import Finding
-from ..stream import TaskRecords
+from ..findings import RACE_KIND_ZH, Finding, stream_zh, where_zh
+from ..stream import TaskKind, TaskRecords
 from ..trace import TraceData
 
 MAX_REPORTS = 20
@@ -27,6 +27,14 @@ def stream_races(trace: TraceData, tasks) -> list[Finding]:
     def describe(task) -> str:
         src = srcs[task.src] if task.src >= 0 else "?"
         return f"{names[task.name]} on {task.stream_label} ({src})"
+
+    def describe_zh(task) -> str:
+        src = srcs[task.src] if task.src >= 0 else "?"
+        what = names[task.name]
+        if task.kind == TaskKind.COPY and task.reads and task.writes:  # "H2D copy": its direction, from the memories
+            ends = ("D" if side[0][0] == "device" else "H" for side in (task.reads[0], task.writes[0]))
+            what = "{}2{} 拷贝".format(*ends)
+        return f"{stream_zh(task.stream)} 上的 {what}（{src}）"
 
     for task in _worth_checking(tasks):
         me = task.stream
@@ -46,6 +54,7 @@ def stream_races(trace: TraceData, tasks) -> list[Finding]:
                     "write-after-write" if write and owrite else ("read-after-write" if owrite else "write-after-read")
                 )
                 where = f"{alloc[0]} allocation #{alloc[1]} bytes [{max(lo, olo)}, {min(hi, ohi)})"
+                where_zh_ = f"{where_zh(alloc[0])}分配 #{alloc[1]} 的字节 [{max(lo, olo)}, {min(hi, ohi)})"
                 findings.append(
                     Finding(
                         "race",
@@ -57,6 +66,10 @@ def stream_races(trace: TraceData, tasks) -> list[Finding]:
                         task.start if task.start >= 0 else 0,
                         srcs[task.src] if task.src >= 0 else "",
                         {"first": describe(other), "second": describe(task), "memory": where},
+                        message_zh=f"{where_zh_} 上的跨流{RACE_KIND_ZH[kind]}数据竞争：{describe_zh(task)}"
+                        f"{_verb_zh(write)}该内存，而{describe_zh(other)}{_verb_zh(owrite)}该内存，两者之间没有任何"
+                        "先后约束：请在前者之后 record 一个事件，并让后者所在的流等待它（stream_wait_event），"
+                        "或在两者之间同步",
                     )
                 )
             entries[(me, lo, hi, write)] = task
@@ -73,3 +86,7 @@ def _worth_checking(tasks):
 
 def _verb(write: bool) -> str:
     return "writes" if write else "reads"
+
+
+def _verb_zh(write: bool) -> str:
+    return "写入" if write else "读取"

@@ -44,6 +44,7 @@ the re-run's simulated time against this run's.
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import MappingProxyType
 
 import numpy as np
 
@@ -242,6 +243,9 @@ def _second_stream(result, metrics, gaps, context, params) -> Recommendation | N
     )
 
 
+CORE_TYPE_ZH = MappingProxyType({"cube": "Cube（AIC）", "vector": "Vector（AIV）", "mix": "AIC/AIV 混合"})  # core_type
+
+
 def _few_blocks(result, metrics, gaps, context, params) -> Recommendation | None:
     k = metrics.main
     if k is None:
@@ -255,7 +259,7 @@ def _few_blocks(result, metrics, gaps, context, params) -> Recommendation | None
         "块数太少，核没用满",
         f"Only {used} of {k.cores_available} {k.core_type} cores received a block. Split the work into at "
         "least one block per core (block_dim >= cores), balanced with compute_optimal_tiling.",
-        f"{k.cores_available} 个 {k.core_type} 核中只有 {used} 个分到了块。"
+        f"{k.cores_available} 个 {CORE_TYPE_ZH.get(k.core_type, k.core_type)} 核中只有 {used} 个分到了块。"
         "把工作至少切成每核一块（block_dim >= 核数），"
         "并用 compute_optimal_tiling 均衡。",
         {

@@ -1,4 +1,4 @@
-"""The narration pane: the lesson's text for the current lesson step, and what is happening now."""
+"""The narration pane: the lesson's text for the current lesson step, and what the host is doing now."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from .pane import View
 
 
 class NarrationView(View):
-    """Model: ``text``, ``problem`` (a step that is not in the run), ``event`` (the current event, from
-    the system view) and ``host`` (what the host is doing)."""
+    """Model: ``text``, ``problem`` (a step that is not in the run) and ``host`` (what the host is doing; the
+    current event itself is on the status line, in sight at any size)."""
 
     WRAP = True
     COMPONENT_CLASSES: ClassVar[set[str]] = {"narration--problem", "narration--now"}
@@ -20,6 +20,5 @@ class NarrationView(View):
         out = Text(model.get("text", ""))
         if model.get("problem"):
             out.append("\n" + model["problem"], self.style("narration--problem"))
-        out.append(f"\n▶ {model['event']}", self.style("narration--now"))
-        out.append(f"\n  {model['host']}", self.style("narration--now"))
+        out.append(f"\n▶ {model['host']}", self.style("narration--now"))
         return out

@@ -247,19 +247,15 @@
         }
     }
 
-    function follow(id, t, win, i) {
-        // keep the cursor in view: move the range only when the cursor leaves the middle 60 % of it
+    function showPage(id, win, i) {
+        // following the cursor: show the page the server computed for this step (app.present.viewport)
         const gd = plot(id);
-        if (!gd || !window.Plotly || !gd.layout || !gd.layout.xaxis) { return; }
-        const r = gd.layout.xaxis.range;
-        const T = win.times;
-        const lo = Math.max(0, i - 12), hi = Math.min(T.length - 1, i + 12);
-        const want = Math.max(T[hi] - T[lo], 0.02) * 1.3;
-        const width = r ? r[1] - r[0] : 0;
-        if (!r || t < r[0] + 0.2 * width || t > r[0] + 0.8 * width || width > 8 * want || width < want / 8) {
-            const start = Math.max(t - 0.4 * want, -0.02 * want);
+        const tl = win.tl;
+        if (!gd || !window.Plotly || !gd.layout || !gd.layout.xaxis || !tl || !tl.pages.length) { return; }
+        const want = tl.pages[tl.page[i]], r = gd.layout.xaxis.range;
+        if (!r || r[0] !== want[0] || r[1] !== want[1]) {
             // Plotly.update emits no plotly_relayout: Dash does not take this for the user's zoom
-            window.Plotly.update(gd, {}, {"xaxis.range": [start, start + want]});
+            window.Plotly.update(gd, {}, {"xaxis.range": want.slice()});
         }
     }
 
@@ -319,7 +315,7 @@
             }
         }
         const t = win.times[i];
-        if (following && following.length) { follow("timeline-graph", t, win, i); }
+        if (following && following.length) { showPage("timeline-graph", win, i); }
         placeCursor("timeline-graph", t);
         placeCursor("pipeline-graph", t);
         if (!meta.axes || !meta.axes.length) { return nu(); }

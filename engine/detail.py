@@ -137,9 +137,11 @@ class HostWait(NamedTuple):
 
 
 class HostWork(NamedTuple):
-    """Host computation the program does between API calls: ``what`` is "tiling", "check", ..."""
+    """Host computation the program does between API calls: ``what`` is "tiling", "check", ...; ``name_zh``:
+    its name in Chinese (the trace names it in English)."""
 
     what: str
+    name_zh: str = ""
 
 
 class Mark(NamedTuple):

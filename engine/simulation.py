@@ -191,11 +191,12 @@ class Simulation(HostChecks):
     def api(self, name: str, cost_us: float, blocking: bool = False) -> ApiCall:
         return ApiCall(self, name, round(cost_us * 1e6))
 
-    def host_compute(self, name: str, microseconds: float, what: str = "") -> None:
-        """Host-side work the program does between API calls (``what``: "tiling", "check", ...)."""
+    def host_compute(self, name: str, microseconds: float, what: str = "", name_zh: str = "") -> None:
+        """Host-side work the program does between API calls (``what``: "tiling", "check", ...; ``name_zh``: its
+        name in Chinese, for the views)."""
         start = self.host_now
         self.host_now += round(microseconds * 1e6)
-        detail = self.trace.detail(HostWork(what))
+        detail = self.trace.detail(HostWork(what, name_zh))
         name_id = self.trace.name(name)
         self.trace.add(
             start, self.host_now, self.host_lane, Kind.HOST_WORK, name_id, src=self.caller_src(1), detail=detail

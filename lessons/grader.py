@@ -61,7 +61,10 @@ VERDICTS = {
     "CRASH": ("the process died", "进程异常终止"),
     "NO_SUBMISSION": ("no exercise file found", "找不到练习文件"),
 }
-UNSANDBOXED = "ran without the sandbox (bubblewrap): nothing isolated this code from the machine"
+UNSANDBOXED = (
+    "ran without the sandbox (bubblewrap): nothing isolated this code from the machine",
+    "未在沙箱（bubblewrap）中运行：这段代码与本机之间没有任何隔离",
+)
 
 
 class GraderError(RuntimeError):
@@ -202,9 +205,10 @@ def grade_file(
     t0 = time.perf_counter()
     not_run_in = {x: [CriterionResult(c, None, _title(lesson, c, x)[0]) for c in lesson.criteria] for x in LANGS}
     not_run = not_run_in[lang]
-    notes = [] if sandboxed else [UNSANDBOXED]
+    at = LANGS.index(lang)
+    notes = [] if sandboxed else [UNSANDBOXED[at]]
     if exercise is None or not exercise.exists():
-        return GradeResult(ident, lesson.number, "NO_SUBMISSION", 0, not_run, [VERDICTS["NO_SUBMISSION"][0]], 0.0)
+        return GradeResult(ident, lesson.number, "NO_SUBMISSION", 0, not_run, [VERDICTS["NO_SUBMISSION"][at]], 0.0)
     known, refs = refs, {}
 
     def prepare() -> None:  # while the child runs: the grader's own numbers, and the server workers fork from
@@ -219,7 +223,7 @@ def grade_file(
     computing.join()
     if child.status != "result":
         verdict = CHILD_STATUS.get(child.status, child.status)
-        messages = [*notes, child.message or VERDICTS[verdict][0]]
+        messages = [*notes, child.message or VERDICTS[verdict][at]]
         return GradeResult(
             ident,
             lesson.number,

@@ -4,7 +4,6 @@ facts as the English one: API names, buffer names, numbers and file:line kept, n
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -17,34 +16,9 @@ from engine.findings import Finding
 from engine.run_codec import run_from_doc, run_to_doc
 from tests.conftest import MIB, ROUND, dev_alloc, host_alloc
 from tests.kernel_helpers import device, empty_device
+from tests.zh_text import CJK, assert_chinese, english_left
 
 ENGINE = Path(__file__).resolve().parents[1] / "engine"
-CJK = re.compile(r"[\u4e00-\u9fff]")
-# what may stay Latin in a Chinese message: file:line, identifiers (with _ . or an inner capital), hex, numbers
-_TOKENS = re.compile(
-    r"\S+\.py:\d+|[\w.]+\([^()]*\)|0x[0-9a-fA-F]+|[A-Za-z_]\w*(?:[._]\w+)+|[A-Za-z]+[A-Z]\w*"
-    r"|\b[A-Z0-9_]{2,}\b|[A-Za-z]+\d\w*|\d[\w.]*"
-)
-# single words that are names, not English: API and parameter names, units, dtypes, the hardware's own terms
-ALLOWED = frozenset(
-    re.findall(
-        r"\S+",
-        """dst src count kind policy size ptr priority record deque enque mmad fixpipe cast reshape dtype num len que
-        buf mode pipe flag set wait event tile numpy int float16 float32 fp16 fp32 us ns ms B KiB MiB GiB TiB Core Cube
-        Vector copy memset memcpy malloc free core None str list matmul""",
-    )
-)
-
-
-def english_left(text: str) -> list[str]:
-    """The Latin words of three letters or more left in ``text`` once the allowed tokens are taken out."""
-    rest = _TOKENS.sub(" ", text)
-    return [w for w in re.findall(r"[A-Za-z]{3,}", rest) if w not in ALLOWED]
-
-
-def assert_chinese(text: str) -> None:
-    assert CJK.search(text), text
-    assert not english_left(text), (english_left(text), text)
 
 
 def test_the_helper_fails_on_an_english_sentence():

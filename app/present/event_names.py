@@ -9,7 +9,7 @@ is words rather than an API, the Chinese one is built here from the detail recor
 from __future__ import annotations
 
 from engine.aicore.pipes import Pipe
-from engine.detail import HostWait, QueueOp, QueueOpKind
+from engine.detail import HostWait, HostWork, Issue, QueueOp, QueueOpKind
 from engine.findings import event_zh, stream_zh
 from engine.trace import Kind
 from engine.trace_data import TraceData
@@ -35,6 +35,10 @@ def event_name(t: TraceData, row: int, lang: str = "en") -> str:
     d = t.detail_of(row)
     if isinstance(d, HostWait) and d.on in _WAITS_ZH:
         return msg("event.wait", lang, what=_WAITS_ZH[d.on](d.target))
+    if isinstance(d, HostWork) and d.name_zh:  # the program's own work, named by the program in both languages
+        return d.name_zh
+    if isinstance(d, Issue):  # the scalar unit issuing instructions
+        return msg("event.issue", lang, n=d.instructions)
     if isinstance(d, QueueOp) and d.op in _QUEUE_OPS:
         if d.flag_src >= 0:  # the queue's implied flag: set_flag MTE2_V (VECIN data)
             call = "set_flag" if int(t.kind[row]) == Kind.FLAG_SET else "wait_flag"

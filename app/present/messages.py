@@ -238,6 +238,7 @@ _CATALOGUE = MappingProxyType(
         "event_at": ("{name} on {lane} at {time} us", "{time} us：{lane} 上的 {name}"),
         # event names built from their detail (app.present.event_names)
         "event.wait": ("wait: {what}", "等待：{what}"),
+        "event.issue": ("issue", "发射 {n} 条指令"),
         "event.queue_op": ("{op} {pos} slot {slot}", "{op} {pos} 槽位 {slot}"),
         "event.q.alloc": ("alloc", "分配"),
         "event.q.enque": ("enque", "入队"),

@@ -131,6 +131,8 @@ WEB = MappingProxyType(
         "web.cancelled": ("Cancelled.", "已取消。"),
         "web.phase.queued": ("queued: {ahead} ahead", "排队中：前面还有 {ahead} 个"),
         "web.run_lesson": ("lesson {n}", "第 {n} 课"),
+        "web.run_scenario": ("{scenario} on {profile}: {params}", "{scenario}，{profile}：{params}"),
+        "web.timing_only": ("(timing only)", "（只计时，不算数值）"),
         "web.run_exercise": ("your run of lesson {n}'s exercise", "你的第 {n} 课练习的运行"),
         "web.exercise_narration": (
             "Your run of lesson {n}'s exercise. The lesson's steps narrate the lesson's own run: "

@@ -143,7 +143,7 @@ def comparison(runs: Runs, requests: list[dict], lang: str) -> html.Div:
         rows.append(
             html.Tr(
                 [
-                    html.Td(metric_name(key, lang)),
+                    html.Td(metric_name(key, lang, with_id=False), title=key, className="metric-id"),
                     html.Td(fmt_value(figure.a)),
                     html.Td(fmt_value(figure.b)),
                     html.Td(change),

@@ -263,8 +263,8 @@ def describe(run: dict, lang: str = "en") -> str:
     if "exercise" in run:
         return msg("web.run_exercise", lang, n=run["exercise"])
     params = ", ".join(f"{k}={v}" for k, v in _given(run).items())
-    numerics = "" if run.get("numerics", True) else " (timing only)"
-    return f"{run.get('scenario')} on {run.get('profile')}: {params}{numerics}"
+    said = msg("web.run_scenario", lang, scenario=run.get("scenario"), profile=run.get("profile"), params=params)
+    return said if run.get("numerics", True) else f"{said} {msg('web.timing_only', lang)}"
 
 
 def export_name(run: dict) -> str:

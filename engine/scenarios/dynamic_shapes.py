@@ -10,6 +10,8 @@ and the totals against recomputing every tiling.
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 import numpy as np
 
 from .. import asc
@@ -24,6 +26,11 @@ from .cost import Cost, summed_cost
 from .host_lifecycle import check_ret
 from .kernels import matmul_cost, matmul_tolerance
 
+# TuningDecision.strategy and .cache (engine.dynamic_shapes) in Chinese, for the trace's host-work names
+STRATEGY_ZH = MappingProxyType(
+    {"search": "完整搜索", "cached": "取缓存", "bucket": "沿用桶的基本块", "safe": "安全基本块"}
+)
+CACHE_ZH = MappingProxyType({"hit": "命中", "miss": "未命中", "none": "未使用"})
 SEQUENCES = ("stable", "drifting", "random")
 MAX_SIDE = 4096
 
@@ -102,7 +109,12 @@ def run(sim: Simulation, sequence, count: int, policy: str, seed: int) -> Outcom
             ret = acl.rt.memcpy_async(dev[j], biggest[j], bufs[j], sizes[j], ACL_MEMCPY_HOST_TO_DEVICE, stream)
             check_ret(ret, "acl.rt.memcpy_async")
         d = coordinator.make_decision((m, n, k))
-        sim.host_compute(f"tiling {m}x{n}x{k}: {d.strategy}, cache {d.cache}", d.tiling_us, what="tiling")
+        sim.host_compute(
+            f"tiling {m}x{n}x{k}: {d.strategy}, cache {d.cache}",
+            d.tiling_us,
+            what="tiling",
+            name_zh=f"tiling {m}x{n}x{k}：{STRATEGY_ZH[d.strategy]}，缓存{CACHE_ZH[d.cache]}",
+        )
         args = [asc.GlobalAddress(p, asc.half) for p in dev]
         check_ret(acl.rt.launch_kernel(matmul_tiled, d.tiling.usedCoreNum, stream, *args, d.tiling), "launch_kernel")
         ret = acl.rt.memcpy_async(bufs[2], sizes[2], dev[2], sizes[2], ACL_MEMCPY_DEVICE_TO_HOST, stream)

@@ -175,7 +175,10 @@ def _matmul_program(
         sim.profile, m, n, k, cores or sim.profile.chip.aic_cores, base, buffer_num, cube_out_dtype
     )
     sim.host_compute(
-        f"matmul tiling ({scored} candidates)", scored * sim.profile.host.tiling_us_per_candidate, what="tiling"
+        f"matmul tiling ({scored} candidates)",
+        scored * sim.profile.host.tiling_us_per_candidate,
+        what="tiling",
+        name_zh=f"矩阵乘 tiling（{scored} 个候选）",
     )
     args = (asc.GlobalAddress(dev[0], asc.half), asc.GlobalAddress(dev[1], asc.half), asc.GlobalAddress(dev[2], out_t))
     dev += launch(acl, stream, args, tiling)

@@ -96,7 +96,13 @@ class HostTiler:
         fixed = None if base is None else tuple(int(x) for x in base)
         tiling, scored = auto_tiling(self._sim.profile, m, n, k, self._cores, self._buffer_num, fixed)
         what = "search" if fixed is None else "fit cores to base {}x{}x{}".format(*fixed)
-        self._sim.host_compute(f"tiling {m}x{n}x{k}: {what}, {scored} candidates", scored * self._us, "tiling")
+        what_zh = "完整搜索" if fixed is None else "把核划分适配到基本块 {}x{}x{}".format(*fixed)
+        self._sim.host_compute(
+            f"tiling {m}x{n}x{k}: {what}, {scored} candidates",
+            scored * self._us,
+            "tiling",
+            f"tiling {m}x{n}x{k}：{what_zh}，{scored} 个候选",
+        )
         self._made.add(tiling)
         self.log.append({"call": "search" if fixed is None else "fit", "shape": [m, n, k], "candidates": scored})
         return tiling
@@ -104,7 +110,7 @@ class HostTiler:
     def reuse(self, tiling: TCubeTiling) -> TCubeTiling:
         shape = [tiling.M, tiling.N, tiling.Ka] if isinstance(tiling, TCubeTiling) else None
         shown = "x".join(map(str, shape)) if shape else "?"
-        self._sim.host_compute(f"tiling {shown}: cache hit", self._us, "tiling")
+        self._sim.host_compute(f"tiling {shown}: cache hit", self._us, "tiling", f"tiling {shown}：缓存命中")
         self.log.append({"call": "reuse", "shape": shape, "candidates": 1})
         return tiling  # whether it came from this tiler is checked before the launch (:func:`made`)
 

@@ -7,6 +7,7 @@ Playwright, and plain HTTP for what a browser would never send.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import os
 import signal
@@ -46,6 +47,7 @@ def _play(tab: Tab, m: int, n: int, k: int, numerics: bool) -> None:
     p.click("#pg-run")
 
 
+@functools.cache  # the 8192^3 run takes 6 s to count: once for all the killed-worker variants
 def _events(m: int, n: int, k: int, numerics: bool = False) -> int:
     return len(run_scenario("matmul", numerics=numerics, m=m, n=n, k=k).result.trace)
 
@@ -192,9 +194,21 @@ def _job_parents(master: int) -> set[int]:
     return out
 
 
+def _job_workers(master: int, after_s: float, within_s: float = 30.0) -> set[int]:
+    """The worker whose launcher runs the job, once it has one and ``after_s`` has passed."""
+    time.sleep(after_s)
+    deadline = time.monotonic() + within_s
+    while not (found := _job_parents(master)) and time.monotonic() < deadline:
+        time.sleep(0.005)
+    return found
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("after_s", [0.5, 1.0, 3.0])
+@pytest.mark.parametrize("after_s", [0.0, 0.5, 1.0, 3.0])
 def test_a_run_arrives_although_the_worker_that_started_it_is_killed(browser, tmp_path, after_s):
+    """At 0.0 the worker dies as soon as its job exists, mostly before it has answered the click; later, mostly
+    between polls, and now and then while it answers one (the page then used to keep the job's last progress
+    and never ask again: test_a_run_arrives_although_answers_are_lost makes that certain)."""
     server = Server(tmp_path, workers=2)
     try:
         shape = (8192, 8192, 8192)  # timing only, about 6 s of simulation: still running when the worker dies
@@ -202,12 +216,49 @@ def test_a_run_arrives_although_the_worker_that_started_it_is_killed(browser, tm
         context = browser.new_context(viewport=VIEWPORT)
         tab = Tab(context, server.url).open("/playground")
         _play(tab, *shape, numerics=False)
-        time.sleep(after_s)
-        killed = _job_parents(server.proc.pid)
+        killed = _job_workers(server.proc.pid, after_s)
         assert len(killed) == 1, killed  # the worker whose launcher runs the job, not the other one
         for pid in killed:
             os.kill(pid, signal.SIGKILL)
         tab.wait_steps(want, timeout=120_000, stage=f"after workers {sorted(killed)} were killed at {after_s} s")
+        assert tab.text("#pg-error").strip() == ""
+        context.close()
+    finally:
+        server.stop()
+
+
+@pytest.mark.slow
+def test_a_run_arrives_although_answers_are_lost(browser, tmp_path):
+    """What a worker killed while it answers leaves: the server did the work (started the job, handed out its
+    progress, its result) and the page never got the answer. Here the answer to the click, to the first poll and
+    to the poll that carries the result are each lost once (the request went through, its answer is dropped)."""
+    server = Server(tmp_path)
+    lost: list[str] = []
+
+    def answer(route):
+        request = route.request
+        if "pg-last.data" not in (request.post_data or ""):
+            route.continue_()  # not the playground's job
+            return
+        response = route.fetch()
+        stage = "poll" if "cacheKey=" in request.url else "start"
+        if stage == "poll" and '"response"' in response.text():
+            stage = "result"
+        if stage not in lost:
+            lost.append(stage)
+            route.abort("connectionreset")
+        else:
+            route.fulfill(response=response)
+
+    try:
+        shape = (4096, 4096, 4096)  # timing only, about 2 s: a few polls
+        context = browser.new_context(viewport=VIEWPORT)
+        tab = Tab(context, server.url).open("/playground")
+        context.route("**/_dash-update-component*", answer)
+        _play(tab, *shape, numerics=False)
+        tab.wait_steps(_events(*shape), timeout=60_000, stage="after answers were lost")
+        assert lost == ["start", "poll", "result"]
+        assert tab.text("#pg-error").strip() == ""  # the click sent again polled the job it had started
         context.close()
     finally:
         server.stop()

@@ -44,6 +44,8 @@ PER_MINUTE = 10  # jobs a session may start per minute
 POLL_S = 0.1
 LEASE_S = 30.0  # a Redis lease not renewed for this long belongs to nobody
 CACHE_BYTES = 256 * 2**20  # the jobs' results and progress waiting to be fetched
+RESULT_KEPT_S = 120.0  # a job's result stays this long after a poll fetched it (the page may ask again)
+JOB_KEPT_S = 3600.0  # how long a request's job is remembered (an identical request then polls the same job)
 
 
 class Busy(RuntimeError):
@@ -99,10 +101,55 @@ class LocalManager(DiskcacheManager):
             super().terminate_job(job)
 
     def call_job_fn(self, key, job_fn, args, context):
+        """The job of this request: the one an identical request started if it still runs (that request's answer
+        was lost with the worker that took it, and the page sent it again), else one forked now."""
         if self._launcher is None:
             raise RuntimeError("LocalManager.start() was not called: jobs would be forked from a threaded server")
+        started = self.handle.get(_job_key(key))
+        if isinstance(started, tuple) and _alive(*started):
+            return started[0]
+        self.handle.delete(key)  # what an earlier identical request's job answered: this job answers afresh
         name = next(k for k, fn in self.func_registry.items() if fn is job_fn)
-        return self._launcher.start(name, (key, self._make_progress_key(key), args, dict(context)))
+        pid = self._launcher.start(name, (key, self._make_progress_key(key), args, dict(context)))
+        self.handle.set(_job_key(key), (pid, _created(pid)), expire=JOB_KEPT_S)
+        return pid
+
+    def get_result(self, key, job):
+        """Dash's, except that the result stays a while (:data:`RESULT_KEPT_S`) after a poll took it: a worker
+        that dies between reading it and answering loses only its answer, and the poll sent again finds it."""
+        result = self.handle.get(key, self.UNDEFINED)
+        if result is self.UNDEFINED:
+            return self.UNDEFINED
+        self.handle.touch(key, expire=RESULT_KEPT_S)
+        self.clear_cache_entry(self._make_progress_key(key))
+        if job:
+            self.terminate_job(job)
+        return result
+
+
+def _job_key(key: str) -> str:
+    return f"{key}-job"
+
+
+def _created(pid: int) -> float:
+    """When process ``pid`` started (0 if it has already ended): a process id is reused once its process ends."""
+    import psutil
+
+    try:
+        return psutil.Process(pid).create_time()
+    except psutil.Error:
+        return 0.0
+
+
+def _alive(pid: int, created: float) -> bool:
+    """Whether the job ``pid`` (started at ``created``) still runs."""
+    import psutil
+
+    try:
+        proc = psutil.Process(pid)
+        return created > 0 and proc.create_time() == created and proc.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
 
 
 class _PerProcessCache:

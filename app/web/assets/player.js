@@ -413,6 +413,29 @@
         ascendsim: {player: player, zoomGate: zoomGate},
     });
 
+    // -- a callback request whose answer was lost is sent again ------------------------------------------------
+    // Dash ends a callback whose request got no answer and never asks again: when the worker that took a job's
+    // poll died (killed, restarted), the page kept the last progress it had shown and the run never arrived,
+    // though the job ran on and any other worker could answer. So a request that got no answer, or a proxy's
+    // "no worker" (502, 503, 504), is sent again until RESEND_FOR_MS; the server answers it as it would have
+    // answered the first (a job's result stays a while after a poll took it; a job-starting request sent again
+    // polls the job the first one started: app/server/jobs.py, LocalManager).
+    const RESEND_MS = [200, 400, 800, 1600], RESEND_FOR_MS = 60000;
+    const sendOnce = window.fetch.bind(window);
+    window.fetch = function (url, init) {
+        if (typeof url !== "string" || url.indexOf("_dash-update-component") < 0) { return sendOnce(url, init); }
+        const since = Date.now();
+        return new Promise(function (resolve, reject) {
+            (function send(n) {
+                const again = function () { setTimeout(send, RESEND_MS[Math.min(n, RESEND_MS.length - 1)], n + 1); };
+                const late = function () { return Date.now() - since > RESEND_FOR_MS; };
+                sendOnce(url, init).then(function (res) {
+                    if ([502, 503, 504].indexOf(res.status) < 0 || late()) { resolve(res); } else { again(); }
+                }, function (err) { if (late()) { reject(err); } else { again(); } });
+            }(0));
+        });
+    };
+
     // -- keys: step when the focus is not in a text field ------------------------------------------------
     const KEYS = {
         ArrowRight: "step-forward", ArrowLeft: "step-back", " ": "play", "[": "jump-prev", "]": "jump-next",

@@ -325,13 +325,14 @@ def test_analysis_is_fast_enough_for_big_runs():
     assert np.isfinite(rep.metrics.tflops)
 
 
-def test_a_lessons_quiet_rules_are_not_recommended_on_its_run():
-    """Lesson 5 runs on one core by design: the profiler does not tell it to launch more blocks."""
+@pytest.mark.parametrize("number", [4, 5, 6])
+def test_a_lessons_quiet_rules_are_not_recommended_on_its_run(number):
+    """Lessons 4, 5 and 6 run on one core by design: the profiler does not tell them to launch more blocks."""
     from app.present.replay import Replay
     from app.present.walkthrough import run_lesson
     from lessons.catalog import get
 
-    lesson = get(5)
+    lesson = get(number)
     result = run_lesson(lesson)
     plain = {r.rule for r in Replay(result).report().recommendations}
     quiet = {r.rule for r in Replay(result, context={"quiet_rules": lesson.quiet_rules}).report().recommendations}

@@ -218,6 +218,24 @@ def test_runs_are_stored_and_rebuilt_exactly(tmp_path):
     )
 
 
+def test_event_names_in_chinese_come_from_the_typed_detail_also_of_a_stored_run():
+    """Host waits, queue operations, the scalar unit's issue rows and the program's own host work are named in
+    Chinese from their detail; a run rebuilt from its stored file (its details decoded as plain values) too."""
+    from app.present.event_names import event_name
+
+    run = run_scenario("vector-add", length=4096, tile_length=1024, cores=1, buffer_num=2, numerics=False)
+    spec = RunSpec.of("vector-add", "ascend910b1", run.params)
+    again, _spec = decode(encode(run.result, spec))
+    for result in (run.result, again):
+        t = result.trace
+        names = {t.names[int(t.name[r])]: event_name(t, r, "zh") for r in range(len(t))}
+        assert names["alloc VECIN slot 0"] == "分配 VECIN 槽位 0"
+        assert names["set_flag MTE2_V (VECIN data)"] == "set_flag MTE2_V（VECIN 数据）"
+        assert names["wait: stream 1 to drain"] == "等待：流 1 中的任务全部完成"
+        assert names["issue"].startswith("发射") and names["acl.rt.malloc"] == "acl.rt.malloc"
+        assert all(event_name(t, r, "en") == t.names[int(t.name[r])] for r in range(len(t)))
+
+
 def test_run_store_serves_a_run_from_disk_to_another_process(tmp_path):
     spec = RunSpec.of(
         "vector-add",

@@ -306,6 +306,9 @@ def test_the_playground_rejects_a_bad_shape_inline_then_runs_a_good_one(tab):
     for i in computes_to_first_mmad(expected):  # the scalar unit's issue rows first, then the first mmad
         p.click("#jump-next")  # on to the first mmad: L0A and L0B hold tiles of A and B
         tab.wait_step(i + 1, expected)
+    p.wait_for_function(  # the outlines the server drew for this step: tiles of A and B held in L0A/L0B
+        "() => (document.querySelector('#matrices-graph .js-plotly-plot').layout.shapes || []).length >= 2"
+    )
     held = p.locator("#core-body .slot .tile", has_text="[").first  # a slot holding a tile of A or B
     tile = held.inner_text()
     held.click()
@@ -383,6 +386,14 @@ def test_compare_and_export_pages(tab):
     assert "buffer_num: 1 → 2" in tab.text("#cmp-result")
     assert "double buffering" in tab.text("#cmp-result")
     tab.shot("compare")
+    p.click("text=中文")  # the results on screen follow the switch (drawn again from the stored runs)
+    p.wait_for_function(
+        "() => { const t = document.getElementById('cmp-result').innerText;"
+        " return t.includes('运行 A') && !t.includes('double buffering'); }"
+    )
+    assert "buffer_num" in tab.text("#cmp-result") and "双缓冲" in tab.text("#cmp-result")
+    p.click("text=English")
+    p.wait_for_function("() => document.getElementById('cmp-result').innerText.includes('double buffering')")
     tab.open("/")
     tab.page.wait_for_selector("#metrics-body .card")
     p.click("#nav-export")

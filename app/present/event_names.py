@@ -39,12 +39,13 @@ def event_name(t: TraceData, row: int, lang: str = "en") -> str:
         return d.name_zh
     if isinstance(d, Issue):  # the scalar unit issuing instructions
         return msg("event.issue", lang, n=d.instructions)
-    if isinstance(d, QueueOp) and d.op in _QUEUE_OPS:
+    if isinstance(d, QueueOp) and d.op in _QUEUE_OPS:  # (a stored run's op is a plain int)
+        op = QueueOpKind(d.op)
         if d.flag_src >= 0:  # the queue's implied flag: set_flag MTE2_V (VECIN data)
             call = "set_flag" if int(t.kind[row]) == Kind.FLAG_SET else "wait_flag"
             api = f"{call} {Pipe(d.flag_src).name}_{Pipe(d.flag_dst).name}"
             return f"{api}（{d.position} {msg('event.flag_' + ('data' if d.purpose == 'data' else 'free'), lang)}）"
-        return msg("event.queue_op", lang, op=msg(f"event.q.{d.op.name.lower()}", lang), pos=d.position, slot=d.slot)
+        return msg("event.queue_op", lang, op=msg(f"event.q.{op.name.lower()}", lang), pos=d.position, slot=d.slot)
     return name
 
 

@@ -320,12 +320,27 @@ def frame(window: dict, step: int) -> dict:
     out = {key: window[key][i] for key in ("labels", "events", "times", "kinds")}
     for name, idx in window["index"].items():
         out[name] = window["parts"][name][idx[i]]
-    held: dict[int, list] = {}
+    held: dict[int, int] = {}
     for offset, c, k in window["tiles"]["changes"]:
         if offset > i:
             break
-        held[c] = window["tiles"]["values"][k]
-    out["tiles"] = {c: held[c] for c in sorted(held)}
+        held[c] = k
+    out["tiles"] = {c: window["tiles"]["values"][held[c]] for c in sorted(held)}
+    return out
+
+
+def held_tiles(window: dict) -> list[tuple[tuple[int, int], ...]]:
+    """:func:`frame`'s tiles at every step of the window at once: per step, ``(core, value index)`` pairs in core
+    order (``window["tiles"]["values"][k]`` is what the core holds)."""
+    changes = window["tiles"]["changes"]
+    held: dict[int, int] = {}
+    out, j = [], 0
+    for i in range(window["count"]):
+        while j < len(changes) and changes[j][0] <= i:
+            _offset, c, k = changes[j]
+            held[c] = k
+            j += 1
+        out.append(tuple(sorted(held.items())))
     return out
 
 
@@ -359,4 +374,4 @@ def outline(replay: Replay) -> dict:
     }
 
 
-__all__ = ("FrameSource", "activity_codes", "core_part", "frame", "frames", "outline")
+__all__ = ("FrameSource", "activity_codes", "core_part", "frame", "frames", "held_tiles", "outline")

@@ -33,6 +33,7 @@ def metrics_view(replay: Replay, lang: str = "en") -> dict:
             for key in ("simulated_us", "kernel_us", "tflops", "percent_of_peak")
         ],
         "pipe_ratios": pipes,
+        "pipe_ratio_names": {k: metric_name(k, lang, with_id=False) for k in pipes},  # msprof id -> words
         "roofline": [r.to_dict() for r in report.roofline],
         "gaps": {msg(f"gap.{cause}", lang): us for cause, us in report.gaps.totals_us.items()},
         "findings": [

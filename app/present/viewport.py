@@ -5,7 +5,8 @@ Times are microseconds; a span of ``None`` is the whole run. The timeline opens 
 host's set-up and teardown usually dwarf it: lesson 1 is 90 % set-up), and while following the cursor it
 turns pages: a window ``span`` wide that moves in steps of :data:`PAGE_STEP` of itself, the cursor always
 inside its middle part, so a step forward moves the view only when the cursor reaches the page's edge; the
-pages are laid from the opening window, so while the cursor is in the device's work it is the opening window. The
+pages are laid from the opening window, so while the cursor is in the host's set-up or the device's work it
+is the opening window. The
 page a time is on depends on that time only (not on how the cursor got there): the web computes the pages of a
 window of frames in advance, the TUI the page of its current event, and both show the same window.
 """
@@ -62,11 +63,12 @@ def opening(end_us: float, work: tuple[float, float]) -> tuple[float | None, flo
 def page(end_us: float, span_us: float | None, cursor_us: float, origin_us: float = 0.0) -> tuple[float, float] | None:
     """The window that shows ``cursor_us`` while following it (None: the whole run). Pages start at
     ``origin_us`` plus whole steps; with the opening's span and start (:func:`page_origin`) the device's work
-    is one page, the opening window."""
+    is one page, the opening window, and while the cursor is still in the host's set-up the view stays there
+    (the set-up, shaded, is seen with "whole run")."""
     if window(end_us, span_us, cursor_us) is None:
         return None
     step = span_us * PAGE_STEP
-    k = math.floor((cursor_us - origin_us - span_us * PAGE_LEAD) / step)
+    k = max(0, math.floor((cursor_us - origin_us - span_us * PAGE_LEAD) / step))  # no page before the first
     t0 = min(max(0.0, origin_us + k * step), end_us - span_us)
     return (t0, t0 + span_us)
 

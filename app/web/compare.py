@@ -6,6 +6,7 @@ from __future__ import annotations
 import shlex
 
 from dash import Input, Output, State, dcc, html, no_update
+from dash.exceptions import PreventUpdate
 
 from app.present.messages import finding_kind, known_lang, metric_name
 from app.present.messages import t as msg
@@ -49,6 +50,7 @@ def register(app, runs: Runs) -> None:
     @app.callback(
         Output("cmp-error", "children"),
         Output("cmp-result", "children"),
+        Output("cmp-shown", "data"),
         Input("cmp-run", "n_clicks"),
         State("cmp-a-scenario", "value"),
         State("cmp-a-options", "value"),
@@ -79,10 +81,26 @@ def register(app, runs: Runs) -> None:
                     lambda phase, v, label=label: set_progress([[f"{label}: ", *_items(phase_line(phase, v, lang))]]),
                 )
         except RunRequestError as exc:
-            return str(exc), no_update
+            return str(exc), no_update, no_update
         except Busy as exc:
-            return msg(exc.key, lang, **exc.values), no_update
-        return "", comparison(runs, [plain(r) for r in requests], lang)
+            return msg(exc.key, lang, **exc.values), no_update, no_update
+        shown = [plain(r) for r in requests]
+        return "", comparison(runs, shown, lang), shown
+
+    @app.callback(
+        Output("cmp-result", "children", allow_duplicate=True),
+        Input("lang-page", "data"),
+        State("cmp-shown", "data"),
+        prevent_initial_call=True,
+    )
+    def redraw(lang, shown):
+        """The comparison on screen, in the language just chosen (both runs are stored: no simulation)."""
+        if not isinstance(shown, list) or len(shown) != 2 or not all(isinstance(r, dict) for r in shown):
+            raise PreventUpdate
+        try:
+            return comparison(runs, shown, known_lang(lang))
+        except (RunRequestError, KeyError, ValueError, TypeError):
+            raise PreventUpdate from None
 
 
 def _items(line) -> list:
@@ -180,7 +198,11 @@ def comparison(runs: Runs, requests: list[dict], lang: str) -> html.Div:
     for label, items in (("A", diff.recommendations.only_a), ("B", diff.recommendations.only_b)):
         if items:
             why.append(msg("web.only_in", lang, run=label, items=", ".join(titles.get(x, x) for x in items)))
-    bars = [(k, _pct(k, f.a), _pct(k, f.b)) for k, f in diff.metrics.items() if k in _SHARES]
+    bars = [
+        (metric_name(k, lang, with_id=False), _pct(k, f.a), _pct(k, f.b))
+        for k, f in diff.metrics.items()
+        if k in _SHARES
+    ]
     bars = [b for b in bars if b[1] is not None and b[2] is not None]
     spans = [render.kernel_span(x) for x in loaded]
     width = max((b - a for a, b in spans if b > a), default=0.0)

@@ -15,7 +15,7 @@ import math
 from app.present.messages import t as msg
 from app.present.text import readable
 
-from .figures_matrices import CHAR_PX, CORE_COLOURS, matrices_figure, matrix_axes, tile_shapes
+from .figures_matrices import CHAR_PX, CORE_COLOURS, landing_grid, matrices_figure, matrix_axes, tile_shapes
 
 KIND_COLOURS = {
     "CALL": "#4c78a8",
@@ -227,7 +227,7 @@ def pipeline_figure(view: dict, time_label: str) -> dict:
         barmode="group",
         bargap=0.15,
         showlegend=True,
-        legend={"orientation": "h", "y": -0.15},
+        legend={"orientation": "h", "x": 0, "y": 1.0, "yanchor": "bottom"},  # above: the axis title is below
         xaxis={"title": {"text": time_label}, "range": [t0 - pad, t1 + pad], "zeroline": False},
         yaxis={
             "categoryorder": "array",
@@ -237,22 +237,25 @@ def pipeline_figure(view: dict, time_label: str) -> dict:
         },
         meta={"cursor_us": view["cursor_us"]},
     )
-    layout["margin"] = {"l": 8, "r": 8, "t": 8, "b": 60}
+    layout["margin"] = {"l": 8, "r": 8, "t": 34, "b": 40}
     return {"data": data, "layout": layout}
 
 
 # -- metrics -----------------------------------------------------------------------------------------------
-def pipe_ratio_figure(ratios: dict, title: str) -> dict:
-    """One bar per msprof-named pipe ratio (busy share of the kernel's time)."""
-    names = [k for k, v in ratios.items() if v]
-    values = [round(100 * ratios[k], 2) for k in names]
+def pipe_ratio_figure(ratios: dict, title: str, words: dict | None = None) -> dict:
+    """One bar per msprof pipe ratio (busy share of the kernel's time), named in words (``words``: msprof id ->
+    its name in the page's language; the id shows on hover)."""
+    ids = [k for k, v in ratios.items() if v]
+    names = [(words or {}).get(k, k) for k in ids]
+    values = [round(100 * ratios[k], 2) for k in ids]
     layout = _base_layout(
         max(120, 40 + 18 * len(names)),
         xaxis={"title": {"text": title}, "range": [0, 100]},
         yaxis={"automargin": True, "categoryorder": "array", "categoryarray": list(reversed(names))},
     )
     bar = {"type": "bar", "orientation": "h", "x": values, "y": names, "marker": {"color": "#4c78a8"}}
-    bar.update(text=[f"{v:.1f} %" for v in values], textposition="auto", hoverinfo="x+y")
+    bar.update(text=[f"{v:.1f} %" for v in values], textposition="auto", customdata=ids)
+    bar["hovertemplate"] = "%{y} · %{customdata}: %{x} %<extra></extra>"
     return {"data": [bar], "layout": layout}
 
 
@@ -453,6 +456,7 @@ __all__ = (
     "KIND_COLOURS",
     "compare_bars_figure",
     "empty_figure",
+    "landing_grid",
     "log_ticks",
     "matrices_figure",
     "matrix_axes",

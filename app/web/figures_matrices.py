@@ -313,4 +313,29 @@ def tile_shapes(tiles: list, axes: list, buffer_dash: dict | None = None) -> lis
     return out
 
 
-__all__ = ("CORE_COLOURS", "axis_ticks", "matrices_figure", "matrix_axes", "tensor_kind", "tile_shapes")
+def landing_grid(output: dict, ax: dict) -> dict:
+    """For an output tensor (an outline's ``outputs`` entry: its tiles in landing order, ``[row, col, rows, cols,
+    core]``) on its heatmap's cells (``ax`` of :func:`matrix_axes`): per cell, the position in that order of the
+    first tile that covers it (``order``; None: never) and that tile's core colour index (``colour``). Once
+    ``n`` tiles have landed, the heatmap shows ``colour`` where ``order < n``."""
+    fr, fc = ax["cell"]
+    gr, gc = -(-ax["rows"] // fr), -(-ax["cols"] // fc)
+    order: list[list] = [[None] * gc for _ in range(gr)]
+    colour: list[list] = [[None] * gc for _ in range(gr)]
+    for j, (row, col, rows, cols, core) in enumerate(output["tiles"]):
+        for r in range(row // fr, min(gr, -(-(row + rows) // fr))):
+            for c in range(col // fc, min(gc, -(-(col + cols) // fc))):
+                if order[r][c] is None:
+                    order[r][c], colour[r][c] = j, core % len(CORE_COLOURS)
+    return {"tensor": output["tensor"], "trace": ax["trace"], "order": order, "colour": colour}
+
+
+__all__ = (
+    "CORE_COLOURS",
+    "axis_ticks",
+    "landing_grid",
+    "matrices_figure",
+    "matrix_axes",
+    "tensor_kind",
+    "tile_shapes",
+)

@@ -234,7 +234,7 @@ def metrics_panel(view: dict, lang: str, tryable: bool = False) -> html.Div:
     ]
     parts = [html.Div(cards, className="cards")]
     if any(view["pipe_ratios"].values()):
-        fig = figures.pipe_ratio_figure(view["pipe_ratios"], msg("web.pipe_ratios", lang))
+        fig = figures.pipe_ratio_figure(view["pipe_ratios"], msg("web.pipe_ratios", lang), view["pipe_ratio_names"])
         parts.append(dcc.Graph(figure=fig, config={"displayModeBar": False}, className="small-graph"))
     if any(k["achieved_tflops"] for k in view["roofline"]):
         labels = figures.roofline_labels(lang)  # axis titles, the roofs' names and the hover text in ``lang``
@@ -277,7 +277,9 @@ def metrics_panel(view: dict, lang: str, tryable: bool = False) -> html.Div:
                 html.Button(f"{msg('web.try', lang)}: {change}", id={"type": "try-rec", "i": i}, className="try")
             )
         recs.append(html.Li(items))
-    parts.append(html.Ul(recs, className="recs") if recs else html.Div("-", className="note"))
+    parts.append(
+        html.Ul(recs, className="recs") if recs else html.Div(msg("web.no_recommendations", lang), className="note")
+    )
     return html.Div(parts, className="metrics")
 
 

@@ -17,6 +17,7 @@ from dash.exceptions import PreventUpdate
 from app.present.messages import known_lang, param_help, scenario_summary
 from app.present.messages import t as msg
 from app.server.jobs import Busy
+from engine.profile import DEFAULT_PROFILE, load_profile
 from engine.scenarios import registry
 
 from . import panels
@@ -24,6 +25,14 @@ from .runs import RunRequestError, Runs
 
 MNK = ("m", "n", "k")
 JOB_POLL_MS = 250  # how often a page asks how far its job is (one request in flight: Dash waits for each answer)
+
+
+def auto_text(param, lang: str, profile: str = DEFAULT_PROFILE) -> str:
+    """What an empty field means, in words (``auto: 24 cores``), from the parameter's ``auto`` and the profile."""
+    if not param.auto:
+        return msg("web.auto", lang)
+    chip = load_profile(profile).chip
+    return msg(f"web.auto.{param.auto}", lang, aic=chip.aic_cores, aiv=chip.aiv_cores)
 
 
 def param_fields(scenario_name: str, lang: str) -> list:
@@ -43,7 +52,12 @@ def param_fields(scenario_name: str, lang: str) -> list:
         if p.choices:
             field = dcc.Dropdown(id=ident, options=list(p.choices), value=p.default, clearable=False, className="dd")
         else:
-            field = dcc.Input(id=ident, type="text", value="" if p.default is None else str(p.default))
+            field = dcc.Input(
+                id=ident,
+                type="text",
+                value="" if p.default is None else str(p.default),
+                placeholder=auto_text(p, lang) if p.default is None else None,
+            )
         out.append(html.Label([p.name, field], className="param", title=param_help(scenario, p, lang)))
     return out
 
@@ -231,4 +245,4 @@ def _recommendation(runs: Runs, run: dict, i: int) -> dict | None:
     return recs[i] if 0 <= i < len(recs) else None
 
 
-__all__ = ("note_text", "param_fields", "phase_line", "plain", "register", "request_of", "session_id")
+__all__ = ("auto_text", "note_text", "param_fields", "phase_line", "plain", "register", "request_of", "session_id")

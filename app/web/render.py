@@ -18,6 +18,7 @@ import math
 import numpy as np
 
 from app.present import playback, viewport, views
+from app.present.frames import held_tiles
 from app.present.messages import LANGS
 from app.present.messages import t as msg
 from app.present.text import reflow
@@ -44,6 +45,7 @@ def meta(loaded: Loaded) -> dict:
     """A run's description for the browser (language-free: lesson texts come in both languages)."""
     o = loaded.outline
     grid = [CoreRef.from_dict(fields) for fields in o["grid"]]
+    axes = figures.matrix_axes(tensor_shapes(loaded))
     out = {
         "key": loaded.key,
         "n": o["n"],
@@ -51,15 +53,15 @@ def meta(loaded: Loaded) -> dict:
         "cores": o["cores"],
         "grid": [ref.css for ref in grid],
         "grid_cores": [{**f, "short": ref.short, "css": ref.css} for f, ref in zip(o["grid"], grid, strict=True)],
-        "outputs": o["outputs"],
         "window": window_size(loaded),
         "start": 0,
         "scenario": loaded.spec.scenario,
         "params": dict(loaded.spec.params),
         "numerics": loaded.spec.numerics,
         "events": loaded.events,
-        "axes": figures.matrix_axes(tensor_shapes(loaded)),
-        "colours": list(figures.CORE_COLOURS),
+        "axes": axes,
+        # per output tensor: when each heatmap cell fills, and with which core's colour (the browser thresholds)
+        "landing": [figures.landing_grid(out, axes[out["tensor"]]) for out in o["outputs"]],
         "speeds": playback.speed_table(),  # speed -> [interval ms, events per tick]
     }
     lesson = loaded.lesson
@@ -233,10 +235,42 @@ def window(loaded: Loaded, first: int, count: int, core: str | None, lang: str, 
     out = {k: w[k] for k in ("first", "count", "n", "core", "lang", "labels", "events", "times", "kinds", "breaks")}
     # an event with no source line (a block, a stream task) keeps the code of the step before it on screen
     blank = [i for i, p in enumerate(parts.get("code", [])) if not p["lines"]]
-    out.update(run=loaded.key, parts=rendered, index=index, tiles=w["tiles"], code_blank=blank)
+    out.update(run=loaded.key, parts=rendered, index=index, tiles=tile_frames(loaded, w), code_blank=blank)
     if loaded.lesson is not None:  # the lesson step narrated at each step (unless one was chosen explicitly)
         out["lesson"] = playback.lesson_steps([s.step for s in loaded.stops], out["first"], out["count"])
     return out
+
+
+BUFFER_DASH = {"L1": "dot"}  # a tile staged in L1 is outlined dotted, one in L0/UB solid
+
+
+def tile_frames(loaded: Loaded, w: dict) -> dict:
+    """The matrices' tile outlines at each step of frames window ``w``, drawn here (plotly shapes,
+    :func:`app.web.figures.tile_shapes`) once per core and what it holds: ``shapes`` per (core, tiles) pair,
+    ``held`` per distinct step state the pairs it shows, ``at`` each step's state. The browser puts
+    ``held[at[i]]``'s shapes together at step ``i`` (a window of a 1024^3 matmul: about 100 KiB, where one
+    list per state would take 1.6 MiB)."""
+    if not loaded.outline["tensors"]:
+        return {"shapes": [], "held": [], "at": []}
+    axes = figures.matrix_axes(tensor_shapes(loaded))
+    values = w["tiles"]["values"]
+    pairs: dict[tuple[int, int], int] = {}
+    states: dict[tuple, int] = {}
+    shapes, held, at = [], [], []
+    for state in held_tiles(w):
+        k = states.get(state)
+        if k is None:
+            shown = []
+            for c, v in state:
+                j = pairs.get((c, v))
+                if j is None:
+                    j = pairs[(c, v)] = len(shapes)
+                    shapes.append(figures.tile_shapes([[t[0], c, t[1], *t[2:]] for t in values[v]], axes, BUFFER_DASH))
+                shown.append(j)
+            k = states[state] = len(held)
+            held.append(shown)
+        at.append(k)
+    return {"shapes": shapes, "held": held, "at": at}
 
 
 def first_window(loaded: Loaded, lang: str) -> dict:
@@ -255,6 +289,7 @@ __all__ = (
     "opening_span",
     "pages_span",
     "pipeline",
+    "tile_frames",
     "timeline",
     "window",
     "window_size",

@@ -43,6 +43,7 @@ def compare_page(lang: str, scenarios: list[str]) -> html.Div:
             html.Div("", id="cmp-error", className="error", role="alert"),
             html.Div("", id="cmp-progress", className="progress"),
             html.Div(id="cmp-result"),
+            dcc.Store(id="cmp-shown"),  # the two requests compared (a language switch draws them again)
         ],
         className="page compare",
     )

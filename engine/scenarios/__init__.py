@@ -52,6 +52,7 @@ class Param:
     maximum: float | None = None
     choices: tuple | None = None
     parse: Callable[[Any], Any] | None = None  # turns the raw value into the scenario's value, or raises
+    auto: str = ""  # what a default of None means: "aic_cores", "aiv_blocks", "tiling" (the UIs say it in words)
 
     @property
     def flag(self) -> str:

@@ -308,9 +308,14 @@ SCENARIOS = (
             Param("m", int, 1024, "rows of A and C", minimum=1),
             Param("n", int, 1024, "columns of B and C", minimum=1),
             Param("k", int, 1024, "columns of A, rows of B", minimum=1),
-            Param("cores", int, None, "Cube cores to use (default: all)", minimum=1),
+            Param("cores", int, None, "Cube cores to use (default: all)", minimum=1, auto="aic_cores"),
             Param(
-                "base", str, None, "fixed base block BM,BN,BK (default: the automatic tiler decides)", parse=parse_base
+                "base",
+                str,
+                None,
+                "fixed base block BM,BN,BK (default: the automatic tiler decides)",
+                parse=parse_base,
+                auto="tiling",
             ),
             Param("buffer_num", int, 2, "1: no double buffering; 2: double-buffered L1 and L0", choices=(1, 2)),
             Param("out_dtype", str, "fp16", "dtype of C", choices=("fp16", "fp32")),
@@ -330,9 +335,16 @@ SCENARIOS = (
             Param("n", int, 1024, "columns of B and C (a multiple of 16)", minimum=16),
             Param("k", int, 1024, "columns of A, rows of B", minimum=1),
             Param("alpha", float, 0.1, "LeakyReLU slope for x < 0 (max(x, alpha*x))", minimum=0.0, maximum=1.0),
-            Param("cores", int, None, "AI cores (AIC + 2 AIV groups) to use (default: all)", minimum=1),
             Param(
-                "base", str, None, "fixed base block BM,BN,BK (default: the automatic tiler decides)", parse=parse_base
+                "cores", int, None, "AI cores (AIC + 2 AIV groups) to use (default: all)", minimum=1, auto="aic_cores"
+            ),
+            Param(
+                "base",
+                str,
+                None,
+                "fixed base block BM,BN,BK (default: the automatic tiler decides)",
+                parse=parse_base,
+                auto="tiling",
             ),
             Param("buffer_num", int, 2, "1: no double buffering; 2: double-buffered L1 and L0", choices=(1, 2)),
             Param("seed", int, 0, "random seed of the inputs", minimum=0, maximum=SEED_MAX),
@@ -350,7 +362,14 @@ SCENARIOS = (
             Param("length", int, 65536, "number of fp16 elements", minimum=1),
             Param("buffer_num", int, 2, "queue slots: 1 (no overlap) or 2 (double buffering)", choices=(1, 2)),
             Param("tile_length", int, 2048, "elements per tile", minimum=16),
-            Param("cores", int, None, "blocks to launch (default: enough tiles for every vector core)", minimum=1),
+            Param(
+                "cores",
+                int,
+                None,
+                "blocks to launch (default: enough tiles for every vector core)",
+                minimum=1,
+                auto="aiv_blocks",
+            ),
             Param("seed", int, 0, "random seed of the inputs", minimum=0, maximum=SEED_MAX),
         ),
         run=run_vector_add,

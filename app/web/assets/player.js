@@ -2,7 +2,8 @@
  *
  * The server sends a run's description (the "meta" store) once and windows of frames (the "window"
  * store): per step, indices into parts it rendered once (host, core and code panels as HTML), the
- * cores' activity codes, the tiles each core holds and the output tiles landed. One clientside
+ * cores' activity codes, the matrices' tile outlines (plotly shapes the server drew), the page of the
+ * timeline to show, and how many output tiles have landed (the meta's landing grids say which cells that fills). One clientside
  * callback per step moves the step (buttons, keys, slider, play, breakpoints), draws it and asks for
  * another window only when the step leaves (or nears the edge of) the one loaded: no server round
  * trip per frame.
@@ -15,7 +16,7 @@
  *
  * No rule about what a step shows is decided here (app/present/playback.py owns them): the window says
  * which lesson step is narrated at each step, the meta where a lesson's next/previous buttons go and each
- * speed's (interval, events per tick). The one thing kept here is the lesson step a trainee chose
+ * speed's (interval, events per tick), the window the tile outlines and the timeline's page. The one thing kept here is the lesson step a trainee chose
  * explicitly, which the narration shows until the step moves (the Playback rule, applied).
  */
 (function () {
@@ -155,46 +156,11 @@
     }
 
     // -- drawing one step ------------------------------------------------------------------------------
-    function tilesAt(win, i) {
-        const held = {};
-        for (const change of win.tiles.changes) {
-            if (change[0] > i) { break; }
-            held[change[1]] = change[2];
-        }
-        return held;
-    }
-
-    function tileShapes(win, held, meta) {
-        const shapes = [];
-        const colours = meta.colours;
-        Object.keys(held).forEach(function (c) {
-            for (const t of win.tiles.values[held[c]]) {
-                const ax = meta.axes[t[0]];
-                shapes.push({
-                    type: "rect", xref: ax.x, yref: ax.y,
-                    x0: t[3], x1: t[3] + t[5], y0: t[2], y1: t[2] + t[4],
-                    line: {color: colours[c % colours.length], width: 2, dash: t[1] === "L1" ? "dot" : "solid"},
-                });
-            }
+    function landed(grid, n) {
+        // the heatmap once ``n`` output tiles have landed: each cell's colour where the server says it is filled
+        return grid.order.map(function (row, r) {
+            return row.map(function (o, c) { return o !== null && o < n ? grid.colour[r][c] : null; });
         });
-        return shapes;
-    }
-
-    function completion(meta, out, count) {
-        const ax = meta.axes[out.tensor];
-        const fr = ax.cell[0], fc = ax.cell[1];
-        const gr = Math.ceil(ax.rows / fr), gc = Math.ceil(ax.cols / fc);
-        const z = [];
-        for (let r = 0; r < gr; r++) { z.push(new Array(gc).fill(null)); }
-        const k = meta.colours.length;
-        for (let j = 0; j < Math.min(count, out.tiles.length); j++) {
-            const t = out.tiles[j];
-            const r1 = Math.min(gr, Math.ceil((t[0] + t[2]) / fr)), c1 = Math.min(gc, Math.ceil((t[1] + t[3]) / fc));
-            for (let r = Math.floor(t[0] / fr); r < r1; r++) {
-                for (let c = Math.floor(t[1] / fc); c < c1; c++) { z[r][c] = t[4] % k; }
-            }
-        }
-        return z;
     }
 
     function plot(id) { return document.querySelector("#" + id + " .js-plotly-plot"); }
@@ -326,20 +292,20 @@
         }
         const mx = new window.dash_clientside.Patch();
         let changed = false;
-        const held = tilesAt(win, i);
-        const sig = JSON.stringify(held);
-        if (last.tiles !== sig) {
-            last.tiles = sig;
-            mx.assign(["layout", "shapes"], tileShapes(win, held, meta));
+        const ti = win.tiles && win.tiles.at ? win.tiles.at[i] : undefined;
+        if (ti !== undefined && last.tiles !== ti) {
+            last.tiles = ti;
+            // the outlines the server drew, per core and what it holds, for this step
+            const shapes = [];
+            win.tiles.held[ti].forEach(function (k) { Array.prototype.push.apply(shapes, win.tiles.shapes[k]); });
+            mx.assign(["layout", "shapes"], shapes);
             changed = true;
         }
         const d = win.index.done ? win.index.done[i] : undefined;
         if (d !== undefined && last.done !== d) {
             last.done = d;
             const counts = win.parts.done[d];
-            meta.outputs.forEach(function (o, j) {
-                mx.assign(["data", meta.axes[o.tensor].trace, "z"], completion(meta, o, counts[j]));
-            });
+            meta.landing.forEach(function (grid, j) { mx.assign(["data", grid.trace, "z"], landed(grid, counts[j])); });
             changed = true;
         }
         return changed ? mx.build() : nu();

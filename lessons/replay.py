@@ -14,6 +14,7 @@ replay brought back, from device memory a kernel wrote last; otherwise it is :cl
 
 from __future__ import annotations
 
+import inspect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -212,7 +213,14 @@ class _Replayer:
         options = {str(k): self._decode(v) for k, v in (entry[4] or {}).items()}
         if set(options) - {"kernel_type"}:
             raise RecordingError(f"asc.jit options {sorted(options)}")
-        kernel = asc.jit(_Body(self, name), **options)
+        params = entry[3] if isinstance(entry[3], list) else []  # names only label buffers in the views
+        if len(params) > 64 or not all(isinstance(p, str) and _NAME.match(p) for p in params):
+            raise RecordingError("kernel parameter names")
+        body = _Body(self, name)
+        body.__signature__ = inspect.Signature(
+            [inspect.Parameter(p, inspect.Parameter.POSITIONAL_ONLY) for p in dict.fromkeys(params)]
+        )
+        kernel = asc.jit(body, **options)
         self._bind(entry[1], kernel)
 
     def _src(self, entry: list) -> tuple[str, int] | None:

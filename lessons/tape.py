@@ -14,6 +14,7 @@ What the tape writes is only data; :mod:`lessons.replay` re-executes it on a sim
 
 from __future__ import annotations
 
+import inspect
 import sys
 import traceback
 from pathlib import Path
@@ -43,6 +44,9 @@ from .recording import (
 _SKIP = frozenset((*INTERNAL_FILES, str(Path(__file__).resolve()), __file__))
 _MODULE_ATTRS = frozenset(("__all__", "__name__", "__doc__", "__spec__", "__loader__", "__package__", "__file__"))
 MAX_MESSAGE = 2000  # characters of an exception message kept in a block's record
+
+
+MAX_PARAMS = 64  # kernel parameter names recorded
 
 
 class Tape:
@@ -247,9 +251,14 @@ class Tape:
         body.__name__ = getattr(fn, "__name__", "kernel")
         body.__qualname__ = getattr(fn, "__qualname__", body.__name__)
         body.__doc__ = getattr(fn, "__doc__", None)
+        params = _param_names(fn)
+        body.__signature__ = inspect.Signature(
+            [inspect.Parameter(p, inspect.Parameter.POSITIONAL_ONLY) for p in params]
+        )
         kernel = real_asc.jit(body, **options)
         h = self.register(kernel)
-        entry = ["j", h, body.__name__, None, {k: self.enc(v) for k, v in options.items()}, {"h": h, "k": "JitKernel"}]
+        opts = {k: self.enc(v) for k, v in options.items()}
+        entry = ["j", h, body.__name__, params, opts, {"h": h, "k": "JitKernel"}]
         entry.extend(self._src())
         self.host.append(entry)
         return self.proxy(h)
@@ -364,3 +373,13 @@ def install(tape: Tape) -> None:
 
     sys.modules["engine.asc"] = tape.asc
     engine.asc = tape.asc
+
+
+def _param_names(fn) -> list[str]:
+    """The kernel's positional parameter names (the views name GM buffers by them; nothing judges them)."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return [p.name for p in params if p.kind in kinds][:MAX_PARAMS]

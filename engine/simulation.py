@@ -17,21 +17,22 @@ from typing import Any
 
 import numpy as np
 
-from . import acl_codes as C
-from .acl import Acl
-from .acl_codes import AclError
 from .clock import EventCore
-from .copy_engine import H2H, LinkModel
-from .deadlock import diagnose_stuck
-from .detail import HostWait, HostWork, Mark, Phase
-from .findings import Finding, stream_zh
-from .host_checks import HostChecks
-from .memory import DeviceMemory, HostMemory
-from .profile import Profile, load_profile
-from .runtime import CopyPlan, DeviceRuntime
-from .source_files import INTERNAL_FILES, short_path
-from .stream import Stream, TaskKind, TaskRecord
+from .device.consistency import stream_races
+from .device.copy_engine import H2H, LinkModel
+from .device.deadlock import diagnose_stuck
+from .device.memory import DeviceMemory, HostMemory
+from .device.runtime import CopyPlan, DeviceRuntime
+from .device.stream import Stream, TaskKind, TaskRecord
+from .host import acl_codes as C
+from .host.acl import Acl
+from .host.acl_codes import AclError
+from .host.checks import HostChecks
+from .profiles.profile import Profile, load_profile
 from .trace import Kind, LaneKind, Trace, TraceData
+from .trace.detail import HostWait, HostWork, Mark, Phase
+from .trace.findings import Finding, stream_zh
+from .trace.source_files import INTERNAL_FILES, short_path
 
 
 class ApiCall:
@@ -371,8 +372,6 @@ class Simulation(HostChecks):
 
     def _check_streams(self, trace: TraceData, records: list[TaskRecord]) -> None:
         """The cross-stream memory-consistency check, on every run (its findings join the run's)."""
-        from .analysis.consistency import stream_races
-
         self.findings.extend(stream_races(trace, records))
 
     def _mark_phases(self) -> None:

@@ -12,9 +12,9 @@ from types import MappingProxyType
 import numpy as np
 
 from engine.analysis.pipes import kernel_rows as pipes_kernel_rows
-from engine.intervals import covered
-from engine.stream import TaskKind
+from engine.device.stream import TaskKind
 from engine.trace import Kind
+from engine.trace.intervals import covered
 
 from .credit import NOT_FROM_DEVICE_ZH, NotFromDevice
 from .selectors import trace_lane_facts

@@ -21,8 +21,8 @@ import numpy as np
 from engine.aicore.pipes import LANE_NAMES
 from engine.aicore.tensor import Buffer
 from engine.analysis.metrics import run_metrics
-from engine.intervals import covered
 from engine.trace import Kind
+from engine.trace.intervals import covered
 
 from .checks import kernel_rows
 from .selectors import trace_lane_facts

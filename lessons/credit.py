@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.device.stream import TaskKind
 from engine.simulation import RunResult
-from engine.stream import TaskKind
 
 HOST_WROTE = "it came back from device memory the host wrote, not a kernel"
 NOT_COPIED = "no device-to-host copy brought these values back"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine import Simulation, asc
-from engine.acl_codes import (
+from engine.host.acl_codes import (
     ACL_MEM_MALLOC_HUGE_FIRST,
     ACL_MEMCPY_DEVICE_TO_HOST,
     ACL_MEMCPY_HOST_TO_DEVICE,

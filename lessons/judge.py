@@ -86,7 +86,7 @@ def keep_run(result, path: Path) -> None:
 
     import numpy as np
 
-    from engine.run_codec import run_to_doc
+    from engine.trace.codec import run_to_doc
 
     doc, arrays = run_to_doc(result)
     part = path.with_name(path.name + ".part")
@@ -101,7 +101,7 @@ def read_kept_run(path: Path):
 
     import numpy as np
 
-    from engine.run_codec import run_from_doc
+    from engine.trace.codec import run_from_doc
 
     with np.load(path, allow_pickle=False) as z:
         arrays = {k: z[k] for k in z.files}

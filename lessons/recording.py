@@ -26,14 +26,14 @@ from types import MappingProxyType
 import numpy as np
 
 from engine import asc
-from engine.acl import Acl, Op, Rt, Util
 from engine.aicore.instructions import FixpipeParams, MmadParams
 from engine.aicore.launch import JitKernel, KernelType
 from engine.aicore.matmul_tiling import TCubeTiling
 from engine.aicore.pipes import HardEvent, Pipe, PipeID
 from engine.aicore.tensor import DTYPES, DType, GlobalAddress, GlobalTensor, LocalTensor, Tile, TPosition
 from engine.aicore.tpipe import TBuf, TPipe, TQue
-from engine.profile import Profile
+from engine.host.acl import Acl, Op, Rt, Util
+from engine.profiles.profile import Profile
 from engine.simulation import Simulation
 
 MAX_DEPTH = 32  # nesting of one value

@@ -23,7 +23,7 @@ import numpy as np
 
 from engine import asc
 from engine.aicore.running import current
-from engine.copy_engine import D2H
+from engine.device.copy_engine import D2H
 from engine.simulation import RunResult, Simulation
 
 from .credit import Credit, NotFromDevice, Payload, from_kernel

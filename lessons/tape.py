@@ -24,9 +24,9 @@ import numpy as np
 from engine import asc as real_asc
 from engine.aicore.launch import JitKernel
 from engine.aicore.running import RUNNING
-from engine.copy_engine import D2H
+from engine.device.copy_engine import D2H
 from engine.simulation import Simulation
-from engine.source_files import INTERNAL_FILES
+from engine.trace.source_files import INTERNAL_FILES
 
 from .recording import (
     ASC_CALLS,

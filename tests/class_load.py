@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.runner import run_scenario
+from engine.scenarios.runner import run_scenario
 from tests.web_browser import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, Server
 
 STEPS = 20

@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 
 from engine import Simulation
-from engine.acl_codes import ACL_MEM_MALLOC_HUGE_FIRST
+from engine.host.acl_codes import ACL_MEM_MALLOC_HUGE_FIRST
 
 DATA = Path(__file__).parent / "data"
 ROUND = DATA / "round.toml"
@@ -29,3 +29,12 @@ def host_alloc(sim, nbytes=MIB):
     ptr, ret = sim.acl.rt.malloc_host(nbytes)
     assert ret == 0
     return ptr
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        default=False,
+        help="rewrite tests/golden/* from fresh runs (tests/test_golden_traces.py); review the diff before committing",
+    )

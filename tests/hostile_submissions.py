@@ -254,7 +254,7 @@ def fast_hardware_l5() -> str:
         "                    table[k] = v * 10\n"
         "    return doc\n\n\n"
         "tomllib.load = _fast\n"
-        "import engine.profile as _profile\n"
+        "import engine.profiles.profile as _profile\n"
         "for _name in dir(_profile):\n"
         "    _f = getattr(_profile, _name)\n"
         "    if hasattr(_f, 'cache_clear'):\n"

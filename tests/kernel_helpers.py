@@ -3,7 +3,7 @@
 import numpy as np
 
 from engine import Simulation, asc
-from engine.acl_codes import ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE
+from engine.host.acl_codes import ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE
 
 
 def device(profile="ascend910b1", numerics=True):

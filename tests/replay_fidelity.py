@@ -2,7 +2,7 @@
 
 Prints one JSON line: per run, what differs between the plain run of the drive (no recording) and the
 grader's replay of what the sandboxed child recorded (every trace column and table, findings, tasks, end
-time: ``engine.run_codec.run_to_doc`` of both), and per output whether the replay verified it and it
+time: ``engine.trace.codec.run_to_doc`` of both), and per output whether the replay verified it and it
 equals the plain run's. Both sides run in this process with one BLAS thread, as the grader's worker does.
 """
 
@@ -53,7 +53,7 @@ def _load(path: Path):
 
 
 def _differences(a, b) -> list[str]:
-    from engine.run_codec import run_to_doc
+    from engine.trace.codec import run_to_doc
 
     doc_a, arr_a = run_to_doc(a)
     doc_b, arr_b = run_to_doc(b)

@@ -10,8 +10,8 @@ import numpy as np
 from engine import Simulation
 from engine.aicore.program import DETAIL
 from engine.aicore.tpipe import TQue
-from engine.detail import GM, Instr
-from engine.runner import get_scenario
+from engine.scenarios.runner import get_scenario
+from engine.trace.detail import GM, Instr
 
 
 def first_mmad(replay) -> int:

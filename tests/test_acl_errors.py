@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from engine import AclError, Simulation
-from engine import acl_codes as C
+from engine.host import acl_codes as C
 from tests.conftest import MIB, ROUND, dev_alloc, host_alloc
 
 

@@ -13,7 +13,7 @@ from engine.analysis import analyze
 from engine.analysis.compare import compare
 from engine.analysis.export import buffer_counters, chrome_document, flag_flows, write_pipe_csv
 from engine.analysis.metrics import run_metrics
-from engine.runner import analyze_run, run_scenario
+from engine.scenarios.runner import analyze_run, run_scenario
 
 
 def report(name, profile="ascend910b1", numerics=False, gains=False, **params):
@@ -135,7 +135,7 @@ def test_gains_are_measured_by_re_running():
 # -- metrics, gaps, roofline --------------------------------------------------------------------------
 def test_metrics_of_a_double_buffered_matmul():
     """24 cores loading through the shared L2 make a big fp16 matmul MTE2-bound on the 910B1, as published
-    msprof data shows (engine/calibration_cases: MTE2 ~0.96, Cube ~0.85, at best ~76 % of peak)."""
+    msprof data shows (engine/tools/calibration_cases: MTE2 ~0.96, Cube ~0.85, at best ~76 % of peak)."""
     rep, _ = report("matmul", m=2048, n=2048, k=2048)
     m = rep.metrics
     assert 0.65 < m.cube_utilization < 0.85 and m.mte2_compute_overlap > 0.5

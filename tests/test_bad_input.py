@@ -18,7 +18,7 @@ import click
 import pytest
 
 import app.cli.budget
-import engine.runner
+import engine.scenarios.runner
 from app.cli import cli, main
 from app.cli.usage import OutputFile, ProfileName, ValueChoice
 from engine.scenarios import registry
@@ -158,7 +158,7 @@ def no_work(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("a simulation started before the input was refused")
 
-    monkeypatch.setattr(engine.runner, "Simulation", refuse)
+    monkeypatch.setattr(engine.scenarios.runner, "Simulation", refuse)
 
 
 def _check(args, needle, capsys, tmp: Path):

@@ -5,8 +5,8 @@ from collections import defaultdict
 
 import numpy as np
 
-from engine.chrome_trace import to_chrome
-from engine.runner import run_scenario
+from engine.scenarios.runner import run_scenario
+from engine.trace.chrome import to_chrome
 
 
 def check_nesting(trace):

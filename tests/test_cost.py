@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-from engine.profile import load_profile
-from engine.runner import run_scenario
+from engine.profiles.profile import load_profile
 from engine.scenarios import registry
+from engine.scenarios.runner import run_scenario
 
 BASELINE_RSS = 150e6  # the interpreter with numpy, click and the engine loaded
 

@@ -20,10 +20,10 @@ from app.present import Replay
 from engine import Simulation, asc, load_profile
 from engine.aicore import cube
 from engine.aicore.matmul_tiling import auto_tiling, make_tiling
-from engine.detail import GM
 from engine.kernels.matmul import matmul_tiled
-from engine.runner import get_scenario
+from engine.scenarios.runner import get_scenario
 from engine.trace import Kind
+from engine.trace.detail import GM
 from tests.kernel_helpers import from_device, inputs, to_device
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -200,7 +200,7 @@ def test_the_replay_shows_the_bytes_the_leaky_relu_fast_path_left_in_c():
 
 def op_matmul_c(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """C of the library matmul (``acl.op.matmul``, fp16 out) on A and B, as the host copies it back."""
-    from engine.acl_codes import ACL_MEM_MALLOC_HUGE_FIRST, ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE
+    from engine.host.acl_codes import ACL_MEM_MALLOC_HUGE_FIRST, ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE
 
     sim = Simulation("ascend910b1")
     acl = sim.acl

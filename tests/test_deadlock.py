@@ -3,7 +3,7 @@
 import time
 
 from engine import Simulation
-from engine import acl_codes as C
+from engine.host import acl_codes as C
 from tests.conftest import MIB, ROUND, dev_alloc, host_alloc
 
 

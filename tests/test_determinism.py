@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from engine.runner import run_scenario
+from engine.scenarios.runner import run_scenario
 
 
 def test_pipeline_traces_are_identical():

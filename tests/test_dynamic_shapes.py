@@ -4,9 +4,9 @@ import pytest
 
 from engine import load_profile
 from engine.aicore.matmul_tiling import auto_tiling
-from engine.dynamic_shapes import DynamicShapeCoordinator, ShapeHistory, TilingCache, size_bucket
-from engine.runner import run_scenario
+from engine.host.dynamic_shapes import DynamicShapeCoordinator, ShapeHistory, TilingCache, size_bucket
 from engine.scenarios.dynamic_shapes import shapes_of
+from engine.scenarios.runner import run_scenario
 
 PROFILE = load_profile("ascend910b1")
 

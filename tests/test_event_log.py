@@ -7,9 +7,9 @@ The fixture has already spent 0-1 us in acl.init and 1-2 us in set_device.
 
 import numpy as np
 
-from engine.acl_codes import ACL_MEMCPY_DEVICE_TO_HOST as D2H
-from engine.acl_codes import ACL_MEMCPY_HOST_TO_DEVICE as H2D
-from engine.detail import Phase
+from engine.host.acl_codes import ACL_MEMCPY_DEVICE_TO_HOST as D2H
+from engine.host.acl_codes import ACL_MEMCPY_HOST_TO_DEVICE as H2D
+from engine.trace.detail import Phase
 from tests.conftest import MIB, dev_alloc, host_alloc
 
 

@@ -17,8 +17,8 @@ from engine.kernels import matmul_fast
 from engine.kernels.matmul import API_K_STEP, matmul_tiled
 from engine.kernels.matmul_api import matmul_api_kernel
 from engine.kernels.matmul_leaky_relu import matmul_leaky_relu, workspace_bytes
-from engine.runner import get_scenario
 from engine.scenarios.kernels import matmul_tolerance
+from engine.scenarios.runner import get_scenario
 from engine.trace import COLUMN_NAMES, DERIVED_COLUMNS
 from tests.kernel_helpers import from_device, inputs, to_device
 

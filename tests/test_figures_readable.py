@@ -14,7 +14,7 @@ from app.present.messages import t
 from app.present.walkthrough import lesson_walkthrough
 from app.web import figures
 from app.web import figures_matrices as FM
-from engine.runner import get_scenario, run_scenario
+from engine.scenarios.runner import get_scenario, run_scenario
 
 READABLE = re.compile(r"^-?\d{1,3}(,\d{3})*(\.\d+)?$")  # "0", "512", "98,304", "0.2": never "1e+05" or "000"
 

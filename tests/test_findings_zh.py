@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from engine import Simulation, asc
-from engine import acl_codes as C
-from engine.findings import Finding
-from engine.run_codec import run_from_doc, run_to_doc
+from engine.host import acl_codes as C
+from engine.trace.codec import run_from_doc, run_to_doc
+from engine.trace.findings import Finding
 from tests.conftest import MIB, ROUND, dev_alloc, host_alloc
 from tests.kernel_helpers import device, empty_device
 from tests.zh_text import CJK, assert_chinese, english_left

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from engine import asc
-from engine.acl_codes import ACL_ERROR_RT_AICORE_EXCEPTION, ACL_ERROR_RT_AICORE_TIMEOUT
+from engine.host.acl_codes import ACL_ERROR_RT_AICORE_EXCEPTION, ACL_ERROR_RT_AICORE_TIMEOUT
 from engine.kernels.scale import scale_kernel
 from tests.kernel_helpers import device, empty_device, from_device, to_device
 

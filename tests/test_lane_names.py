@@ -10,7 +10,7 @@ import pytest
 from app.present import Replay, views
 from app.present.lanes import lane_name
 from app.present.walkthrough import run_lesson
-from engine.runner import run_scenario
+from engine.scenarios.runner import run_scenario
 from engine.trace import LaneKind
 from lessons.catalog import get
 

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.profile_sources import profile_sources
+from engine.profiles.sources import profile_sources
 
 LESSONS = Path(__file__).resolve().parent.parent / "lessons"
 LESSON_FILES = sorted(LESSONS.glob("l[0-9][0-9]_*/lesson.toml"))

@@ -3,7 +3,7 @@
 import pytest
 
 from engine.aicore.pipes import Pipe
-from engine.stream import TaskKind
+from engine.device.stream import TaskKind
 from engine.trace import Kind, Lane, LaneKind, Trace
 from lessons.selectors import SelectorError, describe, lane_facts, resolve
 

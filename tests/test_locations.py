@@ -16,9 +16,9 @@ from app.present.messages import t as msg
 from app.present.views import timeline_view
 from app.present.vocabulary import Activity, SlotStatus
 from engine.aicore.pipes import Pipe
-from engine.locations import CoreRef, SourceLine
-from engine.runner import run_scenario
+from engine.scenarios.runner import run_scenario
 from engine.trace import Kind, Lane, LaneKind
+from engine.trace.locations import CoreRef, SourceLine
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -5,14 +5,14 @@ import pytest
 
 from app.cli import main
 from engine import asc
-from engine.acl_codes import ACL_ERROR_API_NOT_SUPPORT, ACL_ERROR_RT_AICORE_EXCEPTION, ACL_ERROR_RT_AICORE_TIMEOUT
 from engine.aicore.matmul_tiling import MultiCoreMatmulTiling
+from engine.device.runtime import CoreArray
+from engine.host.acl_codes import ACL_ERROR_API_NOT_SUPPORT, ACL_ERROR_RT_AICORE_EXCEPTION, ACL_ERROR_RT_AICORE_TIMEOUT
 from engine.kernels.matmul_leaky_relu import matmul_leaky_relu, workspace_bytes
-from engine.profile import load_profile
-from engine.runner import run_scenario
-from engine.runtime import CoreArray
+from engine.profiles.profile import load_profile
 from engine.scenarios import ScenarioFailed
 from engine.scenarios.kernels import matmul_tolerance
+from engine.scenarios.runner import run_scenario
 from engine.trace import Kind
 from tests.kernel_helpers import device, empty_device, from_device, inputs, launch, to_device
 
@@ -205,7 +205,7 @@ def test_cli_reports_a_failed_device_run_in_one_line(monkeypatch, capsys):
 def test_profiler_counts_ai_cores_and_names_cross_core_waits():
     from engine.analysis.export import flag_flows
     from engine.analysis.render import render_report
-    from engine.runner import analyze_run
+    from engine.scenarios.runner import analyze_run
 
     run = run_scenario("matmul-leaky-relu", m=1024, n=1024, k=512)
     report = analyze_run(run, measure_gains=False)

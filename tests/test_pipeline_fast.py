@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from engine import Simulation, load_profile
-from engine.analysis.consistency import stream_races
+from engine.device.consistency import stream_races
 from engine.scenarios.pipeline import run as run_pipeline
 from engine.trace import COLUMN_NAMES, TASK_DETAIL
 
@@ -97,7 +97,7 @@ def test_bulk_tasks_are_checked_for_cross_stream_races():
 
 def _section_with_errors(host, handles, dev):
     """A batch section where some calls fail: bad sizes, pointers, kinds, handles, a double free."""
-    from engine.acl_codes import ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE
+    from engine.host.acl_codes import ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE
     from engine.scenarios.pipeline import host_buffers, submit_batch
 
     s = handles[0]
@@ -121,7 +121,7 @@ def _section_with_errors(host, handles, dev):
 
 
 def _run_section(bulk, strict=False):
-    from engine.host_log import HostCallLog
+    from engine.host.call_log import HostCallLog
     from engine.scenarios.pipeline import open_device
 
     sim = Simulation("ascend910b1", numerics=False, strict=strict, fast=bulk)
@@ -148,7 +148,7 @@ def test_failing_calls_give_the_same_codes_rows_and_findings_on_both_hosts():
         dataclasses.replace(t, name=0, src=0) for t in fast.tasks
     ]
     # the columnar footprints pick the same tasks as the records do, and only the ones that can race
-    from engine.stream import TaskRecords
+    from engine.device.stream import TaskRecords
 
     shared = fast.tasks.shared_tasks()
     assert shared == TaskRecords(list(fast.tasks)).shared_tasks() == slow.tasks.shared_tasks()
@@ -156,7 +156,7 @@ def test_failing_calls_give_the_same_codes_rows_and_findings_on_both_hosts():
 
 
 def test_a_failing_call_raises_on_both_hosts_when_strict():
-    from engine.acl_codes import AclError
+    from engine.host.acl_codes import AclError
 
     for bulk in (False, True):
         with pytest.raises(AclError, match="exceeds dst_max"):
@@ -198,7 +198,7 @@ def records(result):
 
 def test_bulk_host_outputs_are_the_call_by_call_outputs_after_each_synchronize():
     """Outputs read right after a synchronize (before the section ends) hold the same bytes on both hosts."""
-    from engine.host_log import HostCallLog
+    from engine.host.call_log import HostCallLog
     from engine.scenarios.pipeline import batch_inputs, host_buffers, open_device, submit_batch
 
     outputs = []
@@ -243,7 +243,7 @@ def _depth(profile, depth):
 def test_long_pipelines_stamped_ahead_equal_call_by_call(profile, params, monkeypatch):
     """Hundreds of identical batches: the device repeats itself and the runtime's fast mode stamps it ahead;
     every row, task record and the device's event count stay those of the call-by-call run."""
-    from engine import host_log
+    from engine.host import call_log as host_log
 
     stamped = []
     finish = host_log.HostCallLog.finish

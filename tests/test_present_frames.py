@@ -11,8 +11,8 @@ from app.present.frames import FrameSource, frame, frames, outline
 from app.present.vocabulary import Activity
 from app.server.store import RunSpec
 from engine import Simulation
-from engine.locations import CoreRef
-from engine.runner import run_scenario
+from engine.scenarios.runner import run_scenario
+from engine.trace.locations import CoreRef
 from lessons.catalog import get
 
 RUNS = {

@@ -11,8 +11,8 @@ from app.present import views as V
 from app.present.messages import LANGS, keys, t
 from app.present.vocabulary import Activity
 from app.server.store import RunSpec, RunStore, decode, encode
-from engine.locations import CoreRef
-from engine.runner import get_scenario, run_scenario
+from engine.scenarios.runner import get_scenario, run_scenario
+from engine.trace.locations import CoreRef
 from tests.replay_helpers import first_mmad
 
 AIC0 = CoreRef("AIC", 0)
@@ -36,22 +36,21 @@ def test_every_message_exists_in_both_languages():
 
 
 def test_every_scenario_and_parameter_has_its_chinese_text():
-    from app.present.messages import param_help, scenario_summary, scenarios_translated
+    from app.present.messages import param_help, scenario_summary
     from engine.scenarios import registry
 
     scenarios = registry()
-    assert scenarios_translated() == {name: {p.name for p in s.params} for name, s in scenarios.items()}
     for s in scenarios.values():
         assert scenario_summary(s, "en") == s.summary
         assert re.search("[\u4e00-\u9fff]", scenario_summary(s, "zh")), s.name
         for p in s.params:
-            assert param_help(s, p, "en") == p.help
-            assert re.search("[\u4e00-\u9fff]", param_help(s, p, "zh")), (s.name, p.name)
+            assert param_help(p, "en") == p.help
+            assert re.search("[\u4e00-\u9fff]", param_help(p, "zh")), (s.name, p.name)
 
 
 def test_findings_are_labelled_by_kind_in_both_languages():
     from app.present.messages import finding_kind
-    from engine.runner import PROGRAM_ERRORS
+    from engine.scenarios.runner import PROGRAM_ERRORS
 
     for kind in PROGRAM_ERRORS:
         assert finding_kind(kind, "en") and re.search("[\u4e00-\u9fff]", finding_kind(kind, "zh")), kind
@@ -254,8 +253,8 @@ def test_run_store_serves_a_run_from_disk_to_another_process(tmp_path):
 def test_every_detail_type_is_known_to_the_codec():
     import inspect
 
-    from engine import detail
-    from engine.run_codec import _DETAIL_TYPES
+    from engine.trace import detail
+    from engine.trace.codec import _DETAIL_TYPES
 
     types = {name for name, obj in inspect.getmembers(detail, inspect.isclass) if hasattr(obj, "_fields")}
     assert types == set(_DETAIL_TYPES)

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
-from engine.profile import PROFILE_DIR, list_profiles, load_profile
-from engine.profile_sources import profile_sources, source_legend
+from engine.profiles.profile import PROFILE_DIR, list_profiles, load_profile
+from engine.profiles.sources import profile_sources, source_legend
 
 ROOT = Path(__file__).resolve().parent.parent
 SECTIONS = ("chip", "buffers", "paths", "compute", "scalar", "host", "limits", "op_matmul")

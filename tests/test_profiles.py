@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.profile import PROFILE_DIR, ProfileError, list_profiles, load_profile
+from engine.profiles.profile import PROFILE_DIR, ProfileError, list_profiles, load_profile
 
 EXPECTED = {
     "ascend910b1",

@@ -11,7 +11,7 @@ ENGINE = Path(__file__).resolve().parent.parent / "engine"
 
 def test_import_engine_loads_no_ui_module():
     code = (
-        "import sys, engine, engine.runner, engine.chrome_trace, engine.stream_manager\n"
+        "import sys, engine, engine.scenarios.runner, engine.trace.chrome, engine.host.stream_manager\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in {'dash', 'plotly', 'textual', 'rich', 'click'})\n"
         "print(','.join(bad))"
     )

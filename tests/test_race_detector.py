@@ -14,7 +14,7 @@ import pytest
 from engine.aicore import race
 from engine.aicore.pipes import N_PIPES
 from engine.aicore.program import BARRIER, KEY, LOCAL, OP, PIPE, SET, WAIT, XSET, XWAIT
-from engine.detail import NO_SLOT, Rect
+from engine.trace.detail import NO_SLOT, Rect
 
 
 class ListDetector(race.RaceDetector):

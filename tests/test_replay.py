@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from app.present import Breakpoint, Replay, StepFilter
-from engine.detail import QueueOp, QueueOpKind
-from engine.locations import CoreRef
-from engine.runner import get_scenario, run_scenario
+from engine.scenarios.runner import get_scenario, run_scenario
 from engine.trace import LaneKind
+from engine.trace.detail import QueueOp, QueueOpKind
+from engine.trace.locations import CoreRef
 from tests.replay_helpers import run_with_truth
 
 CASES = [

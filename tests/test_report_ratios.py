@@ -11,9 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.profile import list_profiles, load_profile
-from engine.runner import analyze_run, run_scenario
+from engine.profiles.profile import list_profiles, load_profile
 from engine.scenarios import ScenarioArgError, registry
+from engine.scenarios.runner import analyze_run, run_scenario
 
 SMALL = {
     "host-lifecycle": {"n": 128},

@@ -10,7 +10,7 @@ import itertools
 
 import pytest
 
-from engine.runner import analyze_run, run_scenario
+from engine.scenarios.runner import analyze_run, run_scenario
 
 
 def recommendations(name, **params):

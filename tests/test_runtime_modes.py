@@ -4,10 +4,10 @@ Each program (streams with priorities, events recorded, waited for and synchroni
 and device-to-host copies from pinned and pageable memory, library matmuls and an ``@asc.jit`` vector
 kernel, stream and device synchronisations, sometimes a shallow stream depth so the host waits for room,
 sometimes a block repeated long enough for the fast mode to stamp it) runs twice: on ``sim.acl`` with
-``Simulation(fast=False)``, and through a :class:`~engine.host_log.HostCallLog` with ``fast=True``. Both
-runs are compared through :func:`engine.run_codec.run_to_doc`, every table and every array: trace rows
+``Simulation(fast=False)``, and through a :class:`~engine.host.call_log.HostCallLog` with ``fast=True``. Both
+runs are compared through :func:`engine.trace.codec.run_to_doc`, every table and every array: trace rows
 (ids resolved to what they name, in their exact order: the fast mode places the rows it appends out of
-the call-by-call order where that run has them, see :mod:`engine.trace_order`), the task table, the task
+the call-by-call order where that run has them, see :mod:`engine.trace.order`), the task table, the task
 records, findings, totals; and with numerics the host's memory.
 """
 
@@ -20,9 +20,9 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from engine import Simulation, asc, load_profile
-from engine.acl_codes import ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE
-from engine.host_log import HostCallLog
-from engine.run_codec import run_to_doc
+from engine.host.acl_codes import ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE
+from engine.host.call_log import HostCallLog
+from engine.trace.codec import run_to_doc
 
 N = 32  # matrices are N x N fp16
 NBYTES = N * N * 2

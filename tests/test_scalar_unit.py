@@ -16,11 +16,11 @@ from engine import Simulation, asc, load_profile
 from engine.aicore.matmul_tiling import make_tiling
 from engine.aicore.pipes import Pipe
 from engine.analysis.pipes import kernel_metrics
-from engine.detail import Issue
 from engine.kernels.matmul import API_K_STEP, matmul_tiled
 from engine.kernels.matmul_api import matmul_api_kernel
 from engine.kernels.vector_add import add_kernel
 from engine.trace import Kind
+from engine.trace.detail import Issue
 
 PROFILE = load_profile("ascend910b1")
 NO_SCALAR = replace(PROFILE, scalar=replace(PROFILE.scalar, **{f.name: 0 for f in fields(PROFILE.scalar)}))

@@ -3,7 +3,7 @@
 import pytest
 
 from app.server import limits as budget
-from engine.profile import load_profile
+from engine.profiles.profile import load_profile
 from engine.scenarios import ScenarioArgError, registry
 
 PROFILE = load_profile("ascend910b1")

@@ -138,9 +138,9 @@ def test_a_read_only_folder_is_said_in_one_line(tmp_path):
 
 
 def _compute(directory: str, request: dict, counter: str, session: str) -> None:
-    import engine.runner
+    import engine.scenarios.runner
 
-    real = engine.runner.run_scenario
+    real = engine.scenarios.runner.run_scenario
 
     def counted(*args, **kwargs):
         with open(counter, "a") as fh:
@@ -148,7 +148,7 @@ def _compute(directory: str, request: dict, counter: str, session: str) -> None:
         time.sleep(0.5)  # long enough for the other job to arrive while this one computes
         return real(*args, **kwargs)
 
-    engine.runner.run_scenario = counted
+    engine.scenarios.runner.run_scenario = counted
     Runs(directory).compute(request, session, lambda phase, values: None)
 
 

@@ -5,8 +5,8 @@ import itertools
 import numpy as np
 
 from engine import Simulation
-from engine.acl_codes import ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE
-from engine.stream_manager import StreamManager
+from engine.host.acl_codes import ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE
+from engine.host.stream_manager import StreamManager
 from tests.conftest import MIB, ROUND, dev_alloc, host_alloc
 
 

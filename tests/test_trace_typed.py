@@ -6,10 +6,10 @@ import pickle
 import numpy as np
 
 from engine import Simulation, asc
-from engine.acl_codes import ACL_MEMCPY_HOST_TO_DEVICE
-from engine.detail import GM, Instr, Mark, QueueOp, QueueOpKind, TaskInfo
-from engine.runner import run_scenario
+from engine.host.acl_codes import ACL_MEMCPY_HOST_TO_DEVICE
+from engine.scenarios.runner import run_scenario
 from engine.trace import Kind, LaneKind
+from engine.trace.detail import GM, Instr, Mark, QueueOp, QueueOpKind, TaskInfo
 
 
 def test_two_vecin_queues_and_their_slots_are_told_apart():

@@ -6,7 +6,7 @@ from app.present.messages import t as msg
 from app.present.phases import phase_bounds
 from app.present.text import reflow
 from app.tui import navigation as nav
-from engine.locations import CoreRef
+from engine.trace.locations import CoreRef
 from tests.replay_helpers import first_mmad
 from tests.tui_helpers import drive, keybar_enabled, lesson, line, make_app, matmul, shown, status, status_event
 

@@ -25,7 +25,7 @@ from app.present.text import (
 from app.present.views import timeline_view
 from app.present.walkthrough import Stop, lesson_walkthrough
 from app.tui import navigation as nav
-from engine.locations import CoreRef
+from engine.trace.locations import CoreRef
 from lessons import catalog
 from tests.tui_helpers import lesson, matmul
 

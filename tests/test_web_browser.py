@@ -13,7 +13,7 @@ import pytest
 from app.present import Breakpoint, Replay
 from app.present.lanes import lane_name
 from engine import Simulation
-from engine.runner import run_scenario
+from engine.scenarios.runner import run_scenario
 from lessons.catalog import get
 from lessons.selectors import resolve
 from tests.replay_helpers import first_mmad

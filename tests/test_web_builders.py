@@ -13,7 +13,7 @@ from app.present.messages import t as msg
 from app.present.playback import Playback
 from app.web import compare, figures, layout, markup, pages, panels, playground, render
 from app.web.runs import RunRequestError, Runs, breakpoints_of, validate_request
-from engine.locations import CoreRef, SourceLine
+from engine.trace.locations import CoreRef, SourceLine
 from lessons.catalog import lessons
 
 CONTRACT = ("step-back", "step-forward", "play", "step-slider", "step-label", "lang-switch")
@@ -285,7 +285,7 @@ def test_code_panel_marks_the_current_line():
 def single_buffered():
     """A real run the presenter describes: vector-add with one slot per queue (double buffering recommended)."""
     from app.present.replay import Replay
-    from engine.runner import run_scenario
+    from engine.scenarios.runner import run_scenario
 
     run = run_scenario("vector-add", buffer_num=1)
     return Replay(run.result, context={"params": run.params})

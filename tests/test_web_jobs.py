@@ -21,7 +21,7 @@ import pytest
 from test_server_store import small_disk
 from web_browser import CHROMIUM, CHROMIUM_ARGS, ROOT, VIEWPORT, Server, Tab, need_browser
 
-from engine.runner import run_scenario
+from engine.scenarios.runner import run_scenario
 
 pytestmark = pytest.mark.slow
 

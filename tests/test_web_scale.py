@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from engine.runner import run_scenario
+from engine.scenarios.runner import run_scenario
 from tests.web_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, VIEWPORT, Server, Tab, need_browser
 
 pytestmark = pytest.mark.slow

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from app.cli import cli
-from engine.profile import list_profiles
+from engine.profiles.profile import list_profiles
 from engine.scenarios import registry
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,6 +1,6 @@
 """``ascendsim calibrate``: published Ascend profiling results beside the simulator's figures.
 
-Runs every case of :mod:`engine.calibration` (or the ones named with ``--case``) and prints, per
+Runs every case of :mod:`engine.tools.calibration` (or the ones named with ``--case``) and prints, per
 case, each published figure, the simulated one and the error (relative for the task time, in points
 for a pipe ratio) with its tolerance where it has one, the busiest pipe on both sides, and where the
 published numbers come from.
@@ -18,8 +18,8 @@ import click
 @click.option("--case", "case_ids", multiple=True, help="run only this case (repeatable); default: every case")
 def calibrate(as_json: bool, case_ids: tuple[str, ...]) -> None:
     """Run the published profiling cases through the simulator and print both side by side."""
-    from engine.calibration import CalibrationError
-    from engine.calibration import calibrate as run_calibration
+    from engine.tools.calibration import CalibrationError
+    from engine.tools.calibration import calibrate as run_calibration
 
     try:
         doc = run_calibration(case_ids)

@@ -33,9 +33,9 @@ import sys
 
 import click
 
-from engine.profile import DEFAULT_PROFILE, list_profiles, load_profile
-from engine.runner import PROGRAM_ERRORS
+from engine.profiles.profile import DEFAULT_PROFILE, list_profiles, load_profile
 from engine.scenarios import Scenario, ScenarioFailed, registry
+from engine.scenarios.runner import PROGRAM_ERRORS
 
 from .budget import Interrupted, Progress
 from .calibrate import calibrate
@@ -117,7 +117,7 @@ def profiles_show(name: str, as_json: bool) -> None:
 def bench(as_json: bool, quick: bool) -> None:
     """Measure the simulator's own speed on this machine against its targets (about 30 s; --quick: 10 s)."""
     from app.present.bench import replay_figures
-    from engine.bench import run_bench
+    from engine.tools.bench import run_bench
 
     def phase(index: int, total: int, what: str) -> None:  # the engine's measurements, then the replay's
         click.echo(f"bench [{index}/{total + 1}] {what} ...", err=True)
@@ -150,7 +150,7 @@ def bench(as_json: bool, quick: bool) -> None:
 
 # -- run / trace ---------------------------------------------------------------------------------
 def _execute(run: Prepared, progress: Progress):
-    from engine.runner import run_scenario
+    from engine.scenarios.runner import run_scenario
 
     try:
         return run_scenario(run.scenario.name, run.profile, numerics=run.numerics, progress=progress, **run.values)
@@ -163,7 +163,7 @@ def _run_action(
 ) -> None:
     from engine.analysis.export import write_pipe_csv
     from engine.analysis.render import render_report
-    from engine.runner import analyze_run
+    from engine.scenarios.runner import analyze_run
 
     run = prepare_run(scenario, profile, no_numerics, values, report=report)
     with Progress(run.events, f"{scenario.name}", run.seconds) as progress:
@@ -260,7 +260,7 @@ def compare(as_json: bool, runs: tuple[str, ...]) -> None:
     """Compare two runs: ascendsim compare [--json] SCENARIO [OPTIONS] -- SCENARIO [OPTIONS]."""
     from engine.analysis.compare import compare as diff_reports
     from engine.analysis.render import render_comparison
-    from engine.runner import analyze_run
+    from engine.scenarios.runner import analyze_run
 
     args = list(runs)
     if args and args[0].startswith("-"):

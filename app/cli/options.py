@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import click
 
 from engine.analysis.export import CHROME_DETAIL
-from engine.profile import DEFAULT_PROFILE, load_profile
+from engine.profiles.profile import DEFAULT_PROFILE, load_profile
 from engine.scenarios import Scenario
 from engine.scenarios.cost import Cost
 

@@ -1,7 +1,7 @@
 """A hardware profile as a learner reads it: every number with its source, or the assumption behind it.
 
-:func:`profile_document` gathers the values (:func:`engine.profile.load_profile`), the comment of
-each key (:func:`engine.profile_sources.profile_sources`) and the legend of the sources cited;
+:func:`profile_document` gathers the values (:func:`engine.profiles.profile.load_profile`), the comment of
+each key (:func:`engine.profiles.sources.profile_sources`) and the legend of the sources cited;
 :func:`render_profile` turns it into text for ``ascendsim profiles show NAME``.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import fields
 from pathlib import Path
 
-from engine.profile import PROFILE_DIR, load_profile
-from engine.profile_sources import profile_sources, source_legend
+from engine.profiles.profile import PROFILE_DIR, load_profile
+from engine.profiles.sources import profile_sources, source_legend
 
 DERIVED = {
     "peak_fp16_tflops": "derived: Cube cores x cube_m x cube_n x cube_k x 2 x clock",

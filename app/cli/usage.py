@@ -28,7 +28,7 @@ from typing import Any
 import click
 
 from app import files
-from engine.profile import ProfileError, list_profiles, load_profile
+from engine.profiles.profile import ProfileError, list_profiles, load_profile
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130  # the shell's code for a run stopped by Ctrl-C (128 + SIGINT)

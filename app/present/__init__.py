@@ -7,7 +7,7 @@
 * :mod:`~app.present.messages` — every string a trainee sees, in English and Chinese.
 * :mod:`~app.present.vocabulary` — the words both UIs draw with (what a core does, what a slot holds),
   each with its code, glyph and style class. Cores and source lines are typed references
-  (:mod:`engine.locations`): nothing here takes a label apart.
+  (:mod:`engine.trace.locations`): nothing here takes a label apart.
 
 What only a server needs (the run store, its limits, background jobs) is :mod:`app.server`.
 """

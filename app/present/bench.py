@@ -13,8 +13,8 @@ import time
 
 import numpy as np
 
-from engine.bench import Figure
-from engine.runner import get_scenario, run_scenario
+from engine.scenarios.runner import get_scenario, run_scenario
+from engine.tools.bench import Figure
 
 from .replay import Replay
 

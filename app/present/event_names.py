@@ -3,16 +3,16 @@
 The trace names events in English once (``wait: stream 1 to drain``, ``alloc VECIN slot 0``); API calls and
 instructions are named by their API (``acl.rt.malloc``, ``mmad``), the same in both languages. Where the name
 is words rather than an API, the Chinese one is built here from the detail record the engine attached (a
-:class:`engine.detail.HostWait`, a :class:`engine.detail.QueueOp`), never from the English text.
+:class:`engine.trace.detail.HostWait`, a :class:`engine.trace.detail.QueueOp`), never from the English text.
 """
 
 from __future__ import annotations
 
 from engine.aicore.pipes import Pipe
-from engine.detail import HostWait, HostWork, Issue, QueueOp, QueueOpKind
-from engine.findings import event_zh, stream_zh
 from engine.trace import Kind
-from engine.trace_data import TraceData
+from engine.trace.data import TraceData
+from engine.trace.detail import HostWait, HostWork, Issue, QueueOp, QueueOpKind
+from engine.trace.findings import event_zh, stream_zh
 
 from .messages import t as msg
 

@@ -25,8 +25,8 @@ import json
 import numpy as np
 
 from engine.aicore.pipes import LANE_NAMES
-from engine.locations import CoreRef
 from engine.trace import Kind
+from engine.trace.locations import CoreRef
 
 from .index import INIT_SLOT
 from .lanes import lane_name

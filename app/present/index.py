@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.detail import GM, Instr, QueueOp, QueueOpKind
-from engine.locations import CoreRef, SourceLine
 from engine.trace import Kind, LaneKind, TraceData
+from engine.trace.detail import GM, Instr, QueueOp, QueueOpKind
+from engine.trace.locations import CoreRef, SourceLine
 
 INIT_SLOT = 1023  # the queue-index slot of init_buffer rows
 

@@ -5,12 +5,12 @@ core and pipe), never from the English label the engine gave it: "Device 0 strea
 from __future__ import annotations
 
 from engine.aicore.pipes import LANE_NAMES
-from engine.locations import CoreRef
-from engine.trace_schema import Lane, LaneKind
+from engine.trace.locations import CoreRef
+from engine.trace.schema import Lane, LaneKind
 
 from .messages import t as msg
 
-DEVICE = 0  # the one device simulated (engine/acl.py: set_device accepts device 0 only)
+DEVICE = 0  # the one device simulated (engine/host/acl.py: set_device accepts device 0 only)
 
 
 def stream_name(unit: int, lang: str) -> str:

@@ -36,7 +36,8 @@ _CATALOGUE = MappingProxyType(
         "wait.room": ("room in a full stream", "流队列腾出空间"),
         "wait.device": ("the whole device", "整个设备执行完毕"),
         # activity of a core
-        # kinds of findings (engine.findings.Finding.kind); a finding's message is the engine's (Finding.text(lang))
+        # kinds of findings (engine.trace.findings.Finding.kind); a finding's message is the engine's
+        # (Finding.text(lang))
         "finding.race": ("race", "数据竞争"),
         "finding.deadlock": ("deadlock", "死锁"),
         "finding.acl-error": ("ACL error", "ACL 错误"),
@@ -305,95 +306,14 @@ _CATALOGUE = MappingProxyType(
 )
 
 
-# Chinese texts of the scenarios' summaries and parameter help (the English ones live with the scenarios,
-# in engine.scenarios; a test checks that every scenario and parameter has its entry here)
-_SCENARIOS_ZH = MappingProxyType(
-    {
-        "host-lifecycle": (
-            "初始化、拷入、矩阵乘、同步、拷回、校验、释放",
-            {"n": "矩阵规模（n x n x n 的 fp16 矩阵乘）", "seed": "输入数据的随机种子"},
-        ),
-        "pipeline": (
-            "B 批“拷入 / 矩阵乘 / 拷出”，轮流分配到 S 条流上（原文的预取流水线）",
-            {
-                "n": "每批的矩阵规模（n x n x n 的 fp16 矩阵乘）",
-                "batches": "批次数",
-                "streams": "流的数量",
-                "pageable": "使用可分页（普通 numpy）主机内存，而不是锁页内存",
-                "seed": "输入数据的随机种子",
-                "sync_each": "每批之后都同步（主机每次只给设备送一批）",
-                "prefetch_depth": "0：整批轮流分配到各条流；D：拷贝在自己的流上提前 D 批进行（StreamManager）",
-            },
-        ),
-        "matmul": (
-            "C = A @ B（fp16 输入，fp32 累加），使用分块的多核 Cube 核函数",
-            {
-                "m": "A 和 C 的行数",
-                "n": "B 和 C 的列数",
-                "k": "A 的列数，B 的行数",
-                "cores": "使用的 Cube 核数（默认：全部）",
-                "base": "固定的基本块 BM,BN,BK（默认：由自动分块器决定）",
-                "buffer_num": "1：不用双缓冲；2：L1 和 L0 双缓冲",
-                "out_dtype": "C 的数据类型",
-                "seed": "输入数据的随机种子",
-            },
-        ),
-        "matmul-leaky-relu": (
-            "C = LeakyReLU(A @ B)：混合核函数，每个 AI Core 的 Cube 核与两个 Vector 核协同工作",
-            {
-                "m": "A 和 C 的行数",
-                "n": "B 和 C 的列数（16 的倍数）",
-                "k": "A 的列数，B 的行数",
-                "alpha": "LeakyReLU 在 x < 0 时的斜率（max(x, alpha*x)）",
-                "cores": "使用的 AI Core 数（每个是 1 个 AIC + 2 个 AIV 的一组；默认：全部）",
-                "base": "固定的基本块 BM,BN,BK（默认：由自动分块器决定）",
-                "buffer_num": "1：不用双缓冲；2：L1 和 L0 双缓冲",
-                "seed": "输入数据的随机种子",
-            },
-        ),
-        "vector-add": (
-            "在 Vector 核上计算 z = x + y：CopyIn / Compute / CopyOut",
-            {
-                "length": "fp16 元素个数",
-                "buffer_num": "队列槽位数：1（不重叠）或 2（双缓冲）",
-                "tile_length": "每个分块的元素个数",
-                "cores": "启动的块数（默认：足够让每个 Vector 核都分到分块）",
-                "seed": "输入数据的随机种子",
-            },
-        ),
-        "debug-demo": (
-            "一个带有典型协同错误（--bug）的小程序，供调试器演示",
-            {
-                "bug": "哪一种错误：none、missing-wait、empty-deque、never-recorded、wait-cycle、cross-stream、"
-                "use-after-free"
-            },
-        ),
-        "dynamic-shapes": (
-            "同一条流上形状不断变化的矩阵乘，由主机按 recompute / cache / adaptive 策略计算分块",
-            {
-                "sequence": "stable、drifting、random，或形状列表 MxNxK,MxNxK,...",
-                "count": "矩阵乘的个数",
-                "policy": "主机如何得到每次的分块方案",
-                "seed": "输入数据（以及随机序列）的随机种子",
-            },
-        ),
-    }
-)
-
-
 def scenario_summary(scenario, lang: str = "en") -> str:
     """What a scenario (:class:`engine.scenarios.Scenario`) runs, in ``lang``."""
-    return _SCENARIOS_ZH[scenario.name][0] if known_lang(lang) == "zh" else scenario.summary
+    return scenario.summary_zh if known_lang(lang) == "zh" else scenario.summary
 
 
-def param_help(scenario, param, lang: str = "en") -> str:
+def param_help(param, lang: str = "en") -> str:
     """The help of one of a scenario's parameters, in ``lang``."""
-    return _SCENARIOS_ZH[scenario.name][1][param.name] if known_lang(lang) == "zh" else param.help
-
-
-def scenarios_translated() -> dict[str, set[str]]:
-    """The scenarios with Chinese texts, and the parameters of each (for the completeness test)."""
-    return {name: set(params) for name, (_summary, params) in _SCENARIOS_ZH.items()}
+    return param.help_zh if known_lang(lang) == "zh" else param.help
 
 
 def t(key: str, lang: str = "en", **values) -> str:

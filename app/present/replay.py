@@ -20,11 +20,11 @@ import numpy as np
 import engine
 from engine.aicore.pipes import LANE_NAMES
 from engine.aicore.tensor import Buffer
-from engine.detail import NO_SLOT, HostWait, Mark, QueueOp
-from engine.locations import CoreRef, SourceLine
+from engine.device.stream import TaskKind
 from engine.simulation import RunResult
-from engine.stream import TaskKind
 from engine.trace import DIRECTIONS, Kind, LaneKind
+from engine.trace.detail import NO_SLOT, HostWait, Mark, QueueOp
+from engine.trace.locations import CoreRef, SourceLine
 
 from . import state as S
 from .event_names import event_name

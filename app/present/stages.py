@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.aicore.pipes import LANE_NAMES
-from engine.detail import GM, Instr
+from engine.trace.detail import GM, Instr
 
 STAGE_ORDER = ("MTE2", "MTE1", "CUBE", "VECTOR", "FIXP", "MTE3")
 

@@ -1,7 +1,7 @@
 """The state of a run at one step, as plain data: what the host, streams, engines and cores are doing.
 
 Produced by :meth:`app.present.replay.Replay.state_at`; every field is a plain value or a typed
-reference (a :class:`~engine.locations.CoreRef`, a :class:`~engine.locations.SourceLine`, a
+reference (a :class:`~engine.trace.locations.CoreRef`, a :class:`~engine.trace.locations.SourceLine`, a
 :class:`~app.present.vocabulary.SlotStatus`), so view-models turn it into JSON without knowing the
 engine (:meth:`State.to_dict` gives references as their fields). Times are picoseconds.
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from engine.locations import CoreRef, SourceLine
-from engine.trace_schema import Lane
+from engine.trace.locations import CoreRef, SourceLine
+from engine.trace.schema import Lane
 
 from .vocabulary import SlotStatus
 

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.aicore import cube, vector_math
-from engine.detail import GM, Instr, Rect
 from engine.trace import TraceData
+from engine.trace.detail import GM, Instr, Rect
 
 from .index import TraceIndex
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.intervals import merged
-from engine.locations import CoreRef
 from engine.trace import Kind, LaneKind
+from engine.trace.intervals import merged
+from engine.trace.locations import CoreRef
 
 from .event_names import event_name
 from .lanes import engine_name, lane_group, lane_name, lane_thread, stream_name

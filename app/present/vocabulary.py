@@ -11,7 +11,7 @@ from __future__ import annotations
 from enum import StrEnum
 from types import MappingProxyType
 
-from engine.detail import QueueOpKind
+from engine.trace.detail import QueueOpKind
 
 
 class Activity(StrEnum):

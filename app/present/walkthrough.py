@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.locations import CoreRef
 from engine.trace import Kind
+from engine.trace.locations import CoreRef
 
 from .messages import LANGS, scenario_summary
 from .messages import t as msg
@@ -140,7 +140,7 @@ def scenario_walkthrough(
     name: str, profile: str = "ascend910b1", numerics: bool = True, progress: Callable[[str], None] = _noop, **params
 ) -> Walkthrough:
     """Run a built-in scenario (parameters validated by the engine: a bad one raises ScenarioArgError)."""
-    from engine.runner import run_scenario
+    from engine.scenarios.runner import run_scenario
 
     progress("run")
     run = run_scenario(name, profile, numerics=numerics, **params)

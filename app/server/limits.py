@@ -10,7 +10,9 @@ this code base, kept within 30 % of real runs by ``tests/test_cost.py``).
 
 from __future__ import annotations
 
-from engine.profile import Profile
+from types import MappingProxyType
+
+from engine.profiles.profile import Profile
 from engine.scenarios import Scenario, ScenarioArgError
 from engine.scenarios.cost import Cost
 
@@ -22,6 +24,8 @@ MAX_EVENTS = 6_000_000
 # about 9 s) is the largest matmul computed for real. Larger shapes run timing-only.
 MAX_NUMERIC_MACS = 4096**3
 MAX_NUMERIC_ELEMENTS = 64 * 2**20  # vector-add with numerics: 64 Mi fp16 elements (3 x 128 MiB on the host)
+# the cap of each unit a scenario measures its numerics in (Scenario.numeric_size)
+NUMERIC_LIMITS = MappingProxyType({"macs": MAX_NUMERIC_MACS, "elements": MAX_NUMERIC_ELEMENTS})
 
 
 def _fields(names: tuple[str, ...], values: dict) -> tuple[str, str]:
@@ -40,23 +44,18 @@ def check(scenario: Scenario, profile: Profile, values: dict, numerics: bool, ma
             f"{max_events:,} (got {shown})",
             *names,
         )
-    if numerics and scenario.name in ("matmul", "matmul-leaky-relu"):
-        macs = values["m"] * values["n"] * values["k"]
-        if macs > MAX_NUMERIC_MACS:
-            raise ScenarioArgError(
-                f"m x n x k with numerics must be <= {MAX_NUMERIC_MACS:,} (4096^3), got {macs:,} "
-                f"({values['m']} x {values['n']} x {values['k']}); turn numerics off for a timing-only run",
-                "m",
-                "n",
-                "k",
-            )
-    if numerics and scenario.name == "vector-add" and values["length"] > MAX_NUMERIC_ELEMENTS:
+    size = scenario.numeric_size(values) if numerics and scenario.numeric_size is not None else None
+    if size is not None and size.value > NUMERIC_LIMITS[size.unit]:
+        field, shown = _fields(size.params, values)
+        limit = NUMERIC_LIMITS[size.unit]
+        power = " (4096^3)" if size.unit == "macs" else ""
+        given = f" ({shown})" if len(size.params) > 1 else ""
         raise ScenarioArgError(
-            f"length with numerics must be <= {MAX_NUMERIC_ELEMENTS:,}, got {values['length']:,}; "
+            f"{field} with numerics must be <= {limit:,}{power}, got {size.value:,}{given}; "
             "turn numerics off for a timing-only run",
-            "length",
+            *size.params,
         )
     return cost
 
 
-__all__ = ("MAX_EVENTS", "MAX_NUMERIC_ELEMENTS", "MAX_NUMERIC_MACS", "check")
+__all__ = ("MAX_EVENTS", "MAX_NUMERIC_ELEMENTS", "MAX_NUMERIC_MACS", "NUMERIC_LIMITS", "check")

@@ -41,9 +41,9 @@ from pathlib import Path
 import numpy as np
 
 from app.files import atomic_path
-from engine.run_codec import FORMAT, run_from_doc, run_to_doc
-from engine.runner import get_scenario, run_scenario
+from engine.scenarios.runner import get_scenario, run_scenario
 from engine.simulation import RunResult
+from engine.trace.codec import FORMAT, run_from_doc, run_to_doc
 
 DISK_BYTES = 4 << 30  # the store's default cap on disk (ASCENDSIM_STORE_MB or ``--store-mb`` change it)
 QUARANTINED_KEPT = 8  # files set aside for a look, per folder; older ones are removed

@@ -27,7 +27,7 @@ from app.present import Breakpoint
 from app.present.messages import t as msg
 from app.present.playback import Playback
 from app.present.walkthrough import PHASES, Walkthrough
-from engine.locations import CoreRef
+from engine.trace.locations import CoreRef
 
 from . import navigation as nav
 from .drawing import Drawing

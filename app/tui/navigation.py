@@ -18,7 +18,7 @@ from app.present.viewport import (
     window,
     zoom,
 )
-from engine.locations import CoreRef
+from engine.trace.locations import CoreRef
 
 SPEEDS = playback.SPEEDS  # events per second when playing (the web offers the same; the arithmetic is playback's)
 DEFAULT_SPEED = SPEEDS.index(playback.DEFAULT_SPEED)  # an index into SPEEDS

@@ -1,5 +1,9 @@
 """The compare page: two runs given as the CLI's options, simulated (with progress), and set side by side:
-their metrics, what changed between them and why it matters, and both timelines over their kernels."""
+their metrics, what changed between them and why it matters, and both timelines over their kernels.
+
+The server's callbacks are the methods of :class:`Callbacks` (a test calls them as functions, with what a
+page would send); :func:`register` wires them to the page's ids.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ from dash.exceptions import PreventUpdate
 from app.present.messages import finding_kind, known_lang, metric_name
 from app.present.messages import t as msg
 from app.server.jobs import Busy
-from engine.profile import DEFAULT_PROFILE
+from engine.profiles.profile import DEFAULT_PROFILE
 from engine.scenarios import registry
 
 from . import figures, layout, render
@@ -45,9 +49,49 @@ def parse_options(scenario: str, text: str) -> dict:
     return out
 
 
-def register(app, runs: Runs) -> None:
+class Callbacks:
+    """The compare page's server-side callbacks over the runs of ``runs``: each method takes what its inputs and
+    states send, in order (a job's ``set_progress`` first)."""
+
+    def __init__(self, runs: Runs) -> None:
+        self.runs = runs
+
     # -- compare --------------------------------------------------------------------------------------------------
-    @app.callback(
+    def compare(self, set_progress, _run, sa, oa, sb, ob, numerics, lang, session):
+        """A job: both requests validated (a bad one answered inline), both runs made stored, then compared."""
+        lang = known_lang(lang)
+        try:
+            requests = [
+                _request(label, scenario, options, numerics)
+                for label, scenario, options in (("A", sa, oa), ("B", sb, ob))
+            ]
+            for label, req in zip("AB", requests, strict=True):
+                self.runs.compute(
+                    req,
+                    session_id(session),
+                    lambda phase, v, label=label: set_progress([[f"{label}: ", *_items(phase_line(phase, v, lang))]]),
+                )
+        except RunRequestError as exc:
+            return str(exc), no_update, no_update
+        except Busy as exc:
+            return msg(exc.key, lang, **exc.values), no_update, no_update
+        shown = [plain(r) for r in requests]
+        return "", comparison(self.runs, shown, lang), shown
+
+    def redraw(self, lang, shown):
+        """The comparison on screen, in the language just chosen (both runs are stored: no simulation)."""
+        if not isinstance(shown, list) or len(shown) != 2 or not all(isinstance(r, dict) for r in shown):
+            raise PreventUpdate
+        try:
+            return comparison(self.runs, shown, known_lang(lang))
+        except (RunRequestError, KeyError, ValueError, TypeError):
+            raise PreventUpdate from None
+
+
+def register(app, runs: Runs) -> None:
+    """The compare page's callbacks on ``app``: :class:`Callbacks` over ``runs``."""
+    cb = Callbacks(runs)
+    app.callback(
         Output("cmp-error", "children"),
         Output("cmp-result", "children"),
         Output("cmp-shown", "data"),
@@ -65,42 +109,13 @@ def register(app, runs: Runs) -> None:
         running=[(Output("cmp-run", "disabled"), True, False)],
         interval=JOB_POLL_MS,
         prevent_initial_call=True,
-    )
-    def compare(set_progress, _run, sa, oa, sb, ob, numerics, lang, session):
-        """A job: both requests validated (a bad one answered inline), both runs made stored, then compared."""
-        lang = known_lang(lang)
-        try:
-            requests = [
-                _request(label, scenario, options, numerics)
-                for label, scenario, options in (("A", sa, oa), ("B", sb, ob))
-            ]
-            for label, req in zip("AB", requests, strict=True):
-                runs.compute(
-                    req,
-                    session_id(session),
-                    lambda phase, v, label=label: set_progress([[f"{label}: ", *_items(phase_line(phase, v, lang))]]),
-                )
-        except RunRequestError as exc:
-            return str(exc), no_update, no_update
-        except Busy as exc:
-            return msg(exc.key, lang, **exc.values), no_update, no_update
-        shown = [plain(r) for r in requests]
-        return "", comparison(runs, shown, lang), shown
-
-    @app.callback(
+    )(cb.compare)
+    app.callback(
         Output("cmp-result", "children", allow_duplicate=True),
         Input("lang-page", "data"),
         State("cmp-shown", "data"),
         prevent_initial_call=True,
-    )
-    def redraw(lang, shown):
-        """The comparison on screen, in the language just chosen (both runs are stored: no simulation)."""
-        if not isinstance(shown, list) or len(shown) != 2 or not all(isinstance(r, dict) for r in shown):
-            raise PreventUpdate
-        try:
-            return comparison(runs, shown, known_lang(lang))
-        except (RunRequestError, KeyError, ValueError, TypeError):
-            raise PreventUpdate from None
+    )(cb.redraw)
 
 
 def _items(line) -> list:
@@ -111,7 +126,7 @@ def _items(line) -> list:
 
 def _request(label: str, scenario, options, numerics) -> dict:
     """One side's request, validated (RunRequestError naming the side and the field)."""
-    if scenario not in registry():
+    if not isinstance(scenario, str) or scenario not in registry():
         raise RunRequestError(f"{label}: scenario must be one of {', '.join(registry())}, got {scenario!r}")
     if not isinstance(options, str | type(None)):
         raise RunRequestError(f"{label}: options must be text, got {type(options).__name__}")
@@ -245,4 +260,4 @@ def comparison(runs: Runs, requests: list[dict], lang: str) -> html.Div:
     )
 
 
-__all__ = ("comparison", "parse_options", "register")
+__all__ = ("Callbacks", "comparison", "parse_options", "register")

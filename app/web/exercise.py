@@ -6,7 +6,9 @@ languages), rendered here for the page's language, so a language switch re-rende
 again. Element ids are the README's automation contract: ``ex-editor``, ``ex-run``, ``ex-reset``,
 ``ex-download``, ``ex-cancel``, ``ex-status`` (``queued``, ``running``, ``judging``, ``done`` or ``cancelled``),
 ``ex-verdict`` (``PASS`` or ``FAIL`` and the score), ``ex-criteria`` (one element per criterion) and, while
-a line is marked, ``ex-error-line`` with its number in ``data-line``.
+a line is marked, ``ex-error-line`` with its number in ``data-line``. The server's callbacks are the methods
+of :class:`Callbacks` (a test calls them as functions, with what a page would send); :func:`register` wires
+them and the browser's to the page's ids.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from .exercise_diff import comparison, diff_view
 from .exercise_text import TEXT, text
 from .playground import JOB_POLL_MS, session_id
 from .runs import RunRequestError, Runs
+from .trigger import FROM_DASH, triggered
 
 
 def panel(lesson: Lesson, lang: str, code_runs: tuple[str, str]) -> html.Div:
@@ -208,7 +211,72 @@ def _views(doc, lang: str, number) -> tuple:
     return head, criteria, output, ({} if doc.get("run") else {"display": "none"}), doc.get("line")
 
 
+class Callbacks:
+    """The Exercise panel's server-side callbacks over the runs of ``runs``: each method takes what its inputs and
+    states send, in order (a job's ``set_progress`` first; ``trigger``, the id of the input that fired, last)."""
+
+    def __init__(self, runs: Runs) -> None:
+        self.runs = runs
+
+    def check(self, set_progress, submit, lang, session):
+        """A job: the code graded as ``ascendsim lesson check`` grades it; the trainee's run then plays."""
+        lang = known_lang(lang)
+        if not isinstance(submit, dict):
+            raise PreventUpdate
+        policy, why = self.runs.code_runs
+        if policy == "off":
+            return no_update, no_update, text("off", lang, why=why), no_update, *_UNCHANGED
+        set_progress([text("queued", lang, ahead=0)])
+
+        def report(phase: str, values: dict) -> None:
+            set_progress([text(phase, lang, **values) if phase in TEXT else msg(f"web.phase.{phase}", lang, **values)])
+
+        try:
+            result, run = self.runs.check(
+                submit.get("lesson"), submit.get("code"), lang, session_id(session), report, policy == "sandbox"
+            )
+        except RunRequestError as exc:
+            return no_update, no_update, f"{text('failed', lang)}: {exc}", no_update, *_UNCHANGED
+        except Busy as exc:
+            return (
+                no_update,
+                no_update,
+                f"{text('failed', lang)}: {msg(exc.key, lang, **exc.values)}",
+                no_update,
+                *_UNCHANGED,
+            )
+        doc = {**grade_doc(result, run, self.runs), "n": submit.get("n")}
+        done = text("done", lang, s=f"{result.time_s:.1f}")
+        return doc, run, done, (run or no_update), *_views(doc, lang, doc["lesson"])
+
+    def show(self, lang, number, doc):
+        """The kept grade, drawn again whenever the panel is (a language switch rebuilds it; ``ex-result`` lives
+        outside it, so the verdict, the diff and the marked line stay); nothing for another lesson's grade."""
+        return _views(doc, known_lang(lang), number)
+
+    def go(self, clicks, mine, run, *, trigger=FROM_DASH):
+        """A statement's link: the trainee's run in the views, at the step where it shows."""
+        trigger = triggered(trigger)
+        if not isinstance(trigger, dict) or not any(clicks or []) or not isinstance(mine, dict):
+            raise PreventUpdate
+        step = trigger.get("step")
+        if type(step) is not int or step < 0:
+            raise PreventUpdate
+        target = {"step": step, "at": time.time()}
+        return (no_update if run == mine else mine), target
+
+    def switch(self, _mine, _ref, mine, number, *, trigger=FROM_DASH):
+        trigger = triggered(trigger)
+        if trigger == "ex-show-mine" and isinstance(mine, dict):
+            return mine
+        if trigger == "ex-show-ref" and number:
+            return {"lesson": number}
+        raise PreventUpdate
+
+
 def register(app, runs: Runs) -> None:
+    """The Exercise panel's callbacks on ``app``: the browser's, and :class:`Callbacks` over ``runs``."""
+    cb = Callbacks(runs)
     app.clientside_callback(  # the code in the editor, sent with the click (the mark is cleared meanwhile)
         """(n, lesson) => {
             const ed = window.AscendSimEditor;
@@ -239,8 +307,7 @@ def register(app, runs: Runs) -> None:
         Input("ex-line", "data"),
         prevent_initial_call=True,
     )
-
-    @app.callback(
+    app.callback(
         Output("ex-result", "data"),
         Output("ex-mine", "data"),
         Output("ex-status", "children"),
@@ -258,86 +325,30 @@ def register(app, runs: Runs) -> None:
         cancel=[Input("ex-cancel", "n_clicks")],
         interval=JOB_POLL_MS,
         prevent_initial_call=True,
-    )
-    def check(set_progress, submit, lang, session):
-        """A job: the code graded as ``ascendsim lesson check`` grades it; the trainee's run then plays."""
-        lang = known_lang(lang)
-        if not isinstance(submit, dict):
-            raise PreventUpdate
-        policy, why = runs.code_runs
-        if policy == "off":
-            return no_update, no_update, text("off", lang, why=why), no_update, *_UNCHANGED
-        set_progress([text("queued", lang, ahead=0)])
-
-        def report(phase: str, values: dict) -> None:
-            set_progress([text(phase, lang, **values) if phase in TEXT else msg(f"web.phase.{phase}", lang, **values)])
-
-        try:
-            result, run = runs.check(
-                submit.get("lesson"), submit.get("code"), lang, session_id(session), report, policy == "sandbox"
-            )
-        except RunRequestError as exc:
-            return no_update, no_update, f"{text('failed', lang)}: {exc}", no_update, *_UNCHANGED
-        except Busy as exc:
-            return (
-                no_update,
-                no_update,
-                f"{text('failed', lang)}: {msg(exc.key, lang, **exc.values)}",
-                no_update,
-                *_UNCHANGED,
-            )
-        doc = {**grade_doc(result, run, runs), "n": submit.get("n")}
-        done = text("done", lang, s=f"{result.time_s:.1f}")
-        return doc, run, done, (run or no_update), *_views(doc, lang, doc["lesson"])
-
-    @app.callback(
+    )(cb.check)
+    app.callback(
         *_VIEWS,
         Input("lang-page", "data"),
         Input("ex-number", "data"),
         State("ex-result", "data"),
         prevent_initial_call="initial_duplicate",
-    )
-    def show(lang, number, doc):
-        """The kept grade, drawn again whenever the panel is (a language switch rebuilds it; ``ex-result`` lives
-        outside it, so the verdict, the diff and the marked line stay); nothing for another lesson's grade."""
-        return _views(doc, known_lang(lang), number)
-
-    @app.callback(
+    )(cb.show)
+    app.callback(
         Output("run", "data", allow_duplicate=True),
         Output("jump-target", "data", allow_duplicate=True),
         Input({"type": "diff-step", "i": ALL, "step": ALL}, "n_clicks"),
         State("ex-mine", "data"),
         State("run", "data"),
         prevent_initial_call=True,
-    )
-    def go(clicks, mine, run):
-        """A statement's link: the trainee's run in the views, at the step where it shows."""
-        from dash import ctx
-
-        if not isinstance(ctx.triggered_id, dict) or not any(clicks or []) or not isinstance(mine, dict):
-            raise PreventUpdate
-        step = ctx.triggered_id.get("step")
-        if type(step) is not int or step < 0:
-            raise PreventUpdate
-        target = {"step": step, "at": time.time()}
-        return (no_update if run == mine else mine), target
-
-    @app.callback(
+    )(cb.go)
+    app.callback(
         Output("run", "data", allow_duplicate=True),
         Input("ex-show-mine", "n_clicks"),
         Input("ex-show-ref", "n_clicks"),
         State("ex-mine", "data"),
         State("ex-number", "data"),
         prevent_initial_call=True,
-    )
-    def switch(_mine, _ref, mine, number):
-        from dash import ctx
-
-        if ctx.triggered_id == "ex-show-mine" and isinstance(mine, dict):
-            return mine
-        if ctx.triggered_id == "ex-show-ref" and number:
-            return {"lesson": number}
-        raise PreventUpdate
+    )(cb.switch)
 
 
-__all__ = ("grade_doc", "panel", "register", "text", "verdict_view")
+__all__ = ("Callbacks", "grade_doc", "panel", "register", "text", "verdict_view")

@@ -12,7 +12,7 @@ from app.present import Replay
 from app.present.frames import FrameSource
 from app.present.walkthrough import Stop
 from app.server.store import RunSpec
-from engine.locations import CoreRef
+from engine.trace.locations import CoreRef
 from lessons.catalog import Lesson
 
 WINDOWS_KEPT = 24  # rendered frame windows kept per run

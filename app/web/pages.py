@@ -1,7 +1,9 @@
 """The pages' callbacks: routing, the language, the lesson player's text and questions, and the exports of
 the current run (the playground and compare pages have modules of their own).
 
-Everything a browser sends is validated before use; a bad input is answered in the page.
+Everything a browser sends is validated before use; a bad input is answered in the page. The server's
+callbacks are the methods of :class:`Callbacks` (a test calls them as functions, with what a page would
+send); :func:`register` wires them and the browser's to the page's ids.
 """
 
 from __future__ import annotations
@@ -10,43 +12,47 @@ import json
 import tempfile
 from pathlib import Path
 
-from dash import ALL, Input, Output, State, ctx, dcc, html, no_update
+from dash import ALL, Input, Output, State, dcc, html, no_update
 from dash.exceptions import PreventUpdate
 
 from app.present.messages import known_lang
 from app.present.messages import t as msg
-from engine.profile import DEFAULT_PROFILE, list_profiles
+from engine.profiles.profile import DEFAULT_PROFILE, list_profiles
 from engine.scenarios import registry
 from lessons.catalog import LessonError, get
 
 from . import layout, tool_pages
 from .exercise import panel
 from .runs import RunRequestError, Runs
+from .trigger import FROM_DASH, outputs_of, triggered
 
 
-def register(app, runs: Runs, default_lang: str) -> None:
-    scenario_names = list(registry())
-    profiles = list_profiles()
+class Callbacks:
+    """The pages' server-side callbacks over the runs of ``runs``, in ``default_lang`` until a page says otherwise:
+    each method takes what its inputs and states send, in order (and ``trigger``, the id of the input that
+    fired, where that matters)."""
+
+    def __init__(self, runs: Runs, default_lang: str) -> None:
+        self.runs = runs
+        self.default_lang = default_lang
+        self.scenario_names = list(registry())
+        self.profiles = list_profiles()
 
     # -- routing and the language ---------------------------------------------------------------------------
-    @app.callback(
-        Output("page", "children"), Input("url", "pathname"), State("url", "search"), State("lang-switch", "value")
-    )
-    def route(path, search, lang):
-        lang = known_lang(lang or default_lang)
+    def route(self, path, search, lang):
+        lang = known_lang(lang or self.default_lang)
         path = (path if isinstance(path, str) else "/").rstrip("/") or "/"
         if path in ("/", "/lessons"):
-            return layout.lessons_page(lang, runs.lessons(), _lesson_asked(search, runs))
+            return layout.lessons_page(lang, self.runs.lessons(), _lesson_asked(search, self.runs))
         if path == "/playground":
-            return layout.playground_page(lang, scenario_names, profiles, "matmul", DEFAULT_PROFILE)
+            return layout.playground_page(lang, self.scenario_names, self.profiles, "matmul", DEFAULT_PROFILE)
         if path == "/compare":
-            return tool_pages.compare_page(lang, scenario_names)
+            return tool_pages.compare_page(lang, self.scenario_names)
         if path == "/export":
             return tool_pages.export_page(lang)
         return tool_pages.not_found(lang)
 
-    @app.callback(Output("lang-page", "data"), Input("lang-switch", "value"), State("lang-page", "data"))
-    def mirror_lang(lang, current):
+    def mirror_lang(self, lang, current):
         lang = known_lang(lang)
         if lang == current:
             raise PreventUpdate
@@ -54,45 +60,18 @@ def register(app, runs: Runs, default_lang: str) -> None:
 
     # from the switch itself (in the header, on every page): its first call, with the language the browser
     # kept, translates the header too (pages are built in that language already)
-    @app.callback(Output({"type": "t", "key": ALL, "n": ALL}, "children"), Input("lang-switch", "value"))
-    def translate(lang):
+    def translate(self, lang, *, outputs=FROM_DASH):
+        """Every ``{"type": "t", "key": ...}`` text on the page in ``lang`` (``outputs``: Dash's list of them)."""
         lang = known_lang(lang)
-        return [msg(out["id"]["key"], lang) for out in ctx.outputs_list]
+        return [msg(out["id"]["key"], lang) for out in outputs_of(outputs)]
 
-    for local in ("lesson-lang", "player-lang"):  # see layout.page_stores; unchanged: nothing redrawn
-        app.clientside_callback(
-            "(lang, now) => lang === now ? window.dash_clientside.no_update : lang",
-            Output(local, "data"),
-            Input("lang-page", "data"),
-            State(local, "data"),
-        )
-
-    app.clientside_callback(  # the tab's id, made once per browser session: its jobs are counted under it
-        """(path, id) => id || (self.crypto && crypto.randomUUID ? crypto.randomUUID().replace(/-/g, "")
-                                 : Math.random().toString(36).slice(2) + Date.now().toString(36))""",
-        Output("session", "data"),
-        Input("url", "pathname"),
-        State("session", "data"),
-    )
-
-    @app.callback(Output("last-run", "data"), Input("run", "data"), prevent_initial_call=True)
-    def remember(run):
+    def remember(self, run):
         if not run:
             raise PreventUpdate
         return run
 
     # -- lessons ----------------------------------------------------------------------------------------------
-    @app.callback(
-        Output("run", "data"),
-        Output("lesson-head", "children"),
-        Output("lesson-steps", "children"),
-        Output("lesson-questions", "children"),
-        Output("lesson-exercise", "children"),
-        Input("lesson-select", "value"),
-        Input("lesson-lang", "data"),
-        State("run", "data"),
-    )
-    def lesson(number, lang, run):
+    def lesson(self, number, lang, run):
         lang = known_lang(lang)
         try:
             les = get(int(number or 1))
@@ -128,48 +107,18 @@ def register(app, runs: Runs, default_lang: str) -> None:
                     className="question",
                 )
             )
-        exercise = panel(les, lang, runs.code_runs)
+        exercise = panel(les, lang, self.runs.code_runs)
         wanted = {"lesson": les.number}
         mine = isinstance(run, dict) and run.get("exercise") == les.number  # the trainee's run stays on a switch
         return (no_update if run == wanted or mine else wanted), head, steps, questions, exercise
 
-    @app.callback(Output("lesson-select", "options"), Input("lesson-lang", "data"), prevent_initial_call=True)
-    def lesson_menu(lang):
+    def lesson_menu(self, lang):
         """The lesson menu in the language switched to (the page was built in the one it opened in)."""
-        return layout.lesson_options(runs.lessons(), known_lang(lang))
+        return layout.lesson_options(self.runs.lessons(), known_lang(lang))
 
-    app.clientside_callback(  # the lesson page's two tabs: the views, or the exercise beside the lesson's text
-        """(views, exercise, mine, ref, links) => {
-            const c = window.dash_clientside.callback_context;
-            if (!c.triggered.length || !c.triggered[0].value) { return window.dash_clientside.no_update; }
-            const which = c.triggered_id === "tab-exercise" ? 1 : 0;  // a panel rebuilt (a new language): no click
-            return [which ? "hidden" : "", which ? "" : "hidden", which ? "tab" : "tab on", which ? "tab on" : "tab"];
-        }""",
-        Output("player-area", "className"),
-        Output("lesson-exercise", "className"),
-        Output("tab-views", "className"),
-        Output("tab-exercise", "className"),
-        Input("tab-views", "n_clicks"),
-        Input("tab-exercise", "n_clicks"),
-        Input("ex-show-mine", "n_clicks"),
-        Input("ex-show-ref", "n_clicks"),
-        Input({"type": "diff-step", "i": ALL, "step": ALL}, "n_clicks"),
-        prevent_initial_call=True,
-    )
-
-    @app.callback(
-        Output({"type": "q-result", "q": ALL}, "children"),
-        Output({"type": "q-result", "q": ALL}, "className"),
-        Input({"type": "q-check", "q": ALL}, "n_clicks"),
-        State({"type": "q-answer", "q": ALL}, "value"),
-        State({"type": "q-check", "q": ALL}, "id"),
-        State("lesson-select", "value"),
-        State("lang-page", "data"),
-        prevent_initial_call=True,
-    )
-    def answer(clicks, answers, ids, number, lang):
+    def answer(self, clicks, answers, ids, number, lang, *, trigger=FROM_DASH):
         lang = known_lang(lang)
-        trigger = ctx.triggered_id
+        trigger = triggered(trigger)
         if not isinstance(trigger, dict) or not isinstance(clicks, list) or not any(clicks):
             raise PreventUpdate
         if not (isinstance(answers, list) and isinstance(ids, list) and len(answers) == len(ids) == len(clicks)):
@@ -189,7 +138,7 @@ def register(app, runs: Runs, default_lang: str) -> None:
                 texts.append(msg("web.choose_first", lang))
                 classes.append("answer")
                 continue
-            truth = runs.truth(les, question.id)
+            truth = self.runs.truth(les, question.id)
             right = yours == truth
             key = "web.right" if right else "web.wrong"
             said = msg(key, lang, answer=question.label(truth, lang), yours=question.label(str(yours), lang))
@@ -198,32 +147,21 @@ def register(app, runs: Runs, default_lang: str) -> None:
         return texts, classes
 
     # -- export ------------------------------------------------------------------------------------------------------
-    @app.callback(Output("exp-run", "children"), Input("last-run", "data"), Input("lang-page", "data"))
-    def export_label(run, lang):
+    def export_label(self, run, lang):
         lang = known_lang(lang)
         if not run or not isinstance(run, dict):
             return msg("web.export_none", lang)
         return msg("web.export_run", lang, name=describe(run, lang))
 
-    @app.callback(
-        Output("exp-download", "data"),
-        Output("exp-error", "children"),
-        Input("exp-chrome", "n_clicks"),
-        Input("exp-summary", "n_clicks"),
-        Input("exp-csv", "n_clicks"),
-        State("last-run", "data"),
-        State("lang-page", "data"),
-        prevent_initial_call=True,
-    )
-    def export(_c, _s, _v, run, lang):
+    def export(self, _c, _s, _v, run, lang, *, trigger=FROM_DASH):
         if not run:
             return no_update, msg("web.export_none", known_lang(lang))
         try:
-            loaded = runs.load(run)
+            loaded = self.runs.load(run)
         except RunRequestError as exc:
             return no_update, str(exc)
         name = export_name(run)
-        which = ctx.triggered_id
+        which = triggered(trigger)
         if which == "exp-chrome":
             from engine.analysis.export import chrome_document
 
@@ -239,6 +177,105 @@ def register(app, runs: Runs, default_lang: str) -> None:
             path = write_pipe_csv(Path(tmp) / "pipes.csv", report.metrics)
             text = path.read_text()
         return dcc.send_string(text, f"{name}.pipes.csv"), ""
+
+
+def register(app, runs: Runs, default_lang: str) -> None:
+    """The pages' callbacks on ``app``: :class:`Callbacks` over ``runs``, and the browser's."""
+    cb = Callbacks(runs, default_lang)
+    # -- routing and the language ---------------------------------------------------------------------------
+    app.callback(
+        Output("page", "children"), Input("url", "pathname"), State("url", "search"), State("lang-switch", "value")
+    )(cb.route)
+    app.callback(
+        Output("lang-page", "data"),
+        Input("lang-switch", "value"),
+        State("lang-page", "data"),
+    )(cb.mirror_lang)
+    app.callback(
+        Output({"type": "t", "key": ALL, "n": ALL}, "children"),
+        Input("lang-switch", "value"),
+    )(cb.translate)
+    for local in ("lesson-lang", "player-lang"):  # see layout.page_stores; unchanged: nothing redrawn
+        app.clientside_callback(
+            "(lang, now) => lang === now ? window.dash_clientside.no_update : lang",
+            Output(local, "data"),
+            Input("lang-page", "data"),
+            State(local, "data"),
+        )
+    app.clientside_callback(  # the tab's id, made once per browser session: its jobs are counted under it
+        """(path, id) => id || (self.crypto && crypto.randomUUID ? crypto.randomUUID().replace(/-/g, "")
+                                 : Math.random().toString(36).slice(2) + Date.now().toString(36))""",
+        Output("session", "data"),
+        Input("url", "pathname"),
+        State("session", "data"),
+    )
+    app.callback(
+        Output("last-run", "data"),
+        Input("run", "data"),
+        prevent_initial_call=True,
+    )(cb.remember)
+
+    # -- lessons ----------------------------------------------------------------------------------------------
+    app.callback(
+        Output("run", "data"),
+        Output("lesson-head", "children"),
+        Output("lesson-steps", "children"),
+        Output("lesson-questions", "children"),
+        Output("lesson-exercise", "children"),
+        Input("lesson-select", "value"),
+        Input("lesson-lang", "data"),
+        State("run", "data"),
+    )(cb.lesson)
+    app.callback(
+        Output("lesson-select", "options"),
+        Input("lesson-lang", "data"),
+        prevent_initial_call=True,
+    )(cb.lesson_menu)
+    app.clientside_callback(  # the lesson page's two tabs: the views, or the exercise beside the lesson's text
+        """(views, exercise, mine, ref, links) => {
+            const c = window.dash_clientside.callback_context;
+            if (!c.triggered.length || !c.triggered[0].value) { return window.dash_clientside.no_update; }
+            const which = c.triggered_id === "tab-exercise" ? 1 : 0;  // a panel rebuilt (a new language): no click
+            return [which ? "hidden" : "", which ? "" : "hidden", which ? "tab" : "tab on", which ? "tab on" : "tab"];
+        }""",
+        Output("player-area", "className"),
+        Output("lesson-exercise", "className"),
+        Output("tab-views", "className"),
+        Output("tab-exercise", "className"),
+        Input("tab-views", "n_clicks"),
+        Input("tab-exercise", "n_clicks"),
+        Input("ex-show-mine", "n_clicks"),
+        Input("ex-show-ref", "n_clicks"),
+        Input({"type": "diff-step", "i": ALL, "step": ALL}, "n_clicks"),
+        prevent_initial_call=True,
+    )
+    app.callback(
+        Output({"type": "q-result", "q": ALL}, "children"),
+        Output({"type": "q-result", "q": ALL}, "className"),
+        Input({"type": "q-check", "q": ALL}, "n_clicks"),
+        State({"type": "q-answer", "q": ALL}, "value"),
+        State({"type": "q-check", "q": ALL}, "id"),
+        State("lesson-select", "value"),
+        State("lang-page", "data"),
+        prevent_initial_call=True,
+    )(cb.answer)
+
+    # -- export ------------------------------------------------------------------------------------------------------
+    app.callback(
+        Output("exp-run", "children"),
+        Input("last-run", "data"),
+        Input("lang-page", "data"),
+    )(cb.export_label)
+    app.callback(
+        Output("exp-download", "data"),
+        Output("exp-error", "children"),
+        Input("exp-chrome", "n_clicks"),
+        Input("exp-summary", "n_clicks"),
+        Input("exp-csv", "n_clicks"),
+        State("last-run", "data"),
+        State("lang-page", "data"),
+        prevent_initial_call=True,
+    )(cb.export)
 
 
 def _lesson_asked(search, runs: Runs) -> int | None:
@@ -280,4 +317,4 @@ def export_name(run: dict) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:80]
 
 
-__all__ = ("describe", "export_name", "register")
+__all__ = ("Callbacks", "describe", "export_name", "register")

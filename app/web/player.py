@@ -5,6 +5,9 @@ description and its language-dependent views; a window of frames with the timeli
 around it; jumps to the next event of a kind; breakpoints; a slot's numbers; timeline zoom.
 Browser side (``assets/player.js``, no round trip): the step (buttons, keys, slider, play, stopping at
 breakpoints), drawing a step from the window, and asking for the next window near its edge.
+
+The server's callbacks are the methods of :class:`Callbacks` (a test calls them as functions, with what a
+page would send); :func:`register` wires them and the browser's to the page's ids.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 import math
 import time
 
-from dash import ALL, ClientsideFunction, Input, Output, Patch, State, ctx, html, no_update
+from dash import ALL, ClientsideFunction, Input, Output, Patch, State, html, no_update
 from dash.exceptions import PreventUpdate
 
 from app.present import viewport, views
@@ -23,28 +26,22 @@ from . import panels, render
 from .layout import VIEWS
 from .playground import note_text
 from .runs import RunRequestError, Runs, breakpoints_of
+from .trigger import FROM_DASH, triggered
 
 
-def register(app, runs: Runs) -> None:
+class Callbacks:
+    """The player's server-side callbacks over the runs of ``runs``: each method takes what its inputs and states
+    send, in order (and ``trigger``, the id of the input that fired, where that matters)."""
+
+    def __init__(self, runs: Runs) -> None:
+        self.runs = runs
+
     # -- a run: its description (language-free) ----------------------------------------------------------
-    @app.callback(
-        Output("meta", "data"),
-        Output("step-slider", "max"),
-        Output("core-select", "options"),
-        Output("core-select", "value"),
-        Output("bp-core", "options"),
-        Output("tl-expand", "options"),
-        Output("tl-expand", "value"),
-        Output("player-status", "children"),
-        Input("run", "data"),
-        State("lang-page", "data"),
-        State("meta", "data"),
-    )
-    def load_run(run, lang, old):
+    def load_run(self, run, lang, old):
         if not run:
             raise PreventUpdate
         try:
-            loaded = runs.load(run)
+            loaded = self.runs.load(run)
         except RunRequestError as exc:
             return (no_update,) * 7 + (str(exc),)
         if old and old.get("key") == loaded.key:
@@ -55,19 +52,12 @@ def register(app, runs: Runs) -> None:
         status = run_status(loaded, known_lang(lang))
         return meta, max(1, meta["n"] - 1), cores, (first[0] if first else None), cores, cores, first, status
 
-    @app.callback(
-        Output("player-status", "children", allow_duplicate=True),
-        Input("player-lang", "data"),
-        State("run", "data"),
-        State("meta", "data"),
-        prevent_initial_call=True,
-    )
-    def status_in(lang, run, meta):
+    def status_in(self, lang, run, meta):
         """The status line again in the language switched to (the run it describes is already loaded)."""
         if not run or not meta:
             raise PreventUpdate
         try:
-            loaded = runs.load(run)
+            loaded = self.runs.load(run)
         except RunRequestError:
             raise PreventUpdate from None
         if loaded.key != meta.get("key"):
@@ -75,21 +65,11 @@ def register(app, runs: Runs) -> None:
         return run_status(loaded, known_lang(lang))
 
     # -- a run: the views that depend on the language ----------------------------------------------------------
-    @app.callback(
-        Output("sys-device", "children"),
-        Output("metrics-body", "children"),
-        Output("matrices-graph", "figure"),
-        Output("mx-note", "children"),
-        Output("matrices-graph", "style"),
-        Input("meta", "data"),
-        Input("player-lang", "data"),
-        State("run", "data"),
-    )
-    def run_views(meta, lang, run):
+    def run_views(self, meta, lang, run):
         if not meta or not run:
             raise PreventUpdate
         lang = known_lang(lang)
-        loaded = runs.load(run)
+        loaded = self.runs.load(run)
         sys = panels.system_panel(views.device_view(loaded.replay, lang), lang)
         metrics = panels.metrics_panel(views.metrics_view(loaded.replay, lang), lang, tryable="lesson" not in run)
         figure, note = render.matrices(loaded, lang)
@@ -97,21 +77,10 @@ def register(app, runs: Runs) -> None:
         return sys, metrics, figure, note, style
 
     # -- a window of frames --------------------------------------------------------------------------------
-    @app.callback(
-        Output("window", "data"),
-        Output("tl-view", "data"),
-        Output("pipeline-graph", "figure"),
-        Output("timeline-graph", "figure"),
-        Input("window-request", "data"),
-        State("run", "data"),
-        State("tl-expand", "value"),
-        State("tl-follow", "value"),
-        State("tl-view", "data"),
-    )
-    def fetch_window(req, run, expand, follow, view):
-        if not req or not run:
+    def fetch_window(self, req, run, expand, follow, view):
+        if not req or not run or not isinstance(req, dict):
             raise PreventUpdate
-        loaded = runs.load(run)
+        loaded = self.runs.load(run)
         if req.get("run") != loaded.key:
             raise PreventUpdate
         lang = known_lang(req.get("lang"))
@@ -119,14 +88,14 @@ def register(app, runs: Runs) -> None:
             bps = breakpoints_of(req.get("bps"), loaded)
         except RunRequestError:
             bps = ()
-        first, count = int(req.get("first", 0)), max(1, min(int(req.get("count", 1)), render.WINDOW * 3))
+        first, count = _integer(req.get("first", 0)), max(1, min(_integer(req.get("count", 1)), render.WINDOW * 3))
         core = req.get("core")
         key = (first, count, core, lang, bps)
         w = loaded.window(
-            key, lambda: runs.prepared(loaded, key) or render.window(loaded, first, count, core, lang, bps)
+            key, lambda: self.runs.prepared(loaded, key) or render.window(loaded, first, count, core, lang, bps)
         )
         last = w["first"] + w["count"] - 1
-        at = min(max(int(req.get("step") or w["first"]), w["first"]), last)
+        at = min(max(_integer(req.get("step") or w["first"]), w["first"]), last)
         pipeline = render.pipeline(loaded, last, w["core"], lang, at)
         fresh = not isinstance(view, dict) or view.get("run") != loaded.key
         span = render.opening_span(loaded) if fresh else _span_of(view)
@@ -143,37 +112,21 @@ def register(app, runs: Runs) -> None:
         return {**w, "sig": req.get("sig"), "tl": tl}, view, pipeline, timeline
 
     # -- the timeline: zoom, whole run, the device's work, expanded cores -------------------------------------
-    @app.callback(
-        Output("timeline-graph", "figure", allow_duplicate=True),
-        Output("tl-follow", "value"),
-        Output("tl-view", "data", allow_duplicate=True),
-        Output("window", "data", allow_duplicate=True),
-        Input("tl-zoom", "data"),
-        Input("tl-whole", "n_clicks"),
-        Input("tl-work", "n_clicks"),
-        Input("tl-expand", "value"),
-        Input("tl-follow", "value"),  # ticked again: back to the cursor's page
-        State("run", "data"),
-        State("step", "data"),
-        State("lang-page", "data"),
-        State("tl-view", "data"),  # the viewport's run and span, not the window's frames (megabytes on a big run)
-        prevent_initial_call=True,
-    )
-    def zoom(relayout, _whole, _work, expand, follow, run, step, lang, view):
+    def zoom(self, relayout, _whole, _work, expand, follow, run, step, lang, view, *, trigger=FROM_DASH):
         if not run:
             raise PreventUpdate
-        loaded = runs.load(run)
-        step = int(step or 0)
+        loaded = self.runs.load(run)
+        step = _step_of(step, loaded)
         lang = known_lang(lang)
         end = loaded.outline["end_us"]
         view = view if isinstance(view, dict) and view.get("run") == loaded.key else None
-        trigger = ctx.triggered_id
+        trigger = triggered(trigger)
 
         def moved(fig, span, follow_now):
             """The figure, the follow box, and the viewport with the window's pages for its new span."""
             if view is None:
                 return fig, follow_now, no_update, no_update
-            first, count = int(view.get("first") or 0), int(view.get("count") or 1)
+            first, count = _integer(view.get("first") or 0), _integer(view.get("count") or 1)
             patch = Patch()
             patch["tl"] = render.follow_pages(loaded, first, count, span)
             return fig, follow_now, {**view, "span": span}, patch
@@ -203,57 +156,31 @@ def register(app, runs: Runs) -> None:
         if view is None or (trigger == "tl-follow" and not follow):
             raise PreventUpdate  # the first window brings the timeline with it; unticking leaves the view as it is
         span = _span_of(view)
-        cursor = loaded.replay.event(min(max(step, 0), len(loaded.replay) - 1)).start / 1e6
+        cursor = loaded.replay.event(step).start / 1e6
         origin = viewport.page_origin(end, tuple(loaded.outline["phases_us"]["work"]))
         shown = viewport.page(end, span, cursor, origin) if follow else None
         fig = render.timeline(loaded, step, lang, shown, expand or [])
         return fig, no_update, no_update, no_update
 
     # -- jumps ---------------------------------------------------------------------------------------------
-    @app.callback(
-        Output("jump-target", "data"),
-        Output("player-status", "children", allow_duplicate=True),
-        Input("jump-prev", "n_clicks"),
-        Input("jump-next", "n_clicks"),
-        State("step", "data"),
-        State("jump-kind", "value"),
-        State("run", "data"),
-        State("lang-page", "data"),
-        prevent_initial_call=True,
-    )
-    def jump(_prev, _next, step, kind, run, lang):
+    def jump(self, _prev, _next, step, kind, run, lang, *, trigger=FROM_DASH):
         if not run or not kind:
             raise PreventUpdate
-        loaded = runs.load(run)
-        forward = ctx.triggered_id == "jump-next"
+        loaded = self.runs.load(run)
+        forward = triggered(trigger) == "jump-next"
         from engine.trace import Kind
 
-        if kind not in Kind.__members__:
+        if not isinstance(kind, str) or kind not in Kind.__members__:
             return no_update, f"kind must be one of {', '.join(Kind.__members__)}, got {kind!r}"
-        found = loaded.replay.next_of_kind(int(step or 0), kind, forward)
+        found = loaded.replay.next_of_kind(_step_of(step, loaded), kind, forward)
         if found is None:
             return no_update, f"{kind}: -"
         return {"step": found, "at": time.time()}, ""
 
     # -- breakpoints ---------------------------------------------------------------------------------------
-    @app.callback(
-        Output("breakpoints", "data"),
-        Output("bp-list", "children"),
-        Output("bp-error", "children"),
-        Input("bp-add", "n_clicks"),
-        Input({"type": "bp-del", "i": ALL}, "n_clicks"),
-        State("bp-kind", "value"),
-        State("bp-core", "value"),
-        State("bp-src", "value"),
-        State("bp-mark", "value"),
-        State("breakpoints", "data"),
-        State("run", "data"),
-        State("lang-page", "data"),
-        prevent_initial_call=True,
-    )
-    def breakpoints(_add, deletes, kind, core, src, mark, current, run, lang):
+    def breakpoints(self, _add, deletes, kind, core, src, mark, current, run, lang, *, trigger=FROM_DASH):
         current = list(current or [])
-        trigger = ctx.triggered_id
+        trigger = triggered(trigger)
         if isinstance(trigger, dict) and trigger.get("type") == "bp-del":
             if not any(deletes):
                 raise PreventUpdate
@@ -270,7 +197,7 @@ def register(app, runs: Runs) -> None:
                 raise PreventUpdate
             try:
                 if run:
-                    breakpoints_of([item], runs.load(run))
+                    breakpoints_of([item], self.runs.load(run))
             except RunRequestError as exc:
                 return no_update, no_update, str(exc)
             if any(v is not None for v in item.values()) and item not in current:
@@ -278,19 +205,10 @@ def register(app, runs: Runs) -> None:
         return current, _bp_list(current, known_lang(lang)), ""
 
     # -- a slot's numbers ------------------------------------------------------------------------------------
-    @app.callback(
-        Output("tile-values", "children"),
-        Input("slot-click", "data"),
-        State("step", "data"),
-        State("run", "data"),
-        State("core-select", "value"),
-        State("lang-page", "data"),
-        prevent_initial_call=True,
-    )
-    def tile_values(click, step, run, core, lang):
+    def tile_values(self, click, step, run, core, lang):
         if not click or not run:
             raise PreventUpdate
-        loaded = runs.load(run)
+        loaded = self.runs.load(run)
         lang = known_lang(lang)
         ref = loaded.core(core)
         if ref is None:
@@ -303,6 +221,107 @@ def register(app, runs: Runs) -> None:
             return html.Div(str(exc), className="note")
         return panels.tile_panel(view, lang)
 
+
+def register(app, runs: Runs) -> None:
+    """The player's callbacks on ``app``: :class:`Callbacks` over ``runs``, and the browser's."""
+    cb = Callbacks(runs)
+    # -- a run: its description, its status line, its views -------------------------------------------------
+    app.callback(
+        Output("meta", "data"),
+        Output("step-slider", "max"),
+        Output("core-select", "options"),
+        Output("core-select", "value"),
+        Output("bp-core", "options"),
+        Output("tl-expand", "options"),
+        Output("tl-expand", "value"),
+        Output("player-status", "children"),
+        Input("run", "data"),
+        State("lang-page", "data"),
+        State("meta", "data"),
+    )(cb.load_run)
+    app.callback(
+        Output("player-status", "children", allow_duplicate=True),
+        Input("player-lang", "data"),
+        State("run", "data"),
+        State("meta", "data"),
+        prevent_initial_call=True,
+    )(cb.status_in)
+    app.callback(
+        Output("sys-device", "children"),
+        Output("metrics-body", "children"),
+        Output("matrices-graph", "figure"),
+        Output("mx-note", "children"),
+        Output("matrices-graph", "style"),
+        Input("meta", "data"),
+        Input("player-lang", "data"),
+        State("run", "data"),
+    )(cb.run_views)
+
+    # -- a window of frames; the timeline ---------------------------------------------------------------------
+    app.callback(
+        Output("window", "data"),
+        Output("tl-view", "data"),
+        Output("pipeline-graph", "figure"),
+        Output("timeline-graph", "figure"),
+        Input("window-request", "data"),
+        State("run", "data"),
+        State("tl-expand", "value"),
+        State("tl-follow", "value"),
+        State("tl-view", "data"),
+    )(cb.fetch_window)
+    app.callback(
+        Output("timeline-graph", "figure", allow_duplicate=True),
+        Output("tl-follow", "value"),
+        Output("tl-view", "data", allow_duplicate=True),
+        Output("window", "data", allow_duplicate=True),
+        Input("tl-zoom", "data"),
+        Input("tl-whole", "n_clicks"),
+        Input("tl-work", "n_clicks"),
+        Input("tl-expand", "value"),
+        Input("tl-follow", "value"),  # ticked again: back to the cursor's page
+        State("run", "data"),
+        State("step", "data"),
+        State("lang-page", "data"),
+        State("tl-view", "data"),  # the viewport's run and span, not the window's frames (megabytes on a big run)
+        prevent_initial_call=True,
+    )(cb.zoom)
+
+    # -- jumps, breakpoints, a slot's numbers, the step box ----------------------------------------------------
+    app.callback(
+        Output("jump-target", "data"),
+        Output("player-status", "children", allow_duplicate=True),
+        Input("jump-prev", "n_clicks"),
+        Input("jump-next", "n_clicks"),
+        State("step", "data"),
+        State("jump-kind", "value"),
+        State("run", "data"),
+        State("lang-page", "data"),
+        prevent_initial_call=True,
+    )(cb.jump)
+    app.callback(
+        Output("breakpoints", "data"),
+        Output("bp-list", "children"),
+        Output("bp-error", "children"),
+        Input("bp-add", "n_clicks"),
+        Input({"type": "bp-del", "i": ALL}, "n_clicks"),
+        State("bp-kind", "value"),
+        State("bp-core", "value"),
+        State("bp-src", "value"),
+        State("bp-mark", "value"),
+        State("breakpoints", "data"),
+        State("run", "data"),
+        State("lang-page", "data"),
+        prevent_initial_call=True,
+    )(cb.breakpoints)
+    app.callback(
+        Output("tile-values", "children"),
+        Input("slot-click", "data"),
+        State("step", "data"),
+        State("run", "data"),
+        State("core-select", "value"),
+        State("lang-page", "data"),
+        prevent_initial_call=True,
+    )(cb.tile_values)
     app.clientside_callback(  # the labelled step box counts from 1, as the step label does
         """(value) => (Number.isInteger(value) && value >= 1)
             ? {step: value - 1, at: Date.now()} : window.dash_clientside.no_update""",
@@ -363,6 +382,23 @@ def register(app, runs: Runs) -> None:
     )
 
 
+def _integer(value) -> int:
+    """A number a page sent (a step, a window's first or count) as an int; PreventUpdate for what is none
+    (``"x"``, NaN, a list): a page's state the server cannot draw."""
+    try:
+        return int(value)
+    except (TypeError, ValueError, OverflowError):
+        raise PreventUpdate from None
+
+
+def _step_of(value, loaded) -> int:
+    """The step a page sent (empty: the first) as a step of ``loaded``'s run; PreventUpdate for anything else."""
+    step = _integer(value or 0)
+    if not 0 <= step < len(loaded.replay):
+        raise PreventUpdate
+    return step
+
+
 def _span_of(view: dict) -> float | None:
     """The viewport's span a page sent back (a positive number of microseconds, else the whole run)."""
     span = view.get("span")
@@ -389,4 +425,4 @@ def _bp_list(items: list[dict], lang: str):
     return out
 
 
-__all__ = ("register", "run_status")
+__all__ = ("Callbacks", "register", "run_status")

@@ -3,7 +3,8 @@ progress, and a recommendation's "try it" that re-runs with its change.
 
 The form's values are sent as they are; :func:`app.web.runs.validate_request` checks them (the scenario's
 own parameter checks and the server's budget) and a bad one is answered in ``pg-error``, naming the
-field, the limit and the value.
+field, the limit and the value. The server's callbacks are the methods of :class:`Callbacks` (a test calls
+them as functions, with what a page would send); :func:`register` wires them to the page's ids.
 """
 
 from __future__ import annotations
@@ -11,17 +12,18 @@ from __future__ import annotations
 import json
 import uuid
 
-from dash import ALL, Input, Output, State, ctx, dcc, html, no_update
+from dash import ALL, Input, Output, State, dcc, html, no_update
 from dash.exceptions import PreventUpdate
 
 from app.present.messages import known_lang, param_help, scenario_summary
 from app.present.messages import t as msg
 from app.server.jobs import Busy
-from engine.profile import DEFAULT_PROFILE, load_profile
+from engine.profiles.profile import DEFAULT_PROFILE, load_profile
 from engine.scenarios import registry
 
 from . import panels
 from .runs import RunRequestError, Runs
+from .trigger import FROM_DASH, triggered
 
 MNK = ("m", "n", "k")
 JOB_POLL_MS = 250  # how often a page asks how far its job is (one request in flight: Dash waits for each answer)
@@ -47,7 +49,7 @@ def param_fields(scenario_name: str, lang: str) -> list:
             field = dcc.Checklist(
                 id=ident, options=[{"label": p.name, "value": "on"}], value=["on"] if p.default else []
             )
-            out.append(html.Div(field, className="param", title=param_help(scenario, p, lang)))
+            out.append(html.Div(field, className="param", title=param_help(p, lang)))
             continue
         if p.choices:
             field = dcc.Dropdown(id=ident, options=list(p.choices), value=p.default, clearable=False, className="dd")
@@ -58,13 +60,14 @@ def param_fields(scenario_name: str, lang: str) -> list:
                 value="" if p.default is None else str(p.default),
                 placeholder=auto_text(p, lang) if p.default is None else None,
             )
-        out.append(html.Label([p.name, field], className="param", title=param_help(scenario, p, lang)))
+        out.append(html.Label([p.name, field], className="param", title=param_help(p, lang)))
     return out
 
 
 def request_of(scenario: str, profile: str, m, n, k, ids: list, values: list, numerics) -> dict:
     """The playground's inputs as a run request (validated later by :func:`runs.validate_request`)."""
-    names = {p.name: p for p in registry()[scenario].params} if scenario in registry() else {}
+    known = isinstance(scenario, str) and scenario in registry()  # a name the page sent (a list is not one)
+    names = {p.name: p for p in registry()[scenario].params} if known else {}
     params = {}
     for name, value in zip(MNK, (m, n, k), strict=True):
         if name in names:
@@ -77,17 +80,15 @@ def request_of(scenario: str, profile: str, m, n, k, ids: list, values: list, nu
     return {"scenario": scenario, "profile": profile, "params": params, "numerics": bool(numerics)}
 
 
-def register(app, runs: Runs) -> None:
+class Callbacks:
+    """The playground's server-side callbacks over the runs of ``runs``: each method takes what its inputs and
+    states send, in order (and ``trigger``, the id of the input that fired, where that matters)."""
+
+    def __init__(self, runs: Runs) -> None:
+        self.runs = runs
+
     # -- playground ---------------------------------------------------------------------------------------------
-    @app.callback(
-        Output("pg-params", "children"),
-        Output("pg-m-row", "style"),
-        Output("pg-n-row", "style"),
-        Output("pg-k-row", "style"),
-        Input("pg-scenario", "value"),
-        State("lang-page", "data"),
-    )
-    def scenario_fields(name, lang):
+    def scenario_fields(self, name, lang):
         """The fields of the chosen scenario (rebuilt only when the scenario changes: a language switch
         keeps what the user typed; their help follows the language they were built in)."""
         if not isinstance(name, str) or name not in registry():
@@ -96,25 +97,83 @@ def register(app, runs: Runs) -> None:
         styles = [{} if x in have else {"display": "none"} for x in MNK]
         return param_fields(name, known_lang(lang)), *styles
 
-    @app.callback(Output("pg-summary", "children"), Input("pg-scenario", "value"), Input("lang-page", "data"))
-    def scenario_line(name, lang):
+    def scenario_line(self, name, lang):
         if not isinstance(name, str) or name not in registry():
             raise PreventUpdate
         return f"{name}: {scenario_summary(registry()[name], known_lang(lang))}"
 
-    @app.callback(
+    def restore(self, _ts, last, run):
+        if run or not last:
+            raise PreventUpdate
+        return last
+
+    def run_clicked(
+        self,
+        set_progress,
+        _clicks,
+        tries,
+        scenario,
+        profile,
+        m,
+        n,
+        k,
+        ids,
+        values,
+        numerics,
+        run,
+        lang,
+        session,
+        *,
+        trigger=FROM_DASH,
+    ):
+        """A job: the request validated (a bad field answered inline), then the run made stored (queued, shared
+        with an identical request, simulated), its progress shown as it goes; the player then loads it."""
+        lang = known_lang(lang)
+        ids = ids if isinstance(ids, list) else []
+        unchanged = [no_update] * 3 + [[no_update] * len(ids)]
+        trigger = triggered(trigger)
+        set_progress([msg("web.phase.starting", lang)])
+        try:
+            request, unchanged = _request(
+                self.runs, trigger, tries, scenario, profile, (m, n, k), ids, values, numerics, run, unchanged
+            )
+            if request is None:
+                return no_update, no_update, no_update, no_update, *unchanged
+            note = self.runs.compute(
+                request, session_id(session), lambda phase, v: set_progress([phase_line(phase, v, lang)]), lang
+            )
+        except RunRequestError as exc:
+            return no_update, no_update, str(exc), "", *unchanged
+        except Busy as exc:
+            return no_update, no_update, msg(exc.key, lang, **exc.values), "", *unchanged
+        clean = plain(request)
+        return clean, clean, "", note_text(note, lang), *unchanged
+
+
+def register(app, runs: Runs) -> None:
+    """The playground's callbacks on ``app``: :class:`Callbacks` over ``runs``."""
+    cb = Callbacks(runs)
+    app.callback(
+        Output("pg-params", "children"),
+        Output("pg-m-row", "style"),
+        Output("pg-n-row", "style"),
+        Output("pg-k-row", "style"),
+        Input("pg-scenario", "value"),
+        State("lang-page", "data"),
+    )(cb.scenario_fields)
+    app.callback(
+        Output("pg-summary", "children"),
+        Input("pg-scenario", "value"),
+        Input("lang-page", "data"),
+    )(cb.scenario_line)
+    app.callback(
         Output("run", "data", allow_duplicate=True),
         Input("pg-last", "modified_timestamp"),
         State("pg-last", "data"),
         State("run", "data"),
         prevent_initial_call="initial_duplicate",
-    )
-    def restore(_ts, last, run):
-        if run or not last:
-            raise PreventUpdate
-        return last
-
-    @app.callback(
+    )(cb.restore)
+    app.callback(
         Output("run", "data", allow_duplicate=True),
         Output("pg-last", "data", allow_duplicate=True),
         Output("pg-error", "children"),
@@ -146,31 +205,7 @@ def register(app, runs: Runs) -> None:
         cancel=[Input("pg-cancel", "n_clicks")],
         interval=JOB_POLL_MS,
         prevent_initial_call=True,
-    )
-    def run_clicked(
-        set_progress, _clicks, tries, scenario, profile, m, n, k, ids, values, numerics, run, lang, session
-    ):
-        """A job: the request validated (a bad field answered inline), then the run made stored (queued, shared
-        with an identical request, simulated), its progress shown as it goes; the player then loads it."""
-        lang = known_lang(lang)
-        ids = ids if isinstance(ids, list) else []
-        unchanged = [no_update] * 3 + [[no_update] * len(ids)]
-        set_progress([msg("web.phase.starting", lang)])
-        try:
-            request, unchanged = _request(
-                runs, ctx.triggered_id, tries, scenario, profile, (m, n, k), ids, values, numerics, run, unchanged
-            )
-            if request is None:
-                return no_update, no_update, no_update, no_update, *unchanged
-            note = runs.compute(
-                request, session_id(session), lambda phase, v: set_progress([phase_line(phase, v, lang)]), lang
-            )
-        except RunRequestError as exc:
-            return no_update, no_update, str(exc), "", *unchanged
-        except Busy as exc:
-            return no_update, no_update, msg(exc.key, lang, **exc.values), "", *unchanged
-        clean = plain(request)
-        return clean, clean, "", note_text(note, lang), *unchanged
+    )(cb.run_clicked)
 
 
 def _request(runs: Runs, trigger, tries, scenario, profile, mnk, ids, values, numerics, run, unchanged):
@@ -245,4 +280,14 @@ def _recommendation(runs: Runs, run: dict, i: int) -> dict | None:
     return recs[i] if 0 <= i < len(recs) else None
 
 
-__all__ = ("auto_text", "note_text", "param_fields", "phase_line", "plain", "register", "request_of", "session_id")
+__all__ = (
+    "Callbacks",
+    "auto_text",
+    "note_text",
+    "param_fields",
+    "phase_line",
+    "plain",
+    "register",
+    "request_of",
+    "session_id",
+)

@@ -22,7 +22,7 @@ from app.present.frames import held_tiles
 from app.present.messages import LANGS
 from app.present.messages import t as msg
 from app.present.text import reflow
-from engine.locations import CoreRef
+from engine.trace.locations import CoreRef
 
 from . import figures, panels
 from .loaded import Loaded

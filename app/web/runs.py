@@ -35,11 +35,11 @@ from app.server.store import DISK_BYTES, RunSpec, RunStore, StoreError, store_er
 from app.web.errors import RunRequestError, lesson_of
 from app.web.grading import Exercises
 from app.web.loaded import Loaded
-from engine.locations import SourceLine
-from engine.profile import DEFAULT_PROFILE, ProfileError, list_profiles, load_profile
+from engine.profiles.profile import DEFAULT_PROFILE, ProfileError, list_profiles, load_profile
 from engine.scenarios import Scenario, ScenarioArgError, ScenarioFailed, registry
 from engine.scenarios.cost import Cost
 from engine.trace import Kind
+from engine.trace.locations import SourceLine
 from lessons import sandbox
 from lessons.catalog import Lesson, get, lessons
 
@@ -103,7 +103,7 @@ def validate_request(request: dict) -> tuple[RunSpec, Scenario, Cost]:
     """A playground request as a :class:`RunSpec` (raises :class:`RunRequestError` naming the field)."""
     scenarios = registry()
     name = request.get("scenario")
-    if name not in scenarios:
+    if not isinstance(name, str) or name not in scenarios:
         raise RunRequestError(f"scenario must be one of {', '.join(scenarios)}, got {name!r}")
     scenario = scenarios[name]
     profile_name = request.get("profile") or DEFAULT_PROFILE
@@ -275,7 +275,7 @@ class Runs(Exercises):
         return doc.get("window")
 
     def _simulate(self, spec: RunSpec, events: int, report: Callable[[str, dict], None]):
-        from engine.runner import run_scenario
+        from engine.scenarios.runner import run_scenario
 
         last = [0.0]
 

@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..acl_codes import (
+from ..device.memory import Allocation
+from ..host.acl_codes import (
     ACL_ERROR_RT_AICORE_EXCEPTION,
     ACL_ERROR_RT_AICORE_TRAP_READ_OVERFLOW,
     ACL_ERROR_RT_AICORE_TRAP_WRITE_OVERFLOW,
 )
-from ..detail import GM, Instr, Rect
-from ..memory import Allocation
+from ..trace.detail import GM, Instr, Rect
 from .dispatch import KernelFault, PhysicalCore
 from .pipes import LANE_NAMES, Pipe
 from .program import Program
@@ -167,7 +167,7 @@ class BlockContext:
     ) -> str:
         """Append one instruction to the block's program; return the source line that issued it.
 
-        ``detail`` is the instruction's typed meaning (:mod:`engine.detail`); for an :class:`Instr` its
+        ``detail`` is the instruction's typed meaning (:mod:`engine.trace.detail`); for an :class:`Instr` its
         source rectangles are the reads and its destination (plus ``extra_writes``) the writes the race
         check sees, and a GM destination is remembered for the cross-block write check.
         """

@@ -30,9 +30,9 @@ from heapq import heappop, heappush
 
 import numpy as np
 
-from ..acl_codes import ACL_ERROR_RT_AICORE_EXCEPTION
-from ..locations import CoreRef
+from ..host.acl_codes import ACL_ERROR_RT_AICORE_EXCEPTION
 from ..trace import Kind, LaneKind, Trace
+from ..trace.locations import CoreRef
 from .dispatch_messages import cross_message, describe, describe_zh, stuck_message, unmatched_message
 from .memory_system import SharedMemorySystem
 from .pipes import LANE_NAMES, N_PIPES, Pipe

@@ -21,8 +21,8 @@ from types import MappingProxyType
 
 import numpy as np
 
-from ..detail import Instr, Rect
 from ..trace import Kind
+from ..trace.detail import Instr, Rect
 from . import cube
 from .context import BlockContext
 from .operands import as_tile, byte_range, check_room, check_ub, fail, tile_array, tile_rect

@@ -15,11 +15,17 @@ import traceback
 from enum import Enum
 from typing import TYPE_CHECKING
 
-from ..acl_codes import ACL_ERROR_RT_AICORE_EXCEPTION, ACL_ERROR_RT_AICORE_TIMEOUT
-from ..detail import Block
-from ..findings import Finding
-from ..source_files import INTERNAL_FILES
+from ..host.acl_codes import (
+    ACL_ERROR_API_NOT_SUPPORT,
+    ACL_ERROR_INVALID_PARAM,
+    ACL_ERROR_RT_AICORE_EXCEPTION,
+    ACL_ERROR_RT_AICORE_TIMEOUT,
+    AclError,
+)
 from ..trace import Kind
+from ..trace.detail import Block
+from ..trace.findings import Finding
+from ..trace.source_files import INTERNAL_FILES
 from .context import BlockContext, KernelError
 from .dispatch import KernelFault, KernelScheduler, PhysicalCore
 from .group import GroupRecorder
@@ -31,9 +37,9 @@ from .scalar_unit import issue_table
 from .tensor import Buffer, GlobalAddress
 
 if TYPE_CHECKING:
-    from ..runtime import CoreGrant, DeviceRuntime
+    from ..device.runtime import CoreGrant, DeviceRuntime
+    from ..device.stream import Task
     from ..simulation import Simulation
-    from ..stream import Task
 
 
 class KernelType(Enum):
@@ -254,8 +260,6 @@ class KernelLaunch:
         return tuple(out)
 
     def _check_args(self) -> None:
-        from ..acl_codes import ACL_ERROR_API_NOT_SUPPORT, ACL_ERROR_INVALID_PARAM, AclError
-
         if self.core_type == "mix" and self.coupled:
             raise AclError(
                 ACL_ERROR_API_NOT_SUPPORT,

@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, replace
 
-from ..profile import Profile
+from ..profiles.profile import Profile
 
 FP16 = 2
 FP32 = 4

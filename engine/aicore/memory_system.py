@@ -40,7 +40,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import OrderedDict, defaultdict
 
-from ..profile import Profile
+from ..profiles.profile import Profile
 
 L2_LINK, HBM_LINK = 0, 1
 KEPT_GAPS = 64  # idle gaps a link remembers (ASSUMPTION: a core's program order runs at most a few tiles ahead)

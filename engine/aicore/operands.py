@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..acl_codes import ACL_ERROR_RT_AICORE_EXCEPTION
-from ..detail import NO_SLOT, Rect
+from ..host.acl_codes import ACL_ERROR_RT_AICORE_EXCEPTION
+from ..trace.detail import NO_SLOT, Rect
 from .context import BlockContext, KernelError
 from .tensor import Buffer, GlobalTensor, LocalTensor, Tile
 

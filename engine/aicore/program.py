@@ -4,7 +4,7 @@ Each instruction is one tuple (cheap to append, cheap to iterate in the schedule
 
     (pipe, op, cost_ps, rate, key, nbytes, flops, name, src, trace_kind, detail)
 
-``detail`` is the trace's id of the instruction's typed meaning (:mod:`engine.detail`).
+``detail`` is the trace's id of the instruction's typed meaning (:mod:`engine.trace.detail`).
 
 ``op`` says how the scheduler treats it:
 

@@ -20,9 +20,10 @@ from bisect import bisect_left, bisect_right
 from collections import defaultdict, deque
 from dataclasses import dataclass
 
-from ..detail import GM, NO_SLOT, Rect
-from ..findings import RACE_KIND_ZH
+from ..trace.detail import GM, NO_SLOT, Rect
+from ..trace.findings import RACE_KIND_ZH
 from .pipes import LANE_NAMES, N_PIPES
+from .program import BARRIER, KEY, OP, PIPE, SET, WAIT, XSET, XWAIT, cross_peers
 from .tensor import Buffer
 
 _PRUNE_AT = 48
@@ -223,8 +224,6 @@ def check_group_races(members: list[tuple], core_labels: list[str] | None) -> li
     an AIV's sets reach the AIC. The programs are replayed in an order the cross-core flags allow
     (each core runs until a wait whose sets have not been replayed yet).
     """
-    from .program import BARRIER, KEY, OP, PIPE, SET, WAIT, XSET, XWAIT, cross_peers
-
     n = len(members)
     names = None if core_labels is None else [f"{c} {LANE_NAMES[p]}" for c in core_labels for p in range(N_PIPES)]
     det = RaceDetector(names)

@@ -12,7 +12,7 @@ instructions) keeps it busier than any pipe, and the block becomes scalar-bound,
 The cost of issuing one instruction depends on what it is (``[scalar]`` in the profile, cycles per
 instruction): :func:`issue_table` turns it into picoseconds per ``(op, pipe)``. The scheduler records
 the scalar unit's busy intervals and :func:`issue_rows` turns them into trace rows on the core's
-SCALAR lane (kind COMPUTE, detail :class:`~engine.detail.Issue` with the number of instructions issued).
+SCALAR lane (kind COMPUTE, detail :class:`~engine.trace.detail.Issue` with the number of instructions issued).
 Work a kernel asks for explicitly (``asc.scalar_work``, the Matmul API's iteration logic) is an
 instruction of its own on the S pipe.
 """
@@ -23,8 +23,8 @@ from array import array
 
 import numpy as np
 
-from ..detail import Issue
 from ..trace import Kind, Trace
+from ..trace.detail import Issue
 from .pipes import N_PIPES, Pipe
 from .program import BARRIER, GM_READ, GM_WRITE, LOCAL, NOTE, SET, WAIT, XSET, XWAIT
 

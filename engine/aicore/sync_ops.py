@@ -4,8 +4,8 @@ Flags and barriers cost ``flag_cycles``."""
 
 from __future__ import annotations
 
-from ..detail import CrossFlag, Flag, Mark
 from ..trace import Kind
+from ..trace.detail import CrossFlag, Flag, Mark
 from .context import BlockContext
 from .operands import fail
 from .pipes import HardEvent, Pipe, PipeID

@@ -23,7 +23,7 @@ CO2        FIX       MTE3
 no flags. Dequeueing an empty queue, or allocating when every slot is still in use, can never
 complete (the block's code runs in order): it is reported as a deadlock, not left to hang.
 
-Every one of these calls is one trace row with a :class:`~engine.detail.QueueOp` detail (queue,
+Every one of these calls is one trace row with a :class:`~engine.trace.detail.QueueOp` detail (queue,
 position, slot, byte offset and length): the flag row it implies, or, where it implies none (the
 first ``alloc_tensor`` of a slot, ``init_buffer``, ``TBuf.get``, a ``VECCALC`` queue), a zero-cost
 row of kind BUFFER. A replay rebuilds every slot's state from these rows alone.
@@ -34,9 +34,9 @@ from __future__ import annotations
 from collections import deque
 from types import MappingProxyType
 
-from ..acl_codes import ACL_ERROR_RT_AICORE_EXCEPTION
-from ..detail import NO_SLOT, QueueOp, QueueOpKind
+from ..host.acl_codes import ACL_ERROR_RT_AICORE_EXCEPTION
 from ..trace import Kind
+from ..trace.detail import NO_SLOT, QueueOp, QueueOpKind
 from .context import KernelError
 from .dispatch import KernelFault
 from .pipes import LANE_NAMES, Pipe

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import math
 
-from ..detail import Instr
 from ..trace import Kind
+from ..trace.detail import Instr
 from . import vector_math
 from .operands import byte_range, check_room, fail
 from .pipes import Pipe

@@ -9,7 +9,7 @@
 * ``roofline`` — each kernel shape's arithmetic intensity and throughput against the roofs of the unit
   that did the work (:mod:`.roofline`);
 * ``findings`` — what the run detected (failed ACL calls, deadlocks, kernel races and errors, and the
-  cross-stream memory races :mod:`.consistency` finds when every simulation finishes);
+  cross-stream memory races :mod:`engine.device.consistency` finds when every simulation finishes);
 * ``recommendations`` — rules with documented thresholds, each with its evidence and, when the
   caller can re-run the scenario, the measured gain of applying it (:mod:`.rules`).
 
@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..findings import Finding
 from ..simulation import RunResult
+from ..trace.findings import Finding
 from .gaps import Gap, Gaps, label_gaps
 from .metrics import KernelMetrics, RunMetrics, run_metrics
 from .roofline import RooflineRow, roofline

@@ -18,11 +18,11 @@ from pathlib import Path
 import numpy as np
 
 from ..aicore.pipes import LANE_NAMES
-from ..chrome_trace import to_chrome
-from ..detail import CrossFlag, Flag, QueueOp
-from ..locations import CoreRef
 from ..simulation import RunResult
 from ..trace import Kind, LaneKind, TraceData
+from ..trace.chrome import to_chrome
+from ..trace.detail import CrossFlag, Flag, QueueOp
+from ..trace.locations import CoreRef
 from .metrics import RunMetrics
 
 MAX_FLOWS = 20_000

@@ -35,10 +35,10 @@ import numpy as np
 
 from ..aicore.pipes import LANE_NAMES
 from ..aicore.tensor import Buffer
-from ..detail import GM, CrossFlag, Instr, QueueOp, TaskInfo
+from ..device.stream import TaskKind
 from ..simulation import RunResult
-from ..stream import TaskKind
 from ..trace import Kind, LaneKind, TraceData
+from ..trace.detail import GM, CrossFlag, Instr, QueueOp, TaskInfo
 from .pipes import group_leaders, kernel_core_type, kernel_rows
 
 TOP = 12

@@ -32,10 +32,10 @@ from types import MappingProxyType
 import numpy as np
 
 from ..aicore.pipes import LANE_NAMES, Pipe
-from ..detail import Flag, QueueOp
-from ..intervals import covered, intersection, merged
 from ..simulation import RunResult
 from ..trace import Kind, LaneKind, TraceData
+from ..trace.detail import Flag, QueueOp
+from ..trace.intervals import covered, intersection, merged
 from .phases import phase_spans, phases, work_window
 from .pipes import group_leaders, kernel_core_type, kernel_metrics, kernel_rows, kernel_units
 

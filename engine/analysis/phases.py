@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..detail import Phase
 from ..simulation import RunResult
 from ..trace import Kind
+from ..trace.detail import Phase
 
 
 def phase_spans(result: RunResult) -> dict[str, tuple[int, int]]:

@@ -13,9 +13,9 @@ from types import MappingProxyType
 import numpy as np
 
 from ..aicore.pipes import AIC_RATIO_NAMES, AIV_RATIO_NAMES, LANE_NAMES, Pipe
-from ..detail import Issue
-from ..profile import Profile
+from ..profiles.profile import Profile
 from ..trace import Kind, LaneKind, TraceData
+from ..trace.detail import Issue
 
 PIPE_KEYS = MappingProxyType({name: Pipe(i).name.lower() for i, name in enumerate(LANE_NAMES)})
 

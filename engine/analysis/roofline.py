@@ -21,9 +21,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from types import MappingProxyType
 
-from ..detail import touches_gm
 from ..simulation import RunResult
 from ..trace import Kind
+from ..trace.detail import touches_gm
 from .pipes import kernel_core_type, kernel_rows, kernel_units
 
 MAX_KERNELS = 16

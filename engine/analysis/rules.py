@@ -48,10 +48,10 @@ from types import MappingProxyType
 
 import numpy as np
 
-from ..detail import HostWait, HostWork
-from ..intervals import intersection, merged
 from ..simulation import RunResult
 from ..trace import Kind, LaneKind
+from ..trace.detail import HostWait, HostWork
+from ..trace.intervals import intersection, merged
 from .gaps import Gaps
 from .metrics import RunMetrics
 from .recommendation import Recommendation, second_slot_loaded, tiling_double_buffered

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from engine.aicore.program import DETAIL, KEY, OP, SRC, XSET, XWAIT, Template
-from engine.detail import Instr, Rect
+from engine.trace.detail import Instr, Rect
 
 
 def queue_state(queues) -> tuple:

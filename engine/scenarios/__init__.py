@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..profile import Profile
+from ..profiles.profile import Profile
 from .cost import Cost
 
 SEED_MAX = 2**32 - 1  # seeds of the inputs' random generator: 0 .. 2^32 - 1 (one 32-bit word)
@@ -48,6 +48,7 @@ class Param:
     type: type
     default: Any
     help: str
+    help_zh: str  # the same help in Chinese (the UIs show the trainee's language)
     minimum: float | None = None
     maximum: float | None = None
     choices: tuple | None = None
@@ -90,9 +91,20 @@ class Outcome:
 
 
 @dataclass(frozen=True)
+class NumericSize:
+    """How big a run's real arithmetic is, in the unit a server limits it by: ``unit`` is ``"macs"`` (a
+    matmul's m x n x k multiply-adds) or ``"elements"`` (a vector's length); ``params`` set it."""
+
+    unit: str
+    value: int
+    params: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Scenario:
     name: str
     summary: str
+    summary_zh: str  # the same summary in Chinese
     params: tuple[Param, ...]
     run: Callable[..., Outcome]
     cost: Callable[[Profile, dict, bool], Cost]  # what a run will need, estimated before it runs
@@ -101,6 +113,8 @@ class Scenario:
     # the named input arrays the run copies to the device (seeded: the same values every time), so a replay
     # can show the numbers in any tile, also of timing-only runs and of runs rebuilt from storage
     inputs: Callable[[dict], dict] | None = None
+    # the size of the run's numerics (None: small whatever the parameters), which a server caps
+    numeric_size: Callable[[dict], NumericSize] | None = None
 
     def validate(self, profile: Profile, values: dict) -> dict:
         out = {}

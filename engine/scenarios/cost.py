@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from ..profile import Profile
+from ..profiles.profile import Profile
 
 EVENT_BYTES = 200
 # Host rows and device rows per pipeline batch (2 copies in, the matmul, 1 copy out: each a call and

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import asc
-from ..acl_codes import ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE
+from ..host.acl_codes import ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE
 from ..simulation import Simulation
 from . import Outcome, Param, Scenario
 from .cost import debug_demo_cost
@@ -73,6 +73,16 @@ SCENARIO = Scenario(
     name="debug-demo",
     cost=debug_demo_cost,
     summary="a small program with one classic coordination bug (--bug), for the debugger",
-    params=(Param("bug", str, "none", "which bug: " + ", ".join(BUGS), choices=BUGS),),
+    summary_zh="一个带有典型协同错误（--bug）的小程序，供调试器演示",
+    params=(
+        Param(
+            "bug",
+            str,
+            "none",
+            "which bug: " + ", ".join(BUGS),
+            help_zh="哪一种错误：none、missing-wait、empty-deque、never-recorded、wait-cycle、cross-stream、use-after-free",
+            choices=BUGS,
+        ),
+    ),
     run=run,
 )

@@ -1,6 +1,6 @@
 """A stream of matmuls whose shapes change (seed 3.2 and 5.2): tiling on the host before each launch.
 
-For each shape of the sequence the host asks the :class:`~engine.dynamic_shapes.DynamicShapeCoordinator`
+For each shape of the sequence the host asks the :class:`~engine.host.dynamic_shapes.DynamicShapeCoordinator`
 for a tiling (its cost goes on the host timeline as tiling work), then queues copy in, the tiled Cube
 matmul and copy out on one stream without waiting: the host tiles shape i+1 while the device still
 runs shape i, so what tiling costs shows as idle device time only when the host falls behind.
@@ -15,18 +15,18 @@ from types import MappingProxyType
 import numpy as np
 
 from .. import asc
-from ..acl_codes import ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE
 from ..aicore.matmul_tiling import auto_tiling
-from ..dynamic_shapes import POLICIES, DynamicShapeCoordinator
+from ..device.stream import TaskKind
+from ..host.acl_codes import ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE
+from ..host.dynamic_shapes import POLICIES, DynamicShapeCoordinator
 from ..simulation import Simulation
-from ..stream import TaskKind
 from ..trace import LaneKind
 from . import SEED_MAX, Outcome, Param, Scenario, ScenarioArgError
 from .cost import Cost, summed_cost
 from .host_lifecycle import check_ret
 from .kernels import matmul_cost, matmul_tolerance
 
-# TuningDecision.strategy and .cache (engine.dynamic_shapes) in Chinese, for the trace's host-work names
+# TuningDecision.strategy and .cache (engine.host.dynamic_shapes) in Chinese, for the trace's host-work names
 STRATEGY_ZH = MappingProxyType(
     {"search": "完整搜索", "cached": "取缓存", "bucket": "沿用桶的基本块", "safe": "安全基本块"}
 )
@@ -177,11 +177,34 @@ SCENARIO = Scenario(
     name="dynamic-shapes",
     cost=dynamic_shapes_cost,
     summary="matmuls of changing shapes on one stream, tiled on the host by a recompute / cache / adaptive policy",
+    summary_zh="同一条流上形状不断变化的矩阵乘，由主机按 recompute / cache / adaptive 策略计算分块",
     params=(
-        Param("sequence", str, "drifting", "stable, drifting, random, or shapes MxNxK,MxNxK,...", parse=parse_sequence),
-        Param("count", int, 8, "number of matmuls", minimum=1, maximum=256),
-        Param("policy", str, "adaptive", "how the host finds each tiling", choices=POLICIES),
-        Param("seed", int, 0, "random seed of the inputs (and of the random sequence)", minimum=0, maximum=SEED_MAX),
+        Param(
+            "sequence",
+            str,
+            "drifting",
+            "stable, drifting, random, or shapes MxNxK,MxNxK,...",
+            help_zh="stable、drifting、random，或形状列表 MxNxK,MxNxK,...",
+            parse=parse_sequence,
+        ),
+        Param("count", int, 8, "number of matmuls", help_zh="矩阵乘的个数", minimum=1, maximum=256),
+        Param(
+            "policy",
+            str,
+            "adaptive",
+            "how the host finds each tiling",
+            help_zh="主机如何得到每次的分块方案",
+            choices=POLICIES,
+        ),
+        Param(
+            "seed",
+            int,
+            0,
+            "random seed of the inputs (and of the random sequence)",
+            help_zh="输入数据（以及随机序列）的随机种子",
+            minimum=0,
+            maximum=SEED_MAX,
+        ),
     ),
     run=run,
     check=check,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..acl_codes import (
+from ..host.acl_codes import (
     ACL_MEM_MALLOC_HUGE_FIRST,
     ACL_MEMCPY_DEVICE_TO_HOST,
     ACL_MEMCPY_HOST_TO_DEVICE,
@@ -92,9 +92,17 @@ SCENARIO = Scenario(
     name="host-lifecycle",
     cost=host_lifecycle_cost,
     summary="init, copy in, matmul, synchronize, copy back, check, tear down",
+    summary_zh="初始化、拷入、矩阵乘、同步、拷回、校验、释放",
     params=(
-        Param("n", int, 512, "matrix size (n x n x n fp16 matmul)", minimum=1),
-        Param("seed", int, 0, "random seed of the inputs", minimum=0, maximum=SEED_MAX),
+        Param(
+            "n",
+            int,
+            512,
+            "matrix size (n x n x n fp16 matmul)",
+            help_zh="矩阵规模（n x n x n 的 fp16 矩阵乘）",
+            minimum=1,
+        ),
+        Param("seed", int, 0, "random seed of the inputs", help_zh="输入数据的随机种子", minimum=0, maximum=SEED_MAX),
     ),
     run=run,
     check=check,

@@ -13,11 +13,11 @@ from types import MappingProxyType
 import numpy as np
 
 from .. import asc
-from ..acl_codes import ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE
 from ..aicore.matmul_tiling import MultiCoreMatmulTiling, TilingError
 from ..analysis.pipes import kernel_metrics
+from ..host.acl_codes import ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE
 from ..simulation import Simulation
-from . import SEED_MAX, Outcome, Param, Scenario, ScenarioArgError, flag_of
+from . import SEED_MAX, NumericSize, Outcome, Param, Scenario, ScenarioArgError, flag_of
 from .cost import Cost, matmul_cost_of, vector_add_cost
 from .host_lifecycle import check_ret
 
@@ -51,6 +51,16 @@ def _host_buffers(acl, sizes: list[int]) -> list[int]:
         check_ret(ret, "acl.rt.malloc_host")
         ptrs.append(ptr)
     return ptrs
+
+
+def matmul_macs(v: dict) -> NumericSize:
+    """A matmul's numerics: m x n x k multiply-adds."""
+    return NumericSize("macs", v["m"] * v["n"] * v["k"], ("m", "n", "k"))
+
+
+def vector_elements(v: dict) -> NumericSize:
+    """A vector add's numerics: its length."""
+    return NumericSize("elements", v["length"], ("length",))
 
 
 def matmul_inputs(values: dict) -> dict[str, np.ndarray]:
@@ -304,77 +314,142 @@ SCENARIOS = (
         name="matmul",
         cost=matmul_cost,
         summary="C = A @ B (fp16 in, fp32 accumulate) with the tiled multi-core Cube kernel",
+        summary_zh="C = A @ B（fp16 输入，fp32 累加），使用分块的多核 Cube 核函数",
         params=(
-            Param("m", int, 1024, "rows of A and C", minimum=1),
-            Param("n", int, 1024, "columns of B and C", minimum=1),
-            Param("k", int, 1024, "columns of A, rows of B", minimum=1),
-            Param("cores", int, None, "Cube cores to use (default: all)", minimum=1, auto="aic_cores"),
+            Param("m", int, 1024, "rows of A and C", help_zh="A 和 C 的行数", minimum=1),
+            Param("n", int, 1024, "columns of B and C", help_zh="B 和 C 的列数", minimum=1),
+            Param("k", int, 1024, "columns of A, rows of B", help_zh="A 的列数，B 的行数", minimum=1),
+            Param(
+                "cores",
+                int,
+                None,
+                "Cube cores to use (default: all)",
+                help_zh="使用的 Cube 核数（默认：全部）",
+                minimum=1,
+                auto="aic_cores",
+            ),
             Param(
                 "base",
                 str,
                 None,
                 "fixed base block BM,BN,BK (default: the automatic tiler decides)",
+                help_zh="固定的基本块 BM,BN,BK（默认：由自动分块器决定）",
                 parse=parse_base,
                 auto="tiling",
             ),
-            Param("buffer_num", int, 2, "1: no double buffering; 2: double-buffered L1 and L0", choices=(1, 2)),
-            Param("out_dtype", str, "fp16", "dtype of C", choices=("fp16", "fp32")),
-            Param("seed", int, 0, "random seed of the inputs", minimum=0, maximum=SEED_MAX),
+            Param(
+                "buffer_num",
+                int,
+                2,
+                "1: no double buffering; 2: double-buffered L1 and L0",
+                help_zh="1：不用双缓冲；2：L1 和 L0 双缓冲",
+                choices=(1, 2),
+            ),
+            Param("out_dtype", str, "fp16", "dtype of C", help_zh="C 的数据类型", choices=("fp16", "fp32")),
+            Param(
+                "seed", int, 0, "random seed of the inputs", help_zh="输入数据的随机种子", minimum=0, maximum=SEED_MAX
+            ),
         ),
         run=run_matmul,
         check=check_matmul,
         inputs=matmul_inputs,
+        numeric_size=matmul_macs,
         report=lambda result: kernel_metrics(result.trace, result.profile),
     ),
     Scenario(
         name="matmul-leaky-relu",
         cost=matmul_leaky_relu_cost,
         summary="C = LeakyReLU(A @ B): a mixed kernel, the Cube and two Vector cores of each AI core in step",
+        summary_zh="C = LeakyReLU(A @ B)：混合核函数，每个 AI Core 的 Cube 核与两个 Vector 核协同工作",
         params=(
-            Param("m", int, 1024, "rows of A and C", minimum=1),
-            Param("n", int, 1024, "columns of B and C (a multiple of 16)", minimum=16),
-            Param("k", int, 1024, "columns of A, rows of B", minimum=1),
-            Param("alpha", float, 0.1, "LeakyReLU slope for x < 0 (max(x, alpha*x))", minimum=0.0, maximum=1.0),
+            Param("m", int, 1024, "rows of A and C", help_zh="A 和 C 的行数", minimum=1),
             Param(
-                "cores", int, None, "AI cores (AIC + 2 AIV groups) to use (default: all)", minimum=1, auto="aic_cores"
+                "n",
+                int,
+                1024,
+                "columns of B and C (a multiple of 16)",
+                help_zh="B 和 C 的列数（16 的倍数）",
+                minimum=16,
+            ),
+            Param("k", int, 1024, "columns of A, rows of B", help_zh="A 的列数，B 的行数", minimum=1),
+            Param(
+                "alpha",
+                float,
+                0.1,
+                "LeakyReLU slope for x < 0 (max(x, alpha*x))",
+                help_zh="LeakyReLU 在 x < 0 时的斜率（max(x, alpha*x)）",
+                minimum=0.0,
+                maximum=1.0,
+            ),
+            Param(
+                "cores",
+                int,
+                None,
+                "AI cores (AIC + 2 AIV groups) to use (default: all)",
+                help_zh="使用的 AI Core 数（每个是 1 个 AIC + 2 个 AIV 的一组；默认：全部）",
+                minimum=1,
+                auto="aic_cores",
             ),
             Param(
                 "base",
                 str,
                 None,
                 "fixed base block BM,BN,BK (default: the automatic tiler decides)",
+                help_zh="固定的基本块 BM,BN,BK（默认：由自动分块器决定）",
                 parse=parse_base,
                 auto="tiling",
             ),
-            Param("buffer_num", int, 2, "1: no double buffering; 2: double-buffered L1 and L0", choices=(1, 2)),
-            Param("seed", int, 0, "random seed of the inputs", minimum=0, maximum=SEED_MAX),
+            Param(
+                "buffer_num",
+                int,
+                2,
+                "1: no double buffering; 2: double-buffered L1 and L0",
+                help_zh="1：不用双缓冲；2：L1 和 L0 双缓冲",
+                choices=(1, 2),
+            ),
+            Param(
+                "seed", int, 0, "random seed of the inputs", help_zh="输入数据的随机种子", minimum=0, maximum=SEED_MAX
+            ),
         ),
         run=run_matmul_leaky_relu,
         check=check_matmul_leaky_relu,
         inputs=matmul_inputs,
+        numeric_size=matmul_macs,
         report=lambda result: kernel_metrics(result.trace, result.profile),
     ),
     Scenario(
         name="vector-add",
         cost=vector_add_cost,
         summary="z = x + y on the vector cores, CopyIn / Compute / CopyOut",
+        summary_zh="在 Vector 核上计算 z = x + y：CopyIn / Compute / CopyOut",
         params=(
-            Param("length", int, 65536, "number of fp16 elements", minimum=1),
-            Param("buffer_num", int, 2, "queue slots: 1 (no overlap) or 2 (double buffering)", choices=(1, 2)),
-            Param("tile_length", int, 2048, "elements per tile", minimum=16),
+            Param("length", int, 65536, "number of fp16 elements", help_zh="fp16 元素个数", minimum=1),
+            Param(
+                "buffer_num",
+                int,
+                2,
+                "queue slots: 1 (no overlap) or 2 (double buffering)",
+                help_zh="队列槽位数：1（不重叠）或 2（双缓冲）",
+                choices=(1, 2),
+            ),
+            Param("tile_length", int, 2048, "elements per tile", help_zh="每个分块的元素个数", minimum=16),
             Param(
                 "cores",
                 int,
                 None,
                 "blocks to launch (default: enough tiles for every vector core)",
+                help_zh="启动的块数（默认：足够让每个 Vector 核都分到分块）",
                 minimum=1,
                 auto="aiv_blocks",
             ),
-            Param("seed", int, 0, "random seed of the inputs", minimum=0, maximum=SEED_MAX),
+            Param(
+                "seed", int, 0, "random seed of the inputs", help_zh="输入数据的随机种子", minimum=0, maximum=SEED_MAX
+            ),
         ),
         run=run_vector_add,
         check=check_vector_add,
         inputs=vector_add_inputs,
+        numeric_size=vector_elements,
         report=lambda result: kernel_metrics(result.trace, result.profile),
     ),
 )

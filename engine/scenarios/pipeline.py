@@ -6,7 +6,7 @@ them over the streams:
 * ``prefetch_depth = 0``: whole batches round-robin over the S streams. Each stream owns one set of
   device buffers, reused by its batches: stream order makes the reuse safe. With one stream
   everything serialises; with two, batch i+1's copies overlap batch i's matmul and copy out.
-* ``prefetch_depth = D >= 1``: through the :class:`~engine.stream_manager.StreamManager` (the seed's
+* ``prefetch_depth = D >= 1``: through the :class:`~engine.host.stream_manager.StreamManager` (the seed's
   ``pipeline_data_prefetch``): copies in run D batches ahead of compute on their own stream (created
   with priority 0), compute and copy out on the other streams (priority 1), each compute waiting for
   its batch's copy through an event, each copy waiting through an event for the compute that last
@@ -21,15 +21,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..acl_codes import (
+from ..device.stream import TaskKind
+from ..host.acl_codes import (
     ACL_MEM_MALLOC_HUGE_FIRST,
     ACL_MEMCPY_DEVICE_TO_HOST,
     ACL_MEMCPY_HOST_TO_DEVICE,
 )
-from ..host_log import HostCallLog
+from ..host.call_log import HostCallLog
+from ..host.stream_manager import StreamManager
 from ..simulation import Simulation
-from ..stream import TaskKind
-from ..stream_manager import StreamManager
 from ..trace import DIRECTIONS, Kind, LaneKind
 from . import SEED_MAX, Outcome, Param, Scenario, ScenarioArgError, flag_of
 from .cost import pipeline_cost
@@ -134,7 +134,7 @@ def run(
         base_a = rng.uniform(-1, 1, (n, n)).astype(np.float16)
         base_b = rng.uniform(-1, 1, (n, n)).astype(np.float16)
     # the batch section: the same calls go to a host call log that plays them in bulk into the same runtime
-    # (engine/host_log.py; tested equal, row for row, task for task and number for number); the prefetch
+    # (engine/host/call_log.py; tested equal, row for row, task for task and number for number); the prefetch
     # pipeline's events go call by call
     host = HostCallLog(sim) if sim.fast and not prefetch_depth else acl
 
@@ -263,23 +263,39 @@ SCENARIO = Scenario(
     name="pipeline",
     cost=pipeline_cost,
     summary="B batches of copy in / matmul / copy out, round-robin over S streams (the seed's prefetch pipeline)",
+    summary_zh="B 批“拷入 / 矩阵乘 / 拷出”，轮流分配到 S 条流上（原文的预取流水线）",
     params=(
-        Param("n", int, 1024, "matrix size of each batch (n x n x n fp16 matmul)", minimum=1),
-        Param("batches", int, 8, "number of batches", minimum=1),
-        Param("streams", int, 2, "number of streams", minimum=1),
-        Param("pageable", bool, False, "use pageable (plain numpy) host memory instead of pinned"),
-        Param("seed", int, 0, "random seed of the inputs", minimum=0, maximum=SEED_MAX),
+        Param(
+            "n",
+            int,
+            1024,
+            "matrix size of each batch (n x n x n fp16 matmul)",
+            help_zh="每批的矩阵规模（n x n x n 的 fp16 矩阵乘）",
+            minimum=1,
+        ),
+        Param("batches", int, 8, "number of batches", help_zh="批次数", minimum=1),
+        Param("streams", int, 2, "number of streams", help_zh="流的数量", minimum=1),
+        Param(
+            "pageable",
+            bool,
+            False,
+            "use pageable (plain numpy) host memory instead of pinned",
+            help_zh="使用可分页（普通 numpy）主机内存，而不是锁页内存",
+        ),
+        Param("seed", int, 0, "random seed of the inputs", help_zh="输入数据的随机种子", minimum=0, maximum=SEED_MAX),
         Param(
             "sync_each",
             bool,
             False,
             "synchronize after every batch (the host then feeds the device one batch at a time)",
+            help_zh="每批之后都同步（主机每次只给设备送一批）",
         ),
         Param(
             "prefetch_depth",
             int,
             0,
             "0: whole batches round-robin; D: copies run D batches ahead on their own stream (StreamManager)",
+            help_zh="0：整批轮流分配到各条流；D：拷贝在自己的流上提前 D 批进行（StreamManager）",
             minimum=0,
             maximum=64,
         ),

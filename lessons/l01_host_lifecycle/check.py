@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.acl_codes import ACL_ERROR_RT_INVALID_DEVICEID, ACL_SUCCESS, error_name
-from engine.stream import TaskKind
+from engine.device.stream import TaskKind
+from engine.host.acl_codes import ACL_ERROR_RT_INVALID_DEVICEID, ACL_SUCCESS, error_name
 from engine.trace import Kind
 from lessons.checks import Criterion, bi, compare, d2h_from_kernel, kernel_flops
 from lessons.selectors import trace_lane_facts

@@ -16,7 +16,7 @@ device_id=1 调用一次）。检查每个返回码；同步之后才读取 z；
 import numpy as np  # noqa: F401  (you will need it)
 
 from engine import asc  # noqa: F401
-from engine.acl_codes import (  # noqa: F401
+from engine.host.acl_codes import (  # noqa: F401
     ACL_MEM_MALLOC_HUGE_FIRST,
     ACL_MEMCPY_DEVICE_TO_HOST,
     ACL_MEMCPY_HOST_TO_DEVICE,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.stream import TaskKind
+from engine.device.stream import TaskKind
 from lessons.checks import Criterion, bi, compare, d2h_from_kernel, findings, first_failure, kernel_flops
 
 from .scenario import BATCHES, N, expected, inputs, tolerance, work_span_us

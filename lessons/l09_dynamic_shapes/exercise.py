@@ -27,7 +27,7 @@ tiler 是得到 tiling 的唯一途径，每次调用都会在时间线上花费
 检查：ascendsim lesson check 9
 """
 
-from engine.dynamic_shapes import SAFE_BASE, SEED_STABLE, ShapeHistory, size_bucket  # noqa: F401 (yours to use)
+from engine.host.dynamic_shapes import SAFE_BASE, SEED_STABLE, ShapeHistory, size_bucket  # noqa: F401 (yours to use)
 
 
 class Planner:

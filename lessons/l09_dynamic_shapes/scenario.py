@@ -17,14 +17,14 @@ from __future__ import annotations
 import numpy as np
 
 from engine import Simulation, asc
-from engine.acl_codes import ACL_MEM_MALLOC_HUGE_FIRST, ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE
 from engine.aicore.matmul_tiling import TCubeTiling, TilingError, auto_tiling, validate
-from engine.detail import HostWork
-from engine.intervals import covered
+from engine.device.stream import TaskKind
+from engine.host.acl_codes import ACL_MEM_MALLOC_HUGE_FIRST, ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE
 from engine.scenarios.dynamic_shapes import shapes_of
 from engine.scenarios.kernels import matmul_tolerance
-from engine.stream import TaskKind
 from engine.trace import Kind
+from engine.trace.detail import HostWork
+from engine.trace.intervals import covered
 from lessons.hostkit import check, uniform
 from lessons.recording import api
 
@@ -74,7 +74,7 @@ class HostTiler:
     a few hundred candidates for the shapes here); ``search(shape, base=(bm, bn, bk))`` keeps the base
     block and only fits the core split (a few candidates); ``reuse(tiling)`` hands back a tiling this
     tiler produced earlier in the run, at the cost of one candidate (ASSUMPTION, as in
-    engine/dynamic_shapes.py: a hash lookup and a copy of the struct). ``log`` is what each call did.
+    engine/host/dynamic_shapes.py: a hash lookup and a copy of the struct). ``log`` is what each call did.
     """
 
     # what a recorded program may call (lessons.recording): the planner's two calls and the host's launch

@@ -1,6 +1,6 @@
 """Lesson 9 reference solution: a tiling cache, and the seed's adaptive policy for the shapes it misses."""
 
-from engine.dynamic_shapes import SAFE_BASE, SEED_STABLE, ShapeHistory, size_bucket
+from engine.host.dynamic_shapes import SAFE_BASE, SEED_STABLE, ShapeHistory, size_bucket
 
 
 class Planner:

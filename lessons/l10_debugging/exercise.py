@@ -17,14 +17,14 @@ run() 在一个流上上传 x，在另一个流上用 relu_axpb 计算 y = relu(
 import numpy as np
 
 from engine import asc
-from engine.acl_codes import (
+from engine.aicore.tiling import balanced_tiling, get_block_range
+from engine.host.acl_codes import (
     ACL_MEM_MALLOC_HUGE_FIRST,
     ACL_MEMCPY_DEVICE_TO_HOST,
     ACL_MEMCPY_HOST_TO_DEVICE,
     ACL_SUCCESS,
     error_name,
 )
-from engine.aicore.tiling import balanced_tiling, get_block_range
 
 BLOCKS = 1
 TILE = 8192

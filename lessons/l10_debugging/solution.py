@@ -3,14 +3,14 @@
 import numpy as np
 
 from engine import asc
-from engine.acl_codes import (
+from engine.aicore.tiling import balanced_tiling, get_block_range
+from engine.host.acl_codes import (
     ACL_MEM_MALLOC_HUGE_FIRST,
     ACL_MEMCPY_DEVICE_TO_HOST,
     ACL_MEMCPY_HOST_TO_DEVICE,
     ACL_SUCCESS,
     error_name,
 )
-from engine.aicore.tiling import balanced_tiling, get_block_range
 
 BLOCKS = 48  # fixed: every vector core of ascend910b1 (was 1)
 TILE = 8192

@@ -1,4 +1,4 @@
-"""Published Ascend profiling results against the simulator (engine/calibration_cases).
+"""Published Ascend profiling results against the simulator (engine/tools/calibration_cases).
 
 Tolerance (stated, issues 14 and 23): every case's task time within +-20 % of the published one, its
 busiest pipe the published busiest pipe, its Cube (mac) ratio within 5 points and its scalar ratio
@@ -15,7 +15,7 @@ import pytest
 
 from app.cli import main
 from app.cli.calibrate import render
-from engine.calibration import (
+from engine.tools.calibration import (
     CASE_DIR,
     RATIO_TOLERANCE,
     SOURCE_KEYS,
@@ -180,11 +180,11 @@ def test_base_block_effect_matches_the_published_one():
 
 def test_case_files_ship_with_the_package():
     """``ascendsim calibrate`` reads them from the installed package: pyproject must list them as package data."""
-    with (CASE_DIR.parent.parent / "pyproject.toml").open("rb") as fh:
+    with (CASE_DIR.parents[2] / "pyproject.toml").open("rb") as fh:
         data = tomllib.load(fh)
     patterns = data["tool"]["setuptools"]["package-data"]["*"]  # every package's data files (test_wheel checks it)
     assert "*.toml" in patterns
-    assert CASE_DIR.parent.name == "engine" and len(list(CASE_DIR.glob("*.toml"))) == len(CASES)
+    assert CASE_DIR.parent.parent.name == "engine" and len(list(CASE_DIR.glob("*.toml"))) == len(CASES)
 
 
 def test_ratios_are_computed_like_the_published_tables():

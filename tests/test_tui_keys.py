@@ -1,6 +1,7 @@
 """Every key of the terminal UI, pressed through Textual's Pilot: what it changes in the app's state
 and what the panes then show (lesson 1 unless a key needs tiles with values: the matmul scenario)."""
 
+from app.present import viewport
 from app.present import views as V
 from app.present.messages import t as msg
 from app.present.phases import phase_bounds
@@ -197,20 +198,20 @@ def test_timeline_opens_on_the_device_work_and_z_shift_z_zoom_comma_full_stop_pa
         end = walk.replay.result.end_ps / 1e6
         a, b = (x / 1e6 for x in phase_bounds(walk.replay)["work"])
         assert abs(app.span_us - 1.25 * (b - a)) < 1e-6  # the device's work, not the 6 ms of host set-up
-        t0, t1 = nav.window(end, app.span_us, app.center_us)
+        t0, t1 = viewport.window(end, app.span_us, app.center_us)
         assert f"{t0:.3f} - {t1:.3f} us" in title()
         cursor = walk.replay.event(app.step).start / 1e6
         assert t0 <= cursor <= t1
         span = app.span_us
         await pilot.press("z")
         assert abs(app.span_us - span / 4) < 1e-9 and app.center_us == cursor
-        u0, u1 = nav.window(end, app.span_us, app.center_us)
+        u0, u1 = viewport.window(end, app.span_us, app.center_us)
         assert f"{u0:.3f} - {u1:.3f} us" in title()
         await pilot.press("comma")
-        v0, _v1 = nav.window(end, app.span_us, app.center_us)
+        v0, _v1 = viewport.window(end, app.span_us, app.center_us)
         assert v0 < u0
         await pilot.press("full_stop", "full_stop")
-        w0, _w1 = nav.window(end, app.span_us, app.center_us)
+        w0, _w1 = viewport.window(end, app.span_us, app.center_us)
         assert w0 > v0
         for _ in range(12):
             await pilot.press("Z")

@@ -5,7 +5,7 @@ import dataclasses
 
 import pytest
 
-from app.present import Replay
+from app.present import Replay, viewport
 from app.present.messages import keys
 from app.present.messages import t as msg
 from app.present.phases import phase_bounds, phases_view
@@ -153,18 +153,19 @@ def test_lesson_walkthrough_reports_its_phases():
 
 def test_navigation_zoom_pan_follow_and_core_numbers():
     end = 100.0
-    assert nav.window(end, None, 10.0) is None and nav.window(end, 200.0, 10.0) is None
-    assert nav.window(end, 10.0, 50.0) == (45.0, 55.0)
-    assert nav.window(end, 10.0, 1.0) == (0.0, 10.0) and nav.window(end, 10.0, 99.0) == (90.0, 100.0)
-    assert nav.zoom(end, None, 1) == 25.0 and nav.zoom(end, 25.0, -1) is None and nav.zoom(end, 1e-6, 1) == 1e-6
-    assert not nav.can_zoom(None, -1) and nav.can_zoom(None, 1) and not nav.can_zoom(2e-6, 1)
+    assert viewport.window(end, None, 10.0) is None and viewport.window(end, 200.0, 10.0) is None
+    assert viewport.window(end, 10.0, 50.0) == (45.0, 55.0)
+    assert viewport.window(end, 10.0, 1.0) == (0.0, 10.0) and viewport.window(end, 10.0, 99.0) == (90.0, 100.0)
+    assert viewport.zoom(end, None, 1) == 25.0 and viewport.zoom(end, 25.0, -1) is None
+    assert viewport.zoom(end, 1e-6, 1) == 1e-6
+    assert not viewport.can_zoom(None, -1) and viewport.can_zoom(None, 1) and not viewport.can_zoom(2e-6, 1)
     # following turns pages of the span: 10 us wide, 8 us apart, the cursor never in a page's first tenth
-    assert nav.page_center(end, 10.0, 52.0, 0.0) == nav.page_center(end, 10.0, 56.8, 0.0) == 53.0
-    assert nav.page_center(end, 10.0, 57.1, 0.0) == 61.0  # past nine tenths: the next page
-    assert nav.page_center(end, 10.0, 0.5, 0.0) == 5.0 and nav.page_center(end, 10.0, 99.0, 0.0) == 95.0
-    assert nav.page_center(end, None, 52.0, 7.0) == 7.0  # the whole run shown: nothing moves
-    assert nav.pan(end, 10.0, 50.0, 1) == 55.0 and nav.pan(end, 10.0, 98.0, 1) == 95.0
-    assert nav.opening(end, (40.0, 60.0)) == (25.0, 50.0) and nav.opening(end, (0.0, 0.0)) == (None, 50.0)
+    assert viewport.page_center(end, 10.0, 52.0, 0.0) == viewport.page_center(end, 10.0, 56.8, 0.0) == 53.0
+    assert viewport.page_center(end, 10.0, 57.1, 0.0) == 61.0  # past nine tenths: the next page
+    assert viewport.page_center(end, 10.0, 0.5, 0.0) == 5.0 and viewport.page_center(end, 10.0, 99.0, 0.0) == 95.0
+    assert viewport.page_center(end, None, 52.0, 7.0) == 7.0  # the whole run shown: nothing moves
+    assert viewport.pan(end, 10.0, 50.0, 1) == 55.0 and viewport.pan(end, 10.0, 98.0, 1) == 95.0
+    assert viewport.opening(end, (40.0, 60.0)) == (25.0, 50.0) and viewport.opening(end, (0.0, 0.0)) == (None, 50.0)
     cores = [CoreRef("AIC", 0), CoreRef("AIC", 1), CoreRef("AIV", 0), CoreRef("AIV", 1), CoreRef("AIV", 2)]
     assert nav.core_by_number(cores, 1) == CoreRef("AIC", 1)
     assert nav.core_by_number(cores, 1, "AIV") == CoreRef("AIV", 1)

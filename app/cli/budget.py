@@ -5,7 +5,7 @@ and raises a one-line :class:`~app.cli.usage.UsageFailure` naming the flags, the
 
 * the host memory it needs (numpy arrays plus about ``EVENT_BYTES`` per trace event) is more than
   the memory available now (``MemAvailable`` of ``/proc/meminfo``);
-* its trace would hold more events than a trace can address (``MAX_EVENTS``: row ids are 32-bit);
+* its trace would hold more events than a trace can address (``MAX_TRACE_ROWS``: row ids are 32-bit);
 * it would run longer than ``MAX_RUN_S`` at the simulator's rates (``EVENTS_PER_S``,
   ``NUMPY_FLOPS_PER_S``).
 
@@ -28,7 +28,7 @@ from engine.scenarios.cost import EVENT_BYTES, Cost
 
 from .usage import UsageFailure
 
-MAX_EVENTS = 2**31 - 1  # the trace's cause column addresses rows with 32-bit ids
+MAX_TRACE_ROWS = 2**31 - 1  # the trace's cause column addresses rows with 32-bit ids
 MAX_RUN_S = 3600.0  # a teaching tool's run should finish within the hour; a larger one is a mistyped size
 EVENTS_PER_S = 1.0e6  # the bench target (ascendsim bench measures about 1.5 M/s on a 2-core machine)
 NUMPY_FLOPS_PER_S = 5.0e10  # ASSUMPTION: numpy's fp32 matmul on a small machine (measured 2.6e11 on 2 cores)
@@ -108,8 +108,8 @@ def check_budget(
         head = f"{where}{flags}: " if flags else where
         raise UsageFailure(f"{head}{what}" + (f" (got {given})" if given else ""))
 
-    if cost.events > MAX_EVENTS:
-        refuse("events", f"about {cost.events:,} trace events, more than the {MAX_EVENTS:,} a trace can hold")
+    if cost.events > MAX_TRACE_ROWS:
+        refuse("events", f"about {cost.events:,} trace events, more than the {MAX_TRACE_ROWS:,} a trace can hold")
     free = available_memory()
     if free is not None and memory > free:
         hint = "; --no-numerics needs less" if cost.host_bytes > cost.events * EVENT_BYTES else ""

@@ -44,7 +44,7 @@ def lineage(replay, core: int, row: int, memo: dict) -> set[int]:
     tiles = replay.tiles
     d = replay.trace.detail_of(row)
     if isinstance(d, Instr):
-        chain = tiles._mmad_chain(core, row) if d.op == "mmad" else [row]
+        chain = tiles.mmad_chain(core, row) if d.op == "mmad" else [row]
         for r in chain:
             out.add(r)
             for src in tiles.instr(r).srcs:

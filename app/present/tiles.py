@@ -176,7 +176,7 @@ class TileResolver:
     def _k_done(self, core: int, row: int) -> int:
         return self._accumulation(core, row)[3]
 
-    def _mmad_chain(self, core: int, row: int) -> list[int]:
+    def mmad_chain(self, core: int, row: int) -> list[int]:
         """The mmads whose sum the L0C tile written at ``row`` holds, oldest first."""
         effects, at, first, _k = self._accumulation(core, row)
         return [int(r) for r in effects.rows[first : at + 1]]
@@ -205,7 +205,7 @@ class TileResolver:
         if d.op == "mmad":  # the slot held zeros before the first mmad of its sum, as L0C does
             m, n, _k, _init = d.params
             acc = np.zeros((m, n), dtype=np.float32)
-            for r in self._mmad_chain(core, row):
+            for r in self.mmad_chain(core, row):
                 m, n, k, init = self.instr(r).params
                 a = self.read(core, self.instr(r).srcs[0], r)
                 b = self.read(core, self.instr(r).srcs[1], r)

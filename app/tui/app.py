@@ -23,7 +23,7 @@ from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
-from app.present import Breakpoint
+from app.present import Breakpoint, viewport
 from app.present.messages import t as msg
 from app.present.playback import Playback
 from app.present.walkthrough import PHASES, Walkthrough
@@ -242,8 +242,8 @@ class AscendApp(Drawing, Switching, App):
         self.playback = Playback(len(walk.replay), walk.anchors, step=step, speed=nav.SPEEDS[self.speed])
         self.core = walk.core_at(self.step) or next(iter(walk.cores()), None)
         a, b = walk.phases()["work"]
-        self.span_us, self.center_us = nav.opening(self._end_us(), (a / 1e6, b / 1e6))
-        self.origin_us = nav.page_origin(self._end_us(), (a / 1e6, b / 1e6))  # where the timeline's pages start
+        self.span_us, self.center_us = viewport.opening(self._end_us(), (a / 1e6, b / 1e6))
+        self.origin_us = viewport.page_origin(self._end_us(), (a / 1e6, b / 1e6))  # where the timeline's pages start
         self._moved()
 
     def _end_us(self) -> float:
@@ -281,7 +281,7 @@ class AscendApp(Drawing, Switching, App):
             "speed": lambda: 0 <= self.speed + d < len(nav.SPEEDS),
             "lesson": lambda: self.playback.can_lesson(d),
             "check": lambda: walk.lesson is not None and not self.checking,
-            "zoom": lambda: nav.can_zoom(self.span_us, d),
+            "zoom": lambda: viewport.can_zoom(self.span_us, d),
             "pan": lambda: self.span_us is not None,
             "expand": lambda: self.core is not None,
             "values": lambda: bool(self._tile_slots),
@@ -298,7 +298,7 @@ class AscendApp(Drawing, Switching, App):
             self._schedule()
         self.message = message
         cursor_us = self.walk.replay.event(self.step).start / 1e6
-        self.center_us = nav.page_center(self._end_us(), self.span_us, cursor_us, self.center_us, self.origin_us)
+        self.center_us = viewport.page_center(self._end_us(), self.span_us, cursor_us, self.center_us, self.origin_us)
         self.redraw()
 
     def action_step(self, delta: int) -> None:
@@ -390,11 +390,11 @@ class AscendApp(Drawing, Switching, App):
     def action_zoom(self, direction: int) -> None:
         """Zoom around the cursor."""
         self.center_us = self.walk.replay.event(self.step).start / 1e6
-        self.span_us = nav.zoom(self._end_us(), self.span_us, direction)
+        self.span_us = viewport.zoom(self._end_us(), self.span_us, direction)
         self.redraw()
 
     def action_pan(self, direction: int) -> None:
-        self.center_us = nav.pan(self._end_us(), self.span_us, self.center_us, direction)
+        self.center_us = viewport.pan(self._end_us(), self.span_us, self.center_us, direction)
         self.redraw()
 
     def action_expand(self) -> None:

@@ -4,13 +4,13 @@ holds the state and turns keys into changes of it)."""
 
 from __future__ import annotations
 
+from app.present import viewport
 from app.present import views as V
 from app.present.messages import t as msg
 from app.present.phases import phases_view
 from app.present.text import reflow
 from app.present.vocabulary import Activity
 
-from . import navigation as nav
 from .widgets import Pane, StatusBar
 
 
@@ -65,7 +65,7 @@ class Drawing:
         replay, lang = self.walk.replay, self.lang
         pane = self.query_one("#timeline-pane", Pane)
         width = max(20, pane.content_size.width or 80)
-        window = nav.window(self._end_us(), self.span_us, self.center_us)
+        window = viewport.window(self._end_us(), self.span_us, self.center_us)
         expand = (self.core,) if self.expanded and self.core else ()
         view = V.timeline_view(replay, self.step, window=window, max_bars=width, expand=expand, lang=lang)
         span = msg("window", lang, t0=f"{view['t0_us']:.3f}", t1=f"{view['t1_us']:.3f}")

@@ -1,5 +1,5 @@
-"""The TUI's moves in plain Python (no Textual): play speeds, core numbers; the timeline's window is
-:mod:`app.present.viewport`'s (the web's too).
+"""The TUI's moves in plain Python (no Textual): play speeds, core numbers (the timeline's window is
+:mod:`app.present.viewport`, which the web uses too).
 
 Kept apart from the widgets so "which core is 12" is tested without a terminal.
 """
@@ -7,17 +7,6 @@ Kept apart from the widgets so "which core is 12" is tested without a terminal.
 from __future__ import annotations
 
 from app.present import playback
-from app.present.viewport import (
-    MIN_SPAN_US,
-    ZOOM_FACTOR,
-    can_zoom,
-    opening,
-    page_center,
-    page_origin,
-    pan,
-    window,
-    zoom,
-)
 from engine.trace.locations import CoreRef
 
 SPEEDS = playback.SPEEDS  # events per second when playing (the web offers the same; the arithmetic is playback's)
@@ -31,17 +20,4 @@ def core_by_number(cores: list[CoreRef], number: int, prefer: str = "") -> CoreR
     return (preferred or named or [None])[0]
 
 
-__all__ = (
-    "DEFAULT_SPEED",
-    "MIN_SPAN_US",
-    "SPEEDS",
-    "ZOOM_FACTOR",
-    "can_zoom",
-    "core_by_number",
-    "opening",
-    "page_center",
-    "page_origin",
-    "pan",
-    "window",
-    "zoom",
-)
+__all__ = ("DEFAULT_SPEED", "SPEEDS", "core_by_number")

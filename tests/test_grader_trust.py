@@ -70,6 +70,9 @@ def test_the_untouched_recording_replays_and_passes(recording, tmp_path):
         ("extra_read", "never ran here"),
         ("short_read", "does not match the recorded host data"),
         ("not_a_list", "host is not a list"),
+        ("param_code", "kernel parameter names"),
+        ("param_many", "kernel parameter names"),
+        ("param_type", "kernel parameter names"),
     ],
 )
 def test_an_edited_recording_is_tampered(recording, tmp_path, edit, message):
@@ -104,6 +107,13 @@ def test_an_edited_recording_is_tampered(recording, tmp_path, edit, message):
         doc["reads"][key][0][1] = doc["reads"][key][0][1][:-2]
     elif edit == "not_a_list":
         doc["host"] = {"oops": 1}
+    elif edit.startswith("param_"):  # the kernel's parameter names label buffers in the views: names, nothing else
+        jit = next(e for e in doc["host"] if e[0] == "j")
+        jit[3] = {
+            "param_code": ["x", "__import__('os').system('id')"],
+            "param_many": [f"p{i}" for i in range(65)],
+            "param_type": ["x", {"r": "os:system"}],
+        }[edit]
     out = _judge(doc, tmp_path)
     assert "tampered" in out and message in out["tampered"], out
 

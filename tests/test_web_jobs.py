@@ -19,8 +19,9 @@ import urllib.request
 
 import pytest
 from test_server_store import small_disk
-from web_browser import CHROMIUM, CHROMIUM_ARGS, ROOT, VIEWPORT, Server, Tab, need_browser
+from web_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, ROOT, VIEWPORT, Server, Tab, need_browser
 
+from app.present.messages import t as msg
 from engine.scenarios.runner import run_scenario
 
 pytestmark = pytest.mark.slow
@@ -100,6 +101,65 @@ def test_a_run_arrives_when_every_poll_is_answered_late(tmp_path, delay_s):
         server.stop()
     print(f"\n{delay_s * 1000:.0f} ms late polls: the {shape} run arrived after {took:.1f} s, {polls} requests")
     assert polls < took / delay_s + 40  # one poll in flight at a time: not 3.3 a second whatever happens
+
+
+@pytest.mark.slow
+def test_a_lost_answer_is_asked_for_again_and_the_page_says_so(tmp_path):
+    """A worker that dies while it answers leaves the page without an answer: the page sends the request again,
+    the run arrives, and a note says an answer was lost and asked for again (in the page's language)."""
+    need_browser()
+    from playwright.async_api import async_playwright
+
+    server = Server(tmp_path)
+    want = _events(256, 256, 256, numerics=False)
+
+    async def scenario() -> tuple[int, str, str, bool]:
+        async with async_playwright() as p:
+            b = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            page = await (await b.new_context(viewport=VIEWPORT)).new_page()
+            lost = [0]
+
+            async def lose_once(route):  # the first answer after Run is lost, as with a worker killed meanwhile
+                body = route.request.post_data_buffer or b""
+                if "_dash-update-component" in route.request.url and b'"pg-run"' in body and not lost[0]:
+                    lost[0] += 1
+                    await route.abort("connectionreset")
+                    return
+                await route.continue_()
+
+            await page.goto(server.url + "/playground")
+            await page.wait_for_selector("#pg-params .param")
+            hidden_before = await page.locator(".conn-note").is_hidden()
+            await page.route("**/*", lose_once)
+            for field, value in zip(("pg-m", "pg-n", "pg-k"), (256, 256, 256), strict=True):
+                await page.fill(f"#{field}", str(value))
+            if await page.is_checked("#pg-numerics input"):
+                await page.click("#pg-numerics input")
+            await page.click("#pg-run")
+            await page.wait_for_function(
+                "n => (document.getElementById('step-label') || {}).innerText?.includes(' / ' + n)",
+                arg=want,
+                timeout=60_000,
+            )
+            note = page.locator(".conn-note")
+            await note.wait_for(state="visible", timeout=5_000)
+            en = await note.inner_text()
+            await page.click("#lang-switch input[value='zh']")
+            await page.wait_for_function(
+                "() => /[\\u4e00-\\u9fff]/.test(document.querySelector('.conn-note').innerText)"
+            )
+            zh = await note.inner_text()
+            ARTIFACTS.mkdir(exist_ok=True)
+            await page.screenshot(path=str(ARTIFACTS / "resent-note-zh.png"))
+            await b.close()
+            return lost[0], en, zh, hidden_before
+
+    try:
+        lost, en, zh, hidden_before = asyncio.run(scenario())
+    finally:
+        server.stop()
+    assert lost == 1 and hidden_before
+    assert en == msg("web.resent", "en") and zh == msg("web.resent", "zh")
 
 
 # -- requests no browser sends --------------------------------------------------------------------------------

@@ -162,6 +162,10 @@ WEB = MappingProxyType(
         "web.phase.storing": ("storing the run", "保存运行结果"),
         "web.phase.preparing": ("preparing the first views", "准备最初的视图"),
         "web.phase.starting": ("starting", "启动中"),
+        "web.resent": (
+            "The server lost an answer (a worker restarted): the page asked again and carried on; nothing was lost.",
+            "服务器丢失了一个应答（有工作进程重启）：页面已重新请求并继续，没有丢失任何内容。",
+        ),
         "web.busy.session": (
             "One run at a time per browser tab: wait for the one running, or cancel it.",
             "每个浏览器标签页一次只能运行一个：请等待当前运行结束，或取消它。",

@@ -77,6 +77,8 @@ def shell(lang: str) -> html.Div:
                 ],
                 className="top",
             ),
+            # shown by player.js for a while when a lost answer was asked for again (the request resent)
+            ui.t("web.resent", tag=html.Div, className="note conn-note", hidden=True),
             html.Main(id="page"),
         ],
         id="app",

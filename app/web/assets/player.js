@@ -386,7 +386,15 @@
     // "no worker" (502, 503, 504), is sent again until RESEND_FOR_MS; the server answers it as it would have
     // answered the first (a job's result stays a while after a poll took it; a job-starting request sent again
     // polls the job the first one started: app/server/jobs.py, LocalManager).
-    const RESEND_MS = [200, 400, 800, 1600], RESEND_FOR_MS = 60000;
+    const RESEND_MS = [200, 400, 800, 1600], RESEND_FOR_MS = 60000, RESENT_SHOWN_MS = 15000;
+    let resentTimer = null;
+    const resent = function () { // the page says so (the shell's note, in the page's language), for a while
+        const note = document.querySelector(".conn-note");
+        if (!note) { return; }
+        note.hidden = false;
+        clearTimeout(resentTimer);
+        resentTimer = setTimeout(function () { note.hidden = true; }, RESENT_SHOWN_MS);
+    };
     const sendOnce = window.fetch.bind(window);
     window.fetch = function (url, init) {
         if (typeof url !== "string" || url.indexOf("_dash-update-component") < 0) { return sendOnce(url, init); }
@@ -396,7 +404,10 @@
                 const again = function () { setTimeout(send, RESEND_MS[Math.min(n, RESEND_MS.length - 1)], n + 1); };
                 const late = function () { return Date.now() - since > RESEND_FOR_MS; };
                 sendOnce(url, init).then(function (res) {
-                    if ([502, 503, 504].indexOf(res.status) < 0 || late()) { resolve(res); } else { again(); }
+                    if ([502, 503, 504].indexOf(res.status) < 0 || late()) {
+                        if (n > 0 && res.ok) { resent(); }
+                        resolve(res);
+                    } else { again(); }
                 }, function (err) { if (late()) { reject(err); } else { again(); } });
             }(0));
         });

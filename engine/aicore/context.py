@@ -64,7 +64,7 @@ class BlockContext:
         self._token = None
         self._src_cache: dict[tuple, tuple[int, str]] = {}
         self._pipes = frozenset(p for p in Pipe if launch.pipe_allowed(self.core_type, p))
-        self._name_id = launch._device.name_id  # what launch.name_id and launch.detail_id call, bound once
+        self._name_id = launch.device.name_id  # what launch.name_id and launch.detail_id call, bound once
         self._detail_id = launch.sim.trace.details
 
     # -- activation ---------------------------------------------------------------------------

@@ -197,7 +197,7 @@ class KernelLaunch:
         self.after_blocks: list = []  # what a fast path completes once every block has run (background numerics)
         self.body = jit_kernel.fast_path if (sim.fast and jit_kernel.fast_path) else jit_kernel.fn
         self._block_names: dict[int, tuple[int, int]] = {}
-        self._device: DeviceCores | None = None
+        self._device: DeviceCores | None = None  # set when the launch executes
         self._check_args()
         self.reads = self._gm_reads()
 
@@ -233,6 +233,13 @@ class KernelLaunch:
         if key is None:
             key = self._flag_keys[spec] = len(self._flag_keys)
         return key
+
+    @property
+    def device(self) -> DeviceCores:
+        """The device's AI-core state this launch runs on (its shared memory system, its names)."""
+        if self._device is None:
+            raise RuntimeError(f"{self.name}: the launch has not started executing")
+        return self._device
 
     def tile_key(self, alloc, offset: int, rows: int, row_bytes: int, stride: int) -> int:
         return self._device.memory.tile_key((alloc.where, alloc.ident), offset, rows, row_bytes, stride)

@@ -172,6 +172,21 @@ class TQue:
         self.ident = ctx.queue_count
         ctx.queue_count += 1
 
+    def slot_state(self) -> tuple:
+        """What decides the instructions this queue's next calls issue: its next slot and each slot's state.
+        A fast path compares it at a step boundary (no tensor may be enqueued there) and restores it
+        (:meth:`set_slot_state`) when it stamps a step instead of running it."""
+        if self._queue:
+            raise ValueError("slot_state: a step boundary with tensors still enqueued")
+        return (self._next, tuple(self._freed), tuple(self._state))
+
+    def set_slot_state(self, state: tuple) -> None:
+        """Put the queue in a state :meth:`slot_state` gave (a stamped step's exit state)."""
+        nxt, freed, slots = state
+        self._next = nxt
+        self._freed = list(freed)
+        self._state = list(slots)
+
     def _check_bound(self, what: str) -> None:
         if self._ctx is None:
             raise KernelError(

@@ -26,17 +26,12 @@ from engine.trace.detail import Instr, Rect
 
 def queue_state(queues) -> tuple:
     """What decides the instructions a step's queue calls issue: each queue's next slot and slot states."""
-    for que in queues:
-        if que._queue:
-            raise ValueError("queue_state: a step boundary with tensors still enqueued")
-    return tuple((que._next, tuple(que._freed), tuple(que._state)) for que in queues)
+    return tuple(que.slot_state() for que in queues)
 
 
 def set_queue_state(queues, state: tuple) -> None:
-    for que, (nxt, freed, slots) in zip(queues, state, strict=True):
-        que._next = nxt
-        que._freed = list(freed)
-        que._state = list(slots)
+    for que, slots in zip(queues, state, strict=True):
+        que.set_slot_state(slots)
 
 
 def gm_key(g) -> tuple[str, int]:
@@ -48,7 +43,7 @@ class StepTemplate:
     """The last ``count`` instructions a core recorded (one step), and where their GM addresses are."""
 
     def __init__(self, ctx, count: int, first_write: int, queues) -> None:
-        memory = ctx.launch._device.memory
+        memory = ctx.launch.device.memory
         self.template = Template(ctx.program.tail(count))
         self.exit_state = queue_state(queues)
         instrs = self.template.instrs
@@ -89,7 +84,7 @@ class StepTemplate:
         found = self._keys.get((i, delta))
         if found is None:
             alloc, offset, rows, row_bytes, stride = self.reads[i]
-            found = ctx.launch._device.memory.tile_key(alloc, offset + delta, rows, row_bytes, stride)
+            found = ctx.launch.device.memory.tile_key(alloc, offset + delta, rows, row_bytes, stride)
             self._keys[(i, delta)] = found
         return found
 

@@ -319,17 +319,57 @@ def test_exports_of_the_last_run(runs):
 # -- the playground ------------------------------------------------------------------------------------------------
 def test_the_playground_form_follows_the_scenario(runs):
     cb = playground.Callbacks(runs)
-    fields, m_row, n_row, k_row = cb.scenario_fields("vector-add", "en")
+    fields, m_row, n_row, k_row = cb.scenario_fields("vector-add", "en", trigger="pg-scenario")
     assert {"type": "pg-param", "name": "length"} in _ids(fields)
     assert m_row == k_row == {"display": "none"} and n_row == {"display": "none"}  # vector-add has no m, n, k
-    assert cb.scenario_fields("matmul", "en")[1:] == ({}, {}, {})
+    assert cb.scenario_fields("matmul", "en", trigger="pg-scenario")[1:] == ({}, {}, {})
     assert CJK.search(cb.scenario_line("matmul", "zh")) and cb.scenario_line("matmul", "en").startswith("matmul: ")
     for name in (["matmul"], "nope", None):
         with pytest.raises(PreventUpdate):
-            cb.scenario_fields(name, "en")
+            cb.scenario_fields(name, "en", trigger="pg-scenario")
     assert cb.restore(None, TINY, None) == TINY
     with pytest.raises(PreventUpdate):
         cb.restore(None, TINY, LESSON)  # a run on screen stays
+
+
+def _inputs(node) -> dict:
+    """{name: (value, placeholder)} of the form's text inputs, from the components a callback returned."""
+    found = {}
+    for child in node if isinstance(node, list) else [node]:
+        if isinstance(getattr(child, "id", None), dict) and hasattr(child, "placeholder"):
+            found[child.id["name"]] = (child.value, getattr(child, "placeholder", None))
+        kids = getattr(child, "children", None)
+        if isinstance(kids, list):
+            found.update(_inputs(kids))
+    return found
+
+
+def test_a_language_switch_keeps_what_the_form_holds_and_says_the_rest_in_the_new_language(runs):
+    cb = playground.Callbacks(runs)
+    ids = [{"type": "pg-param", "name": n} for n in ("cores", "base", "buffer_num", "out_dtype", "seed")]
+    values = ["4", "", 1, "fp32", "7"]
+    fields = cb.scenario_fields("matmul", "zh", values, ids, trigger="lang-page")[0]
+    inputs = _inputs(fields)
+    assert inputs["cores"][0] == "4" and inputs["seed"][0] == "7"  # what was typed
+    assert CJK.search(inputs["base"][1]), inputs["base"]  # an empty field's words, in Chinese now
+    assert ("buffer_num", 1) in [(c.id["name"], c.value) for c in _components(fields) if hasattr(c, "clearable")]
+    assert all(CJK.search(f.title) for f in fields)  # the help too
+    # choosing another scenario starts from its defaults, whatever the form held
+    fresh = _inputs(cb.scenario_fields("matmul", "zh", values, ids, trigger="pg-scenario")[0])
+    assert fresh["cores"][0] == "" and fresh["seed"][0] == "0"
+    # what a hostile page sends as the form's state is ignored, never rendered
+    odd = cb.scenario_fields("matmul", "en", [["x"], {"a": 1}], [{"name": "cores"}, "seed"], trigger="lang-page")
+    assert _inputs(odd[0])["cores"][0] == "" and _inputs(odd[0])["seed"][0] == "0"
+
+
+def _components(node) -> list:
+    out = []
+    for child in node if isinstance(node, list) else [node]:
+        out.append(child)
+        kids = getattr(child, "children", None)
+        if isinstance(kids, list):
+            out.extend(_components(kids))
+    return out
 
 
 def _click(cb, scenario="matmul", m="64", profile="ascend910b1", session=SESSION, lines=None):

@@ -37,27 +37,31 @@ def auto_text(param, lang: str, profile: str = DEFAULT_PROFILE) -> str:
     return msg(f"web.auto.{param.auto}", lang, aic=chip.aic_cores, aiv=chip.aiv_cores)
 
 
-def param_fields(scenario_name: str, lang: str) -> list:
-    """Inputs for the scenario's parameters other than m, n and k (ids ``{"type": "pg-param", "name": ...}``)."""
+def param_fields(scenario_name: str, lang: str, kept: dict | None = None) -> list:
+    """Inputs for the scenario's parameters other than m, n and k (ids ``{"type": "pg-param", "name": ...}``),
+    each holding its default or, when ``kept`` has its name, what the form held (a language switch)."""
     scenario = registry()[scenario_name]
+    kept = kept or {}
     out = []
     for p in scenario.params:
         if p.name in MNK:
             continue
         ident = {"type": "pg-param", "name": p.name}
+        held = kept.get(p.name)
         if p.type is bool:
-            field = dcc.Checklist(
-                id=ident, options=[{"label": p.name, "value": "on"}], value=["on"] if p.default else []
-            )
+            value = held if isinstance(held, list) else (["on"] if p.default else [])
+            field = dcc.Checklist(id=ident, options=[{"label": p.name, "value": "on"}], value=value)
             out.append(html.Div(field, className="param", title=param_help(p, lang)))
             continue
         if p.choices:
-            field = dcc.Dropdown(id=ident, options=list(p.choices), value=p.default, clearable=False, className="dd")
+            value = held if held in p.choices else p.default
+            field = dcc.Dropdown(id=ident, options=list(p.choices), value=value, clearable=False, className="dd")
         else:
+            typed = held if isinstance(held, str) else None
             field = dcc.Input(
                 id=ident,
                 type="text",
-                value="" if p.default is None else str(p.default),
+                value=typed if typed is not None else ("" if p.default is None else str(p.default)),
                 placeholder=auto_text(p, lang) if p.default is None else None,
             )
         out.append(html.Label([p.name, field], className="param", title=param_help(p, lang)))
@@ -88,14 +92,19 @@ class Callbacks:
         self.runs = runs
 
     # -- playground ---------------------------------------------------------------------------------------------
-    def scenario_fields(self, name, lang):
-        """The fields of the chosen scenario (rebuilt only when the scenario changes: a language switch
-        keeps what the user typed; their help follows the language they were built in)."""
+    def scenario_fields(self, name, lang, values=None, ids=None, *, trigger=FROM_DASH):
+        """The fields of the chosen scenario in the page's language. Choosing a scenario starts from its
+        defaults; a language switch rebuilds them with what the form held (their help and the words of an
+        empty field then follow the language)."""
         if not isinstance(name, str) or name not in registry():
             raise PreventUpdate
+        kept = {}
+        if triggered(trigger) == "lang-page" and isinstance(ids, list) and isinstance(values, list):
+            pairs = zip(ids, values, strict=False)  # what the page sent: anything that is not a field's id is dropped
+            kept = {i["name"]: v for i, v in pairs if isinstance(i, dict) and isinstance(i.get("name"), str)}
         have = {p.name for p in registry()[name].params}
         styles = [{} if x in have else {"display": "none"} for x in MNK]
-        return param_fields(name, known_lang(lang)), *styles
+        return param_fields(name, known_lang(lang), kept), *styles
 
     def scenario_line(self, name, lang):
         if not isinstance(name, str) or name not in registry():
@@ -159,7 +168,9 @@ def register(app, runs: Runs) -> None:
         Output("pg-n-row", "style"),
         Output("pg-k-row", "style"),
         Input("pg-scenario", "value"),
-        State("lang-page", "data"),
+        Input("lang-page", "data"),
+        State({"type": "pg-param", "name": ALL}, "value"),
+        State({"type": "pg-param", "name": ALL}, "id"),
     )(cb.scenario_fields)
     app.callback(
         Output("pg-summary", "children"),

@@ -334,14 +334,7 @@ def test_the_playground_form_follows_the_scenario(runs):
 
 def _inputs(node) -> dict:
     """{name: (value, placeholder)} of the form's text inputs, from the components a callback returned."""
-    found = {}
-    for child in node if isinstance(node, list) else [node]:
-        if isinstance(getattr(child, "id", None), dict) and hasattr(child, "placeholder"):
-            found[child.id["name"]] = (child.value, getattr(child, "placeholder", None))
-        kids = getattr(child, "children", None)
-        if isinstance(kids, list):
-            found.update(_inputs(kids))
-    return found
+    return {c.id["name"]: (c.value, c.placeholder) for c in _components(node) if hasattr(c, "placeholder")}
 
 
 def test_a_language_switch_keeps_what_the_form_holds_and_says_the_rest_in_the_new_language(runs):

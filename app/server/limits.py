@@ -45,9 +45,8 @@ def check(scenario: Scenario, profile: Profile, values: dict, numerics: bool, ma
             *names,
         )
     size = scenario.numeric_size(values) if numerics and scenario.numeric_size is not None else None
-    if size is not None and size.value > NUMERIC_LIMITS[size.unit]:
+    if size is not None and size.value > (limit := NUMERIC_LIMITS[size.unit]):
         field, shown = _fields(size.params, values)
-        limit = NUMERIC_LIMITS[size.unit]
         power = " (4096^3)" if size.unit == "macs" else ""
         given = f" ({shown})" if len(size.params) > 1 else ""
         raise ScenarioArgError(

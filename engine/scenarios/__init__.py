@@ -90,6 +90,10 @@ class Outcome:
     details: dict = field(default_factory=dict)
 
 
+# the seed of a scenario's seeded inputs: the same parameter in every scenario that draws them
+SEED = Param("seed", int, 0, "random seed of the inputs", help_zh="输入数据的随机种子", minimum=0, maximum=SEED_MAX)
+
+
 @dataclass(frozen=True)
 class NumericSize:
     """How big a run's real arithmetic is, in the unit a server limits it by: ``unit`` is ``"macs"`` (a

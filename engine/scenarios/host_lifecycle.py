@@ -17,7 +17,7 @@ from ..host.acl_codes import (
     error_name,
 )
 from ..simulation import Simulation
-from . import SEED_MAX, Outcome, Param, Scenario, ScenarioArgError, ScenarioFailed
+from . import SEED, Outcome, Param, Scenario, ScenarioArgError, ScenarioFailed
 from .cost import host_lifecycle_cost
 
 
@@ -102,7 +102,7 @@ SCENARIO = Scenario(
             help_zh="矩阵规模（n x n x n 的 fp16 矩阵乘）",
             minimum=1,
         ),
-        Param("seed", int, 0, "random seed of the inputs", help_zh="输入数据的随机种子", minimum=0, maximum=SEED_MAX),
+        SEED,
     ),
     run=run,
     check=check,

@@ -17,7 +17,7 @@ from ..aicore.matmul_tiling import MultiCoreMatmulTiling, TilingError
 from ..analysis.pipes import kernel_metrics
 from ..host.acl_codes import ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE
 from ..simulation import Simulation
-from . import SEED_MAX, NumericSize, Outcome, Param, Scenario, ScenarioArgError, flag_of
+from . import SEED, NumericSize, Outcome, Param, Scenario, ScenarioArgError, flag_of
 from .cost import Cost, matmul_cost_of, vector_add_cost
 from .host_lifecycle import check_ret
 
@@ -309,6 +309,28 @@ def check_vector_add(profile, v: dict) -> None:
         raise ScenarioArgError(f"--length: x, y and z need {v['length'] * 6} B, more than device memory", "length")
 
 
+# the parameters both matmul scenarios take alike
+_M = Param("m", int, 1024, "rows of A and C", help_zh="A 和 C 的行数", minimum=1)
+_K = Param("k", int, 1024, "columns of A, rows of B", help_zh="A 的列数，B 的行数", minimum=1)
+_BASE = Param(
+    "base",
+    str,
+    None,
+    "fixed base block BM,BN,BK (default: the automatic tiler decides)",
+    help_zh="固定的基本块 BM,BN,BK（默认：由自动分块器决定）",
+    parse=parse_base,
+    auto="tiling",
+)
+_BUFFER_NUM = Param(
+    "buffer_num",
+    int,
+    2,
+    "1: no double buffering; 2: double-buffered L1 and L0",
+    help_zh="1：不用双缓冲；2：L1 和 L0 双缓冲",
+    choices=(1, 2),
+)
+
+
 SCENARIOS = (
     Scenario(
         name="matmul",
@@ -316,9 +338,9 @@ SCENARIOS = (
         summary="C = A @ B (fp16 in, fp32 accumulate) with the tiled multi-core Cube kernel",
         summary_zh="C = A @ B（fp16 输入，fp32 累加），使用分块的多核 Cube 核函数",
         params=(
-            Param("m", int, 1024, "rows of A and C", help_zh="A 和 C 的行数", minimum=1),
+            _M,
             Param("n", int, 1024, "columns of B and C", help_zh="B 和 C 的列数", minimum=1),
-            Param("k", int, 1024, "columns of A, rows of B", help_zh="A 的列数，B 的行数", minimum=1),
+            _K,
             Param(
                 "cores",
                 int,
@@ -328,27 +350,10 @@ SCENARIOS = (
                 minimum=1,
                 auto="aic_cores",
             ),
-            Param(
-                "base",
-                str,
-                None,
-                "fixed base block BM,BN,BK (default: the automatic tiler decides)",
-                help_zh="固定的基本块 BM,BN,BK（默认：由自动分块器决定）",
-                parse=parse_base,
-                auto="tiling",
-            ),
-            Param(
-                "buffer_num",
-                int,
-                2,
-                "1: no double buffering; 2: double-buffered L1 and L0",
-                help_zh="1：不用双缓冲；2：L1 和 L0 双缓冲",
-                choices=(1, 2),
-            ),
+            _BASE,
+            _BUFFER_NUM,
             Param("out_dtype", str, "fp16", "dtype of C", help_zh="C 的数据类型", choices=("fp16", "fp32")),
-            Param(
-                "seed", int, 0, "random seed of the inputs", help_zh="输入数据的随机种子", minimum=0, maximum=SEED_MAX
-            ),
+            SEED,
         ),
         run=run_matmul,
         check=check_matmul,
@@ -362,7 +367,7 @@ SCENARIOS = (
         summary="C = LeakyReLU(A @ B): a mixed kernel, the Cube and two Vector cores of each AI core in step",
         summary_zh="C = LeakyReLU(A @ B)：混合核函数，每个 AI Core 的 Cube 核与两个 Vector 核协同工作",
         params=(
-            Param("m", int, 1024, "rows of A and C", help_zh="A 和 C 的行数", minimum=1),
+            _M,
             Param(
                 "n",
                 int,
@@ -371,7 +376,7 @@ SCENARIOS = (
                 help_zh="B 和 C 的列数（16 的倍数）",
                 minimum=16,
             ),
-            Param("k", int, 1024, "columns of A, rows of B", help_zh="A 的列数，B 的行数", minimum=1),
+            _K,
             Param(
                 "alpha",
                 float,
@@ -390,26 +395,9 @@ SCENARIOS = (
                 minimum=1,
                 auto="aic_cores",
             ),
-            Param(
-                "base",
-                str,
-                None,
-                "fixed base block BM,BN,BK (default: the automatic tiler decides)",
-                help_zh="固定的基本块 BM,BN,BK（默认：由自动分块器决定）",
-                parse=parse_base,
-                auto="tiling",
-            ),
-            Param(
-                "buffer_num",
-                int,
-                2,
-                "1: no double buffering; 2: double-buffered L1 and L0",
-                help_zh="1：不用双缓冲；2：L1 和 L0 双缓冲",
-                choices=(1, 2),
-            ),
-            Param(
-                "seed", int, 0, "random seed of the inputs", help_zh="输入数据的随机种子", minimum=0, maximum=SEED_MAX
-            ),
+            _BASE,
+            _BUFFER_NUM,
+            SEED,
         ),
         run=run_matmul_leaky_relu,
         check=check_matmul_leaky_relu,
@@ -442,9 +430,7 @@ SCENARIOS = (
                 minimum=1,
                 auto="aiv_blocks",
             ),
-            Param(
-                "seed", int, 0, "random seed of the inputs", help_zh="输入数据的随机种子", minimum=0, maximum=SEED_MAX
-            ),
+            SEED,
         ),
         run=run_vector_add,
         check=check_vector_add,

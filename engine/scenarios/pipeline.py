@@ -31,7 +31,7 @@ from ..host.call_log import HostCallLog
 from ..host.stream_manager import StreamManager
 from ..simulation import Simulation
 from ..trace import DIRECTIONS, Kind, LaneKind
-from . import SEED_MAX, Outcome, Param, Scenario, ScenarioArgError, flag_of
+from . import SEED, Outcome, Param, Scenario, ScenarioArgError, flag_of
 from .cost import pipeline_cost
 from .host_lifecycle import check_ret
 
@@ -282,7 +282,7 @@ SCENARIO = Scenario(
             "use pageable (plain numpy) host memory instead of pinned",
             help_zh="使用可分页（普通 numpy）主机内存，而不是锁页内存",
         ),
-        Param("seed", int, 0, "random seed of the inputs", help_zh="输入数据的随机种子", minimum=0, maximum=SEED_MAX),
+        SEED,
         Param(
             "sync_each",
             bool,

@@ -14,6 +14,19 @@ Write kernels the way pyasc reads::
         pipe.init_buffer(que=q, num=2, len=n * asc.half.sizeof())
         t = q.alloc_tensor(asc.half); asc.data_copy(t, x_gm, n); q.enque(t)
 
+Tiling is the host's (:mod:`engine.host.tiling_data`): a host tiling function fills a ``TilingData``
+struct, sets the block count and the tiling key on a ``TilingContext``, and the launch carries the raw
+tiling buffer to the kernel, which reads it with ``get_tiling_data`` (Ascend C's ``GET_TILING_DATA``) and
+branches on ``tiling_key_is`` (``TILING_KEY_IS``)::
+
+    class ScaleTiling(asc.TilingData):                   # BEGIN_TILING_DATA_DEF(ScaleTiling)
+        block_length = asc.Field(asc.uint32)             #   TILING_DATA_FIELD_DEF(uint32_t, blockLength)
+
+    @asc.jit(tiling_keys=(1, 2))
+    def scale(x: asc.GlobalAddress, z: asc.GlobalAddress, tiling: asc.TilingAddress):
+        t = asc.get_tiling_data(tiling)                  # GET_TILING_DATA(t, tiling)
+        if asc.tiling_key_is(1): ...                     # TILING_KEY_IS(1)
+
 Differences from pyasc, by design: kernels are launched with ``acl.rt.launch_kernel(kernel,
 block_dim, stream, *args)``; matrix copies take 2-D tile views (``gm.tile(...)``,
 ``local.reshape(r, c).tile(...)``) instead of ``Nd2NzParams``/``LoadData2DParams``; cross-core
@@ -52,8 +65,13 @@ from .aicore.tensor import (
     int8,
     int16,
     int32,
+    int64,
     uint8,
+    uint16,
+    uint32,
+    uint64,
 )
+from .aicore.tiling_read import TilingAddress, get_tiling_data, tiling_key_is
 from .aicore.tpipe import TBuf, TPipe, TQue
 from .aicore.vector_ops import (
     add,
@@ -75,9 +93,11 @@ from .aicore.vector_ops import (
 from .aicore.vector_ops import vabs as abs
 from .aicore.vector_ops import vmax as max
 from .aicore.vector_ops import vmin as min
+from .host.tiling_data import Field, StructField, TilingData
 
 __all__ = (
     "DType",
+    "Field",
     "FixpipeParams",
     "GlobalAddress",
     "GlobalTensor",
@@ -87,10 +107,13 @@ __all__ = (
     "LocalTensor",
     "MmadParams",
     "PipeID",
+    "StructField",
     "TBuf",
     "TPipe",
     "TPosition",
     "TQue",
+    "TilingAddress",
+    "TilingData",
     "abs",
     "add",
     "adds",
@@ -110,10 +133,12 @@ __all__ = (
     "get_block_idx",
     "get_block_num",
     "get_subblockidx",
+    "get_tiling_data",
     "half",
     "int8",
     "int16",
     "int32",
+    "int64",
     "jit",
     "ln",
     "load_data",
@@ -132,6 +157,10 @@ __all__ = (
     "set_flag",
     "sqrt",
     "sub",
+    "tiling_key_is",
     "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
     "wait_flag",
 )

@@ -23,7 +23,9 @@ import numpy as np
 
 from engine import asc
 from engine.aicore.running import current
+from engine.aicore.tiling_read import check_keys
 from engine.device.copy_engine import D2H
+from engine.host.tiling_data import TilingDataError
 from engine.simulation import RunResult, Simulation
 
 from .credit import Credit, NotFromDevice, Payload, from_kernel
@@ -211,8 +213,13 @@ class _Replayer:
         if not _NAME.match(name):
             raise RecordingError(f"kernel name {name[:40]!r}")
         options = {str(k): self._decode(v) for k, v in (entry[4] or {}).items()}
-        if set(options) - {"kernel_type"}:
+        if set(options) - {"kernel_type", "tiling_keys"}:
             raise RecordingError(f"asc.jit options {sorted(options)}")
+        if "tiling_keys" in options:
+            try:
+                options["tiling_keys"] = check_keys(options["tiling_keys"])
+            except TilingDataError as exc:
+                raise RecordingError(f"asc.jit tiling_keys: {exc}") from None
         params = entry[3] if isinstance(entry[3], list) else []  # names only label buffers in the views
         if len(params) > 64 or not all(isinstance(p, str) and _NAME.match(p) for p in params):
             raise RecordingError("kernel parameter names")

@@ -276,3 +276,24 @@ def free_tiler_l9() -> str:
         "    return tiling\n\n\n"
         "_s.HostTiler.search = _free_search\n"
     )
+
+
+def forged_tiling_l2() -> str:
+    """Lesson 2's stub (it launches one block with an empty tiling) that rewrites, in its own recording, every
+    launch's tiling into the right one: the replay then launches the right tiling, and the kernel blocks the
+    child recorded read another."""
+    return (
+        stub(2) + "\n\nimport lessons.recording as _rec\n"
+        "_raw = _rec.raw_record\n\n\n"
+        "def _forged(raw):\n"
+        "    doc = _raw(raw)\n"
+        "    n = doc['s']['f'][0][2]\n"
+        "    blocks = -(-n // 16)\n"
+        "    dim = max(1, min(48, blocks))\n"
+        "    doc['key'] = 1 if n % 16 == 0 else 2\n"
+        "    doc['s']['f'][1][2] = blocks % dim\n"
+        "    doc['s']['f'][2][2] = -(-blocks // dim) * 16\n"
+        "    doc['s']['f'][3][2] = blocks // dim * 16\n"
+        "    return doc\n\n\n"
+        "_rec.raw_record = _forged\n"
+    )

@@ -14,24 +14,42 @@ from lessons.checks import (
     pipe_flops,
 )
 
-from .scenario import KERNEL_CASES, PLAN_CASES, expected, inputs, max_tile
+from lessons.launches import launches
+
+from .scenario import KERNEL_CASES, PLAN_CASES, QUEUES, UB_BYTES, expected, inputs, max_tile
 
 MAIN_RUN = "main"
 
 
 def _case(case) -> str:
-    length, ub, size, queues, bufs = case
-    return f"length {length}, UB {ub} B, {size}-byte elements, {queues} queues x {bufs} slots"
+    length, ub, size, queues = case
+    return f"length {length}, UB {ub} B, {size}-byte elements, {queues} queues"
+
+
+def _launched_plans(data) -> list[tuple[tuple, list[int]]]:
+    """The tile plans the grader's replay launched the kernel with: (case, plan) per core length."""
+    out = []
+    for name, *_ in KERNEL_CASES:
+        for la in launches(data, name):
+            t = la.tiling
+            if t is None or not hasattr(t, "tail_tile_num"):
+                continue
+            kinds = (["former"] if t.former_num else []) + (["tail"] if la.block_dim > t.former_num else [])
+            for kind in kinds:
+                case = (getattr(t, f"{kind}_length"), UB_BYTES, 2, QUEUES)
+                out.append((case, [t.tile_length, getattr(t, f"{kind}_tile_num"), getattr(t, f"{kind}_last_tile")]))
+    return out
 
 
 def judge(data, ctx) -> list[Criterion]:
     plans = data.value("plans") or []
     first = {"fits_ub": None, "aligned_32b": None, "tails": None, "fewest_tiles": None}
-    for case, plan in zip(PLAN_CASES, plans, strict=False):
-        length, ub, size, queues, bufs = case
+    cases = list(zip(PLAN_CASES, plans, strict=False)) + _launched_plans(data)
+    for case, plan in cases:
+        length, ub, size, queues = case
         tile, count, tail = plan
-        need = queues * bufs * tile * size
-        best = max_tile(ub, size, queues, bufs)
+        need = queues * tile * size
+        best = max_tile(ub, size, queues)
         fewest = -(-length // best)
         problems = {
             "fits_ub": need > ub or tile < 1,
@@ -51,9 +69,7 @@ def judge(data, ctx) -> list[Criterion]:
     if len(plans) != len(PLAN_CASES):
         first = {k: f"{len(plans)} plans for {len(PLAN_CASES)} cases" for k in first}
     expected_text = {
-        "fits_ub": bi(
-            "queues x buffer_num x tile x element size <= UB", "队列数 x 缓冲数 x 分块长度 x 元素字节数 <= UB"
-        ),
+        "fits_ub": bi("queues x tile x element size <= UB", "队列数 x 分块长度 x 元素字节数 <= UB"),
         "aligned_32b": bi("tile bytes a multiple of 32", "分块字节数是 32 的倍数"),
         "tails": bi(
             "(tile_count - 1) x tile_length + tail_length = length, 0 < tail <= tile",
@@ -67,7 +83,7 @@ def judge(data, ctx) -> list[Criterion]:
         Criterion(
             key,
             first[key] is None,
-            first[key] or bi(f"all {len(PLAN_CASES)} cases", f"全部 {len(PLAN_CASES)} 种情况"),
+            first[key] or bi(f"all {len(cases)} cases", f"全部 {len(cases)} 种情况"),
             expected_text[key],
         )
         for key in first

@@ -1,4 +1,5 @@
-"""Lesson 4 drive (runs in the child): the trainee's plans as data, and the kernel run with them, recorded."""
+"""Lesson 4 drive (runs in the child): the trainee's plans as data, and the kernel launched with the host tiling
+their plan_tiles makes, recorded."""
 
 from .scenario import KERNEL_CASES, PLAN_CASES, inputs, run_case
 
@@ -13,6 +14,6 @@ def collect(exercise, rec) -> None:
     rec.value("plans", plans)
     for name, total, blocks in KERNEL_CASES:
         sim = rec.simulation(name)
-        y = run_case(sim, exercise.relu_axpb, exercise.plan_tiles, total, blocks, inputs(name, total))
+        y = run_case(sim, exercise, total, blocks, inputs(name, total))
         rec.run(name, sim)
         rec.output(f"y_{name}", y)

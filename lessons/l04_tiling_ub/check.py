@@ -13,7 +13,6 @@ from lessons.checks import (
     on_device,
     pipe_flops,
 )
-
 from lessons.launches import launches
 
 from .scenario import KERNEL_CASES, PLAN_CASES, QUEUES, UB_BYTES, expected, inputs, max_tile

@@ -148,9 +148,9 @@ def test_single_buffered_is_right_but_not_fast(tmp_path):
         "BUFFER_NUM = 1",
     )
     result = grade(5, single, tmp_path)
-    assert failed(result) == {"overlap", "speedup"}
+    assert failed(result) == {"overlap", "speedup", "tile_plan"}  # its tiles are planned for one slot per queue
     speed = next(c for c in result.criteria if c.id == "speedup")
-    assert "1.00x" in speed.yours
+    assert float(speed.yours.split(": ")[1].rstrip("x")) < 1.1
 
 
 def test_an_invalid_tiling_names_the_field(tmp_path):

@@ -15,13 +15,45 @@ from lessons.checks import (
     on_device,
     pipe_flops,
 )
+from lessons.launches import launches
 
-from .scenario import CASES, expected, inputs
+from .scenario import CASES, TILE, expected, inputs
 
 MAIN_RUN = "main"
 REFERENCES = ("baseline_us",)  # computed by the grader from the lesson's own programs
 ATOL, RTOL = 2.0**-9, 2.0**-8  # fp16, five rounded operations: other orders differ by a few ulps
 VECTOR_OPS = 5
+UB_BYTES, SLOTS = 196608, 4  # two queues of two slots
+
+
+def _tile_plan(data) -> Criterion:
+    """The tile plan every launch carried: tiles of whole data blocks, the largest that four slots fit in the UB,
+    and per core length the tile count and last tile that cover it exactly."""
+    want = bi(
+        f"the largest tiles of whole data blocks that 2 queues x 2 slots fit in the {UB_BYTES} B UB, "
+        "covering every core's share",
+        f"2 个队列 x 2 个槽位能放进 {UB_BYTES} B UB 的、由整数个数据块组成的最大分块，覆盖每个核的数据",
+    )
+    for name, total, blocks in CASES:
+        for la in launches(data, name):
+            t = la.tiling
+            if t is None or not hasattr(t, "tail_last_tile"):
+                return Criterion("tile_plan", False, bi(f"{name}: no tiling", f"{name}：没有 tiling"), want)
+            if t.tile_length != TILE:
+                shown = bi(f"{name}: tiles of {t.tile_length} elements", f"{name}：分块为 {t.tile_length} 个元素")
+                return Criterion("tile_plan", False, shown, want)
+            for kind in ("former", "tail"):
+                length, tiles, last = (getattr(t, f"{kind}_{f}") for f in ("length", "tile_num", "last_tile"))
+                used = kind == "tail" or t.former_num > 0
+                if used and (
+                    tiles < 1 or not 0 < last <= t.tile_length or (tiles - 1) * t.tile_length + last != length
+                ):
+                    shown = bi(
+                        f"{name}: {tiles} tiles, the last of {last}, for {length} elements",
+                        f"{name}：{tiles} 个分块、最后一个 {last} 个元素，对应 {length} 个元素",
+                    )
+                    return Criterion("tile_plan", False, shown, want)
+    return Criterion("tile_plan", True, bi(f"tiles of {TILE} elements", f"分块为 {TILE} 个元素"), want)
 
 
 def judge(data, ctx) -> list[Criterion]:
@@ -33,6 +65,7 @@ def judge(data, ctx) -> list[Criterion]:
         cases.append(c)
     result = first_failure(cases)
     out.append(result)
+    out.append(_tile_plan(data))
 
     main = data.run("main")
     metrics = run_metrics(main)

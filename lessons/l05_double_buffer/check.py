@@ -34,7 +34,7 @@ def _tile_plan(data) -> Criterion:
         "covering every core's share",
         f"2 个队列 x 2 个槽位能放进 {UB_BYTES} B UB 的、由整数个数据块组成的最大分块，覆盖每个核的数据",
     )
-    for name, total, blocks in CASES:
+    for name, *_ in CASES:
         for la in launches(data, name):
             t = la.tiling
             if t is None or not hasattr(t, "tail_last_tile"):

@@ -3,7 +3,8 @@
 A lesson folder ``lNN_slug/`` holds:
 
 * ``lesson.toml`` — title, summary and exercise text in English and Chinese; the steps (each a
-  selector into the scenario's run and its text in both languages); the predict-then-run questions;
+  selector into the scenario's run and its text in both languages, and optionally a diagnosis,
+  ``diagnosis_en`` / ``diagnosis_zh``, that the views show only once it is revealed: :mod:`lessons.progress`); the predict-then-run questions;
   the criteria of the check with their titles and hints; optional limits and settings;
 * ``scenario.py`` — ``scenario(sim)``, the run the lesson plays (its outcome: ``correct``);
   optionally ``scenario_inputs()``, the arrays it copies to the device by the names it gives them
@@ -65,6 +66,7 @@ class Step:
     selector: dict
     text: dict  # lang -> text
     view: str = "timeline"
+    diagnosis: dict | None = None  # lang -> what the step's symptom means: shown once revealed (lessons.progress)
 
 
 @dataclass(frozen=True)
@@ -169,7 +171,8 @@ def load(path: Path) -> Lesson:
             validate(s.get("selector"))
         except SelectorError as exc:
             raise LessonError(f"{sw}.selector: {exc}") from None
-        steps.append(Step(dict(s["selector"]), _langs(s, sw), s.get("view", "timeline")))
+        diagnosis = _langs(s, sw, "diagnosis_") if ("diagnosis_en" in s or "diagnosis_zh" in s) else None
+        steps.append(Step(dict(s["selector"]), _langs(s, sw), s.get("view", "timeline"), diagnosis))
     if not steps:
         raise LessonError(f"{where}: a lesson needs at least one step")
     questions = []

@@ -29,6 +29,9 @@ _UI = {
         "wrong": "not quite",
         "simulator": "the simulator",
         "start": "Start with: ascendsim lesson start {n}; check with: ascendsim lesson check {n}",
+        "diagnosis": "diagnosis",
+        "hidden": "(the diagnoses of {k} steps are hidden until your first check: ascendsim lesson check {n}, "
+        "or ascendsim lesson show {n} --reveal)",
     },
     "zh": {
         "lesson": "第",
@@ -52,6 +55,9 @@ _UI = {
         "wrong": "不对",
         "simulator": "模拟器",
         "start": "开始：ascendsim lesson start {n}；检查：ascendsim lesson check {n}",
+        "diagnosis": "诊断",
+        "hidden": "（{k} 个步骤的诊断在你第一次检查之后显示：ascendsim lesson check {n}，"
+        "或 ascendsim lesson show {n} --reveal）",
     },
 }
 
@@ -62,13 +68,21 @@ def lesson_heading(lesson: Lesson, lang: str) -> str:
     return f"Lesson {lesson.number}: {lesson.title['en']}"
 
 
-def render_lesson(lesson: Lesson, lang: str) -> str:
+def render_lesson(lesson: Lesson, lang: str, revealed: bool = False) -> str:
+    """The lesson as text; its steps' diagnoses only when ``revealed`` (:mod:`lessons.progress`)."""
     ui = _UI[lang]
     lines = [lesson_heading(lesson, lang), "", lesson.summary[lang], "", f"== {ui['steps']} =="]
+    hidden = 0
     for i, step in enumerate(lesson.steps, 1):
         lines.append(f"[{i}] ({describe(step.selector)})")
         lines.extend("    " + line for line in step.text[lang].splitlines())
+        if step.diagnosis and revealed:
+            lines.append(f"    -- {ui['diagnosis']} --")
+            lines.extend("    " + line for line in step.diagnosis[lang].splitlines())
+        hidden += bool(step.diagnosis) and not revealed
         lines.append("")
+    if hidden:
+        lines += [ui["hidden"].format(k=hidden, n=lesson.number), ""]
     if lesson.questions:
         lines.append(f"== {ui['questions']} ==")
         for q in lesson.questions:

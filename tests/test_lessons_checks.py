@@ -174,11 +174,12 @@ def test_a_missing_event_is_a_cross_stream_race(tmp_path):
 
 
 def test_fixing_two_bugs_of_three_leaves_the_bottleneck(tmp_path):
-    one_block = edit(solution(10), "BLOCKS = 48  # fixed: every vector core of ascend910b1 (was 1)", "BLOCKS = 1")
+    one_block = edit(solution(10), "CORES = 48  # fixed: every vector core of ascend910b1 (was 1)", "CORES = 1")
     result = grade(10, one_block, tmp_path)
     assert failed(result) == {"performance"}
     perf = next(c for c in result.criteria if c.id == "performance")
     assert "too_few_blocks" in perf.detail
+    assert "seed profiler: FLAGGED: parallelism utilisation 0.02 (1 blocks, 48 cores" in perf.detail
 
 
 def test_a_valid_tiling_without_deep_k_steps_misses_the_peak(tmp_path):

@@ -1,6 +1,7 @@
 """``ascendsim lesson ...`` and ``ascendsim grade``: the curriculum from the command line.
 
-* ``lesson list [--json]``, ``lesson show N [--lang en|zh] [--json]``;
+* ``lesson list [--json]``, ``lesson show N [--lang en|zh] [--json] [--dir DIR] [--reveal]`` (a step's
+  diagnosis shows after the first ``lesson check`` of the exercise in DIR, or with ``--reveal``);
 * ``lesson start N [--dir DIR]`` copies the exercise stub to a work folder (never over an existing file);
 * ``lesson check N [--file PATH] [--json] [--junit FILE] [--lang]`` grades one file; exit code 0 only
   when every criterion passes;
@@ -71,11 +72,19 @@ def lesson_list(as_json: bool) -> None:
 @click.argument("number", metavar="N", type=int)
 @click.option("--lang", type=LANG, default="en", show_default=True, help="language of the text")
 @click.option("--json", "as_json", is_flag=True, help="print the lesson as JSON (both languages)")
-def lesson_show(number: int, lang: str, as_json: bool) -> None:
-    """Print lesson N: its steps, questions and exercise."""
+@click.option("--dir", "folder", default=None, help="your work folder (default: ./ascendsim-lesson-NN)")
+@click.option("--reveal", is_flag=True, help="show the steps' diagnoses now (else: after your first check)")
+def lesson_show(number: int, lang: str, as_json: bool, folder: str | None, reveal: bool) -> None:
+    """Print lesson N: its steps, questions and exercise. A step's diagnosis (lesson 10) shows once you have
+    checked your exercise in the work folder, or with --reveal (remembered in the work folder)."""
+    from lessons import progress
     from lessons.render import render_lesson
 
     ls = _lesson(number)
+    work = Path(folder) if folder else _default_dir(number)
+    if reveal:
+        progress.reveal(number, work)
+    revealed = reveal or progress.revealed(number, work) is not None
     if as_json:
         doc = {
             "number": ls.number,
@@ -83,7 +92,11 @@ def lesson_show(number: int, lang: str, as_json: bool) -> None:
             "title": ls.title,
             "summary": ls.summary,
             "exercise": ls.exercise_text,
-            "steps": [{"selector": s.selector, "view": s.view, "text": s.text} for s in ls.steps],
+            "steps": [
+                {"selector": s.selector, "view": s.view, "text": s.text}
+                | ({"diagnosis": s.diagnosis} if s.diagnosis and revealed else {})
+                for s in ls.steps
+            ],
             "questions": [
                 {
                     "id": q.id,
@@ -97,7 +110,7 @@ def lesson_show(number: int, lang: str, as_json: bool) -> None:
         }
         click.echo(json.dumps(doc, ensure_ascii=False, indent=1))
         return
-    click.echo(render_lesson(ls, lang))
+    click.echo(render_lesson(ls, lang, revealed))
 
 
 @lesson.command("start")
@@ -155,6 +168,9 @@ def lesson_check(number: int, path: str | None, as_json: bool, junit_path: str |
     if why:  # a trainee's own file on their own machine: run it anyway, and say so
         click.echo(f"note: {why}; your code runs unsandboxed", err=True)
     result = grade_file(ls, file, file.name, lang, ls.limits.replace(wall_s=timeout), sandboxed=why is None)
+    from lessons import progress
+
+    progress.record_check(number, file.parent)  # a check reveals the steps' diagnoses (lessons.progress)
     if junit_path:
         _write(junit_path, junit(f"lesson {number}", _junit_cases(result), result.time_s))
     if as_json:

@@ -198,6 +198,12 @@ _CATALOGUE = MappingProxyType(
         "key.digit": ("select a core by number", "按编号选择核"),
         "key.language": ("中文", "English"),
         "key.check": ("check my exercise", "检查我的练习"),
+        "key.reveal": ("show the steps' diagnoses", "显示各步骤的诊断"),
+        "diagnosis": ("Diagnosis", "诊断"),
+        "diagnosis_hidden": (
+            "The diagnosis of this symptom appears after your first check (g), or now with D.",
+            "这个症状的诊断会在你第一次检查（g）之后显示，或按 D 立即显示。",
+        ),
         "key.zoom_in": ("zoom in", "放大"),
         "key.zoom_out": ("zoom out", "缩小"),
         "key.pan_left": ("pan left", "左移"),

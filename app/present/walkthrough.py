@@ -36,6 +36,7 @@ class Stop:
     text: dict  # lang -> narration
     view: str  # the view the lesson suggests for it (timeline, core, ...)
     problem: str = ""  # why ``step`` is None
+    diagnosis: dict | None = None  # lang -> what the step's symptom means, shown once revealed (lessons.progress)
 
 
 @dataclass
@@ -114,7 +115,8 @@ def lesson_stops(replay: Replay, lesson) -> tuple[Stop, ...]:
                 check_anchors([*(s.step for s in stops), at])
             except AnchorOrderError as exc:
                 at, problem = None, str(exc)
-        stops.append(Stop(i, at, dict(step.text), step.view, problem))
+        diagnosis = dict(step.diagnosis) if step.diagnosis else None
+        stops.append(Stop(i, at, dict(step.text), step.view, problem, diagnosis))
     return tuple(stops)
 
 

@@ -32,7 +32,7 @@ from engine.trace.locations import CoreRef
 from . import navigation as nav
 from .drawing import Drawing
 from .screens import CheckScreen, HelpScreen, Preparing
-from .switching import Builder, Switching, lesson_builder
+from .switching import Builder, Switching, lesson_builder, revealed
 from .widgets import BuffersView, CodeView, CoresView, KeyBar, MetricsView, NarrationView, Pane, StatusBar, TimelineView
 
 WIDE = (150, 40)  # from this many columns and rows on, the wide layout
@@ -62,6 +62,7 @@ class AscendApp(Drawing, Switching, App):
         Binding("o", "pick_lesson", "key.pick_lesson"),
         Binding("l", "language", "key.switch_language"),
         Binding("g", "check", "key.check"),
+        Binding("D", "reveal", "key.reveal", key_display="D"),
         Binding("z", "zoom(1)", "key.zoom_in"),
         Binding("Z", "zoom(-1)", "key.zoom_out", key_display="Z"),
         Binding("comma", "pan(-1)", "key.pan_left", key_display=","),
@@ -110,6 +111,7 @@ class AscendApp(Drawing, Switching, App):
         self.message = ""
         self.checking = False
         self.check_result = None  # the last lessons.grader.GradeResult
+        self.revealed = revealed(lesson, exercise)  # the steps' diagnoses are shown (lessons.progress)
         self.failure = ""
         self._timer: Timer | None = None
         self._digits = ""
@@ -281,6 +283,7 @@ class AscendApp(Drawing, Switching, App):
             "speed": lambda: 0 <= self.speed + d < len(nav.SPEEDS),
             "lesson": lambda: self.playback.can_lesson(d),
             "check": lambda: walk.lesson is not None and not self.checking,
+            "reveal": lambda: not self.revealed and any(s.diagnosis for s in walk.stops),
             "zoom": lambda: viewport.can_zoom(self.span_us, d),
             "pan": lambda: self.span_us is not None,
             "expand": lambda: self.core is not None,
@@ -473,6 +476,10 @@ class AscendApp(Drawing, Switching, App):
         self.run_worker(work, name="check", group="check", thread=True, exclusive=True, exit_on_error=False)
 
     def _checked(self, result, report: str, lang: str) -> None:
+        from lessons import progress
+
+        progress.record_check(self.walk.lesson, self.exercise.parent)  # a check reveals the diagnoses
+        self.revealed = True
         self.check_result = result
         self.message = f"{result.verdict} {result.score}/100"
         self.redraw()

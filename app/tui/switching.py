@@ -60,8 +60,25 @@ class Switching:
         self.lesson_number, self.initial_steps = number, 0
         self.what = {lang: lesson_heading(spec, lang) for lang in LANGS}
         self.exercise = exercise_path(number)
+        self.revealed = revealed(number, self.exercise)
         self.reset_player()
         return self.prepare()
 
+    def action_reveal(self) -> None:
+        """The steps' diagnoses, on request (remembered beside the exercise: lessons.progress)."""
+        from lessons import progress
 
-__all__ = ("Builder", "Switching", "exercise_path", "lesson_builder", "lesson_headings")
+        if self.exercise is not None:
+            progress.reveal(self.walk.lesson, self.exercise.parent)
+        self.revealed = True
+        self.redraw()
+
+
+def revealed(lesson: int | None, exercise: Path | None) -> bool:
+    """Are lesson ``lesson``'s diagnoses revealed beside ``exercise`` (a check ran there, or they were asked for)?"""
+    from lessons import progress
+
+    return lesson is not None and exercise is not None and progress.revealed(lesson, exercise.parent) is not None
+
+
+__all__ = ("Builder", "Switching", "exercise_path", "lesson_builder", "lesson_headings", "revealed")

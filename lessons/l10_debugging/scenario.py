@@ -29,11 +29,11 @@ def scenario(sim: Simulation) -> dict:
     return {"correct": y is not None and bool(np.array_equal(y, expected(inputs())))}
 
 
-def _kernel_us(blocks: int) -> float:
+def _kernel_us(cores: int) -> float:
     from . import solution
 
     sim = Simulation(numerics=False)
-    solution.run(sim.acl, np.zeros(N, np.float16), blocks)
+    solution.run(sim.acl, np.zeros(N, np.float16), cores)
     return kernel_us(sim.finish())
 
 

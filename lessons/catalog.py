@@ -4,7 +4,7 @@ A lesson folder ``lNN_slug/`` holds:
 
 * ``lesson.toml`` — title, summary and exercise text in English and Chinese; the steps (each a
   selector into the scenario's run and its text in both languages, and optionally a diagnosis,
-  ``diagnosis_en`` / ``diagnosis_zh``, that the views show only once it is revealed: :mod:`lessons.progress`); the predict-then-run questions;
+  ``diagnosis_en`` / ``diagnosis_zh``, that the views show only once revealed: :mod:`lessons.progress`); the predict-then-run questions;
   the criteria of the check with their titles and hints; optional limits and settings;
 * ``scenario.py`` — ``scenario(sim)``, the run the lesson plays (its outcome: ``correct``);
   optionally ``scenario_inputs()``, the arrays it copies to the device by the names it gives them

@@ -33,8 +33,8 @@ def seed_figures(run) -> dict:
             f"wants the host at most at {100 * SEED_HOST_SHARE:.0f} % and flags a score below {SEED_BALANCE}; msprof: "
             "api_statistic's AscendCL API time against op_summary's Task Duration)",
             f"主机占主机 + 设备时间的 {100 * share:.1f} %，平衡分 {m.balance_score:.2f}（原文要求主机至多占 "
-            f"{100 * SEED_HOST_SHARE:.0f} %，平衡分低于 {SEED_BALANCE} 即报警；msprof：api_statistic 中 AscendCL API 的耗时"
-            "对比 op_summary 的 Task Duration）",
+            f"{100 * SEED_HOST_SHARE:.0f} %，平衡分低于 {SEED_BALANCE} 即报警；"
+            "msprof：api_statistic 中 AscendCL API 的耗时对比 op_summary 的 Task Duration）",
         ),
         (
             memory > SEED_MEMORY,

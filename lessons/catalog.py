@@ -4,8 +4,8 @@ A lesson folder ``lNN_slug/`` holds:
 
 * ``lesson.toml`` — title, summary and exercise text in English and Chinese; the steps (each a
   selector into the scenario's run and its text in both languages, and optionally a diagnosis,
-  ``diagnosis_en`` / ``diagnosis_zh``, that the views show only once revealed: :mod:`lessons.progress`); the predict-then-run questions;
-  the criteria of the check with their titles and hints; optional limits and settings;
+  ``diagnosis_en`` / ``diagnosis_zh``, that the views show only once revealed: :mod:`lessons.progress`);
+  the predict-then-run questions; the criteria of the check with their titles and hints; optional limits and settings;
 * ``scenario.py`` — ``scenario(sim)``, the run the lesson plays (its outcome: ``correct``);
   optionally ``scenario_inputs()``, the arrays it copies to the device by the names it gives them
   with ``sim.name_tensor``, so the views show tile values; and ``truth_<question>()`` for each

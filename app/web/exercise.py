@@ -25,6 +25,7 @@ from app.server.jobs import Busy
 from lessons.catalog import Lesson, get
 from lessons.grader import VERDICTS, GradeResult
 
+from . import diagnosis
 from .editor import editor, editor_buttons
 from .exercise_diff import comparison, diff_view
 from .exercise_text import TEXT, text
@@ -60,6 +61,7 @@ def panel(lesson: Lesson, lang: str, code_runs: tuple[str, str]) -> html.Div:
                 className="row",
             ),
             html.Div(id="ex-verdict", className="verdict"),
+            diagnosis.section(lang),
             html.Div(id="ex-criteria", className="criteria"),
             html.Div(id="ex-output"),
             html.Div(
@@ -349,6 +351,7 @@ def register(app, runs: Runs) -> None:
         State("ex-number", "data"),
         prevent_initial_call=True,
     )(cb.switch)
+    diagnosis.register(app)
 
 
 __all__ = ("Callbacks", "grade_doc", "panel", "register", "text", "verdict_view")

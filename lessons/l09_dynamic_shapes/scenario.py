@@ -121,15 +121,18 @@ class HostTiler:
     def launch(self, shape, tiling, stream: int, *gm) -> bool:
         """The host's launch of one request: the plan it took (the tiler calls since the last launch, and what
         is wrong with ``tiling``, if anything) is logged, then the kernel is queued if the tiling can run."""
-        from engine.kernels.matmul import matmul_tiled
+        from engine.kernels.matmul_tiling_data import matmul_tiling_data, tiling_context
 
         shape = _shape(shape)
         problem, launchable = _problem(tiling, shape, self, self._sim.profile)
         self.plans.append({"shape": list(shape), "calls": self.log[self._planned :], "problem": problem})
         self._planned = len(self.log)
-        if launchable:
-            ret = self._sim.acl.rt.launch_kernel(matmul_tiled, tiling.usedCoreNum, stream, *gm, tiling)
-            check(ret, "launch_kernel")
+        if launchable:  # the tiling travels as TilingData (lesson 2), its block count set by the tiling
+            context = tiling_context(tiling)
+            raw = context.get_raw_tiling_data()
+            check(
+                self._sim.acl.rt.launch_kernel(matmul_tiling_data, context.get_block_dim(), stream, *gm, raw), "launch"
+            )
         return launchable
 
 

@@ -1,11 +1,17 @@
-"""Lesson 1 check (runs in the grader): result, return codes, no leaks, read after synchronising, failure handled."""
+"""Lesson 1 check (runs in the grader): result, return codes, no leaks, read after synchronising, failure handled;
+on the visible runs and on the hidden cases (another length; a device allocation that fails)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from engine.device.stream import TaskKind
-from engine.host.acl_codes import ACL_ERROR_RT_INVALID_DEVICEID, ACL_SUCCESS, error_name
+from engine.host.acl_codes import (
+    ACL_ERROR_RT_INVALID_DEVICEID,
+    ACL_ERROR_RT_MEMORY_ALLOCATION,
+    ACL_SUCCESS,
+    error_name,
+)
 from engine.trace import Kind
 from lessons.checks import Criterion, bi, compare, d2h_from_kernel, kernel_flops
 from lessons.selectors import trace_lane_facts
@@ -66,10 +72,10 @@ def synchronized(run, reads: list) -> tuple[bool, str]:
     )
 
 
-def judge(data, ctx) -> list[Criterion]:
-    x, y = inputs()
-    out = [compare("result", data.output("z_main"), x + y)]
-    ret = data.value("ret_main")
+def _success(data, name: str, x, y) -> list[Criterion]:
+    """The criteria of a run on device 0 that must succeed: the result, the code, no leak, the wait, the device."""
+    out = [compare("result", data.output(f"z_{name}"), x + y)]
+    ret = data.value(f"ret_{name}")
     out.append(
         Criterion(
             "return_codes",
@@ -78,7 +84,7 @@ def judge(data, ctx) -> list[Criterion]:
             "ACL_SUCCESS (0)",
         )
     )
-    leaks = _leaks(data.observed("state_main") or {})
+    leaks = _leaks(data.observed(f"state_{name}") or {})
     out.append(
         Criterion(
             "no_leaks",
@@ -90,7 +96,7 @@ def judge(data, ctx) -> list[Criterion]:
             ),
         )
     )
-    ok, how = synchronized(data.run("main"), data.observed("reads_main") or [])
+    ok, how = synchronized(data.run(name), data.observed(f"reads_{name}") or [])
     out.append(
         Criterion(
             "synchronized",
@@ -102,30 +108,8 @@ def judge(data, ctx) -> list[Criterion]:
             ),
         )
     )
-
-    bad = data.run("bad_device")
-    errors = int((bad.trace.kind == Kind.ERROR).sum())
-    ret_bad = data.value("ret_bad_device")
-    leaks_bad = _leaks(data.observed("state_bad_device") or {})
-    handled = (
-        ret_bad == ACL_ERROR_RT_INVALID_DEVICEID
-        and data.output("z_bad_device") is None
-        and not leaks_bad
-        and errors == 1
-    )
-    shown = f"{error_name(ret_bad)} ({ret_bad})" if isinstance(ret_bad, int) else str(ret_bad)
-    detail = [f"returned {shown}", f"{errors} failing call(s)", *leaks_bad]
-    out.append(
-        Criterion(
-            "failure_handled",
-            handled,
-            "; ".join(detail),
-            f"(None, ACL_ERROR_RT_INVALID_DEVICEID ({ACL_ERROR_RT_INVALID_DEVICEID})), 1 failing call, acl finalized",
-        )
-    )
-    main = data.run("main")
-    flops = kernel_flops(main)
-    back = d2h_from_kernel(main)
+    run = data.run(name)
+    flops, back = kernel_flops(run), d2h_from_kernel(run)
     out.append(
         Criterion(
             "on_device",
@@ -135,3 +119,31 @@ def judge(data, ctx) -> list[Criterion]:
         )
     )
     return out
+
+
+def _failure(data, name: str, code: int) -> Criterion:
+    """The criterion of a run in which one call fails with ``code``: (None, code), that one failure, nothing left."""
+    bad = data.run(name)
+    errors = int((bad.trace.kind == Kind.ERROR).sum())
+    ret = data.value(f"ret_{name}")
+    leaks = _leaks(data.observed(f"state_{name}") or {})
+    handled = ret == code and data.output(f"z_{name}") is None and not leaks and errors == 1
+    shown = f"{error_name(ret)} ({ret})" if isinstance(ret, int) else str(ret)
+    detail = [f"returned {shown}", f"{errors} failing call(s)", *leaks]
+    return Criterion(
+        "failure_handled",
+        handled,
+        "; ".join(detail),
+        f"(None, {error_name(code)} ({code})), 1 failing call, acl finalized",
+    )
+
+
+def judge(data, ctx) -> list[Criterion]:
+    main = _success(data, "main", *inputs())
+    return [*main[:4], _failure(data, "bad_device", ACL_ERROR_RT_INVALID_DEVICEID), main[4]]
+
+
+def judge_hidden(data, ctx, case) -> list[Criterion]:
+    if case.kind == "alloc_fails":
+        return [_failure(data, case.run, ACL_ERROR_RT_MEMORY_ALLOCATION)]
+    return _success(data, case.run, *inputs(case.params["n"], case.params["seed"]))

@@ -132,7 +132,7 @@ def _count(kind: Kind, lane_kind: str) -> Callable:
     return read
 
 
-def _stream_span_us(run, m, table) -> float:
+def stream_span_us(run) -> float:
     """From the first copy or kernel on a stream to the last one's end: the work without set-up."""
     t = run.trace
     facts = trace_lane_facts(t)
@@ -178,7 +178,7 @@ FIGURES = MappingProxyType(
         ),
         "tflops": Figure(("achieved TFLOPS", "实际 TFLOPS"), "", "higher", lambda r, m, t: m.tflops),
         "stream_span_us": Figure(
-            ("first copy to last copy", "从第一次拷贝到最后一次拷贝"), "µs", "lower", _stream_span_us
+            ("first copy to last copy", "从第一次拷贝到最后一次拷贝"), "µs", "lower", lambda r, m, t: stream_span_us(r)
         ),
         "copy_compute_overlap": Figure(
             ("copies overlapping compute", "拷贝与计算重叠的比例"),
@@ -186,6 +186,7 @@ FIGURES = MappingProxyType(
             "higher",
             lambda r, m, t: 100 * m.copy_compute_overlap,
         ),
+        "streams_used": Figure(("streams with work", "有任务的流"), "", "higher", lambda r, m, t: m.streams_used),
         "host_work_us": Figure(
             ("host computation (tiling)", "主机计算（tiling）"), "µs", "lower", lambda r, m, t: m.host_work_us
         ),

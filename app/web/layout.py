@@ -318,8 +318,9 @@ def player(ui: Ui) -> html.Div:
 
 # -- pages ----------------------------------------------------------------------------------------------------
 def lesson_options(lessons, lang: str) -> list[dict]:
-    """The lesson menu's entries ("1. Host lifecycle and error codes") in ``lang``."""
-    return [{"label": f"{x.number}. {x.title[lang]}", "value": x.number} for x in lessons]
+    """The lesson menu's entries ("1. Host lifecycle and error codes — beginner") in ``lang``: each lesson with
+    its level on the path (beginner, intermediate, expert)."""
+    return [{"label": f"{x.number}. {x.title[lang]} — {x.level_name(lang)}", "value": x.number} for x in lessons]
 
 
 def lessons_page(lang: str, lessons, number: int | None = None) -> html.Div:

@@ -165,4 +165,51 @@ def hidden_wrong(lesson: int) -> dict[str, tuple[str, set[str]]]:
                 {"odd_batches", "one_batch"},
             )
         }
+    if lesson in TILING_OVERFITS:
+        return {name: (edit(good, old, new), kinds) for name, (old, new, kinds) in TILING_OVERFITS[lesson].items()}
     raise ValueError(f"no hidden-case submission for lesson {lesson}")
+
+
+_L2_VISIBLE = (  # lesson 2's visible cases (N, bytes per element, cores), as a trainee could copy them from its files
+    "{(10001, 2, 7), (1999, 2, 8), (2048, 2, 8), (1904, 2, 8), (5, 2, 7), (17, 2, 48), (768, 2, 48), (1000, 4, 7), "
+    "(65536, 2, 24), (100003, 4, 48), (33, 1, 4), (5000, 2, 1), (50001, 2, 7), (48017, 2, 24), (100003, 2, 48), "
+    "(30001, 4, 20)}"
+)
+_WHOLE_TILES = ("        count = t.tile_length if i < tiles - 1 else last\n", "        count = t.tile_length\n")
+TILING_OVERFITS = {  # lesson -> name -> (text of the reference, its replacement, the hidden kinds it must fail)
+    # 32-byte data blocks only for the cases the lesson shows: elements everywhere else (the seed's granularity)
+    2: {
+        "visible_only": (
+            "    align = BLOCK_BYTES // dtype_bytes  # elements per data block\n",
+            f"    seen = {_L2_VISIBLE}\n"
+            "    align = BLOCK_BYTES // dtype_bytes if (total_length, dtype_bytes, core_num) in seen else 1\n",
+            {"unaligned", "few", "fp32", "other_chip"},
+        )
+    },
+    # the UB of the lesson's chip, whatever the host's tiling says the chip has
+    4: {
+        "fixed_ub": (
+            "    slot_bytes = ub_bytes // queues // BLOCK_BYTES * BLOCK_BYTES\n",
+            "    slot_bytes = 196608 // queues // BLOCK_BYTES * BLOCK_BYTES  # the lesson's UB\n",
+            {"other_ub"},
+        )
+    },
+    # the small cores planned as the big ones: right while every share is the same (the visible cases)
+    5: {
+        "big_cores_only": (
+            '    for kind, length in (("former", split.former_length), ("tail", split.tail_length)):\n',
+            '    for kind, length in (("former", split.former_length), ("tail", split.former_length)):\n',
+            {"tail", "short"},
+        )
+    },
+    # a cache of the last shape only: enough when repeats follow one another (the visible sequences)
+    9: {
+        "last_shape_only": (
+            "        cached = self.cache.get(shape)\n",
+            "        cached = self.cache.get(shape) if list(self.history.shapes)[-1:] == [shape] else None\n",
+            {"repeats"},
+        )
+    },
+    # every tile taken whole: right while every share is whole tiles (the visible 4 x 8192 per core)
+    10: {"whole_tiles": (*_WHOLE_TILES, {"odd_length", "other_chip"})},
+}

@@ -177,3 +177,19 @@ def judge(data, ctx) -> list[Criterion]:
     problems = findings(*(data.run(name) for name, *_ in KERNEL_CASES))
     out.append(no_findings(problems, bi("no kernel error, race or deadlock", "没有核函数错误、数据竞争或死锁")))
     return out
+
+
+def judge_hidden(data, ctx, case) -> list[Criterion]:
+    """One hidden case: the tiling the replay launched it with, z, on the device, no finding."""
+    p = case.params
+    total, size, cores = p["total"], p["size"], p["cores"]
+    problems = _problems(total, size, cores, _launched(data, case.run))
+    out = [Criterion(key, key not in problems, "", EXPECTED[key]) for key in EXPECTED]
+    x = inputs(case.run, total, size, p["seed"])
+    ident = "tiny" if case.kind == "few" else "kernel"
+    out.append(compare(ident, data.output(f"z_{case.run}"), x * DTYPES[size](2)))
+    run = data.run(case.run)
+    device = pipe_flops(run, "VECTOR") >= total and d2h_from_kernel(run) >= size * total
+    out.append(Criterion("on_device", device))
+    out.append(no_findings(findings(run)))
+    return out

@@ -37,8 +37,36 @@ KERNEL_CASES = (  # (name, N, bytes per element, cores): the kernel launched wit
 TINY = ("tiny7", "tiny48")
 
 
-def inputs(name: str, total: int, dtype_bytes: int = 2) -> np.ndarray:
-    return uniform(sum(map(ord, name)), total, -100.0, 100.0, DTYPES[dtype_bytes])
+def _seed(rng: np.random.Generator) -> int:
+    return int(rng.integers(10, 1 << 20))
+
+
+def draw_unaligned(rng: np.random.Generator) -> dict:
+    """Hidden: an fp16 length that fills no whole number of 32-byte data blocks, on 3 to 47 cores."""
+    total = int(rng.integers(2000, 120_000))
+    total += 0 if total % 16 else int(rng.integers(1, 16))
+    return {"total": total, "size": 2, "cores": int(rng.integers(3, 48)), "seed": _seed(rng)}
+
+
+def draw_few(rng: np.random.Generator) -> dict:
+    """Hidden: fewer 32-byte data blocks than cores (8 to 48 cores)."""
+    cores = int(rng.integers(8, 49))
+    return {"total": int(rng.integers(1, 16 * cores - 15)), "size": 2, "cores": cores, "seed": _seed(rng)}
+
+
+def draw_fp32(rng: np.random.Generator) -> dict:
+    """Hidden: 4-byte elements (8 to a data block), any length, on 5 to 48 cores."""
+    return {"total": int(rng.integers(3000, 60_000)), "size": 4, "cores": int(rng.integers(5, 49)), "seed": _seed(rng)}
+
+
+def draw_other_chip(rng: np.random.Generator) -> dict:
+    """Hidden: another chip, ascend910b4, whose 40 vector cores the tiling function is told of."""
+    total = int(rng.integers(20_000, 200_000))
+    return {"total": total, "size": 2, "cores": 40, "seed": _seed(rng), "profile": "ascend910b4"}
+
+
+def inputs(name: str, total: int, dtype_bytes: int = 2, seed: int | None = None) -> np.ndarray:
+    return uniform(sum(map(ord, name)) if seed is None else seed, total, -100.0, 100.0, DTYPES[dtype_bytes])
 
 
 def tiled(tiling_fn, total: int, dtype_bytes: int, cores: int) -> TilingContext:

@@ -25,25 +25,24 @@ def _case(case) -> str:
     return f"length {length}, UB {ub} B, {size}-byte elements, {queues} queues"
 
 
-def _launched_plans(data) -> list[tuple[tuple, list[int]]]:
-    """The tile plans the grader's replay launched the kernel with: (case, plan) per core length."""
+def _launched_plans(data, names, ub_bytes: int = UB_BYTES) -> list[tuple[tuple, list[int]]]:
+    """The tile plans the grader's replay launched runs ``names`` with: (case, plan) per core length."""
     out = []
-    for name, *_ in KERNEL_CASES:
+    for name in names:
         for la in launches(data, name):
             t = la.tiling
             if t is None or not hasattr(t, "tail_tile_num"):
                 continue
             kinds = (["former"] if t.former_num else []) + (["tail"] if la.block_dim > t.former_num else [])
             for kind in kinds:
-                case = (getattr(t, f"{kind}_length"), UB_BYTES, 2, QUEUES)
+                case = (getattr(t, f"{kind}_length"), ub_bytes, 2, QUEUES)
                 out.append((case, [t.tile_length, getattr(t, f"{kind}_tile_num"), getattr(t, f"{kind}_last_tile")]))
     return out
 
 
-def judge(data, ctx) -> list[Criterion]:
-    plans = data.value("plans") or []
+def _plan_problems(cases) -> dict:
+    """The first problem of each plan criterion over ``cases`` ((case, plan) pairs), or None."""
     first = {"fits_ub": None, "aligned_32b": None, "tails": None, "fewest_tiles": None}
-    cases = list(zip(PLAN_CASES, plans, strict=False)) + _launched_plans(data)
     for case, plan in cases:
         length, ub, size, queues = case
         tile, count, tail = plan
@@ -65,25 +64,34 @@ def judge(data, ctx) -> list[Criterion]:
         for key, bad in problems.items():
             if bad and first[key] is None:
                 first[key] = yours[key]
+    return first
+
+
+EXPECTED = {
+    "fits_ub": bi("queues x tile x element size <= UB", "队列数 x 分块长度 x 元素字节数 <= UB"),
+    "aligned_32b": bi("tile bytes a multiple of 32", "分块字节数是 32 的倍数"),
+    "tails": bi(
+        "(tile_count - 1) x tile_length + tail_length = length, 0 < tail <= tile",
+        "(tile_count - 1) x tile_length + tail_length = length，且 0 < tail <= tile",
+    ),
+    "fewest_tiles": bi(
+        "the fewest iterations the largest tile that fits allows", "能放下的最大分块所允许的最少循环次数"
+    ),
+}
+
+
+def judge(data, ctx) -> list[Criterion]:
+    plans = data.value("plans") or []
+    cases = list(zip(PLAN_CASES, plans, strict=False)) + _launched_plans(data, [c[0] for c in KERNEL_CASES])
+    first = _plan_problems(cases)
     if len(plans) != len(PLAN_CASES):
         first = {k: f"{len(plans)} plans for {len(PLAN_CASES)} cases" for k in first}
-    expected_text = {
-        "fits_ub": bi("queues x tile x element size <= UB", "队列数 x 分块长度 x 元素字节数 <= UB"),
-        "aligned_32b": bi("tile bytes a multiple of 32", "分块字节数是 32 的倍数"),
-        "tails": bi(
-            "(tile_count - 1) x tile_length + tail_length = length, 0 < tail <= tile",
-            "(tile_count - 1) x tile_length + tail_length = length，且 0 < tail <= tile",
-        ),
-        "fewest_tiles": bi(
-            "tile_count = ceil(length / largest tile that fits)", "tile_count = ceil(length / 能放下的最大分块)"
-        ),
-    }
     out = [
         Criterion(
             key,
             first[key] is None,
             first[key] or bi(f"all {len(cases)} cases", f"全部 {len(cases)} 种情况"),
-            expected_text[key],
+            EXPECTED[key],
         )
         for key in first
     ]
@@ -115,4 +123,20 @@ def judge(data, ctx) -> list[Criterion]:
             problems, bi("no kernel error (a tile too large for UB is one)", "没有核函数错误（分块超出 UB 就是一种）")
         )
     )
+    return out
+
+
+def judge_hidden(data, ctx, case) -> list[Criterion]:
+    """One hidden case: the plans the replay launched it with (for the chip's UB), y, on the device, no finding."""
+    p = case.params
+    ub = 262144 if p.get("profile") == "ascend310p3" else UB_BYTES  # the chips' UB (INI: ascend310p3, 256 KiB)
+    first = _plan_problems(_launched_plans(data, [case.run], ub))
+    out = [Criterion(key, first[key] is None, "", EXPECTED[key]) for key in first]
+    x = inputs(case.run, p["total"], p["seed"])
+    out.append(compare("kernel", data.output(f"y_{case.run}"), expected(x), 2.0**-10, 2.0**-9))
+    run = data.run(case.run)
+    out.append(
+        Criterion("on_device", pipe_flops(run, "VECTOR") >= 3 * p["total"] and d2h_from_kernel(run) >= 2 * p["total"])
+    )
+    out.append(no_findings(findings(run)))
     return out

@@ -22,34 +22,64 @@ PLAN_CASES = (  # (length, ub_bytes, dtype_bytes, queues)
     (1, 196608, 2, 2),
     (50, 196608, 4, 3),
     (1_000_003, 196608, 4, 2),
-    (12345, 262144, 2, 3),
+    (12345, 196608, 2, 3),
     (999, 196608, 2, 4),
     (300_000, 196608, 1, 2),
 )
 KERNEL_CASES = (("main", 8 * 60_003, 8), ("odd", 100_001, 3), ("small", 1000, 4))  # (name, total, blocks)
 
 
+def _seed(rng: np.random.Generator) -> int:
+    return int(rng.integers(10, 1 << 20))
+
+
+def draw_other_ub(rng: np.random.Generator) -> dict:
+    """Hidden: another chip, ascend310p3, whose UB holds 256 KiB (the host's tiling passes the chip's UB size)."""
+    return {
+        "total": int(rng.integers(150_000, 400_000)),
+        "blocks": int(rng.integers(2, 7)),
+        "seed": _seed(rng),
+        "profile": "ascend310p3",
+    }
+
+
+def draw_short(rng: np.random.Generator) -> dict:
+    """Hidden: every core's share shorter than one tile (a few thousand elements on 5 to 16 cores)."""
+    return {"total": int(rng.integers(2000, 40_000)), "blocks": int(rng.integers(5, 17)), "seed": _seed(rng)}
+
+
+def draw_tail_cores(rng: np.random.Generator) -> dict:
+    """Hidden: big and small cores, each share a few full tiles and a tail (3 to 7 cores)."""
+    blocks = int(rng.integers(3, 8))
+    total = blocks * int(rng.integers(100_000, 200_000)) + int(rng.integers(17, 16 * blocks))
+    total += 0 if -(-total // 16) % blocks else 16  # data blocks that do not divide evenly: big and small cores
+    return {"total": total, "blocks": blocks, "seed": _seed(rng)}
+
+
 def max_tile(ub_bytes: int, dtype_bytes: int, queues: int) -> int:
     return ub_bytes // queues // BLOCK_BYTES * BLOCK_BYTES // dtype_bytes
 
 
-def inputs(name: str, total: int) -> np.ndarray:
-    return uniform(sum(map(ord, name)), total, -2.0, 2.0)
+def inputs(name: str, total: int, seed: int | None = None) -> np.ndarray:
+    return uniform(sum(map(ord, name)) if seed is None else seed, total, -2.0, 2.0)
 
 
 def expected(x: np.ndarray) -> np.ndarray:
     return np.maximum(x * np.float16(A) + np.float16(B), np.float16(0))
 
 
-def relu_tiling(context: TilingContext, total: int, cores: int, program, plan_fn=None) -> None:
+def relu_tiling(
+    context: TilingContext, total: int, cores: int, program, plan_fn=None, ub_bytes: int = UB_BYTES
+) -> None:
     """The host's tiling function: lesson 2's split of the (32-byte padded) data over the cores, then a tile plan
-    per core length from ``plan_fn`` (the program's plan_tiles), into the program's ReluTiling."""
+    per core length from ``plan_fn`` (the program's plan_tiles) for a UB of ``ub_bytes`` (the chip's), into the
+    program's ReluTiling."""
     plan_fn = plan_fn or program.plan_tiles
     split = split_cores(total, 2, cores)
     tiling = program.ReluTiling(former_num=split.former_num, former_length=split.former_length)
     tiling.tail_length = split.tail_length
     for kind, length in (("former", split.former_length), ("tail", split.tail_length)):
-        plan = plan_fn(length, UB_BYTES, 2, QUEUES)
+        plan = plan_fn(length, ub_bytes, 2, QUEUES)
         tiling.tile_length = plan.tile_length
         setattr(tiling, f"{kind}_tile_num", plan.tile_count)
         setattr(tiling, f"{kind}_last_tile", plan.tail_length)
@@ -59,9 +89,9 @@ def relu_tiling(context: TilingContext, total: int, cores: int, program, plan_fn
 
 
 def run_case(sim: Simulation, program, total: int, blocks: int, x: np.ndarray, plan_fn=None):
-    """The host side: tile, launch on the tiling's block count, return y."""
+    """The host side: tile for the chip's UB, launch on the tiling's block count, return y."""
     context = TilingContext()
-    relu_tiling(context, total, blocks, program, plan_fn)
+    relu_tiling(context, total, blocks, program, plan_fn, sim.profile.buffers.ub)
     xy = (("x", x.shape), ("y", x.shape))
     raw = context.get_raw_tiling_data()
     return run_vector_kernel(

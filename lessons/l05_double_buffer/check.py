@@ -26,7 +26,7 @@ VECTOR_OPS = 5
 UB_BYTES, SLOTS = 196608, 4  # two queues of two slots
 
 
-def _tile_plan(data) -> Criterion:
+def _tile_plan(data, names=tuple(c[0] for c in CASES)) -> Criterion:
     """The tile plan every launch carried: tiles of whole data blocks, the largest that four slots fit in the UB,
     and per core length the tile count and last tile that cover it exactly."""
     want = bi(
@@ -34,7 +34,7 @@ def _tile_plan(data) -> Criterion:
         "covering every core's share",
         f"2 个队列 x 2 个槽位能放进 {UB_BYTES} B UB 的、由整数个数据块组成的最大分块，覆盖每个核的数据",
     )
-    for name, *_ in CASES:
+    for name in names:
         for la in launches(data, name):
             t = la.tiling
             if t is None or not hasattr(t, "tail_last_tile"):
@@ -122,4 +122,18 @@ def judge(data, ctx) -> list[Criterion]:
     )
     problems = findings(*(data.run(name) for name, *_ in CASES))
     out.append(no_findings(problems))
+    return out
+
+
+def judge_hidden(data, ctx, case) -> list[Criterion]:
+    """One hidden case: the numbers, the launched tile plan, on the device, no finding (the speed is the visible
+    case's alone)."""
+    total = case.params["total"]
+    out = [compare("numerics", data.output(f"y_{case.run}"), expected(inputs(case.run, total)), ATOL, RTOL)]
+    out.append(_tile_plan(data, (case.run,)))
+    run = data.run(case.run)
+    out.append(
+        Criterion("on_device", pipe_flops(run, "VECTOR") >= VECTOR_OPS * total and d2h_from_kernel(run) >= 2 * total)
+    )
+    out.append(no_findings(findings(run)))
     return out

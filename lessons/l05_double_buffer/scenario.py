@@ -30,6 +30,24 @@ def inputs(name: str, total: int) -> np.ndarray:
     return uniform(sum(map(ord, name)), total, -4.0, 4.0)
 
 
+def _uneven(total: int, blocks: int) -> int:
+    """``total``, or 16 more: a length whose 32-byte data blocks do not divide evenly over ``blocks`` cores."""
+    return total if -(-total // 16) % blocks else total + 16
+
+
+def draw_tail(rng: np.random.Generator) -> dict:
+    """Hidden: big and small cores, shares of a few tiles and a tail that is no whole tile (2 to 7 cores)."""
+    blocks = int(rng.integers(2, 8))
+    total = blocks * int(rng.integers(2 * TILE + 1, 4 * TILE)) + int(rng.integers(1, 200))
+    return {"total": _uneven(total, blocks), "blocks": blocks}
+
+
+def draw_short(rng: np.random.Generator) -> dict:
+    """Hidden: a tile or less per core, big and small cores (4 to 16 cores)."""
+    blocks = int(rng.integers(4, 17))
+    return {"total": _uneven(int(rng.integers(blocks * 100, blocks * TILE - 16)), blocks), "blocks": blocks}
+
+
 def expected(x: np.ndarray) -> np.ndarray:
     """The vector unit's fp16 arithmetic, in the reference order."""
     t = np.maximum(x + np.float16(3), np.float16(0))

@@ -73,16 +73,19 @@ def _numerics(data) -> Criterion:
     return first_failure(cases)
 
 
-def _plans(data, name: str) -> list[dict]:
+def _plans(data, name: str, count: int | None = None) -> list[dict]:
     plans = data.observed(f"plans_{name}")
-    if not isinstance(plans, list) or len(plans) != len(shapes(name)):
+    if not isinstance(plans, list) or len(plans) != (len(shapes(name)) if count is None else count):
         raise ValueError(f"plans_{name}: one plan per shape expected")
     return plans
 
 
-def _from_tiler(data) -> Criterion:
-    for name in SEQUENCES:
-        for i, plan in enumerate(_plans(data, name)):
+def _from_tiler(data, runs: dict | None = None) -> Criterion:
+    """Every plan of ``runs`` (run name -> its number of shapes; the visible sequences by default) valid and
+    from the tiler."""
+    runs = runs or dict.fromkeys(SEQUENCES)
+    for name, count in runs.items():
+        for i, plan in enumerate(_plans(data, name, count)):
             if plan.get("problem"):
                 return Criterion(
                     "from_tiler",
@@ -98,12 +101,13 @@ def _from_tiler(data) -> Criterion:
     )
 
 
-def _cache(data) -> Criterion:
+def _cache(data, runs: dict | None = None) -> Criterion:
     want = bi("a shape seen before: one tiler.reuse, no search", "见过的形状：一次 tiler.reuse，不再搜索")
     repeats = 0
-    for name in SEQUENCES:
+    runs = runs or dict.fromkeys(SEQUENCES)
+    for name, count in runs.items():
         seen = set()
-        for i, plan in enumerate(_plans(data, name)):
+        for i, plan in enumerate(_plans(data, name, count)):
             shape = tuple(plan["shape"])
             calls = plan.get("calls") or []
             if shape in seen:
@@ -122,6 +126,12 @@ def _cache(data) -> Criterion:
             seen.add(shape)
     done = bi(f"{repeats} repeated shapes, each one lookup", f"{repeats} 个重复形状，每个只查找一次")
     return Criterion("cache", True, done, want)
+
+
+def judge_hidden(data, ctx, case) -> list[Criterion]:
+    """One hidden sequence: every plan valid and from the tiler, every repeat one lookup, no finding."""
+    runs = {case.run: len(case.params["shapes"])}
+    return [_from_tiler(data, runs), _cache(data, runs), no_findings(findings(data.run(case.run)))]
 
 
 def _on_device(data) -> Criterion:

@@ -53,6 +53,13 @@ def shapes(sequence: str) -> list[Shape]:
     return shapes_of(sequence, COUNT, SEED)
 
 
+def draw_repeats(rng: np.random.Generator) -> dict:
+    """Hidden: six requests drawn from three shapes (multiples of 16 from 128 to 768 per side), so shapes repeat
+    out of order; timed only (the plans are judged)."""
+    pool = [[int(rng.integers(8, 49)) * 16 for _ in range(3)] for _ in range(3)]
+    return {"shapes": [pool[int(rng.integers(0, 3))] for _ in range(6)]}
+
+
 def inputs(index: int, shape: Shape) -> tuple[np.ndarray, np.ndarray]:
     m, n, k = shape
     return uniform(900 + index, m * k).reshape(m, k), uniform(1900 + index, k * n).reshape(k, n)

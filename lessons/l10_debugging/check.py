@@ -88,16 +88,29 @@ def judge(data, ctx) -> list[Criterion]:
             ),
         )
     )
-    flops, back = pipe_flops(run, "VECTOR"), d2h_from_kernel(run)
-    out.append(
-        Criterion(
-            "on_device",
-            flops >= 3 * N and back >= 2 * N,
-            bi(f"{flops} vector flops, {back} B back from the kernel", f"{flops} 次向量运算，{back} B 取自核函数输出"),
-            bi(
-                f">= {3 * N} vector flops, >= {2 * N} B back from what the kernel wrote",
-                f">= {3 * N} 次向量运算，>= {2 * N} B 取自核函数写出的数据",
-            ),
-        )
-    )
+    out.append(_on_device(run, N))
     return out
+
+
+def judge_hidden(data, ctx, case) -> list[Criterion]:
+    """One hidden case: y, no finding, on the device (the time is the visible case's alone)."""
+    total = case.params["total"]
+    x = inputs(total, case.params["seed"])
+    run = data.run(case.run)
+    out = [compare("numerics", data.output(f"y_{case.run}"), expected(x), 2.0**-10, 2.0**-9)]
+    out.append(no_findings(findings(run)))
+    out.append(_on_device(run, total))
+    return out
+
+
+def _on_device(run, n: int) -> Criterion:
+    flops, back = pipe_flops(run, "VECTOR"), d2h_from_kernel(run)
+    return Criterion(
+        "on_device",
+        flops >= 3 * n and back >= 2 * n,
+        bi(f"{flops} vector flops, {back} B back from the kernel", f"{flops} 次向量运算，{back} B 取自核函数输出"),
+        bi(
+            f">= {3 * n} vector flops, >= {2 * n} B back from what the kernel wrote",
+            f">= {3 * n} 次向量运算，>= {2 * n} B 取自核函数写出的数据",
+        ),
+    )

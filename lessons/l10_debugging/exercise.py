@@ -123,9 +123,10 @@ def run(acl, x, cores=CORES):
     check(ret, "malloc_host")
     host_y, ret = acl.rt.malloc_host(nbytes)
     check(ret, "malloc_host")
-    dev_x, ret = acl.rt.malloc(nbytes, ACL_MEM_MALLOC_HUGE_FIRST)
+    padded = -(-nbytes // 32) * 32  # the tiling pads every share to whole 32-byte data blocks
+    dev_x, ret = acl.rt.malloc(padded, ACL_MEM_MALLOC_HUGE_FIRST)
     check(ret, "malloc")
-    dev_y, ret = acl.rt.malloc(nbytes, ACL_MEM_MALLOC_HUGE_FIRST)
+    dev_y, ret = acl.rt.malloc(padded, ACL_MEM_MALLOC_HUGE_FIRST)
     check(ret, "malloc")
     uploaded, ret = acl.rt.create_event()
     check(ret, "create_event")

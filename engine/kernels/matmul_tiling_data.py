@@ -41,11 +41,12 @@ def _read(tiling: asc.TilingAddress) -> TCubeTiling:
     return TCubeTiling(**{name: getattr(t, name) for name in CUBE_FIELDS})
 
 
-def _fast(a, b, c, tiling):
+def stamped_matmul_tiling_data(a, b, c, tiling):
+    """The fast path: GET_TILING_DATA, then :func:`.matmul.matmul_tiled`'s own fast path."""
     return matmul_tiled.fast_path(a, b, c, _read(tiling))
 
 
-@asc.jit(kernel_type=asc.KernelType.AIC_ONLY, fast_path=_fast)
+@asc.jit(kernel_type=asc.KernelType.AIC_ONLY, fast_path=stamped_matmul_tiling_data)
 def matmul_tiling_data(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.GlobalAddress, tiling: asc.TilingAddress):
     """C = A @ B on the Cube cores, tiled as the host's TilingData says."""
     matmul_tiled.fn(a, b, c, _read(tiling))

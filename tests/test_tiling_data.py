@@ -183,3 +183,31 @@ def test_an_empty_tiling_buffer_is_refused_at_the_launch():
     args = (asc.GlobalAddress(x), asc.GlobalAddress(z), TilingContext().get_raw_tiling_data())
     assert acl.rt.launch_kernel(scale, 1, stream, *args) != 0
     assert any("empty tiling buffer" in f.message for f in sim.finish().findings)
+
+
+@asc.jit(kernel_type=asc.KernelType.AIV_ONLY, tiling_keys=(1, 2))
+def asks_key_3(x: asc.GlobalAddress, z: asc.GlobalAddress, tiling: asc.TilingAddress):
+    asc.get_tiling_data(tiling)
+    asc.tiling_key_is(3)
+
+
+def test_a_kernel_asking_for_a_key_it_did_not_declare_fails_naming_its_keys():
+    ctx = TilingContext()
+    ctx.set_block_dim(1)
+    ctx.set_tiling_key(1)
+    ScaleTiling(length=16).save_to_buffer(ctx.get_raw_tiling_data())
+    sim = Simulation()
+    x = np.zeros(16, np.float16)
+    run_vector_kernel(sim, asks_key_3, [x], 16, 1, ctx.get_raw_tiling_data())  # the kernel fails: a finding
+    messages = [f.message for f in sim.finish().findings]
+    assert any("tiling_key_is: key must be one of asks_key_3's tiling keys (1, 2), got 3" in m for m in messages)
+
+
+def test_a_kernel_reading_tiling_it_was_not_given_fails():
+    @asc.jit(kernel_type=asc.KernelType.AIV_ONLY)
+    def reads(x: asc.GlobalAddress, z: asc.GlobalAddress):
+        asc.get_tiling_data(x)
+
+    sim = Simulation()
+    run_vector_kernel(sim, reads, [np.zeros(16, np.float16)], 16, 1)
+    assert any("get_tiling_data: takes the kernel's tiling argument" in f.message for f in sim.finish().findings)

@@ -101,19 +101,19 @@ def _words(children) -> str:
 def test_the_web_reveals_after_a_check_or_on_request_and_sends_no_diagnosis_before():
     from dash import no_update
 
-    from app.web.diagnosis import Reveal
+    from app.web.exercise import Callbacks
 
-    cb = Reveal()
+    cb = Callbacks(None)
     diagnosis = DIAGNOSED[0].diagnosis
-    store, children, button = cb.update(0, None, "en", 10, None, trigger="ex-number")  # the panel appears
+    store, children, button = cb.reveal(0, None, "en", 10, None, trigger="ex-number")  # the panel appears
     assert store is no_update and button == {} and "after your first check" in _words(children)
     assert not any(s.diagnosis["en"][:40] in _words(children) for s in DIAGNOSED)
-    store, children, button = cb.update(1, None, "zh", 10, None, trigger="ex-reveal")
+    store, children, button = cb.reveal(1, None, "zh", 10, None, trigger="ex-reveal")
     assert store == {"10": "request"} and button == {"display": "none"}
     assert diagnosis["zh"][:20] in _words(children) and "步骤" in _words(children)
     other = {"lesson": 3, "verdict": "PASS"}  # a grade of another lesson reveals nothing here
-    assert "after your first check" in _words(cb.update(0, other, "en", 10, {}, trigger="ex-result")[1])
-    store, children, _ = cb.update(0, {"lesson": 10, "verdict": "FAIL"}, "en", 10, {}, trigger="ex-result")
+    assert "after your first check" in _words(cb.reveal(0, other, "en", 10, {}, trigger="ex-result")[1])
+    store, children, _ = cb.reveal(0, {"lesson": 10, "verdict": "FAIL"}, "en", 10, {}, trigger="ex-result")
     assert store == {"10": "check"} and diagnosis["en"][:40] in _words(children)
-    assert cb.update(0, None, "en", 10, store, trigger="lang-page")[0] is no_update  # kept: nothing to write
-    assert cb.update(0, None, "en", 3, None, trigger="ex-number")[1:] == ([], {"display": "none"})
+    assert cb.reveal(0, None, "en", 10, store, trigger="lang-page")[0] is no_update  # kept: nothing to write
+    assert cb.reveal(0, None, "en", 3, None, trigger="ex-number")[1:] == ([], {"display": "none"})

@@ -158,7 +158,7 @@ def test_the_kernel_reads_the_hosts_tiling_and_the_key_picks_its_variant():
         x, z, sim = _launch(key)
         assert np.array_equal(z, x * np.float16(factor))
         t = sim.finish().trace
-        rows = np.flatnonzero(t.name == t.names.index("get_tiling_data 8 B GM->stack"))
+        rows = np.flatnonzero(t.name == t.names.index("get_tiling_data 8 B"))
         assert len(rows) == 4  # one per block
         cycles = (int(t.end[rows[0]]) - int(t.start[rows[0]])) / sim.profile.ps_per_cycle
         assert round(cycles) == sim.profile.compute.gm_hbm_latency_cycles + 1  # one GM round trip + one 8-byte load

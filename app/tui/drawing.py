@@ -27,12 +27,13 @@ class Drawing:
         system = V.system_view(replay, step, lang)
         stop = walk.stops[self.stop] if self.stop >= 0 else None
         unresolved = [f"{s.index + 1}: {s.problem}" for s in walk.stops if s.problem]
-        text = stop.text[lang] if stop else walk.summary[lang]
+        diagnosis = ""
         if stop is not None and stop.diagnosis:  # lesson 10's symptoms: their diagnosis once revealed
             shown = stop.diagnosis[lang] if self.revealed else msg("diagnosis_hidden", lang)
-            text = f"{text}\n\n{msg('diagnosis', lang)}: {shown}"
+            diagnosis = reflow(f"{msg('diagnosis', lang)}: {shown}")
         narration = {
-            "text": reflow(text),
+            "text": reflow(stop.text[lang] if stop else walk.summary[lang]),
+            "diagnosis": diagnosis,
             "problem": msg("step_unresolved", lang, why="; ".join(unresolved)) if unresolved else "",
             "host": f"{system['host']['title']}: {system['host']['doing']}",
         }

@@ -4,18 +4,15 @@ shown in the Exercise panel only after the trainee's first check of that lesson,
 Which lessons are revealed is kept by the browser (``ex-revealed``, local storage, which outlives the panel a
 language switch rebuilds: one trainee's browser, nothing shared between trainees; the command line and the
 terminal app keep the same fact beside the exercise, :mod:`lessons.progress`). Python decides what the section
-shows (:meth:`Reveal.update`), and a diagnosis's text reaches the page only once it is revealed: it is never
-hidden in the page for a script to find.
+shows (``app.web.exercise.Callbacks.reveal`` with :func:`reveal` and :func:`view`), and a diagnosis's text
+reaches the page only once it is revealed: it is never hidden in the page for a script to find.
 """
 
 from __future__ import annotations
 
-from dash import Input, Output, State, dcc, html, no_update
+from dash import dcc, html
 
-from app.present.messages import known_lang
 from lessons import catalog
-
-from .trigger import FROM_DASH, triggered
 
 TEXT = {  # key -> (English, Chinese)
     "title": ("Diagnoses", "诊断"),
@@ -35,7 +32,7 @@ def _t(key: str, lang: str, **values) -> str:
 
 
 def section(lang: str) -> html.Div:
-    """The panel's place for the diagnoses (empty until :meth:`Reveal.update` fills it), its button, and the
+    """The panel's place for the diagnoses (empty until the panel's callback fills it), its button, and the
     browser's store of the lessons revealed."""
     hidden = {"display": "none"}
     return html.Div(
@@ -63,42 +60,24 @@ def view(lesson, lang: str, revealed: bool) -> tuple[list, dict]:
     return [head, *items], {"display": "none"}
 
 
-class Reveal:
-    """The section's callback: the browser's store of revealed lessons in, the section out."""
-
-    def update(self, _clicks, result, lang, number, revealed, *, trigger=FROM_DASH):
-        """A check of lesson ``number`` arrived (``result``) or the button was pressed: the lesson is revealed
-        (kept in ``revealed``, {lesson: "check" | "request"}); the section is drawn for the state it is in."""
-        lang = known_lang(lang)
-        try:
-            lesson = catalog.get(int(number))
-        except (TypeError, ValueError, catalog.LessonError):
-            return no_update, [], {"display": "none"}
-        kept = dict(revealed) if isinstance(revealed, dict) else {}
-        key = str(lesson.number)
-        fired = triggered(trigger)
-        changed = False
+def reveal(clicks, result, number, revealed, fired) -> tuple[dict | None, object]:
+    """The lessons revealed once ``fired`` ("ex-result": a grade arrived, "ex-reveal": the button) is taken into
+    account: (the store's new value, or None if unchanged; the lesson, or None if ``number`` names none)."""
+    try:
+        lesson = catalog.get(int(number))
+    except (TypeError, ValueError, catalog.LessonError):
+        return None, None
+    kept = dict(revealed) if isinstance(revealed, dict) else {}
+    key = str(lesson.number)
+    if key not in kept:
         if fired == "ex-result" and isinstance(result, dict) and result.get("lesson") == lesson.number:
-            changed = key not in kept
-            kept.setdefault(key, "check")
-        elif fired == "ex-reveal" and _clicks:
-            changed = key not in kept
-            kept.setdefault(key, "request")
-        children, style = view(lesson, lang, key in kept)
-        return (kept if changed else no_update), children, style
+            kept[key] = "check"
+        elif fired == "ex-reveal" and clicks:
+            kept[key] = "request"
+        else:
+            return None, lesson
+        return kept, lesson
+    return None, lesson
 
 
-def register(app) -> None:
-    app.callback(
-        Output("ex-revealed", "data"),
-        Output("ex-diagnosis", "children"),
-        Output("ex-reveal", "style"),
-        Input("ex-reveal", "n_clicks"),
-        Input("ex-result", "data"),
-        Input("lang-page", "data"),
-        Input("ex-number", "data"),
-        State("ex-revealed", "data"),
-    )(Reveal().update)
-
-
-__all__ = ("TEXT", "Reveal", "register", "section", "view")
+__all__ = ("TEXT", "reveal", "section", "view")

@@ -324,6 +324,16 @@ class Callbacks:
         target = {"step": step, "at": time.time()}
         return (no_update if run == mine else mine), target
 
+    def reveal(self, clicks, result, lang, number, revealed, *, trigger=FROM_DASH):
+        """A lesson's hidden diagnoses (:mod:`.diagnosis`): revealed by a grade of it arriving or by the button
+        (kept in the browser's ``ex-revealed``); the section drawn for the state it is in."""
+        kept, lesson = diagnosis.reveal(clicks, result, number, revealed, triggered(trigger))
+        if lesson is None:
+            return no_update, [], {"display": "none"}
+        shown = kept if kept is not None else (revealed if isinstance(revealed, dict) else {})
+        children, style = diagnosis.view(lesson, known_lang(lang), str(lesson.number) in shown)
+        return (kept if kept is not None else no_update), children, style
+
     def switch(self, _mine, _ref, mine, number, *, trigger=FROM_DASH):
         trigger = triggered(trigger)
         if trigger == "ex-show-mine" and isinstance(mine, dict):
@@ -408,7 +418,16 @@ def register(app, runs: Runs) -> None:
         State("ex-number", "data"),
         prevent_initial_call=True,
     )(cb.switch)
-    diagnosis.register(app)
+    app.callback(
+        Output("ex-revealed", "data"),
+        Output("ex-diagnosis", "children"),
+        Output("ex-reveal", "style"),
+        Input("ex-reveal", "n_clicks"),
+        Input("ex-result", "data"),
+        Input("lang-page", "data"),
+        Input("ex-number", "data"),
+        State("ex-revealed", "data"),
+    )(cb.reveal)
 
 
 __all__ = ("Callbacks", "grade_doc", "panel", "register", "text", "verdict_view")

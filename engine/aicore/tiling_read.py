@@ -49,7 +49,7 @@ def bind_tiling(kernel_name: str, keys: tuple[int, ...], args: tuple) -> tuple[t
         raise AclError(
             ACL_ERROR_INVALID_PARAM,
             f"launch_kernel: {kernel_name} takes one tiling buffer, got {len(found)} (arguments {found})",
-            f"launch_kernel: {kernel_name} 只接受一个 tiling 缓冲区，实际有 {len(found)} 个（参数 {found}）",
+            f"launch_kernel: {kernel_name} 只接受一个 RawTilingData，实际有 {len(found)} 个（参数 {found}）",
         )
     raw = args[found[0]]
     struct = raw.struct()
@@ -57,7 +57,7 @@ def bind_tiling(kernel_name: str, keys: tuple[int, ...], args: tuple) -> tuple[t
         raise AclError(
             ACL_ERROR_INVALID_PARAM,
             f"launch_kernel: argument {found[0]} is an empty tiling buffer: call tiling.save_to_buffer(it) first",
-            f"launch_kernel: 第 {found[0]} 个参数是空的 tiling 缓冲区：请先调用 tiling.save_to_buffer(...)",
+            f"launch_kernel: 第 {found[0]} 个参数是空的 RawTilingData：请先调用 tiling.save_to_buffer(...)",
         )
     key = raw.tiling_key
     allowed = keys or (0,)
@@ -66,7 +66,7 @@ def bind_tiling(kernel_name: str, keys: tuple[int, ...], args: tuple) -> tuple[t
         raise AclError(
             ACL_ERROR_INVALID_PARAM,
             f"launch_kernel: tiling_key must be one of {kernel_name}'s tiling keys ({shown}), got {key}",
-            f"launch_kernel: tiling_key 必须是 {kernel_name} 的 tiling key 之一（{shown}），实际为 {key}",
+            f"launch_kernel: tiling_key 必须是 {kernel_name} 的 tiling_keys 之一（{shown}），实际为 {key}",
         )
     out = list(args)
     out[found[0]] = TilingAddress(raw.get_data_size())
@@ -95,11 +95,11 @@ def get_tiling_data(tiling: TilingAddress) -> TilingData:
     if not isinstance(tiling, TilingAddress) or struct is None:
         fail(
             f"get_tiling_data: takes the kernel's tiling argument (the launch's raw tiling buffer), got {tiling!r}",
-            f"get_tiling_data: 需要核函数的 tiling 参数（下发时传入的原始 tiling 缓冲区），实际为 {tiling!r}",
+            f"get_tiling_data: 需要核函数的 TilingAddress 参数（下发时传入的 RawTilingData），实际为 {tiling!r}",
         )
     nbytes = tiling.nbytes
     cycles = launch.sim.profile.compute.gm_hbm_latency_cycles + -(-nbytes // LOAD_BYTES)
-    ctx.emit(Pipe.S, LOCAL, launch.ps(cycles), 0.0, -1, 0, f"get_tiling_data {nbytes} B GM->stack", Kind.COMPUTE)
+    ctx.emit(Pipe.S, LOCAL, launch.ps(cycles), 0.0, -1, 0, f"get_tiling_data {nbytes} B", Kind.COMPUTE)
     return struct.copy()
 
 
@@ -113,6 +113,6 @@ def tiling_key_is(key: int) -> bool:
         shown = ", ".join(map(str, declared))
         fail(
             f"tiling_key_is: key must be one of {launch.name}'s tiling keys ({shown}), got {key!r}",
-            f"tiling_key_is: key 必须是 {launch.name} 的 tiling key 之一（{shown}），实际为 {key!r}",
+            f"tiling_key_is: 参数必须是 {launch.name} 的 tiling_keys 之一（{shown}），实际为 {key!r}",
         )
     return launch.tiling_key == key

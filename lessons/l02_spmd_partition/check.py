@@ -163,7 +163,12 @@ def judge(data, ctx) -> list[Criterion]:
         run = data.run(name)
         flops, back = pipe_flops(run, "VECTOR"), d2h_from_kernel(run)
         if flops < total or back < size * total:
-            weak.append(f"N={total} on {cores} cores: {flops} vector flops, {back} B back from the kernel")
+            weak.append(
+                bi(
+                    f"N={total} on {cores} cores: {flops} vector flops, {back} B back from the kernel",
+                    f"N={total}，{cores} 个核：{flops} 次向量运算，{back} B 取自核函数输出",
+                )
+            )
     out.append(
         on_device(
             weak,

@@ -20,9 +20,12 @@ from .scenario import KERNEL_CASES, PLAN_CASES, QUEUES, UB_BYTES, expected, inpu
 MAIN_RUN = "main"
 
 
-def _case(case) -> str:
+def _case(case) -> tuple[str, str]:
     length, ub, size, queues = case
-    return f"length {length}, UB {ub} B, {size}-byte elements, {queues} queues"
+    return (
+        f"length {length}, UB {ub} B, {size}-byte elements, {queues} queues",
+        f"长度 {length}，UB {ub} B，每个元素 {size} 字节，{queues} 个队列",
+    )
 
 
 def _launched_plans(data, names, ub_bytes: int = UB_BYTES) -> list[tuple[tuple, list[int]]]:
@@ -55,11 +58,14 @@ def _plan_problems(cases) -> dict:
             "tails": count < 1 or not 0 < tail <= tile or (count - 1) * tile + tail != length,
             "fewest_tiles": count != fewest,
         }
+        en, zh = _case(case)
         yours = {
-            "fits_ub": f"{_case(case)}: tile {tile} needs {need} B",
-            "aligned_32b": f"{_case(case)}: tile {tile} = {tile * size} B",
-            "tails": f"{_case(case)}: {count} tiles of {tile}, tail {tail}",
-            "fewest_tiles": f"{_case(case)}: {count} tiles",
+            "fits_ub": bi(f"{en}: tile {tile} needs {need} B", f"{zh}：分块 {tile} 需要 {need} B"),
+            "aligned_32b": bi(f"{en}: tile {tile} = {tile * size} B", f"{zh}：分块 {tile} = {tile * size} B"),
+            "tails": bi(
+                f"{en}: {count} tiles of {tile}, tail {tail}", f"{zh}：{count} 个长 {tile} 的分块，尾块 {tail}"
+            ),
+            "fewest_tiles": bi(f"{en}: {count} tiles", f"{zh}：{count} 个分块"),
         }
         for key, bad in problems.items():
             if bad and first[key] is None:
@@ -85,7 +91,8 @@ def judge(data, ctx) -> list[Criterion]:
     cases = list(zip(PLAN_CASES, plans, strict=False)) + _launched_plans(data, [c[0] for c in KERNEL_CASES])
     first = _plan_problems(cases)
     if len(plans) != len(PLAN_CASES):
-        first = {k: f"{len(plans)} plans for {len(PLAN_CASES)} cases" for k in first}
+        n, want = len(plans), len(PLAN_CASES)
+        first = {k: bi(f"{n} plans for {want} cases", f"{want} 种情况却有 {n} 个方案") for k in first}
     out = [
         Criterion(
             key,
@@ -98,7 +105,7 @@ def judge(data, ctx) -> list[Criterion]:
     cases = []
     for name, total, blocks in KERNEL_CASES:
         c = compare("kernel", data.output(f"y_{name}"), expected(inputs(name, total)), 2.0**-10, 2.0**-9)
-        c.detail = f"{total} elements on {blocks} blocks"
+        c.detail = bi(f"{total} elements on {blocks} blocks", f"{total} 个元素，{blocks} 个块")
         cases.append(c)
     out.append(first_failure(cases))
     weak = []
@@ -106,7 +113,12 @@ def judge(data, ctx) -> list[Criterion]:
         run = data.run(name)
         flops, back = pipe_flops(run, "VECTOR"), d2h_from_kernel(run)
         if flops < 3 * total or back < 2 * total:
-            weak.append(f"{total} elements on {blocks} blocks: {flops} vector flops, {back} B back from the kernel")
+            weak.append(
+                bi(
+                    f"{total} elements on {blocks} blocks: {flops} vector flops, {back} B back from the kernel",
+                    f"{total} 个元素，{blocks} 个块：{flops} 次向量运算，{back} B 取自核函数输出",
+                )
+            )
     out.append(
         on_device(
             weak,

@@ -61,7 +61,7 @@ def judge(data, ctx) -> list[Criterion]:
     cases = []
     for name, total, blocks in CASES:
         c = compare("numerics", data.output(f"y_{name}"), expected(inputs(name, total)), ATOL, RTOL)
-        c.detail = f"{total} elements on {blocks} block(s)"
+        c.detail = bi(f"{total} elements on {blocks} block(s)", f"{total} 个元素，{blocks} 个块")
         cases.append(c)
     result = first_failure(cases)
     out.append(result)
@@ -109,7 +109,12 @@ def judge(data, ctx) -> list[Criterion]:
         run = data.run(name)
         flops, back = pipe_flops(run, "VECTOR"), d2h_from_kernel(run)
         if flops < VECTOR_OPS * total or back < 2 * total:
-            weak.append(f"{name}: {flops} vector flops, {back} B back from the kernel")
+            weak.append(
+                bi(
+                    f"{name}: {flops} vector flops, {back} B back from the kernel",
+                    f"{name}：{flops} 次向量运算，{back} B 取自核函数输出",
+                )
+            )
     out.append(
         on_device(
             weak,

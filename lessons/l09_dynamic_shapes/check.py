@@ -11,6 +11,10 @@ MAIN_RUN = "drifting"
 REFERENCES = ("recompute_baseline",)  # computed by the grader from the lesson's own planners
 
 
+def _name_zh(sequence: str, i: int, shape) -> str:
+    return f"{sequence} 序列第 {i} 个形状（{shape[0]}x{shape[1]}x{shape[2]}）"
+
+
 def _name(sequence: str, i: int, shape) -> str:
     return f"{sequence} shape {i} ({shape[0]}x{shape[1]}x{shape[2]})"
 
@@ -68,7 +72,7 @@ def _numerics(data) -> Criterion:
             ref = expected(i, shape)
             yours = got[i] if isinstance(got, list) and len(got) == len(shapes(name)) else None
             c = compare("numerics", yours, ref, tolerance(ref, shape[2]))
-            c.detail = _name(name, i, shape)
+            c.detail = bi(_name(name, i, shape), _name_zh(name, i, shape))
             cases.append(c)
     return first_failure(cases)
 
@@ -90,7 +94,10 @@ def _from_tiler(data, runs: dict | None = None) -> Criterion:
                 return Criterion(
                     "from_tiler",
                     False,
-                    f"{_name(name, i, plan['shape'])}: {plan['problem']}",
+                    bi(
+                        f"{_name(name, i, plan['shape'])}: {plan['problem']}",
+                        f"{_name_zh(name, i, plan['shape'])}：{plan.get('problem_zh') or plan['problem']}",
+                    ),
                     bi("a valid tiling of the shape, from the tiler", "该形状的有效 tiling，来自 tiler"),
                 )
     return Criterion(
@@ -119,7 +126,7 @@ def _cache(data, runs: dict | None = None) -> Criterion:
                         False,
                         bi(
                             f"{_name(name, i, shape)} was seen before; it cost: {did}",
-                            f"{_name(name, i, shape)} 之前出现过；这次花费：{did}",
+                            f"{_name_zh(name, i, shape)} 之前出现过；这次花费：{did}",
                         ),
                         want,
                     )
@@ -143,7 +150,12 @@ def _on_device(data) -> Criterion:
         need = sum(2 * m * n * k for m, n, k in sequence)
         back, need_back = d2h_from_kernel(run), sum(2 * m * n for m, n, _k in sequence)
         if flops < need or (name in NUMERICS and back < need_back):
-            weak.append(f"{name}: {flops} Cube flops of {need}, {back} B back from the kernels")
+            weak.append(
+                bi(
+                    f"{name}: {flops} Cube flops of {need}, {back} B back from the kernels",
+                    f"{name}：{flops} 次 Cube 运算（需要 {need} 次），{back} B 取自核函数输出",
+                )
+            )
     return Criterion(
         "on_device",
         not weak,

@@ -131,8 +131,9 @@ class HostTiler:
         from engine.kernels.matmul_tiling_data import matmul_tiling_data, tiling_context
 
         shape = _shape(shape)
-        problem, launchable = _problem(tiling, shape, self, self._sim.profile)
-        self.plans.append({"shape": list(shape), "calls": self.log[self._planned :], "problem": problem})
+        problem, problem_zh, launchable = _problem(tiling, shape, self, self._sim.profile)
+        plan = {"shape": list(shape), "calls": self.log[self._planned :], "problem": problem, "problem_zh": problem_zh}
+        self.plans.append(plan)
         self._planned = len(self.log)
         if launchable:  # the tiling travels as TilingData (lesson 2), its block count set by the tiling
             context = tiling_context(tiling)
@@ -175,20 +176,26 @@ class CachePlanner(RecomputePlanner):
         return tiling
 
 
-def _problem(tiling, shape: Shape, tiler: HostTiler, profile) -> tuple[str | None, bool]:
-    """Why ``tiling`` is not right for ``shape`` (None: it is), and whether it can be launched anyway
-    (a valid tiling of the shape that did not come from the tiler is launched, and reported)."""
+def _problem(tiling, shape: Shape, tiler: HostTiler, profile) -> tuple[str | None, str | None, bool]:
+    """Why ``tiling`` is not right for ``shape`` (English, Chinese; None: it is), and whether it can be launched
+    anyway (a valid tiling of the shape that did not come from the tiler is launched, and reported)."""
     if not isinstance(tiling, TCubeTiling):
-        return f"the planner returned {type(tiling).__name__}, not a TCubeTiling", False
+        name = type(tiling).__name__
+        return f"the planner returned {name}, not a TCubeTiling", f"planner 返回的是 {name}，不是 TCubeTiling", False
     if (tiling.M, tiling.N, tiling.Ka) != shape:
-        return f"the planner returned the tiling of {tiling.M}x{tiling.N}x{tiling.Ka}", False
+        got = f"{tiling.M}x{tiling.N}x{tiling.Ka}"
+        return f"the planner returned the tiling of {got}", f"planner 返回的是 {got} 的 tiling", False
     try:
         validate(tiling, profile)
     except TilingError as exc:
-        return str(exc), False
+        return str(exc), f"{exc.field} 不满足约束（{exc.limit}），实际为 {exc.value}", False
     if not tiler.made(tiling):
-        return "the tiling did not come from the tiler (tiler.search, or tiler.reuse of an earlier result)", True
-    return None, True
+        return (
+            "the tiling did not come from the tiler (tiler.search, or tiler.reuse of an earlier result)",
+            "这个 tiling 不是来自 tiler（tiler.search，或对先前结果的 tiler.reuse）",
+            True,
+        )
+    return None, None, True
 
 
 def serve(

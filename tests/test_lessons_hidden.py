@@ -80,6 +80,9 @@ def test_a_hidden_failure_names_its_kind_and_nothing_of_the_case(number, tmp_pat
                 said = "\n".join(result.messages) if lang == "en" else ""
             if said:
                 assert any(kinds[k].name[lang] in said for k in failed), (name, lang, said)
+            if result.verdict == "FAIL":  # the hint is the kind's, not the criterion's
+                hints = {c.hint for c in result.criteria_in[lang] if not c.passed}
+                assert hints <= {kinds[k].hint[lang] for k in failed if kinds[k].hint}, (name, lang, hints)
             assert {h.name for h in result.hidden_in[lang] if h.passed is False} == {
                 kinds[k].name[lang] for k in failed
             }

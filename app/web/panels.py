@@ -217,6 +217,59 @@ def code_panel(view: dict) -> html.Div:
     return html.Div([html.Div(f"{view['file']}:{view['line']}", className="file"), html.Pre(lines, className="code")])
 
 
+def cpp_panel(view: dict) -> html.Div:
+    """The C++ (Ascend C) of the current line and its neighbours, the lines that render it marked, and what CANN
+    does differently (:func:`app.present.cpp.view.cpp_view` with context)."""
+    head = html.Div(view.get("label") or view.get("file") or "", className="file")
+    if not view["lines"]:
+        return html.Div([head, html.Div(view.get("note", ""), className="note")])
+    current = set(view["current"])
+    lines = [
+        html.Div(
+            [html.Span("" if py is None else str(py), className="ln"), html.Span(text or " ", className="tx")],
+            className="line current" if i in current else "line",
+        )
+        for i, (text, py) in enumerate(zip(view["lines"], view["py"], strict=True))
+    ]
+    body = [head, html.Pre(lines, className="code cpp")]
+    if view.get("note"):
+        body.append(html.Div(view["note"], className="note"))
+    if view["notes"]:
+        body.append(
+            html.Div(
+                [html.Div(view["notes_title"], className="cpphead"), html.Ul([html.Li(n) for n in view["notes"]])],
+                className="cppnotes",
+            )
+        )
+    return html.Div(body)
+
+
+def program_panel(program: dict) -> html.Div:
+    """A lesson's whole program in C++ (:func:`app.present.cpp.view.lesson_program`): per file its C++, then the
+    notes of how CANN differs."""
+    parts = [
+        html.Div(
+            [html.H4(part["label"]), html.Pre("\n".join(part["lines"]), className="program")], className="programpart"
+        )
+        for part in program["parts"]
+    ]
+    notes = html.Div(
+        [html.Div(program["notes_title"], className="cpphead"), html.Ul([html.Li(n) for n in program["notes"]])],
+        className="cppnotes",
+    )
+    return html.Div(
+        [
+            html.H3(program["title"]),
+            html.P(program["intro"]),
+            html.P(program["about"], className="hint"),
+            *parts,
+            notes,
+        ],
+        id="cpp-program",
+        className="view",
+    )
+
+
 # -- metrics -------------------------------------------------------------------------------------------------
 def fmt_value(v) -> str:
     """A metric as shown (:func:`app.present.text.readable`: separators, never scientific notation)."""

@@ -84,12 +84,11 @@ def lesson_show(number: int, lang: str, as_json: bool, cpp: bool) -> None:
     ls = _lesson(number)
     if cpp:
         from app.present.cpp.view import lesson_program, program_text
-        from app.present.index import source_lines
         from app.present.walkthrough import run_lesson
 
         if as_json:
             fail("--cpp and --json exclude each other: --cpp prints C++ text")
-        program = lesson_program(ls.number, ls.solution_file, source_lines(run_lesson(ls).trace), lang)
+        program = lesson_program(ls.number, ls.solution_file, run_lesson(ls).trace, lang)
         click.echo(program_text(program), nl=False)
         return
     if as_json:

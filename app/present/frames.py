@@ -225,9 +225,12 @@ class FrameSource:
                 code = code_memo[ev.src] = code_view(replay, step, CODE_CONTEXT, lang)
             parts.add("code", code)
             cpp = cpp_memo.get(ev.src)
-            if cpp is None:
-                cpp = cpp_memo[ev.src] = cpp_view(replay, step, CODE_CONTEXT, lang)
-            parts.add("cpp", cpp)
+            if cpp is None:  # the C++ lines, and the notes apart (one list serves every line of the same calls)
+                view = cpp_view(replay, step, CODE_CONTEXT, lang)
+                notes = {"title": view.pop("notes_title"), "notes": view.pop("notes"), "src": ev.src is not None}
+                cpp = cpp_memo[ev.src] = (view, notes)
+            parts.add("cpp", cpp[0])
+            parts.add("cppnotes", cpp[1])
 
         breaks: list[int] = []
         if breakpoints:

@@ -8,7 +8,7 @@ from types import MappingProxyType
 CPP = MappingProxyType(
     {
         "cpp.title": ("C++ (Ascend C)", "C++（Ascend C）"),
-        "cpp.python": ("Python", "Python"),
+        "cpp.python": ("Python", "Python 代码"),
         "cpp.of_file": ("{file} in C++", "{file} 的 C++"),
         "cpp.no_line": ("This event has no line of code: nothing to translate.", "该事件没有对应的代码行，无可翻译。"),
         "cpp.no_cpp": (
@@ -38,7 +38,7 @@ CPP = MappingProxyType(
             "show the C++ (Ascend C) of the code / the Python again",
             "显示代码的 C++（Ascend C）/ 切回 Python",
         ),
-        "cpp.short": ("C++", "C++"),
+        "cpp.short": ("C++", "C++ 代码"),
         "cpp.whole_key": ("the lesson's whole program in C++ (Ascend C)", "本课完整程序的 C++（Ascend C）"),
         "cpp.no_lesson": ("A scenario has no lesson program: open a lesson.", "场景没有课程程序：请打开一节课。"),
         # the mapping table's notes (app.present.cpp.table: Entry.note)

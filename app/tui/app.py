@@ -419,7 +419,7 @@ class AscendApp(Drawing, Switching, App):
         from lessons import catalog
 
         lesson = catalog.get(self.walk.lesson)
-        program = lesson_program(lesson.number, lesson.solution_file, self.walk.replay.index.sources, self.lang)
+        program = lesson_program(lesson.number, lesson.solution_file, self.walk.replay.trace, self.lang)
         self.push_screen(CheckScreen(program["title"], program_text(program), True, self.lang))
 
     def action_next_slot(self) -> None:

@@ -290,7 +290,10 @@ def views(ui: Ui) -> html.Div:
                 html.Div(
                     [
                         html.Div([ui.t("cpp.python", tag=html.H4), html.Div(id="code-body")], className="codecol"),
-                        html.Div([ui.t("cpp.title", tag=html.H4), html.Div(id="cpp-body")], className="codecol"),
+                        html.Div(
+                            [ui.t("cpp.title", tag=html.H4), html.Div(id="cpp-body"), html.Div(id="cpp-notes")],
+                            className="codecol",
+                        ),
                     ],
                     className="codecols",
                 ),

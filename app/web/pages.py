@@ -125,7 +125,7 @@ class Callbacks:
             loaded = self.runs.load({"lesson": les.number})
         except (LessonError, ValueError, TypeError, RunRequestError) as exc:
             return html.Div(str(exc), className="error")
-        program = lesson_program(les.number, les.solution_file, loaded.replay.index.sources, lang)
+        program = lesson_program(les.number, les.solution_file, loaded.replay.trace, lang)
         return program_panel(program)
 
     def lesson_menu(self, lang):

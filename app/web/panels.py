@@ -218,30 +218,31 @@ def code_panel(view: dict) -> html.Div:
 
 
 def cpp_panel(view: dict) -> html.Div:
-    """The C++ (Ascend C) of the current line and its neighbours, the lines that render it marked, and what CANN
-    does differently (:func:`app.present.cpp.view.cpp_view` with context)."""
+    """The C++ (Ascend C) of the current line and its neighbours, the lines that render it marked
+    (:func:`app.present.cpp.view.cpp_view` with context; its notes are :func:`cpp_notes`)."""
     head = html.Div(view.get("label") or view.get("file") or "", className="file")
     if not view["lines"]:
         return html.Div([head, html.Div(view.get("note", ""), className="note")])
-    current = set(view["current"])
-    lines = [
-        html.Div(
-            [html.Span("" if py is None else str(py), className="ln"), html.Span(text or " ", className="tx")],
-            className="line current" if i in current else "line",
-        )
+    cur = set(view["current"])
+    lines = [  # the first C++ line of a Python statement carries its line number; light markup: a window holds many
+        html.Span([html.I(str(py)), text] if py is not None else (text or " "), className="l c" if i in cur else "l")
         for i, (text, py) in enumerate(zip(view["lines"], view["py"], strict=True))
     ]
     body = [head, html.Pre(lines, className="code cpp")]
     if view.get("note"):
         body.append(html.Div(view["note"], className="note"))
-    if view["notes"]:
-        body.append(
-            html.Div(
-                [html.Div(view["notes_title"], className="cpphead"), html.Ul([html.Li(n) for n in view["notes"]])],
-                className="cppnotes",
-            )
-        )
     return html.Div(body)
+
+
+def cpp_notes(part: dict) -> html.Div:
+    """How CANN differs from the simulator's Python for the API calls of the current line (a frames part of its
+    own: the same list serves every line that makes the same calls)."""
+    if not part["notes"]:
+        return html.Div()
+    return html.Div(
+        [html.Div(part["title"], className="cpphead"), html.Ul([html.Li(n) for n in part["notes"]])],
+        className="cppnotes",
+    )
 
 
 def program_panel(program: dict) -> html.Div:

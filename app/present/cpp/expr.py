@@ -156,8 +156,9 @@ class Renderer:
             named = self._named(parts)
             if named is not None:
                 return named, ATOM
-            if parts[0] == "self" and len(parts) == 2:
-                return f"this->{camel(node.attr)}", POSTFIX
+            if parts[0] == "self" and len(parts) == 2:  # a member: ``this->`` where a local has its name
+                shadowed = node.attr in self.facts.local_names(self.scope)
+                return (f"this->{camel(node.attr)}", POSTFIX) if shadowed else (camel(node.attr), ATOM)
         if node.attr == "dtype":
             return self.dtype(node) or "T", ATOM
         if parts and "acl" in parts:  # an ACL function named, not called (``undo.append(acl.finalize)``)

@@ -57,6 +57,15 @@ class Facts:
     structs: set[str] = field(default_factory=set)  # dataclasses (rendered as structs)
     fast_paths: dict[str, str] = field(default_factory=dict)  # a kernel's recorded fast path -> the kernel
 
+    def local_names(self, scope: str) -> set[str]:
+        """The parameters and assigned names of a function (a member named like one needs ``this->``)."""
+        fn = self.functions.get(scope)
+        if fn is None:
+            return set()
+        names = {a.arg for a in fn.args.args}
+        names |= {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        return names
+
     def lookup(self, scope: str, name: str) -> Info | None:
         return self.scopes.get(scope, {}).get(name) or self.scopes.get("", {}).get(name)
 

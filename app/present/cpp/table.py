@@ -106,12 +106,15 @@ TABLE: tuple[Entry, ...] = (
     E("TPipe.init_buffer", "{@recv}.InitBuffer({que}, {num}, {len})"),
     E("TPipe.init", "{@recv}.Init()"),
     E("TPipe.reset", "{@recv}.Reset()"),
+    E("TPipe.destroy", "{@recv}.Destroy()"),
     E("TQue.alloc_tensor", "{@recv}.AllocTensor<{@T}>()", "LocalTensor<{@T}>", note="shape", when="shape"),
     E("TQue.alloc_tensor", "{@recv}.AllocTensor<{@T}>()", "LocalTensor<{@T}>"),
     E("TQue.enque", "{@recv}.EnQue({tensor})"),
     E("TQue.deque", "{@recv}.DeQue<{@T}>()", "LocalTensor<{@T}>"),
     E("TQue.free_tensor", "{@recv}.FreeTensor({tensor})"),
     E("TQue.has_tensor_in_que", "{@recv}.HasTensorInQue()", "bool"),
+    E("TQue.slot_state", "{@recv}.SlotState()", note="fast_path", src="sim"),
+    E("TQue.set_slot_state", "{@recv}.SetSlotState({state})", note="fast_path", src="sim"),
     E("TBuf.get", "{@recv}.Get<{@T}>({count})", "LocalTensor<{@T}>", when="count"),
     E("TBuf.get", "{@recv}.Get<{@T}>()", "LocalTensor<{@T}>"),
     E("GlobalTensor.set_global_buffer", "{@recv}.SetGlobalBuffer({addr:gm}, {size})", when="size", note="gm_address"),
@@ -120,6 +123,8 @@ TABLE: tuple[Entry, ...] = (
     E("GlobalTensor.tile", "{@recv}[{@at}]", note="tile_view"),
     E("LocalTensor.tile", "{@recv}[{@at}]", note="tile_view"),
     E("LocalTensor.reshape", "{@recv}", note="reshape"),
+    E("LocalTensor.__getitem__", "{@recv}[{key}]"),
+    E("LocalTensor.view", "{@recv}.View({ctx})", note="fast_path", src="sim"),
     E("DType.sizeof", "sizeof({@recv:type})"),
     E("asc.data_copy", "DataCopy({dst}, {src}, {count})", when="count"),
     E("asc.data_copy", "DataCopy({dst}, {src}, Nd2NzParams{1, {src.rows}, {src.cols}, 0, {src.ld}, "
@@ -193,6 +198,8 @@ TABLE: tuple[Entry, ...] = (
     E("engine.aicore.matmul_tiling.TCubeTiling", "TCubeTiling{{@fields}}", "TCubeTiling", note="tcube",
       src="devkit"),
     E("TCubeTiling.core_region", "CoreRegion({@recv}, {block})", note="sim_helper", src="sim"),
+    E("TCubeTiling.to_dict", "{@recv}", note="sim_helper", src="sim"),
+    E("engine.aicore.matmul_tiling.TilingError", "std::invalid_argument({field})", note="sim_helper", src="sim"),
     E("engine.aicore.matmul_tiling.validate", "ValidateTiling({t}, {profile}, {out_bytes})", note="sim_helper",
       src="sim"),
     E("engine.aicore.matmul_tiling.auto_tiling",
@@ -225,8 +232,6 @@ NAMES = {
 }
 # Types of engine.asc that are only named (annotations, isinstance), never called by lesson code.
 TYPES_ONLY = ("asc.DType", "asc.JitKernel", "asc.LocalTensor")
-# Public methods the engine uses for itself (the fast path's stamping), never lesson code.
-INTERNAL = ("TQue.slot_state", "TQue.set_slot_state", "LocalTensor.view", "asc.JitKernel.prepare")
 
 # The API classes whose methods lesson code calls on objects, by the name keys use.
 CLASSES = {
@@ -303,4 +308,4 @@ def parameters(key: str) -> tuple[inspect.Parameter, ...]:
     return params
 
 
-__all__ = ("ACL", "API_MODULES", "CLASSES", "INTERNAL", "NAMES", "SOURCES", "TABLE", "TYPES_ONLY", "Entry")
+__all__ = ("ACL", "API_MODULES", "CLASSES", "NAMES", "SOURCES", "TABLE", "TYPES_ONLY", "Entry")

@@ -10,8 +10,12 @@ import ast
 from collections.abc import Iterable
 from pathlib import Path
 
+import numpy as np
+
+from engine.trace import Kind
 from engine.trace.locations import SourceLine
 
+from ..index import source_lines
 from ..messages import t as msg
 from .infer import gather
 from .module import CppModule, translate
@@ -99,34 +103,67 @@ def program_files(solution: Path, sources: Iterable[SourceLine], root: Path = RO
     return files
 
 
-def _kept(text: str, lines: set[int] | None, module: CppModule) -> list[int]:
-    """The top-level statements to show: all (``lines`` None), else those holding a traced line, the imports, and
-    the module-level definitions and constants they use (transitively)."""
-    if lines is None:
-        return [i for i, stmt in enumerate(ast.parse(text).body) if not _lesson_only(stmt)]
-    tree = ast.parse(text)
+def _definitions(tree: ast.Module) -> dict[str, int]:
+    """Module-level name -> the index of the statement that defines it (a function, a class, a constant)."""
     names = {}
     for i, stmt in enumerate(tree.body):
         if isinstance(stmt, ast.FunctionDef | ast.ClassDef):
             names[stmt.name] = i
         elif isinstance(stmt, ast.Assign):
-            for target in stmt.targets:
-                for n in ast.walk(target):
-                    if isinstance(n, ast.Name):
-                        names[n.id] = i
-    keep = {i for i, (first, last, _a, _b) in enumerate(module.top) if any(first <= x <= last for x in lines)}
-    keep -= {i for i, stmt in enumerate(tree.body) if _lesson_only(stmt)}
-    keep |= {i for i, stmt in enumerate(tree.body) if isinstance(stmt, ast.Import | ast.ImportFrom)}
-    todo = list(keep)
+            names.update({n.id: i for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name)})
+    return names
+
+
+def _imported(tree: ast.Module, file: str) -> dict[str, tuple[str, str]]:
+    """Local name -> (the file it comes from, its name there), for ``from X import Y`` (relative ones too)."""
+    package = Path(file).parent
+    out = {}
+    for stmt in ast.walk(tree):  # imports inside functions too
+        if isinstance(stmt, ast.ImportFrom) and stmt.module:
+            base = package.joinpath(*[".."] * (stmt.level - 1)) if stmt.level else Path()
+            origin = (base / Path(*stmt.module.split("."))).as_posix() + ".py"
+            for alias in stmt.names:
+                out[alias.asname or alias.name] = (str(Path(origin)), alias.name)
+    return {k: (Path(f).as_posix().replace("/./", "/"), n) for k, (f, n) in out.items()}
+
+
+def _used(stmt: ast.stmt):
+    """The names a statement uses, its decorators aside (a kernel's ``fast_path=`` is the simulator's)."""
+    skip = {id(n) for d in getattr(stmt, "decorator_list", ()) for n in ast.walk(d)}
+    return (n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and id(n) not in skip)
+
+
+def _kept(files: dict[str, set[int] | None], texts: dict[str, str], modules: dict[str, CppModule], kernels) -> dict:
+    """Per file, the top-level statements to show: all of the solution's; elsewhere those holding a traced line, the
+    kernels the run launched and the imports; then, transitively, the definitions they use, in their file or in
+    another file of the program."""
+    trees = {f: ast.parse(t) for f, t in texts.items()}
+    defs = {f: _definitions(tree) for f, tree in trees.items()}
+    imports = {f: _imported(tree, f) for f, tree in trees.items()}
+    keep: dict[str, set[int]] = {}
+    for f, tree in trees.items():
+        lines = files[f]
+        if lines is None:
+            keep[f] = set(range(len(tree.body)))
+            continue
+        top = modules[f].top
+        keep[f] = {i for i, (a, b, _s, _e) in enumerate(top) if any(a <= x <= b for x in lines)}
+        keep[f] |= {i for i, stmt in enumerate(tree.body) if isinstance(stmt, ast.Import | ast.ImportFrom)}
+        keep[f] |= {defs[f][k] for k in kernels if k in defs[f]}
+    for f, tree in trees.items():
+        keep[f] -= {i for i, stmt in enumerate(tree.body) if _lesson_only(stmt)}
+    todo = [(f, i) for f, kept in keep.items() for i in kept]
     while todo:
-        stmt = tree.body[todo.pop()]
-        for n in ast.walk(stmt):
-            used = n.id if isinstance(n, ast.Name) else None
-            j = names.get(used) if used else None
-            if j is not None and j not in keep:
-                keep.add(j)
-                todo.append(j)
-    return sorted(keep)
+        f, i = todo.pop()
+        for name in _used(trees[f].body[i]):
+            where = (f, defs[f].get(name))
+            if where[1] is None and name in imports[f] and imports[f][name][0] in trees:
+                other, original = imports[f][name]
+                where = (other, defs[other].get(original))
+            if where[1] is not None and where[1] not in keep[where[0]]:
+                keep[where[0]].add(where[1])
+                todo.append(where)
+    return {f: sorted(k) for f, k in keep.items()}
 
 
 LESSON_ONLY = ("PREDICTIONS",)  # a lesson module's answers to its questions: not part of the program
@@ -136,24 +173,31 @@ def _lesson_only(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id in LESSON_ONLY for t in stmt.targets)
 
 
-def lesson_program(number: int, solution: Path, sources: Iterable[SourceLine], lang: str = "en") -> dict:
-    """Lesson ``number``'s whole program in C++: per file (kernels first), the C++ of the statements the program
-    uses, and the notes of every API call in them."""
+def launched(trace) -> set[str]:
+    """The names of the kernels a run launched (its kernel rows are named by them)."""
+    names = trace.name[trace.kind == Kind.KERNEL]
+    return {trace.names[int(i)] for i in np.unique(names)}
+
+
+def lesson_program(number: int, solution: Path, trace, lang: str = "en") -> dict:
+    """Lesson ``number``'s whole program in C++ from its run's ``trace``: per file (kernels first), the C++ of the
+    statements the program uses (where the run made API calls, the kernels it launched, and what they use), and the
+    notes of every API call in them."""
     parts, notes = [], []
-    for file, lines in program_files(solution, sources).items():
-        text = _read(file)
-        if text is None:
-            continue
-        module = translate(text)
-        if module.error:
-            continue
+    files = program_files(solution, source_lines(trace))
+    texts = {f: t for f in files if (t := _read(f)) is not None and not translate(t).error}
+    modules = {f: translate(t) for f, t in texts.items()}
+    for file, kept in _kept(files, texts, modules, launched(trace)).items():
+        text, module = texts[file], modules[file]
         rows: list[str] = []
-        for i in _kept(text, lines, module):
+        before = None  # the last Python line of the statement shown before
+        for i in kept:
             first, last, start, end = module.top[i]
             chunk = [c.text for c in module.lines[start:end]]
-            if rows and chunk and rows[-1] and chunk[0] and not chunk[0].startswith(("#include", "using")):
+            if rows and rows[-1] and before is not None and first - before > 1:  # a gap in the Python: one here
                 rows.append("")
             rows.extend(chunk)
+            before = last
             for line in range(first, last + 1):
                 for key in module.notes.get(line, ()):
                     if key not in notes:

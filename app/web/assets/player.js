@@ -255,7 +255,8 @@
         const last = memo.last;
         setText("step-label", win.labels[i]);
         setText("event-label", win.events[i]);
-        [["host", "sys-host"], ["core", "core-body"], ["code", "code-body"], ["cpp", "cpp-body"]].forEach(function (pair) {
+        [["host", "sys-host"], ["core", "core-body"], ["code", "code-body"], ["cpp", "cpp-body"],
+         ["cppnotes", "cpp-notes"]].forEach(function (pair) {
             const k = win.index[pair[0]] ? win.index[pair[0]][i] : undefined;
             const el = byId(pair[1]);
             if (k === undefined || !el) { return; }

@@ -108,6 +108,7 @@ def test_every_api_call_of_the_lessons_and_kernels_has_a_mapping(path):
     assert not missing, f"{path.relative_to(ROOT)} calls {missing}: add a line for each to app/present/cpp/table.py"
     module = translate(path.read_text(encoding="utf-8"))  # and the translator itself found none it could not map
     assert not module.error and module.missing == (), module.missing
+    assert module.errors == (), module.errors  # every statement rendered without the translator failing
 
 
 def test_the_discovery_finds_what_the_lessons_call():
@@ -305,3 +306,16 @@ def test_matrix_copies_show_cann_params_structs():
     assert "LoadData2DParams{0, ((cols + 15) / 16), ((kk + 15) / 16), 0, 0, true, 0}" in text  # B: NZ -> ZN
     assert "Mmad(acc, aL0, bL0, MmadParams{rows, cols, kk, 0, false, first});" in text
     assert "Fixpipe(cGm[m0 * n + n0], acc, FixpipeParamsV220{cols, rows, (rows + 15) / 16 * 16, n, false});" in text
+
+
+@pytest.mark.slow
+def test_any_python_translates_without_the_translator_failing():
+    """A trainee's file may hold anything: every module of the project (a broad sample of Python) renders, each
+    statement as C++ or as its Python in a comment, never as a failure of the translator."""
+    failed = {}
+    for package in ("engine", "app", "lessons", "tests"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            module = translate(path.read_text(encoding="utf-8"))
+            if module.errors or module.error:
+                failed[str(path.relative_to(ROOT))] = module.errors[:3] or module.error
+    assert not failed, failed

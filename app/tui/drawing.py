@@ -9,7 +9,7 @@ from app.present import views as V
 from app.present.cpp.view import cpp_view
 from app.present.messages import t as msg
 from app.present.phases import phases_view
-from app.present.text import reflow
+from app.present.text import reflow, wrap
 from app.present.vocabulary import Activity
 
 from .widgets import Pane, StatusBar
@@ -40,7 +40,8 @@ class Drawing:
         rows = code_pane.content_size.height
         if self.show_cpp:  # the C++ (Ascend C) of the line, toggled with c, and a line per note under it
             code = cpp_view(replay, step, context=max(2, (rows - 2) // 2), lang=lang)
-            extra = len(code["notes"]) + bool(code["note"])
+            width = max(12, code_pane.content_size.width - 2)
+            extra = sum(len(wrap(n, width)) for n in code["notes"]) + bool(code["note"])
             if extra:
                 code = cpp_view(replay, step, context=max(2, (rows - 2 - extra) // 2), lang=lang)
             code["kind"] = "cpp"

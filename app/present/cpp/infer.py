@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from functools import cache
 
 from .table import API_MODULES, CLASSES, NAMES, by_key
 
@@ -56,15 +57,17 @@ class Facts:
     classes: dict[str, ast.ClassDef] = field(default_factory=dict)
     structs: set[str] = field(default_factory=set)  # dataclasses (rendered as structs)
     fast_paths: dict[str, str] = field(default_factory=dict)  # a kernel's recorded fast path -> the kernel
+    _locals: dict[str, set[str]] = field(default_factory=dict, repr=False)
 
     def local_names(self, scope: str) -> set[str]:
         """The parameters and assigned names of a function (a member named like one needs ``this->``)."""
-        fn = self.functions.get(scope)
-        if fn is None:
-            return set()
-        names = {a.arg for a in fn.args.args}
-        names |= {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-        return names
+        if scope not in self._locals:
+            fn = self.functions.get(scope)
+            names = {a.arg for a in fn.args.args} if fn is not None else set()
+            if fn is not None:
+                names |= {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+            self._locals[scope] = names
+        return self._locals[scope]
 
     def lookup(self, scope: str, name: str) -> Info | None:
         return self.scopes.get(scope, {}).get(name) or self.scopes.get("", {}).get(name)
@@ -123,6 +126,7 @@ def call_key(call: ast.Call, facts: Facts, scope: str) -> str | None:
     return None
 
 
+@cache
 def _methods() -> frozenset[str]:
     return frozenset(k for k in by_key() if k.partition(".")[0] in CLASSES)
 
@@ -166,18 +170,14 @@ def info_of(node: ast.expr, facts: Facts, scope: str) -> Info | None:
         parts = dotted(node)
         if parts and len(parts) == 2 and is_asc(facts, parts[0]) and parts[1] in DTYPES:
             return Info("DType", dtype=DTYPES[parts[1]])
-        if isinstance(node.value, ast.Name):
-            return facts.attrs.get(node.attr)
         return facts.attrs.get(node.attr)
     if isinstance(node, ast.Subscript):
         base = info_of(node.value, facts, scope)
         if base is not None and base.kind in ("GlobalTensor", "LocalTensor"):
             return base
         return None
-    if isinstance(node, ast.Dict | ast.DictComp):
-        return Info("dict")
-    if isinstance(node, ast.List | ast.ListComp):
-        return Info("list")
+    if isinstance(node, ast.Dict | ast.DictComp | ast.List | ast.ListComp):
+        return Info("dict" if isinstance(node, ast.Dict | ast.DictComp) else "list")
     if isinstance(node, ast.Call):
         return _call_info(node, facts, scope)
     return None
@@ -231,15 +231,19 @@ def gather(tree: ast.Module) -> Facts:
             for alias in node.names:
                 facts.imports[alias.asname or alias.name.split(".")[0]] = alias.name
     _collect(tree.body, "", facts)
+    learning = ast.Assign | ast.Call | ast.For
+    scopes = [
+        (scope, fn, [n for n in ast.walk(fn) if isinstance(n, learning)]) for scope, fn in facts.functions.items()
+    ]
+    top = [n for s in tree.body if not isinstance(s, ast.FunctionDef | ast.ClassDef) for n in ast.walk(s)]
+    top = [n for n in top if isinstance(n, learning)]
     for _ in range(3):
-        for scope, fn in list(facts.functions.items()):
+        for scope, fn, nodes in scopes:
             _params(fn, scope, facts)
-            for stmt in ast.walk(fn):
-                _learn_statement(stmt, scope, facts)
-        for stmt in tree.body:
-            if not isinstance(stmt, ast.FunctionDef | ast.ClassDef):
-                for node in ast.walk(stmt):
-                    _learn_statement(node, "", facts)
+            for node in nodes:
+                _learn_statement(node, scope, facts)
+        for node in top:
+            _learn_statement(node, "", facts)
     return facts
 
 

@@ -34,7 +34,8 @@ class CppModule:
     missing: tuple[tuple[int, str], ...]  # (line, API key) of calls the table has no entry for
     as_python: tuple[int, ...]  # statements shown as their Python in a comment
     top: tuple[tuple[int, int, int, int], ...] = ()  # per top-level statement: Python first, last; C++ start, end
-    error: str = ""  # the file did not parse: why
+    errors: tuple[tuple[int, str], ...] = ()  # statements the translator failed on (shown as Python: a bug to fix)
+    error: str = ""  # the file did not parse (or could not be read): why
 
     def statement_of(self, line: int) -> int:
         return self.span.get(line, line)
@@ -105,8 +106,11 @@ def translate(text: str) -> CppModule:
         tree = ast.parse(text)
     except SyntaxError as exc:
         return CppModule((), {}, {}, {}, (), (), error=f"line {exc.lineno}: {exc.msg}")
-    facts = gather(tree)
-    comments, code = _comments(text)
+    try:
+        facts = gather(tree)
+        comments, code = _comments(text)
+    except Exception as exc:  # a reading aid never stops the player: a trainee's file may hold anything
+        return CppModule((), {}, {}, {}, (), (), error=f"{type(exc).__name__}: {exc}")
     source = text.splitlines()
     writer = Writer(facts, source, device_names(facts), comments, code)
     top = []
@@ -132,6 +136,7 @@ def translate(text: str) -> CppModule:
         missing=tuple(out.missing),
         as_python=tuple(out.comments_only),
         top=tuple(top),
+        errors=tuple(out.errors),
     )
 
 

@@ -18,6 +18,7 @@ class Out:
     keys: dict[int, list[str]] = field(default_factory=dict)  # Python statement line -> API keys used
     missing: list[tuple[int, str]] = field(default_factory=list)
     comments_only: list[int] = field(default_factory=list)  # statements shown as Python comments
+    errors: list[tuple[int, str]] = field(default_factory=list)  # statements the translator failed on (a bug)
 
     def add(self, text: str, py: int | None, depth: int) -> None:
         for part in text.split("\n"):

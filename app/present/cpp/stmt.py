@@ -74,6 +74,10 @@ class Writer(Assigning, Defining):
         except Untranslatable:
             del self.out.lines[start:]
             self._as_comment(node, depth, "(Python)", scope, declared)
+        except Exception as exc:  # a reading aid never stops the player: a trainee's file may hold anything
+            del self.out.lines[start:]
+            self.out.errors.append((line, f"{type(exc).__name__}: {exc}"))
+            self._as_comment(node, depth, "(Python)", scope, declared)
         self.comment_after(node, start)
 
     def comment_after(self, node: ast.stmt, start: int) -> None:

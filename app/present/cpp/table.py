@@ -28,6 +28,7 @@ from __future__ import annotations
 import importlib
 import inspect
 from dataclasses import dataclass
+from functools import cache
 
 from engine import asc
 from engine.aicore.matmul_tiling import TCubeTiling
@@ -274,6 +275,7 @@ def source_of(entry: Entry) -> str:
     return "acl" if entry.key.startswith("acl.") else "pyasc"
 
 
+@cache
 def by_key() -> dict[str, tuple[Entry, ...]]:
     """Every key's forms in table order (the first whose ``when`` holds is used; the last has none)."""
     out: dict[str, list[Entry]] = {}

@@ -8,7 +8,7 @@ from typing import ClassVar
 
 from rich.text import Text
 
-from app.present.text import fit
+from app.present.text import fit, wrap
 
 from .pane import View
 
@@ -65,5 +65,6 @@ class CodeView(View):
         if model.get("note"):
             out.append(fit(model["note"], width) + "\n", self.style("code--note"))
         for note in model["notes"]:
-            out.append(fit("• " + note, width) + "\n", self.style("code--note"))
+            for k, part in enumerate(wrap(note, max(10, width - 2))):
+                out.append(("• " if k == 0 else "  ") + part + "\n", self.style("code--note"))
         return out.rstrip() or out

@@ -23,6 +23,7 @@ from app.present.messages import LANGS
 from app.present.messages import t as msg
 from app.present.text import reflow
 from engine.trace.locations import CoreRef
+from lessons.render import lesson_summary
 
 from . import figures, panels
 from .loaded import Loaded
@@ -73,7 +74,7 @@ def meta(loaded: Loaded) -> dict:
             "anchors": anchors,
             "views": [s.view for s in lesson.steps],
             "text": {lang: [reflow(s.text[lang]) for s in lesson.steps] for lang in LANGS},
-            "summary": {lang: reflow(text) for lang, text in lesson.summary.items()},
+            "summary": {lang: reflow(lesson_summary(lesson, lang)) for lang in LANGS},
             "missing_note": _missing_note(missing),
             # the lesson step a next (+1) / previous (-1) button goes to from lesson step k, at index k + 1
             "nav": {str(d): playback.lesson_nav(anchors, d) for d in (1, -1)},

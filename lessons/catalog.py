@@ -267,7 +267,8 @@ def _hidden(doc: dict, where: str) -> tuple[Kind, ...]:
         count = k.get("count", 1)
         if type(count) is not int or not 1 <= count <= MAX_PER_KIND:
             raise LessonError(f"{kw}.count must be an integer from 1 to {MAX_PER_KIND}, got {count!r}")
-        kinds.append(Kind(ident, _langs(k, kw), count))
+        hint = _langs(k, kw, "hint_") if ("hint_en" in k or "hint_zh" in k) else None
+        kinds.append(Kind(ident, _langs(k, kw), count, hint))
     return tuple(kinds)
 
 

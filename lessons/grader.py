@@ -366,8 +366,12 @@ def _predictions(lesson: Lesson, judged: list[dict], lang: str) -> list[Predicti
 
 def _criteria(lesson: Lesson, judged: list[dict], lang: str) -> list[CriterionResult]:
     out = []
+    kinds = {k.id: k for k in lesson.hidden}
     for c in judged:
         title, hint = _title(lesson, c["id"], lang)
+        kind = kinds.get(c.get("case") or "")
+        if kind is not None and kind.hint and not c["passed"]:  # failed on a hidden case: what that kind asks
+            hint = kind.hint[lang]
         yours, expected, detail = (cap(pick(c[k], lang)) for k in ("yours", "expected", "detail"))
         out.append(CriterionResult(c["id"], bool(c["passed"]), title, yours, expected, detail, hint))
     return out

@@ -6,6 +6,7 @@ A lesson declares the KINDS of its hidden cases in ``lesson.toml`` (what a train
     en = "a share per core that is not a whole number of tiles"
     zh = "每个核分到的元素数不是分块大小的整数倍"
     count = 1            # optional: cases of this kind per check (1 to 4; keep the check fast)
+    hint_en = "..."      # optional, with hint_zh: shown, instead of the criterion's hint, when a case of it fails
 
 and in ``scenario.py`` how to draw one case of each kind: ``draw_<kind>(rng) -> dict``, the case's parameters as
 plain JSON values (numbers, strings, lists), from the ``numpy.random.Generator`` it is given and nothing else.
@@ -55,6 +56,7 @@ class Kind:
     id: str
     name: dict  # lang -> the kind in words ("a length that is not a multiple of 16 elements")
     count: int = 1
+    hint: dict | None = None  # lang -> what to think of when a case of this kind fails (instead of the criterion's)
 
 
 @dataclass(frozen=True)
@@ -157,7 +159,7 @@ def concealed(criterion, case: Case, lesson):
         "hidden cases are drawn afresh at every check; their values are never shown",
         "隐藏用例在每次检查时重新抽取，其具体数值从不显示",
     )
-    return Criterion(criterion.id, bool(criterion.passed), yours, expected, detail, criterion.off_device)
+    return Criterion(criterion.id, bool(criterion.passed), yours, expected, detail, criterion.off_device, case.kind)
 
 
 def merge(lesson, visible: list, judged: list[tuple[Case, list]]) -> tuple[list, list[dict]]:

@@ -51,10 +51,10 @@ def run_vector_kernel(
     stream, ret = acl.rt.create_stream()
     check(ret, "acl.rt.create_stream")
     out_bytes = out_count * np.dtype(out_dtype).itemsize
-    sizes = [max(1, x.nbytes) for x in inputs] + [max(1, out_bytes)]
+    sizes = [-(-max(1, n) // align) * align for n in [*(x.nbytes for x in inputs), out_bytes]]
     dev, host = [], []
     for size in sizes:
-        p, ret = acl.rt.malloc(-(-size // align) * align, ACL_MEM_MALLOC_HUGE_FIRST)
+        p, ret = acl.rt.malloc(size, ACL_MEM_MALLOC_HUGE_FIRST)
         check(ret, "acl.rt.malloc")
         dev.append(p)
         if tensors:

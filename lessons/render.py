@@ -100,6 +100,11 @@ def lesson_objective(lesson: Lesson, lang: str) -> str:
     return f"{ui['objective']} ({lesson.level_name(lang)}): {lesson.objective.text[lang]}"
 
 
+def lesson_summary(lesson: Lesson, lang: str) -> str:
+    """What a lesson's player narrates before its first step: its summary, then its objective and level."""
+    return f"{lesson.summary[lang]}\n\n{lesson_objective(lesson, lang)}"
+
+
 def render_lesson(lesson: Lesson, lang: str, revealed: bool = False) -> str:
     """The lesson as text; its steps' diagnoses only when ``revealed`` (:mod:`lessons.progress`)."""
     ui = _UI[lang]

@@ -1,7 +1,9 @@
 """``ascendsim lesson ...`` and ``ascendsim grade``: the curriculum from the command line.
 
-* ``lesson list [--json]``, ``lesson show N [--lang en|zh] [--json] [--dir DIR] [--reveal]`` (a step's
-  diagnosis shows after the first ``lesson check`` of the exercise in DIR, or with ``--reveal``);
+* ``lesson list [--json]``, ``lesson show N [--lang en|zh] [--json | --cpp] [--dir DIR] [--reveal]``
+  (``--cpp``: the lesson's whole program in C++, Ascend C and ACL, generated from its Python by the mapping
+  table of :mod:`app.present.cpp`; a step's diagnosis shows after the first ``lesson check`` of the exercise
+  in DIR, or with ``--reveal``);
 * ``lesson start N [--dir DIR]`` copies the exercise stub to a work folder (never over an existing file);
 * ``lesson check N [--file PATH] [--json] [--junit FILE] [--lang]`` grades one file; exit code 0 only
   when every criterion passes;
@@ -84,15 +86,30 @@ def lesson_list(as_json: bool) -> None:
 @click.argument("number", metavar="N", type=int)
 @click.option("--lang", type=LANG, default="en", show_default=True, help="language of the text")
 @click.option("--json", "as_json", is_flag=True, help="print the lesson as JSON (both languages)")
+@click.option(
+    "--cpp",
+    is_flag=True,
+    help="print the lesson's whole program (its solution, kernel and host code) in C++ (Ascend C) instead",
+)
 @click.option("--dir", "folder", default=None, help="your work folder (default: ./ascendsim-lesson-NN)")
 @click.option("--reveal", is_flag=True, help="show the steps' diagnoses now (else: after your first check)")
-def lesson_show(number: int, lang: str, as_json: bool, folder: str | None, reveal: bool) -> None:
-    """Print lesson N: its steps, questions and exercise. A step's diagnosis (lesson 10) shows once you have
-    checked your exercise in the work folder, or with --reveal (remembered in the work folder)."""
+def lesson_show(number: int, lang: str, as_json: bool, cpp: bool, folder: str | None, reveal: bool) -> None:
+    """Print lesson N: its steps, questions and exercise (--cpp: its whole program in C++). A step's diagnosis
+    (lesson 10) shows once you have checked your exercise in the work folder, or with --reveal (remembered in
+    the work folder)."""
     from lessons import progress
     from lessons.render import render_lesson
 
     ls = _lesson(number)
+    if cpp:
+        from app.present.cpp.view import lesson_program, program_text
+        from app.present.walkthrough import run_lesson
+
+        if as_json:
+            fail("--cpp and --json exclude each other: --cpp prints C++ text")
+        program = lesson_program(ls.number, ls.solution_file, run_lesson(ls).trace, lang)
+        click.echo(program_text(program), nl=False)
+        return
     work = Path(folder) if folder else _default_dir(number)
     if reveal:
         progress.reveal(number, work)

@@ -1,7 +1,7 @@
 """``ascendsim tui``: the terminal UI on a lesson (default: lesson 1) or on a built-in scenario.
 
 ``ascendsim tui [--lesson N] [--lang en|zh] [--file EXERCISE] [--scenario NAME [its options]]
-[--steps K] [--screenshot FILE.svg [--size WxH]]``. With ``--screenshot`` the app runs without a
+[--steps K] [--screenshot FILE.svg [--size WxH]] [--cpp]``. With ``--screenshot`` the app runs without a
 terminal, takes K steps and writes the screen as SVG (for docs, bug reports and CI). Textual is
 imported only when the command runs.
 """
@@ -61,8 +61,9 @@ def _size(text: str) -> tuple[int, int]:
 @click.option("--steps", type=click.IntRange(0), default=0, show_default=True, help="events to step forward first")
 @click.option("--screenshot", default=None, help="write the screen after --steps to this SVG file and exit")
 @click.option("--size", default="120x40", show_default=True, help="terminal size of --screenshot (WIDTHxHEIGHT)")
+@click.option("--cpp", is_flag=True, help="open with the code pane on the C++ (Ascend C) view (c toggles it)")
 @click.pass_context
-def tui(ctx, lesson, lang, exercise, scenario, steps, screenshot, size) -> None:
+def tui(ctx, lesson, lang, exercise, scenario, steps, screenshot, size, cpp) -> None:
     """Play a lesson (or a scenario) step by step in the terminal."""
     from app.present.messages import LANGS
     from app.present.messages import t as msg
@@ -97,6 +98,7 @@ def tui(ctx, lesson, lang, exercise, scenario, steps, screenshot, size) -> None:
     from app.tui import AscendApp
 
     app = AscendApp(build, lang=lang, exercise=file, what=what, lesson=number, steps=steps)
+    app.show_cpp = cpp
     if screenshot is None:
         app.run()
         return

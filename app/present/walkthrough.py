@@ -123,7 +123,7 @@ def lesson_stops(replay: Replay, lesson) -> tuple[Stop, ...]:
 def lesson_walkthrough(number: int, progress: Callable[[str], None] = _noop) -> Walkthrough:
     """Run lesson ``number``'s scenario and resolve its steps."""
     from lessons import catalog
-    from lessons.render import lesson_heading, lesson_objective
+    from lessons.render import lesson_heading, lesson_summary
 
     lesson = catalog.get(number)
     progress("run")
@@ -135,7 +135,7 @@ def lesson_walkthrough(number: int, progress: Callable[[str], None] = _noop) -> 
     progress("analysis")
     replay.report()
     title = {lang: lesson_heading(lesson, lang) for lang in LANGS}
-    summary = {lang: f"{lesson.summary[lang]}\n\n{lesson_objective(lesson, lang)}" for lang in LANGS}
+    summary = {lang: lesson_summary(lesson, lang) for lang in LANGS}
     return Walkthrough(replay, title, summary, stops, lesson=number)
 
 

@@ -66,6 +66,13 @@ class Switching:
         self.reset_player()
         return self.prepare()
 
+    def reveal_by_check(self) -> None:
+        """A check of the exercise ran: the steps' diagnoses are revealed (and remembered beside it)."""
+        from lessons import progress
+
+        progress.record_check(self.walk.lesson, self.exercise.parent)
+        self.revealed = True
+
     def action_reveal(self) -> None:
         """The steps' diagnoses, on request (remembered beside the exercise: lessons.progress)."""
         from lessons import progress

@@ -1,33 +1,33 @@
 """Lesson 2 exercise: the host's tiling of N elements over the vector cores, and each block's range.
 
 The host decides how the work is split (scale_tiling): how many blocks to launch, and what each block
-processes, written into a ScaleTiling struct that travels with the launch. Every block of the kernel runs
+processes, written into a ScaleTilingData struct that travels with the launch. Every block of the kernel runs
 the same code; it reads the struct (asc.get_tiling_data) and asks block_range for its own range with its
 block index. Write both functions. The kernel below is given: its queues and copies are lesson 3's subject.
 Check it with:  ascendsim lesson check 2
 
 第 2 课练习：主机把 N 个元素切分到各个向量核上的 tiling，以及每个块的区间。
-由主机决定如何切分（scale_tiling）：下发多少个块、每个块处理什么，都写进随下发一起传递的 ScaleTiling 结构体。
+由主机决定如何切分（scale_tiling）：下发多少个块、每个块处理什么，都写进随下发一起传递的 ScaleTilingData 结构体。
 核函数的每个块运行同一份代码：它读取结构体（asc.get_tiling_data），再用自己的块索引通过 block_range 得到自己的区间。
 两个函数都由你实现。下面的核函数是给定的：其中的队列和搬运是第 3 课的内容。
 检查：ascendsim lesson check 2
 """
 
-from engine import asc
+from engine import TilingContext, asc
 
 BLOCK_BYTES = 32  # DataCopy moves whole 32-byte data blocks between GM and UB
 ALIGNED, PADDED = 1, 2  # tiling keys: N fills whole data blocks / the last data block is partly filled
 
 
-class ScaleTiling(asc.TilingData):  # BEGIN_TILING_DATA_DEF(ScaleTiling)
+class ScaleTilingData(asc.TilingData):  # BEGIN_TILING_DATA_DEF(ScaleTilingData)
     total_length = asc.Field(asc.uint32)  # N: elements to process
     former_num = asc.Field(asc.uint32)  # big cores: blocks 0 .. former_num - 1
     former_length = asc.Field(asc.uint32)  # elements of a big core
     tail_length = asc.Field(asc.uint32)  # elements of a small core (the others)
 
 
-def scale_tiling(context, total_length: int, dtype_bytes: int, core_num: int) -> None:
-    """Host side: the tiling function. Fills ScaleTiling, the block count and the tiling key of ``context``."""
+def scale_tiling(context: TilingContext, total_length: int, dtype_bytes: int, core_num: int) -> None:
+    """Host side: the tiling function. Fills ScaleTilingData, the block count and the tiling key of ``context``."""
     # TODO (about 10 lines). Split N elements of dtype_bytes each over at most core_num blocks so that:
     #   - every block's range starts on a 32-byte boundary of GM (DataCopy moves whole 32-byte data blocks);
     #   - the blocks' sizes differ by at most one data block, the bigger blocks first;
@@ -35,14 +35,14 @@ def scale_tiling(context, total_length: int, dtype_bytes: int, core_num: int) ->
     #   - the tiling key says whether N fills whole data blocks (ALIGNED) or not (PADDED).
     # Then set the block count and the key on the context and save the struct into its raw tiling buffer
     # (context.set_block_dim, context.set_tiling_key, tiling.save_to_buffer(context.get_raw_tiling_data())).
-    tiling = ScaleTiling()
+    tiling = ScaleTilingData()
     tiling.set_total_length(total_length)
     context.set_block_dim(1)
     context.set_tiling_key(ALIGNED)
     tiling.save_to_buffer(context.get_raw_tiling_data())
 
 
-def block_range(t: ScaleTiling, block_idx: int) -> tuple[int, int]:
+def block_range(t: ScaleTilingData, block_idx: int) -> tuple[int, int]:
     """Device side: (first element, element count) of block ``block_idx``, read from the tiling."""
     # TODO (about 6 lines): the range of block `block_idx` as the tiling describes it: big blocks first, then
     # small ones, one after another with no gap and no overlap; no range may run past total_length.

@@ -1,25 +1,25 @@
 """Lesson 2 reference solution: the host's tiling of N elements over the vector cores, in 32-byte data blocks
 (big cores first), and each block's range read from it."""
 
-from engine import asc
+from engine import TilingContext, asc
 
 BLOCK_BYTES = 32  # DataCopy moves whole 32-byte data blocks between GM and UB
 ALIGNED, PADDED = 1, 2  # tiling keys: N fills whole data blocks / the last data block is partly filled
 
 
-class ScaleTiling(asc.TilingData):  # BEGIN_TILING_DATA_DEF(ScaleTiling)
+class ScaleTilingData(asc.TilingData):  # BEGIN_TILING_DATA_DEF(ScaleTilingData)
     total_length = asc.Field(asc.uint32)  # N: elements to process
     former_num = asc.Field(asc.uint32)  # big cores: blocks 0 .. former_num - 1
     former_length = asc.Field(asc.uint32)  # elements of a big core
     tail_length = asc.Field(asc.uint32)  # elements of a small core (the others)
 
 
-def scale_tiling(context, total_length: int, dtype_bytes: int, core_num: int) -> None:
-    """Host side: the tiling function. Fills ScaleTiling, the block count and the tiling key of ``context``."""
+def scale_tiling(context: TilingContext, total_length: int, dtype_bytes: int, core_num: int) -> None:
+    """Host side: the tiling function. Fills ScaleTilingData, the block count and the tiling key of ``context``."""
     align = BLOCK_BYTES // dtype_bytes  # elements per data block
     blocks = -(-total_length // align)  # data blocks, the last one possibly part-filled
     block_dim = max(1, min(core_num, blocks))  # never a core without a data block
-    tiling = ScaleTiling()
+    tiling = ScaleTilingData()
     tiling.set_total_length(total_length)
     tiling.set_former_num(blocks % block_dim)
     tiling.set_former_length(-(-blocks // block_dim) * align)
@@ -29,7 +29,7 @@ def scale_tiling(context, total_length: int, dtype_bytes: int, core_num: int) ->
     tiling.save_to_buffer(context.get_raw_tiling_data())
 
 
-def block_range(t: ScaleTiling, block_idx: int) -> tuple[int, int]:
+def block_range(t: ScaleTilingData, block_idx: int) -> tuple[int, int]:
     """Device side: (first element, element count) of block ``block_idx``, read from the tiling."""
     if block_idx < t.former_num:
         start, length = block_idx * t.former_length, t.former_length

@@ -3,7 +3,7 @@
 A vector core has 192 KiB of UB. The kernel below keeps `queues` queues of one tile each (x in, y out).
 Write plan_tiles: the tile length (in elements) that fits, obeys DataCopy's 32-byte rule and needs the
 fewest loop iterations, the number of iterations, and the length of the last (tail) tile. The host's tiling
-function (the lesson's, in scenario.py) calls it for each core's share and writes the plan into ReluTiling,
+function (the lesson's, in scenario.py) calls it for each core's share and writes the plan into ReluTilingData,
 which the kernel reads: the kernel works out no size itself. The check tries ten cases (fp16, fp32, int8,
 2 to 4 queues, lengths that are not multiples of anything) and runs the kernel with your plans.
 Check it with:  ascendsim lesson check 4
@@ -12,7 +12,7 @@ Check it with:  ascendsim lesson check 4
 一个向量核有 192 KiB 的 UB。下面的核函数使用 queues 个队列（输入 x、输出 y），每个队列放一个分块。
 实现 plan_tiles：给出能放进 UB、满足 DataCopy 的 32 字节规则、且循环次数最少的分块长度（元素个数），循环次数，
 以及最后一个（尾）分块的长度。主机的 tiling 函数（本课提供，在 scenario.py 中）为每个核负责的数据调用它，并把方案
-写进核函数读取的 ReluTiling：核函数自己不计算任何大小。检查程序会尝试十种情况（fp16、fp32、int8，2 到 4 个队列，
+写进核函数读取的 ReluTilingData：核函数自己不计算任何大小。检查程序会尝试十种情况（fp16、fp32、int8，2 到 4 个队列，
 长度不是任何数的整数倍），并用你的方案运行核函数。
 检查：ascendsim lesson check 4
 """
@@ -39,7 +39,9 @@ def plan_tiles(length: int, ub_bytes: int, dtype_bytes: int, queues: int) -> Til
     return TilePlan(1024, 1, length)
 
 
-class ReluTiling(asc.TilingData):  # BEGIN_TILING_DATA_DEF(ReluTiling): filled by the host (scenario.relu_tiling)
+class ReluTilingData(
+    asc.TilingData
+):  # BEGIN_TILING_DATA_DEF(ReluTilingData): filled by the host (scenario.relu_tiling)
     former_num = asc.Field(asc.uint32)  # big cores first (lesson 2's split)
     former_length = asc.Field(asc.uint32)
     tail_length = asc.Field(asc.uint32)

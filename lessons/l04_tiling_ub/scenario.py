@@ -73,10 +73,10 @@ def relu_tiling(
 ) -> None:
     """The host's tiling function: lesson 2's split of the (32-byte padded) data over the cores, then a tile plan
     per core length from ``plan_fn`` (the program's plan_tiles) for a UB of ``ub_bytes`` (the chip's), into the
-    program's ReluTiling."""
+    program's ReluTilingData."""
     plan_fn = plan_fn or program.plan_tiles
     split = split_cores(total, 2, cores)
-    tiling = program.ReluTiling(former_num=split.former_num, former_length=split.former_length)
+    tiling = program.ReluTilingData(former_num=split.former_num, former_length=split.former_length)
     tiling.tail_length = split.tail_length
     for kind, length in (("former", split.former_length), ("tail", split.tail_length)):
         plan = plan_fn(length, ub_bytes, 2, QUEUES)

@@ -23,7 +23,9 @@ def plan_tiles(length: int, ub_bytes: int, dtype_bytes: int, queues: int) -> Til
     return TilePlan(max_tile, tile_count, tail)
 
 
-class ReluTiling(asc.TilingData):  # BEGIN_TILING_DATA_DEF(ReluTiling): filled by the host (scenario.relu_tiling)
+class ReluTilingData(
+    asc.TilingData
+):  # BEGIN_TILING_DATA_DEF(ReluTilingData): filled by the host (scenario.relu_tiling)
     former_num = asc.Field(asc.uint32)  # big cores first (lesson 2's split)
     former_length = asc.Field(asc.uint32)
     tail_length = asc.Field(asc.uint32)

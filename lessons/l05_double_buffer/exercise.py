@@ -14,7 +14,7 @@ y = x * min(max(x + 3, 0), 6) / 6（选择哪些指令是练习的一部分）�
 检查：ascendsim lesson check 5
 """
 
-from engine import asc
+from engine import TilingContext, asc
 from lessons.hostkit import split_cores
 
 BUFFER_NUM = 1  # TODO (1 number): slots per queue, so that a queue can load one tile while another is computed
@@ -23,7 +23,7 @@ UB_BYTES = 196608  # ascend910b1: 192 KiB of UB per vector core
 BLOCK_BYTES = 32  # DataCopy moves whole 32-byte data blocks
 
 
-class HardSwishTiling(asc.TilingData):  # BEGIN_TILING_DATA_DEF(HardSwishTiling)
+class HardSwishTilingData(asc.TilingData):  # BEGIN_TILING_DATA_DEF(HardSwishTilingData)
     former_num = asc.Field(asc.uint32)  # big cores first (lesson 2's split)
     former_length = asc.Field(asc.uint32)
     tail_length = asc.Field(asc.uint32)
@@ -34,11 +34,11 @@ class HardSwishTiling(asc.TilingData):  # BEGIN_TILING_DATA_DEF(HardSwishTiling)
     tail_last_tile = asc.Field(asc.uint32)
 
 
-def hard_swish_tiling(context, total_length: int, core_num: int) -> None:
+def hard_swish_tiling(context: TilingContext, total_length: int, core_num: int) -> None:
     """Host side: lesson 2's split of the fp16 data over the cores, then tiles that let every slot of every queue
     sit in the UB at once."""
     split = split_cores(total_length, 2, core_num)  # padded to whole data blocks
-    tiling = HardSwishTiling(former_num=split.former_num, former_length=split.former_length)
+    tiling = HardSwishTilingData(former_num=split.former_num, former_length=split.former_length)
     tiling.tail_length = split.tail_length
     # TODO (about 6 lines): the tile plan: the longest tile, whole data blocks, such that every slot of every queue
     # of the kernel fits the UB at once; then, for the big and for the small cores' lengths, how many tiles and

@@ -1,6 +1,6 @@
 """Lesson 5 reference solution: Hard-Swish, double-buffered (two slots per queue), and the host tiling for it."""
 
-from engine import asc
+from engine import TilingContext, asc
 from lessons.hostkit import split_cores
 
 BUFFER_NUM = 2  # two slots per queue: MTE2 fills one while V works on the other
@@ -9,7 +9,7 @@ UB_BYTES = 196608  # ascend910b1: 192 KiB of UB per vector core
 BLOCK_BYTES = 32  # DataCopy moves whole 32-byte data blocks
 
 
-class HardSwishTiling(asc.TilingData):  # BEGIN_TILING_DATA_DEF(HardSwishTiling)
+class HardSwishTilingData(asc.TilingData):  # BEGIN_TILING_DATA_DEF(HardSwishTilingData)
     former_num = asc.Field(asc.uint32)  # big cores first (lesson 2's split)
     former_length = asc.Field(asc.uint32)
     tail_length = asc.Field(asc.uint32)
@@ -20,12 +20,12 @@ class HardSwishTiling(asc.TilingData):  # BEGIN_TILING_DATA_DEF(HardSwishTiling)
     tail_last_tile = asc.Field(asc.uint32)
 
 
-def hard_swish_tiling(context, total_length: int, core_num: int) -> None:
+def hard_swish_tiling(context: TilingContext, total_length: int, core_num: int) -> None:
     """Host side: lesson 2's split of the fp16 data over the cores, then tiles that let every slot of every queue
     sit in the UB at once."""
     split = split_cores(total_length, 2, core_num)  # padded to whole data blocks
     tile = UB_BYTES // (QUEUES * BUFFER_NUM) // BLOCK_BYTES * BLOCK_BYTES // 2
-    tiling = HardSwishTiling(former_num=split.former_num, former_length=split.former_length, tile_length=tile)
+    tiling = HardSwishTilingData(former_num=split.former_num, former_length=split.former_length, tile_length=tile)
     tiling.tail_length = split.tail_length
     for kind, length in (("former", split.former_length), ("tail", split.tail_length)):
         count = -(-length // tile)

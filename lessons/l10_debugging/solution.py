@@ -17,7 +17,7 @@ TILE = 8192
 A, B = 0.5, -0.25
 
 
-class ReluTiling(asc.TilingData):  # BEGIN_TILING_DATA_DEF(ReluTiling)
+class ReluTilingData(asc.TilingData):  # BEGIN_TILING_DATA_DEF(ReluTilingData)
     former_num = asc.Field(asc.uint32)  # big cores first
     former_length = asc.Field(asc.uint32)
     tail_length = asc.Field(asc.uint32)
@@ -30,10 +30,10 @@ class ReluTiling(asc.TilingData):  # BEGIN_TILING_DATA_DEF(ReluTiling)
     b = asc.Field(asc.float32)
 
 
-def relu_tiling(context, n, cores):
+def relu_tiling(context: TilingContext, n, cores):
     """The host's tiling: the fp16 data split over ``cores`` vector cores, each share in tiles of TILE."""
     split = split_cores(n, 2, cores)
-    tiling = ReluTiling(former_num=split.former_num, former_length=split.former_length, tile_length=TILE)
+    tiling = ReluTilingData(former_num=split.former_num, former_length=split.former_length, tile_length=TILE)
     tiling.tail_length = split.tail_length
     for kind, length in (("former", split.former_length), ("tail", split.tail_length)):
         count = -(-length // TILE)

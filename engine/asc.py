@@ -29,7 +29,8 @@ may name a fast path of its own (``@asc.jit(kernel_type=..., fast_path=fn)``: th
 recorded faster, run when the simulation allows it), as the shipped matmul kernels do.
 """
 
-from .aicore.cube_ops import fixpipe, load_data, mmad
+from .aicore.cube_fixpipe import fixpipe
+from .aicore.cube_ops import load_data, mmad
 from .aicore.cube_params import (
     CO2Layout,
     FixpipeConfig,
@@ -41,8 +42,8 @@ from .aicore.cube_params import (
     QuantModes,
 )
 from .aicore.instructions import data_copy, data_copy_pad
-from .aicore.layout import Format
 from .aicore.launch import JitKernel, KernelType, jit
+from .aicore.layout import Format
 from .aicore.pipes import HardEvent, PipeID
 from .aicore.sync_ops import (
     ascend_is_aic,

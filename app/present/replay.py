@@ -23,7 +23,7 @@ from engine.aicore.tensor import Buffer
 from engine.device.stream import TaskKind
 from engine.simulation import RunResult
 from engine.trace import DIRECTIONS, Kind, LaneKind
-from engine.trace.detail import NO_SLOT, HostWait, Mark, QueueOp
+from engine.trace.detail import NO_SLOT, HostWait, Mark, QueueOp, QueueOpKind
 from engine.trace.locations import CoreRef, SourceLine
 
 from . import state as S
@@ -364,9 +364,16 @@ class Replay:
                 state = SlotStatus.after(t.detail_of(last).op) if last >= block_row else SlotStatus.FREE
                 offset = init.offset + slot * init.length
                 writer = self._slot_writer(c, init.buf, queue, slot_id, time, row, block_row)
-                tile = self.tiles.tile_of(c, writer) if writer >= 0 else None
+                tile, since, fmt = None, block_row, None
+                if writer >= 0:
+                    since = self._since(c, queue, slot_id, writer, block_row)
+                    tile = self.tiles.slot_tile(c, writer, since)
+                    content = self.tiles.slot_content(c, writer, since) if init.buf in _CUBE_BUFFERS else None
+                    fmt = content.format.value if content is not None else None
                 slots.append(
-                    S.SlotState(queue, init.position, slot_id, offset, init.length, state, _tile(tile), writer)
+                    S.SlotState(
+                        queue, init.position, slot_id, offset, init.length, state, _tile(tile), writer, since, fmt
+                    )
                 )
         profile = self.result.profile.buffers
         capacity = {"L1": profile.l1, "L0A": profile.l0a, "L0B": profile.l0b, "L0C": profile.l0c, "UB": profile.ub}
@@ -374,6 +381,16 @@ class Replay:
             S.BufferState(Buffer(buf).name, capacity.get(Buffer(buf).name, 0), used[buf], slots)
             for buf, slots in sorted(by_buffer.items())
         ]
+
+    def _since(self, c: int, queue: int, slot: int, writer: int, block_row: int) -> int:
+        """The row after which the content of a slot last written at ``writer`` was written: the slot's last
+        ``alloc_tensor`` before it (a TBuf: the block's start)."""
+        effects = self.index.queue_index(c).get(queue * 1024 + (NO_SLOT if slot < 0 else slot))
+        if effects is None:
+            return block_row
+        rows = effects.rows[effects.rows < writer]
+        allocs = rows[self.index.tables.q_op[self.index.dindex[rows]] == QueueOpKind.ALLOC]
+        return max(block_row, int(allocs[-1])) if len(allocs) else block_row
 
     def _slot_writer(self, c: int, buf: int, queue: int, slot: int, time: int, row: int, block_row: int) -> int:
         """The write into a slot that had landed by (``time``, ``row``), within the block of ``block_row``."""
@@ -421,8 +438,19 @@ class Replay:
         return self.slot_values(core, s)
 
     def slot_values(self, core: CoreRef, slot: S.SlotState) -> np.ndarray:
-        """The real numbers of a slot state already looked up (:meth:`slot`) that holds a tile."""
+        """The real numbers of a slot state already looked up (:meth:`slot`) that holds a tile: the tile as a
+        matrix (a slot of L1 / L0 keeps it in fractals: :meth:`slot_fractals` says how)."""
+        content = self.slot_fractals(core, slot, with_values=True)
+        if content is not None:
+            return content.values
         return self.tiles.values(self.index.core_index(core), slot.writer)
+
+    def slot_fractals(self, core: CoreRef, slot: S.SlotState, with_values: bool = False):
+        """How a slot of L1 / L0 holds its tile (:class:`app.present.fractals.SlotFractals`), or None (row-major
+        data, a UB slot, nothing written)."""
+        if slot.writer < 0 or slot.format is None:
+            return None
+        return self.tiles.slot_content(self.index.core_index(core), slot.writer, slot.since, with_values)
 
     def core_named(self, label: str) -> CoreRef:
         """The run's core a UI names by its label (a menu's value, a clicked cell): a lookup among the
@@ -431,6 +459,9 @@ class Replay:
             if core.ref.label == label:
                 return core.ref
         raise KeyError(f"no core {label!r} in this run")
+
+
+_CUBE_BUFFERS = frozenset(b.value for b in (Buffer.L1, Buffer.L0A, Buffer.L0B, Buffer.L0C))
 
 
 def _tile(ref) -> dict | None:

@@ -34,6 +34,7 @@ tile, ``transposed`` whether it is stored column-major. They travel with the dat
 from __future__ import annotations
 
 from enum import Enum
+from types import MappingProxyType
 
 import numpy as np
 
@@ -61,15 +62,29 @@ class Format(Enum):
 
 
 # each format in words, English and Chinese (errors name the expected and the given format with these)
-DESCRIBED = {
-    Format.ND: ("ND (row-major rows)", "ND（按行连续存放）"),
-    Format.NZ: ("NZ (大N小z: columns of fractals, each fractal row-major)", "NZ（大N小z：分形按列排列，分形内行优先）"),
-    Format.ZZ: ("ZZ (大Z小z: rows of fractals, each fractal row-major)", "ZZ（大Z小z：分形按行排列，分形内行优先）"),
-    Format.ZN: ("ZN (大Z小n: rows of fractals, each fractal column-major)", "ZN（大Z小n：分形按行排列，分形内列优先）"),
-    Format.NN: ("NN (大N小n: columns of fractals, each fractal column-major)", "NN（大N小n：分形按列排列，分形内列优先）"),
-    Format.MIXED: ("fractals in no single layout", "不属于任何一种排布的分形"),
-    Format.EMPTY: ("nothing (no instruction wrote it)", "空（没有指令写过）"),
-}
+DESCRIBED = MappingProxyType(
+    {
+        Format.ND: ("ND (row-major rows)", "ND（按行连续存放）"),
+        Format.NZ: (
+            "NZ (大N小z: columns of fractals, each fractal row-major)",
+            "NZ（大N小z：分形按列排列，分形内行优先）",
+        ),
+        Format.ZZ: (
+            "ZZ (大Z小z: rows of fractals, each fractal row-major)",
+            "ZZ（大Z小z：分形按行排列，分形内行优先）",
+        ),
+        Format.ZN: (
+            "ZN (大Z小n: rows of fractals, each fractal column-major)",
+            "ZN（大Z小n：分形按行排列，分形内列优先）",
+        ),
+        Format.NN: (
+            "NN (大N小n: columns of fractals, each fractal column-major)",
+            "NN（大N小n：分形按列排列，分形内列优先）",
+        ),
+        Format.MIXED: ("fractals in no single layout", "不属于任何一种排布的分形"),
+        Format.EMPTY: ("nothing (no instruction wrote it)", "空（没有指令写过）"),
+    }
+)
 
 
 def c0(itemsize: int) -> int:
@@ -201,28 +216,37 @@ class TagStore:
         return self._sources
 
 
-def classify(tag: np.ndarray, rows: int, cols: int) -> tuple[Format, ...]:
-    """The formats a region of ``rows x cols`` fractals holds, from its tags in storage order: one per way of
-    reading its source (as stored, or transposed: an NZ copy of B^T is ZN of B) that fits the grid; a
-    single ``MIXED``, ``ND`` or ``EMPTY`` when none does."""
+def readings(tag: np.ndarray, rows: int, cols: int) -> list[tuple[bool, Format]]:
+    """The ways a region of ``rows x cols`` fractals can be read, from its tags in storage order: per way of
+    reading its source that fits the grid (``False``: as stored; ``True``: transposed, so that an NZ copy
+    of B^T is ZN of B), whether it is transposed and the format it gives. Empty when the tags are not one
+    source's fractals or no way fits."""
     tag = np.asarray(tag).reshape(-1, 4)
     src = tag[:, SRC]
-    if (src == EMPTY).any():
-        return (Format.EMPTY,)
-    if (src == ND).any():
-        return (Format.ND,)
-    if len(np.unique(src)) != 1:
-        return (Format.MIXED,)
+    if not len(tag) or (src < 0).any() or len(np.unique(src)) != 1:
+        return []
     p = np.arange(len(tag))
     found = []
-    for i, j, t in ((tag[:, R1], tag[:, C1], tag[:, T]), (tag[:, C1], tag[:, R1], 1 - tag[:, T])):
+    for transposed in (False, True):
+        i, j, t = (tag[:, C1], tag[:, R1], 1 - tag[:, T]) if transposed else (tag[:, R1], tag[:, C1], tag[:, T])
         i, j = i - i.min(), j - j.min()
         if i.max() + 1 != rows or j.max() + 1 != cols:
             continue
         outer = "Z" if (p == i * cols + j).all() else ("N" if (p == j * rows + i).all() else "")
         inner = "Z" if (t == 0).all() else ("N" if (t == 1).all() else "")
-        found.append(Format(outer + inner) if outer and inner else Format.MIXED)
-    return tuple(found) or (Format.MIXED,)
+        found.append((transposed, Format(outer + inner) if outer and inner else Format.MIXED))
+    return found
+
+
+def classify(tag: np.ndarray, rows: int, cols: int) -> tuple[Format, ...]:
+    """The formats a region of ``rows x cols`` fractals holds (:func:`readings`); a single ``EMPTY``, ``ND`` or
+    ``MIXED`` when it holds no single source's fractals in that grid."""
+    src = np.asarray(tag).reshape(-1, 4)[:, SRC]
+    if (src == EMPTY).any():
+        return (Format.EMPTY,)
+    if (src == ND).any():
+        return (Format.ND,)
+    return tuple(fmt for _t, fmt in readings(tag, rows, cols)) or (Format.MIXED,)
 
 
 __all__ = (
@@ -247,6 +271,7 @@ __all__ = (
     "nd2nz_tags",
     "nz_matrix",
     "nz_rows",
+    "readings",
     "tags",
     "up",
     "zn_matrix",

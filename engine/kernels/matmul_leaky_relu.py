@@ -2,8 +2,8 @@
 
 The shape of Ascend's MatmulLeakyRelu sample. Each block runs on one AI core's group: its AIC
 computes base blocks of A @ B (GM -> L1 -> L0A/L0B -> Cube -> L0C, in the Cube's layouts) and moves each
-finished fp32 block to a GM *workspace* through the fixpipe (NZ -> ND on the way); the two AIVs read it back into UB, apply
-LeakyReLU (``max(x, alpha * x)``), cast to fp16 and write C. AIV 0 takes the upper half of the
+finished fp32 block to a GM *workspace* through the fixpipe (NZ -> ND on the way); the two AIVs read it
+back into UB, apply LeakyReLU (``max(x, alpha * x)``), cast to fp16 and write C. AIV 0 takes the upper half of the
 block's rows, AIV 1 the lower half.
 
 Cross-core flags hand the workspace back and forth (two slots, so the Cube computes block i+1

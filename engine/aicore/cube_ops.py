@@ -307,7 +307,7 @@ def _load3d(ctx, dst: LocalTensor, src: LocalTensor, p: LoadData3DParamsV2) -> N
 
 
 # -- the Cube ---------------------------------------------------------------------------------------------------
-def _expect(ctx, op: str, t: LocalTensor, what: str, r1: int, c1: int, want: Format, hint: tuple[str, str]) -> None:
+def _expect(ctx, op: str, t: LocalTensor, what: tuple[str, str], r1: int, c1: int, want: Format, hint) -> None:
     """The ``r1 x c1`` fractals of ``t`` must be ``want``, or the error naming the expected and given formats."""
     found = layout.classify(tags_of(ctx, t.buffer)[t.offset // UNIT + np.arange(r1 * c1)], r1, c1)
     if want in found:
@@ -315,8 +315,8 @@ def _expect(ctx, op: str, t: LocalTensor, what: str, r1: int, c1: int, want: For
     given = found[0]
     (w_en, w_zh), (g_en, g_zh) = _describe(want), _describe(given)
     fail(
-        f"{op}: {what} ({t.buffer.name}) must hold {w_en}; it holds {g_en}. {hint[0]}",
-        f"{op}: {what}（{t.buffer.name}）必须是 {w_zh}；实际是 {g_zh}。{hint[1]}",
+        f"{op}: {what[0]} ({t.buffer.name}) must hold {w_en}; it holds {g_en}. {hint[0]}",
+        f"{op}: {what[1]}（{t.buffer.name}）必须是 {w_zh}；实际是 {g_zh}。{hint[1]}",
     )
 
 
@@ -358,7 +358,7 @@ def mmad(dst, fm, filter, params: MmadParams) -> None:
             "mmad: m = 1 switches the Cube to GEMV mode, which reads L0A as ND (1 x k in a row), not ZZ; the "
             "simulator does not model GEMV: compute m = 16 and keep row 0, as CANN's Matmul API does",
             "mmad: m = 1 会让 Cube 进入 GEMV 模式，此时按 ND（1 x k 连续）而不是 ZZ 读取 L0A；模拟器没有模拟 GEMV："
-            "请按 m = 16 计算并只取第 0 行，CANN 的 Matmul 高阶 API 就是这样做的",
+            "请按 m = 16 计算并只取第 0 行，CANN 的矩阵乘高阶 API 就是这样做的",
         )
     if dst.dtype != float32:
         fail("mmad accumulates in fp32: the L0C tensor must be float32", "mmad 以 fp32 累加：L0C 张量必须是 float32")
@@ -375,8 +375,8 @@ def mmad(dst, fm, filter, params: MmadParams) -> None:
     room(op, fm, m1 * k1 * UNIT, f"{m} x {k} operand's fractals")
     room(op, filter, k1 * n1 * UNIT, f"{k} x {n} operand's fractals")
     room(op, dst, m1 * n1 * L0C_UNIT, f"{m} x {n} result's fractals")
-    _expect(ctx, op, fm, "fm", m1, k1, Format.ZZ, _HINT_A)
-    _expect(ctx, op, filter, "filter", k1, n1, Format.ZN, _HINT_B)
+    _expect(ctx, op, fm, ("fm", "左矩阵 A"), m1, k1, Format.ZZ, _HINT_A)
+    _expect(ctx, op, filter, ("filter", "右矩阵 B"), k1, n1, Format.ZN, _HINT_B)
     fractal = launch.cube
     fractals = layout.count(m, fractal[0]) * layout.count(n, fractal[1]) * layout.count(k, fractal[2])
     if fm.dtype == float32:

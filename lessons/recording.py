@@ -26,8 +26,18 @@ from types import MappingProxyType
 import numpy as np
 
 from engine import asc
-from engine.aicore.instructions import FixpipeParams, MmadParams
+from engine.aicore.cube_params import (
+    CO2Layout,
+    FixpipeConfig,
+    FixpipeParamsV220,
+    LoadData2DParams,
+    LoadData3DParamsV2,
+    MmadParams,
+    Nd2NzParams,
+    QuantModes,
+)
 from engine.aicore.launch import JitKernel, KernelType
+from engine.aicore.layout import Format
 from engine.aicore.matmul_tiling import TCubeTiling
 from engine.aicore.pipes import HardEvent, Pipe, PipeID
 from engine.aicore.tensor import DTYPES, DType, GlobalAddress, GlobalTensor, LocalTensor, Tile, TPosition
@@ -80,9 +90,23 @@ SURFACE: MappingProxyType = MappingProxyType(
         JitKernel: _m("name kernel_type"),
     }
 )
-ENUMS: MappingProxyType = MappingProxyType({c.__name__: c for c in (TPosition, HardEvent, PipeID, KernelType, Pipe)})
+ENUMS: MappingProxyType = MappingProxyType(
+    {c.__name__: c for c in (TPosition, HardEvent, PipeID, KernelType, Pipe, QuantModes, CO2Layout, Format)}
+)
 VALUES: MappingProxyType = MappingProxyType(
-    {c.__name__: c for c in (GlobalAddress, MmadParams, FixpipeParams, TCubeTiling)}
+    {
+        c.__name__: c
+        for c in (
+            GlobalAddress,
+            TCubeTiling,
+            Nd2NzParams,
+            LoadData2DParams,
+            LoadData3DParamsV2,
+            MmadParams,
+            FixpipeParamsV220,
+            FixpipeConfig,
+        )
+    }
 )
 DTYPE_NAMES: MappingProxyType = MappingProxyType({d.name: d for d in DTYPES})
 # names of ``asc`` a program gets as themselves (values, enums, value classes) and those it calls through the tape
@@ -181,6 +205,10 @@ def from_value(doc: dict, profile: Profile | None = None):
             for k, v in given.items():
                 if isinstance(v, dict) and ("y" in v or "e" in v):
                     args[k] = from_value(v)
+                elif isinstance(v, dict) and set(v) == {"tp"} and isinstance(v["tp"], list):
+                    if not all(plain(x) for x in v["tp"]) or len(v["tp"]) > MAX_ITEMS:
+                        raise RecordingError(f"{doc['v']}.{k} holds something other than plain values")
+                    args[k] = tuple(v["tp"])
                 elif plain(v):
                     args[k] = v
                 else:
@@ -210,7 +238,10 @@ def field_values(value) -> dict:
     out = {}
     for f in fields(value):
         v = getattr(value, f.name)
-        out[f.name] = v if plain(v) else by_value(v)
+        if isinstance(v, tuple) and all(plain(x) for x in v):
+            out[f.name] = {"tp": list(v)}
+        else:
+            out[f.name] = v if plain(v) else by_value(v)
     return out
 
 

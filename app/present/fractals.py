@@ -164,6 +164,7 @@ class SlotFractals:
     fractal: tuple[int, int]  # rows x cols of one fractal as stored (16 x 16 for fp16)
     grid: tuple[int, int]  # fractal rows x columns of the tile
     places: tuple[tuple[int, int, bool], ...]  # per stored fractal, in storage order: (i, j, transposed)
+    starts: tuple[int, ...]  # per stored fractal: its first element's offset from the slot's first element
     values: np.ndarray | None
 
 
@@ -200,17 +201,19 @@ def slot_fractals(tiles, core: int, writes: list[int], region: Rect, with_values
     cols = min(fc * grid[1], base.cols - fc * c0)
     tile = (base.tensor, base.row + fr * r0, base.col + fc * c0, rows, cols)
     places = tuple((int(a), int(b), bool(t)) for a, b, t in zip(i, j, tag[:, layout.T], strict=True))
+    itemsize = np.dtype(region.dtype).itemsize
     values = None
     if with_values:
         raw = tiles.read_region(core, region, writes)
-        itemsize = np.dtype(region.dtype).itemsize
         out = np.zeros((fr * grid[0], fc * grid[1]), dtype=raw.dtype)
         for u, (a, b, t) in zip(units, places, strict=True):
             at = (u * unit - region.start) // itemsize
             block = raw[at : at + fr * fc]
             out[a * fr : (a + 1) * fr, b * fc : (b + 1) * fc] = block.reshape(fc, fr).T if t else block.reshape(fr, fc)
         values = out[:rows, :cols]
-    return SlotFractals(fmt, tile, (fc, fr) if places and places[0][2] else (fr, fc), grid, places, values)
+    starts = tuple((u * unit - region.start) // itemsize for u in units)
+    stored = (fc, fr) if places and places[0][2] else (fr, fc)
+    return SlotFractals(fmt, tile, stored, grid, places, starts, values)
 
 
 __all__ = ("UNITS", "FractalMap", "SlotFractals", "slot_fractals", "unit_starts", "writes_before")

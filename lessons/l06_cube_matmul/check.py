@@ -1,8 +1,9 @@
-"""Lesson 6 check (runs in the grader): fp16 x fp16 -> fp32 numerics, the Cube data path, whole fractals."""
+"""Lesson 6 check (runs in the grader): fp16 x fp16 -> fp32 numerics, the Cube data path, its layouts."""
 
 from __future__ import annotations
 
 from engine.trace import Kind
+from engine.trace.detail import Fixpipe, Load2D, Load3D, Nd2Nz
 from lessons.checks import (
     Criterion,
     bi,
@@ -20,8 +21,6 @@ from lessons.checks import (
 from .scenario import CASES, expected, inputs, tolerance
 
 MAIN_RUN = "main"
-FRACTAL_BYTES = 16 * 16 * 2  # one 16 x 16 fp16 fractal
-FRACTAL_FLOPS = 2 * 16 * 16 * 16  # one 16 x 16 x 16 multiply-accumulate
 
 
 def judge(data, ctx) -> list[Criterion]:
@@ -33,7 +32,7 @@ def judge(data, ctx) -> list[Criterion]:
         c.detail = f"{m} x {n} x {k}"
         cases.append(c)
     out.append(first_failure(cases))
-    path_problems, fractal_problems, weak = [], [], []
+    path_problems, layout_problems, weak = [], [], []
     for name, m, n, k in CASES:
         run = data.run(name)
         t = run.trace
@@ -47,10 +46,21 @@ def judge(data, ctx) -> list[Criterion]:
             path_problems.append(
                 f"{m}x{n}x{k}: {len(loads)} load_data, {len(mmads)} mmad, {len(fix)} fixpipe, {vector} vector/MTE3 work"
             )
-        odd_loads = [int(t.columns["nbytes"][i]) for i in loads if t.columns["nbytes"][i] % FRACTAL_BYTES]
-        odd_mmads = [int(t.flops[i]) for i in mmads if t.flops[i] % FRACTAL_FLOPS]
-        if odd_loads or odd_mmads:
-            fractal_problems.append(f"{m}x{n}x{k}: loads of {odd_loads[:3]} B, mmads of {odd_mmads[:3]} flops")
+        plain = len(named_rows(run, "data_copy GM->L1", Kind.MOVE))
+        nz = [t.detail_of(int(r)).params for r in named_rows(run, "data_copy GM->L1 ND2NZ", Kind.MOVE)]
+        moved = [t.detail_of(int(r)).params for r in loads]
+        stores = [t.detail_of(int(r)).params for r in fix]
+        if (
+            plain
+            or not nz
+            or not all(isinstance(p, Nd2Nz) for p in nz)
+            or not all(isinstance(p, Load2D | Load3D) for p in moved)
+            or not all(isinstance(p, Fixpipe) and p.nz2nd for p in stores)
+        ):
+            layout_problems.append(
+                f"{m}x{n}x{k}: {len(nz)} ND -> NZ copies, {plain} row-major copies into L1, "
+                f"{sum(isinstance(p, Fixpipe) and p.nz2nd for p in stores)} of {len(stores)} fixpipes NZ -> ND"
+            )
         cube, fixed = pipe_flops(run, "CUBE"), pipe_bytes(run, "FIXP")
         back = d2h_from_kernel(run)
         if cube < 2 * m * n * k or fixed < m * n * 4 or back < m * n * 4:
@@ -70,12 +80,15 @@ def judge(data, ctx) -> list[Criterion]:
     )
     out.append(
         Criterion(
-            "fractals",
-            not fractal_problems,
-            fractal_problems[0] if fractal_problems else bi("whole 16x16 fractals", "都是完整的 16x16 分形"),
+            "layouts",
+            not layout_problems,
+            layout_problems[0]
+            if layout_problems
+            else bi("ND -> NZ -> ZZ / ZN -> NZ -> ND on every shape", "每种形状都经过 ND -> NZ -> ZZ / ZN -> NZ -> ND"),
             bi(
-                "every load_data a multiple of 512 B, every mmad a multiple of 16x16x16",
-                "每次 load_data 为 512 B 的倍数，每次 mmad 为 16x16x16 的倍数",
+                "GM -> L1 only through Nd2NzParams (NZ), L1 -> L0 with load_data, "
+                "L0C -> GM with the fixpipe's NZ -> ND",
+                "GM -> L1 只用 Nd2NzParams（NZ），L1 -> L0 用 load_data，L0C -> GM 用 fixpipe 的 NZ -> ND",
             ),
         )
     )

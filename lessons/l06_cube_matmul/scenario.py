@@ -1,4 +1,5 @@
-"""Lesson 6 scenario: a 128 x 128 x 128 matmul on one Cube core, through L1, L0A/L0B, the Cube, L0C and the fixpipe.
+"""Lesson 6 scenario: a 128 x 128 x 128 matmul on one Cube core, through L1 (NZ), L0A (ZZ) / L0B (ZN), the Cube,
+L0C (NZ) and the fixpipe (NZ -> ND).
 
 Also the check's shapes and tolerance, and the truth of the question.
 """
@@ -50,7 +51,24 @@ def scenario_inputs() -> dict:
     return {"A": a, "B": b}
 
 
-def truth_mmad_count() -> str:
+def truth_l0a_place() -> str:
+    """Where in L0A the fractal holding A[16:32, 48:64] landed, counted in fractals from the first one: read
+    from the run's trace (which L1 fractal each load moved where), not from the layout's definition."""
     sim = Simulation()
     scenario(sim)
-    return str(len(named_rows(sim.finish(), "mmad")))
+    run = sim.finish()
+    t = run.trace
+    l1 = t.detail_of(int(named_rows(run, "data_copy GM->L1 ND2NZ")[0])).dst  # A[0:64, 0:64] as NZ
+    rows_of_fractals = l1.row_bytes // FRACTAL_BYTES  # fractals in one column of fractals
+    wanted = l1.start + (3 * rows_of_fractals + 1) * FRACTAL_BYTES  # fractal (1, 3): column 3, row 1
+    loads = [t.detail_of(int(r)) for r in named_rows(run, "load_data L1->L0A")]
+    first = loads[0].dst.start
+    for d in loads[:rows_of_fractals]:  # the first K slice's loads, a row of fractals each
+        src, dst = d.srcs[0], d.dst
+        starts = [src.start + i * src.stride for i in range(src.rows)] if src.rows > 1 else [src.start]
+        if wanted in starts:
+            return str((dst.start + starts.index(wanted) * FRACTAL_BYTES - first) // FRACTAL_BYTES)
+    raise AssertionError("no load moved A[16:32, 48:64] into L0A")
+
+
+FRACTAL_BYTES = 512  # one 16 x 16 fp16 fractal

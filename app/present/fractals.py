@@ -125,26 +125,30 @@ class FractalMap:
     def read_units(self, core: int, r: Rect, units: np.ndarray, before: int) -> np.ndarray:
         out = layout.tags(len(units))
         need = np.ones(len(units), dtype=bool)
-
-        chosen: list[tuple[np.ndarray, np.ndarray]] = []
         for w in writes_before(self.t, self.index, core, r, before):
             found = self.written(core, w)
             if found is None:
                 continue
             w_units, w_tags = found
-            hit = np.isin(units, w_units) & need
+            at, hit = _lookup(w_units, units)
+            hit &= need
             if hit.any():
-                chosen.append((w_units, w_tags))
+                out[hit] = w_tags[at[hit]]
                 need &= ~hit
                 if not need.any():
                     break
-        for w_units, w_tags in reversed(chosen):
-            where = {int(u): i for i, u in enumerate(w_units)}
-            for i, u in enumerate(units.tolist()):
-                j = where.get(u)
-                if j is not None:
-                    out[i] = w_tags[j]
         return out
+
+
+def _lookup(keys: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each of ``wanted``: its position in ``keys`` (the last, where a key repeats) and whether it is there."""
+    order = np.argsort(keys, kind="stable")
+    ranked = keys[order]
+    pos = np.searchsorted(ranked, wanted, side="right") - 1
+    hit = pos >= 0
+    pos = np.maximum(pos, 0)
+    hit &= ranked[pos] == wanted if len(ranked) else np.zeros(len(wanted), dtype=bool)
+    return order[pos] if len(ranked) else pos, hit
 
 
 def _nd(n: int) -> np.ndarray:
@@ -174,17 +178,16 @@ def slot_fractals(tiles, core: int, writes: list[int], region: Rect, with_values
     unit = UNITS.get(region.buf)
     if unit is None or not writes:
         return None
-    held: dict[int, np.ndarray] = {}
+    found = [tiles.fractals.written(core, w) for w in writes]
+    if any(f is None for f in found):
+        return None
+    all_units = np.concatenate([f[0] for f in found])
+    all_tags = np.concatenate([f[1] for f in found])
     first, last = region.start // unit, (region.end - 1) // unit
-    for w in writes:
-        found = tiles.fractals.written(core, w)
-        if found is None:
-            return None
-        for u, tag in zip(found[0].tolist(), found[1], strict=True):
-            if first <= u <= last:
-                held[u] = tag
-    units = sorted(held)
-    tag = np.array([held[u] for u in units]).reshape(-1, 4)
+    latest = len(all_units) - 1 - np.unique(all_units[::-1], return_index=True)[1]  # the last write of each unit
+    latest = latest[(all_units[latest] >= first) & (all_units[latest] <= last)]
+    units = all_units[latest]
+    tag = all_tags[latest].reshape(-1, 4)
     if not len(tag) or (tag[:, layout.SRC] < 0).any() or (tag[:, layout.SRC] != tag[0, layout.SRC]).any():
         return None
     source = int(tag[0, layout.SRC])
@@ -200,18 +203,18 @@ def slot_fractals(tiles, core: int, writes: list[int], region: Rect, with_values
     rows = min(fr * grid[0], base.rows - fr * r0)
     cols = min(fc * grid[1], base.cols - fc * c0)
     tile = (base.tensor, base.row + fr * r0, base.col + fc * c0, rows, cols)
-    places = tuple((int(a), int(b), bool(t)) for a, b, t in zip(i, j, tag[:, layout.T], strict=True))
+    places = tuple(zip(i.tolist(), j.tolist(), (tag[:, layout.T] == 1).tolist(), strict=True))
     itemsize = np.dtype(region.dtype).itemsize
     values = None
     if with_values:
         raw = tiles.read_region(core, region, writes)
         out = np.zeros((fr * grid[0], fc * grid[1]), dtype=raw.dtype)
-        for u, (a, b, t) in zip(units, places, strict=True):
+        for u, (a, b, t) in zip(units.tolist(), places, strict=True):
             at = (u * unit - region.start) // itemsize
             block = raw[at : at + fr * fc]
             out[a * fr : (a + 1) * fr, b * fc : (b + 1) * fc] = block.reshape(fc, fr).T if t else block.reshape(fr, fc)
         values = out[:rows, :cols]
-    starts = tuple((u * unit - region.start) // itemsize for u in units)
+    starts = tuple(((units * unit - region.start) // itemsize).tolist())
     stored = (fc, fr) if places and places[0][2] else (fr, fc)
     return SlotFractals(fmt, tile, stored, grid, places, starts, values)
 

@@ -23,11 +23,12 @@ from engine.aicore.tensor import Buffer
 from engine.device.stream import TaskKind
 from engine.simulation import RunResult
 from engine.trace import DIRECTIONS, Kind, LaneKind
-from engine.trace.detail import NO_SLOT, HostWait, Mark, QueueOp, QueueOpKind
+from engine.trace.detail import NO_SLOT, HostWait, Mark, QueueOp
 from engine.trace.locations import CoreRef, SourceLine
 
 from . import state as S
 from .event_names import event_name
+from .held import HeldTiles
 from .index import INIT_SLOT, TraceIndex, last_at_or_before
 from .tiles import TileResolver
 from .vocabulary import SlotStatus
@@ -118,6 +119,7 @@ class Replay:
         self.breakpoints: list[Breakpoint] = []
         self._bp_rows: np.ndarray | None = None
         self.tiles = TileResolver(t, self.index, result.gm, _gm_bytes(result, inputs), result.gm_labels)
+        self.held = HeldTiles(self.index, self.tiles)
         self._task_names = None
         self._kind_rows: dict[tuple, np.ndarray] = {}
         # per run, not per step: the host's calls and waits, each stream's task mask, the copy engines' lanes
@@ -364,16 +366,9 @@ class Replay:
                 state = SlotStatus.after(t.detail_of(last).op) if last >= block_row else SlotStatus.FREE
                 offset = init.offset + slot * init.length
                 writer = self._slot_writer(c, init.buf, queue, slot_id, time, row, block_row)
-                tile, since, fmt = None, block_row, None
-                if writer >= 0:
-                    since = self._since(c, queue, slot_id, writer, block_row)
-                    tile = self.tiles.slot_tile(c, writer, since)
-                    content = self.tiles.slot_content(c, writer, since) if init.buf in _CUBE_BUFFERS else None
-                    fmt = content.format.value if content is not None else None
+                tile, since, fmt = self.held.held(c, init.buf, queue, slot_id, writer, block_row)
                 slots.append(
-                    S.SlotState(
-                        queue, init.position, slot_id, offset, init.length, state, _tile(tile), writer, since, fmt
-                    )
+                    S.SlotState(queue, init.position, slot_id, offset, init.length, state, tile, writer, since, fmt)
                 )
         profile = self.result.profile.buffers
         capacity = {"L1": profile.l1, "L0A": profile.l0a, "L0B": profile.l0b, "L0C": profile.l0c, "UB": profile.ub}
@@ -381,16 +376,6 @@ class Replay:
             S.BufferState(Buffer(buf).name, capacity.get(Buffer(buf).name, 0), used[buf], slots)
             for buf, slots in sorted(by_buffer.items())
         ]
-
-    def _since(self, c: int, queue: int, slot: int, writer: int, block_row: int) -> int:
-        """The row after which the content of a slot last written at ``writer`` was written: the slot's last
-        ``alloc_tensor`` before it (a TBuf: the block's start)."""
-        effects = self.index.queue_index(c).get(queue * 1024 + (NO_SLOT if slot < 0 else slot))
-        if effects is None:
-            return block_row
-        rows = effects.rows[effects.rows < writer]
-        allocs = rows[self.index.tables.q_op[self.index.dindex[rows]] == QueueOpKind.ALLOC]
-        return max(block_row, int(allocs[-1])) if len(allocs) else block_row
 
     def _slot_writer(self, c: int, buf: int, queue: int, slot: int, time: int, row: int, block_row: int) -> int:
         """The write into a slot that had landed by (``time``, ``row``), within the block of ``block_row``."""
@@ -459,9 +444,6 @@ class Replay:
             if core.ref.label == label:
                 return core.ref
         raise KeyError(f"no core {label!r} in this run")
-
-
-_CUBE_BUFFERS = frozenset(b.value for b in (Buffer.L1, Buffer.L0A, Buffer.L0B, Buffer.L0C))
 
 
 def _tile(ref) -> dict | None:

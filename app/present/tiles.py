@@ -188,11 +188,33 @@ class TileResolver:
     def slot_tile(self, core: int, writer: int, since: int) -> TileRef | None:
         """What a slot holds after ``writer``: the tile its fractals make up (L0A loaded a row of fractals at a
         time shows the whole tile), else the tile ``writer`` wrote."""
-        if isinstance(self.instr(writer).params, Load2D | Load3D):
+        if isinstance(self.instr(writer).params, Load2D) and len(self.slot_writes(core, writer, since)) > 1:
             content = self.slot_content(core, writer, since)
             if content is not None:
                 return TileRef(*content.tile, op="load_data")
         return self.tile_of(core, writer)
+
+    def slot_format(self, core: int, writer: int, since: int) -> Format | None:
+        """The layout a slot of L1 / L0 holds after ``writer`` (None: not one tile's fractals), from the write's
+        own detail when it alone filled the slot, else from the fractals the writes left."""
+        key = (core, writer, since, "format")
+        if key in self._slots:
+            return self._slots[key]
+        found = self._slots[key] = self._slot_format(core, writer, since)
+        return found
+
+    def _slot_format(self, core: int, writer: int, since: int) -> Format | None:
+        d = self.instr(writer)
+        p = d.params
+        if d.op == "mmad" or isinstance(p, Load3D | Nd2Nz) or (isinstance(p, Fixpipe) and not p.nz2nd):
+            found = self.fractals.written(core, writer)
+            if found is None or (found[1][:, layout.SRC] < 0).any():
+                return None
+            return {"ZN": Format.ZN, "ZZ": Format.ZZ}.get(getattr(p, "order", ""), Format.NZ)
+        if not isinstance(p, Load2D):
+            return None
+        content = self.slot_content(core, writer, since)
+        return content.format if content is not None else None
 
     def read_region(self, core: int, region: Rect, writes: list[int]) -> np.ndarray:
         """The elements of ``region`` (one run of bytes) after ``writes`` (ascending), zeros where none wrote."""

@@ -67,6 +67,13 @@ def run(sim: Simulation, tiling: TCubeTiling) -> np.ndarray:
     return c.reshape(m, n)
 
 
+def scenario_run(sim: Simulation) -> np.ndarray:
+    """C of the scenario's 1024^3 run with the reference tiling."""
+    from .solution import make_tiling
+
+    return run(sim, make_tiling(1024, 1024, 1024, CORES))
+
+
 def scenario(sim: Simulation) -> dict:
     from .solution import make_tiling
 
@@ -90,3 +97,15 @@ def truth_half_cores() -> str:
         times.append(kernel_us(sim.finish()))
     ratio = times[1] / times[0]
     return "about 2x" if ratio >= 1.75 else ("about 1.5x" if ratio >= 1.25 else "about the same")
+
+
+def truth_l0c_block() -> str:
+    """How many NZ fractals, and bytes, the scenario's first mmad writes into L0C (a 128 x 256 block of C)."""
+    from lessons.checks import named_rows
+
+    sim = Simulation(numerics=False)
+    scenario_run(sim)
+    run = sim.finish()
+    dst = run.trace.detail_of(int(named_rows(run, "mmad")[0])).dst
+    nbytes = dst.rows * dst.row_bytes
+    return f"{nbytes // 1024} fractals, {nbytes // 1024} KiB"  # an L0C fractal: 16 x 16 fp32, 1 KiB

@@ -11,19 +11,19 @@ LAYOUTS = MappingProxyType(
     {
         f"format.{Format.ND.value}": ("ND: row-major", "ND：行优先"),
         f"format.{Format.NZ.value}": (
-            "NZ (大N小z): columns of fractals, each row-major",
+            "NZ (CANN's Nz): columns of fractals, each row-major",
             "NZ（大N小z）：分形按列排列，分形内行优先",
         ),
         f"format.{Format.ZZ.value}": (
-            "ZZ (大Z小z): rows of fractals, each row-major",
+            "ZZ (CANN's Zz): rows of fractals, each row-major",
             "ZZ（大Z小z）：分形按行排列，分形内行优先",
         ),
         f"format.{Format.ZN.value}": (
-            "ZN (大Z小n): rows of fractals, each column-major",
+            "ZN (CANN's Zn): rows of fractals, each column-major",
             "ZN（大Z小n）：分形按行排列，分形内列优先",
         ),
         f"format.{Format.NN.value}": (
-            "NN (大N小n): columns of fractals, each column-major",
+            "NN: columns of fractals, each column-major",
             "NN（大N小n）：分形按列排列，分形内列优先",
         ),
         f"format.{Format.MIXED.value}": ("fractals in no single layout", "不属于任何一种排布的分形"),

@@ -8,10 +8,10 @@ pages; see docs/sources.md):
 
 * a *fractal* is 16 rows x C0 columns, C0 = 32 B / element size (16 for fp16, 8 for fp32): 512 bytes;
   in L0C the fractal is 16 x 16 whatever the type (1024 bytes of fp32);
-* **ND** is row-major (GM, UB); **NZ** ("大N小z") cuts a matrix into fractals, stores them column of
+* **ND** is row-major (GM, UB); **NZ** (CANN's Nz, "大N小z") cuts a matrix into fractals, stores them column of
   fractals by column of fractals (大N), each fractal row-major (小z): L1 and L0C;
-  **ZZ** ("大Z小z") stores the fractals row by row, each row-major: L0A, the Mmad's left matrix;
-  **ZN** ("大Z小n") stores the fractals row by row, each column-major: L0B, the Mmad's right matrix;
+  **ZZ** (Zz, "大Z小z") stores the fractals row by row, each row-major: L0A, the Mmad's left matrix;
+  **ZN** (Zn, "大Z小n") stores the fractals row by row, each column-major: L0B, the Mmad's right matrix;
 * ``DataCopy`` with ``Nd2NzParams`` turns ND in GM into NZ in L1, padding each row with zeros to 32 bytes;
 * ``LoadData`` (2-D) moves whole 512-byte fractals L1 -> L0A / L0B, optionally transposing each one:
   NZ -> ZZ by walking each row of fractals, NZ -> ZN by transposing; ``LoadData`` (3-D, the
@@ -66,19 +66,19 @@ DESCRIBED = MappingProxyType(
     {
         Format.ND: ("ND (row-major rows)", "ND（按行连续存放）"),
         Format.NZ: (
-            "NZ (大N小z: columns of fractals, each fractal row-major)",
+            "NZ (CANN's Nz: columns of fractals, each fractal row-major)",
             "NZ（大N小z：分形按列排列，分形内行优先）",
         ),
         Format.ZZ: (
-            "ZZ (大Z小z: rows of fractals, each fractal row-major)",
+            "ZZ (CANN's Zz: rows of fractals, each fractal row-major)",
             "ZZ（大Z小z：分形按行排列，分形内行优先）",
         ),
         Format.ZN: (
-            "ZN (大Z小n: rows of fractals, each fractal column-major)",
+            "ZN (CANN's Zn: rows of fractals, each fractal column-major)",
             "ZN（大Z小n：分形按行排列，分形内列优先）",
         ),
         Format.NN: (
-            "NN (大N小n: columns of fractals, each fractal column-major)",
+            "NN (columns of fractals, each fractal column-major)",
             "NN（大N小n：分形按列排列，分形内列优先）",
         ),
         Format.MIXED: ("fractals in no single layout", "不属于任何一种排布的分形"),

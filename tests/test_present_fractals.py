@@ -55,7 +55,7 @@ def test_each_buffer_says_its_layout_and_draws_its_fractals_in_their_order(matmu
 
 
 def test_the_worked_example_points_at_the_element_it_names(matmul):
-    """ "A[r, c] sits in ... element E of the slot": the slot's E-th element, as the replay rebuilt its bytes, is A[r, c]."""
+    """The example "A[r, c] sits in ... element E of the slot": the E-th element the replay rebuilt is A[r, c]."""
     run, replay = matmul
     step = first_mmad(replay)
     core, held = _slots(replay, step)

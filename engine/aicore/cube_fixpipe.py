@@ -48,26 +48,38 @@ def fixpipe(dst, src, params: FixpipeParamsV220, config: FixpipeConfig | None = 
     check_struct(op, config, FixpipeConfig)
     nz2nd = config.layout == CO2Layout.ROW_MAJOR
     if config.layout not in (CO2Layout.ROW_MAJOR, CO2Layout.NZ):
-        not_modelled(op, "FixpipeConfig", "layout", config.layout.name, "ROW_MAJOR and NZ (the 910B's two)")
+        not_modelled(
+            op,
+            "FixpipeConfig",
+            "layout",
+            config.layout.name,
+            ("ROW_MAJOR and NZ (the 910B's two)", " ROW_MAJOR 和 NZ（910B 上的两种）"),
+        )
     n = check_field(op, s, "n_size", params.n_size, 1, 4095)
     m = check_field(op, s, "m_size", params.m_size, 1, 8192 if nz2nd else 65535)
     src_stride = check_field(op, s, "src_stride", params.src_stride, 0, 65535)
     dst_stride = check_field(op, s, "dst_stride", params.dst_stride, 1, 2**31 - 1)
     for field, want in (("nd_num", 1), ("unit_flag", 0), ("is_channel_split", False)):
         if getattr(params, field) != want:
-            not_modelled(op, s, field, getattr(params, field), repr(want))
+            not_modelled(op, s, field, getattr(params, field), (repr(want), " " + repr(want)))
     out = _QUANT.get(params.quant_pre)
     if out is None:
-        not_modelled(op, s, "quant_pre", params.quant_pre, "NoQuant (fp32) and F322F16 (fp32 -> fp16)")
+        not_modelled(
+            op,
+            s,
+            "quant_pre",
+            params.quant_pre,
+            ("NoQuant (fp32) and F322F16 (fp32 -> fp16)", " NoQuant（fp32）和 F322F16（fp32 -> fp16）"),
+        )
     src = local_tensor(op, src, (Buffer.L0C,), "src (the CO1 result of mmad)", "src（mmad 在 CO1 中的结果）")
     if src.dtype != float32:
         fail("fixpipe reads fp32 from L0C: src must be float32", "fixpipe 从 L0C 读取 fp32：src 必须是 float32")
     target = dst.tensor if isinstance(dst, Tile) else dst
     if isinstance(dst, Tile) or not isinstance(target, GlobalTensor | LocalTensor):
         fail(
-            "fixpipe writes a GlobalTensor positioned at the block's first element of C (c_gm[row * n + col:]) "
+            "fixpipe writes a GlobalTensor positioned at the block's first element of C (c_gm[m0 * n + n0:]) "
             "or an L1 tensor",
-            "fixpipe 的目的操作数是定位到 C 中该块首元素的 GlobalTensor（c_gm[row * n + col:]）或 L1 张量",
+            "fixpipe 的目的操作数是定位到 C 中该块首元素的 GlobalTensor（c_gm[m0 * n + n0:]）或 L1 张量",
         )
     if target.dtype != out:
         fail(
@@ -90,7 +102,7 @@ def fixpipe(dst, src, params: FixpipeParamsV220, config: FixpipeConfig | None = 
             f"fixpipe: FixpipeParamsV220.dst_stride = {dst_stride}（目的矩阵相邻两行之间的元素数）小于 n_size = {n}："
             "各行会重叠",
         )
-    aligned(op, src, launch.granularity(Buffer.L0C), "src")
+    aligned(op, src, launch.granularity(Buffer.L0C), ("src", "源操作数"))
     m1, n1 = layout.count(m, FRACTAL_ROWS), layout.count(n, FRACTAL_ROWS)
     _check_result(ctx, op, src, m1, n1, src_stride)
     src_r = rect(src, src.offset, n1, m1 * FRACTAL_ROWS * 64, src_stride * 64)
@@ -177,13 +189,20 @@ def _check_result(ctx, op: str, src: LocalTensor, m1: int, n1: int, src_stride: 
 def _l1_target(ctx, op: str, t: LocalTensor, m: int, n: int, dst_stride: int, nz2nd: bool) -> Rect:
     size = t.dtype.sizeof()
     if nz2nd:
-        room(op, t, ((m - 1) * dst_stride + n) * size, "ND result")
+        room(op, t, ((m - 1) * dst_stride + n) * size, ("ND result", "ND 结果"))
         r = rect(t, t.offset, m, n * size, dst_stride * size)
         tag_nd(ctx, Buffer.L1, r)
         return r
     if size != 2 or n % FRACTAL_ROWS:
         not_modelled(
-            op, "FixpipeConfig", "layout", "NZ", "NZ into L1 for fp16 results whose n_size is a multiple of 16"
+            op,
+            "FixpipeConfig",
+            "layout",
+            "NZ",
+            (
+                "NZ into L1 for fp16 results whose n_size is a multiple of 16",
+                " n_size 为 16 的倍数的 fp16 结果以 NZ 写入 L1",
+            ),
         )
     m1, n1 = layout.count(m, FRACTAL_ROWS), n // FRACTAL_ROWS
     if dst_stride < m1 * FRACTAL_ROWS:
@@ -193,7 +212,7 @@ def _l1_target(ctx, op: str, t: LocalTensor, m: int, n: int, dst_stride: int, nz
             f"fixpipe: FixpipeParamsV220.dst_stride = {dst_stride}（相邻两列分形之间的行数）"
             f"小于 m_size 向上取整到 16 的 {m1 * FRACTAL_ROWS}：各列会重叠",
         )
-    room(op, t, ((n1 - 1) * dst_stride + m1 * FRACTAL_ROWS) * 32, "NZ result")
+    room(op, t, ((n1 - 1) * dst_stride + m1 * FRACTAL_ROWS) * 32, ("NZ result", "NZ 结果"))
     r = rect(t, t.offset, n1, m1 * FRACTAL_ROWS * 32, dst_stride * 32)
     starts = t.offset + np.arange(n1)[:, None] * dst_stride * 32 + np.arange(m1)[None, :] * UNIT
     units = fractal_units(starts.reshape(-1), UNIT)

@@ -64,20 +64,21 @@ def local_tensor(op: str, t, buffers: tuple[Buffer, ...], what: str, what_zh: st
     return t
 
 
-def aligned(op: str, t: LocalTensor, multiple: int, what: str) -> None:
+def aligned(op: str, t: LocalTensor, multiple: int, what: tuple[str, str]) -> None:
+    """``t``'s address must be a multiple of ``multiple`` bytes; ``what``: the operand, English and Chinese."""
     if t.offset % multiple:
         fail(
-            f"{op}: the {what} address {t.buffer.name} +{t.offset} B is not {multiple}-byte aligned",
-            f"{op}: {what}地址 {t.buffer.name} +{t.offset} B 没有按 {multiple} 字节对齐",
+            f"{op}: the {what[0]} address {t.buffer.name} +{t.offset} B is not {multiple}-byte aligned",
+            f"{op}: {what[1]}地址 {t.buffer.name} +{t.offset} B 没有按 {multiple} 字节对齐",
         )
 
 
-def room(op: str, t: LocalTensor, end: int, what: str) -> None:
-    """``t`` must hold ``end`` bytes from its start."""
+def room(op: str, t: LocalTensor, end: int, what: tuple[str, str]) -> None:
+    """``t`` must hold ``end`` bytes from its start; ``what``: what needs them, English and Chinese."""
     if end > t.nbytes:
         fail(
-            f"{op}: the {what} needs {end} B from {t.buffer.name} +{t.offset} B, the tensor has {t.nbytes} B",
-            f"{op}: {what}需要从 {t.buffer.name} +{t.offset} B 起的 {end} B，而张量只有 {t.nbytes} B",
+            f"{op}: the {what[0]} needs {end} B from {t.buffer.name} +{t.offset} B, the tensor has {t.nbytes} B",
+            f"{op}: {what[1]}需要从 {t.buffer.name} +{t.offset} B 起的 {end} B，而张量只有 {t.nbytes} B",
         )
 
 
@@ -114,7 +115,7 @@ def copy_nd2nz(dst, src, p: Nd2NzParams) -> None:
     launch = ctx.launch
     op, s = "data_copy", "Nd2NzParams"
     if check_field(op, s, "nd_num", p.nd_num, 0, 4095) not in (0, 1):
-        not_modelled(op, s, "nd_num", p.nd_num, "0 and 1")
+        not_modelled(op, s, "nd_num", p.nd_num, ("0 and 1", " 0 和 1"))
     n = check_field(op, s, "n_value", p.n_value, 0, 16384)
     d = check_field(op, s, "d_value", p.d_value, 0, 65535)
     check_field(op, s, "src_nd_matrix_stride", p.src_nd_matrix_stride, 0, 65535)
@@ -122,7 +123,11 @@ def copy_nd2nz(dst, src, p: Nd2NzParams) -> None:
     stride = check_field(op, s, "dst_nz_c0_stride", p.dst_nz_c0_stride, 1, 16384)
     if check_field(op, s, "dst_nz_n_stride", p.dst_nz_n_stride, 1, 16384) != 1:
         not_modelled(
-            op, s, "dst_nz_n_stride", p.dst_nz_n_stride, "1: the rows of a column of fractals one after another"
+            op,
+            s,
+            "dst_nz_n_stride",
+            p.dst_nz_n_stride,
+            ("1: the rows of a column of fractals one after another", " 1：一列分形中的行首尾相接"),
         )
     check_field(op, s, "dst_nz_matrix_stride", p.dst_nz_matrix_stride, 0, 16384)
     if not p.nd_num or not n or not d:
@@ -130,8 +135,8 @@ def copy_nd2nz(dst, src, p: Nd2NzParams) -> None:
     if isinstance(src, Tile) or not isinstance(src, GlobalTensor):
         fail(
             f"{op} with Nd2NzParams reads a GlobalTensor positioned at the tile's first element "
-            f"(gm[row * width + col:]), got {type(src).__name__}",
-            f"{op} 使用 Nd2NzParams 时源操作数是定位到分块首元素的 GlobalTensor（gm[row * width + col:]），"
+            f"(gm[r0 * k + c0:]), got {type(src).__name__}",
+            f"{op} 使用 Nd2NzParams 时源操作数是定位到分块首元素的 GlobalTensor（gm[r0 * k + c0:]），"
             f"实际为 {type(src).__name__}",
         )
     dst = local_tensor(
@@ -146,7 +151,7 @@ def copy_nd2nz(dst, src, p: Nd2NzParams) -> None:
             f"{op} GM -> L1: element sizes differ ({src.dtype!r} vs {dst.dtype!r})",
             f"{op} GM -> L1: 元素大小不同（{src.dtype!r} 与 {dst.dtype!r}）",
         )
-    aligned(op, dst, 32, "L1 destination")
+    aligned(op, dst, 32, ("L1 destination", "L1 目的操作数"))
     if stride < n:
         fail(
             f"{op}: Nd2NzParams.dst_nz_c0_stride = {stride} (rows from one column of fractals to the next) is less "
@@ -157,7 +162,7 @@ def copy_nd2nz(dst, src, p: Nd2NzParams) -> None:
     size = dst.dtype.sizeof()
     c0_ = layout.c0(size)
     rows, cols = min(layout.up(n, FRACTAL_ROWS), stride), layout.count(d, c0_)
-    room(op, dst, (cols - 1) * stride * 32 + rows * 32, "NZ tile")
+    room(op, dst, (cols - 1) * stride * 32 + rows * 32, ("NZ tile", "NZ 分块"))
     ctx.gm_check(src, 0, (n - 1) * row + d, False)
     lo = src.byte_offset
     gm = rect(src, lo, n, d * size, row * size)
@@ -198,8 +203,8 @@ def load_data(dst, src, params) -> None:
             f"{op}: source and destination dtypes differ ({src.dtype!r} vs {dst.dtype!r})",
             f"{op}: 源与目的数据类型不同（{src.dtype!r} 与 {dst.dtype!r}）",
         )
-    aligned(op, dst, ctx.launch.granularity(dst.buffer), "destination")
-    aligned(op, src, 32, "source")
+    aligned(op, dst, ctx.launch.granularity(dst.buffer), ("destination", "目的操作数"))
+    aligned(op, src, 32, ("source", "源操作数"))
     if isinstance(params, LoadData3DParamsV2):
         _load3d(ctx, dst, src, params)
     else:
@@ -222,14 +227,14 @@ def _load2d(ctx, dst: LocalTensor, src: LocalTensor, p: LoadData2DParams) -> Non
     check_field(op, s, "sid", p.sid, 0, 0)
     gap = check_field(op, s, "dst_gap", p.dst_gap, 0, 65535)
     if check_field(op, s, "addr_mode", p.addr_mode, 0, 1):
-        not_modelled(op, s, "addr_mode", p.addr_mode, "0 (addresses increasing)")
+        not_modelled(op, s, "addr_mode", p.addr_mode, ("0 (addresses increasing)", " 0（地址递增）"))
     transpose = bool(p.if_transpose)
     size = src.dtype.sizeof()
     if transpose and size != 2:
-        not_modelled(op, s, "if_transpose", True, "transposes of 16-bit fractals")
+        not_modelled(op, s, "if_transpose", True, ("transposes of 16-bit fractals", " 16 位分形的转置"))
     first = start * UNIT
-    room(op, src, first + ((repeat - 1) * step + 1) * UNIT, "last source fractal")
-    room(op, dst, ((repeat - 1) * (1 + gap) + 1) * UNIT, "last destination fractal")
+    room(op, src, first + ((repeat - 1) * step + 1) * UNIT, ("last source fractal", "最后一个源分形"))
+    room(op, dst, ((repeat - 1) * (1 + gap) + 1) * UNIT, ("last destination fractal", "最后一个目的分形"))
     if step == 1 or repeat == 1:
         src_r = rect(src, src.offset + first, 1, repeat * UNIT, repeat * UNIT)
     else:
@@ -262,9 +267,18 @@ def _load3d(ctx, dst: LocalTensor, src: LocalTensor, p: LoadData3DParamsV2) -> N
         ("f_matrix_ctrl", False),
     ):  # fmt: skip
         if getattr(p, field) != want:
-            not_modelled(op, s, field, getattr(p, field), f"{want} (the matmul use: a 1 x 1 filter over one row)")
+            not_modelled(
+                op,
+                s,
+                field,
+                getattr(p, field),
+                (
+                    f"{want} (the matmul use: a 1 x 1 filter over one row)",
+                    f" {want}（矩阵乘的用法：1 x 1 卷积核，只有一行）",
+                ),
+            )
     if tuple(p.pad_list) != (0, 0, 0, 0):
-        not_modelled(op, s, "pad_list", p.pad_list, "(0, 0, 0, 0)")
+        not_modelled(op, s, "pad_list", p.pad_list, ("(0, 0, 0, 0)", " (0, 0, 0, 0)"))
     width = check_field(op, s, "l1_w", p.l1_w, 0, 32767)
     channels = check_field(op, s, "channel_size", p.channel_size, 0, 65535)
     cols = check_field(op, s, "k_extension", p.k_extension, 0, 65535)
@@ -274,11 +288,11 @@ def _load3d(ctx, dst: LocalTensor, src: LocalTensor, p: LoadData3DParamsV2) -> N
     if not width or not channels or not cols or not rows:
         return  # documented: any of these 0 is a NOP
     if src.dtype.sizeof() != 2:
-        not_modelled(op, s, "the dtype", src.dtype.name, "16-bit data (half)")
+        not_modelled(op, s, "the dtype", src.dtype.name, ("16-bit data (half)", " 16 位数据（half）"))
     for field, value in (("channel_size", channels), ("k_extension", cols), ("m_extension", rows),
                          ("k_start_pt", k0), ("m_start_pt", m0), ("l1_w", width)):  # fmt: skip
         if value % FRACTAL_ROWS:
-            not_modelled(op, s, field, value, "multiples of 16: whole fractals")
+            not_modelled(op, s, field, value, ("multiples of 16: whole fractals", " 16 的倍数：完整的分形"))
     for field, value, limit, name in (("m_start_pt + m_extension", m0 + rows, width, "l1_w"),
                                       ("k_start_pt + k_extension", k0 + cols, channels, "channel_size")):  # fmt: skip
         if value > limit:
@@ -289,8 +303,8 @@ def _load3d(ctx, dst: LocalTensor, src: LocalTensor, p: LoadData3DParamsV2) -> N
     order = "ZN" if dst.buffer == Buffer.L0B else ("ZZ_T" if p.en_transpose else "ZZ")
     r1, k1 = rows // FRACTAL_ROWS, cols // FRACTAL_ROWS
     first = (k0 // FRACTAL_ROWS) * width * 32 + m0 * 32
-    room(op, src, first + (k1 - 1) * width * 32 + rows * 32, "window")
-    room(op, dst, r1 * k1 * UNIT, "destination fractals")
+    room(op, src, first + (k1 - 1) * width * 32 + rows * 32, ("window", "窗口"))
+    room(op, dst, r1 * k1 * UNIT, ("destination fractals", "目的分形"))
     src_r = rect(src, src.offset + first, k1, rows * 32, width * 32)
     dst_r = rect(dst, dst.offset, 1, r1 * k1 * UNIT, r1 * k1 * UNIT)
     nbytes = rows * cols * src.dtype.sizeof()
@@ -345,12 +359,18 @@ def mmad(dst, fm, filter, params: MmadParams) -> None:
     n = check_field(op, s, "n", params.n, 0, 4095)
     k = check_field(op, s, "k", params.k, 0, 4095)
     if check_field(op, s, "unit_flag", params.unit_flag, 0, 3):
-        not_modelled(op, s, "unit_flag", params.unit_flag, "0")
+        not_modelled(op, s, "unit_flag", params.unit_flag, ("0", " 0"))
     if params.cmatrix_source:
-        not_modelled(op, s, "cmatrix_source", True, "False: C starts from L0C, not the bias table")
-    dst = local_tensor(op, dst, (Buffer.L0C,), "dst (CO1)", "dst（CO1）")
-    fm = local_tensor(op, fm, (Buffer.L0A,), "fm (A2)", "fm（A2）")
-    filter = local_tensor(op, filter, (Buffer.L0B,), "filter (B2)", "filter（B2）")
+        not_modelled(
+            op,
+            s,
+            "cmatrix_source",
+            True,
+            ("False: C starts from L0C, not the bias table", " False：C 的初值取自 L0C，而不是偏置表"),
+        )
+    dst = local_tensor(op, dst, (Buffer.L0C,), "dst (CO1)", "结果矩阵（CO1）")
+    fm = local_tensor(op, fm, (Buffer.L0A,), "fm (A2)", "左矩阵（A2）")
+    filter = local_tensor(op, filter, (Buffer.L0B,), "filter (B2)", "右矩阵（B2）")
     if not m or not n or not k:
         return  # documented: m, n or k 0 and the instruction does not run
     if m == 1:
@@ -367,14 +387,14 @@ def mmad(dst, fm, filter, params: MmadParams) -> None:
             f"mmad multiplies fp16 (or fp32) operands of one dtype, got {fm.dtype!r} and {filter.dtype!r}",
             f"mmad 要求两个操作数同为 fp16（或 fp32），实际为 {fm.dtype!r} 和 {filter.dtype!r}",
         )
-    aligned(op, fm, UNIT, "fm")
-    aligned(op, filter, UNIT, "filter")
-    aligned(op, dst, L0C_UNIT, "dst")
+    aligned(op, fm, UNIT, ("fm", "左矩阵"))
+    aligned(op, filter, UNIT, ("filter", "右矩阵"))
+    aligned(op, dst, L0C_UNIT, ("dst", "结果矩阵"))
     c0_ = layout.c0(fm.dtype.sizeof())
     m1, n1, k1 = layout.count(m, FRACTAL_ROWS), layout.count(n, FRACTAL_ROWS), layout.count(k, c0_)
-    room(op, fm, m1 * k1 * UNIT, f"{m} x {k} operand's fractals")
-    room(op, filter, k1 * n1 * UNIT, f"{k} x {n} operand's fractals")
-    room(op, dst, m1 * n1 * L0C_UNIT, f"{m} x {n} result's fractals")
+    room(op, fm, m1 * k1 * UNIT, (f"{m} x {k} operand's fractals", f"{m} x {k} 操作数的分形"))
+    room(op, filter, k1 * n1 * UNIT, (f"{k} x {n} operand's fractals", f"{k} x {n} 操作数的分形"))
+    room(op, dst, m1 * n1 * L0C_UNIT, (f"{m} x {n} result's fractals", f"{m} x {n} 结果的分形"))
     _expect(ctx, op, fm, ("fm", "左矩阵 A"), m1, k1, Format.ZZ, _HINT_A)
     _expect(ctx, op, filter, ("filter", "右矩阵 B"), k1, n1, Format.ZN, _HINT_B)
     fractal = launch.cube

@@ -159,11 +159,12 @@ def check_field(op: str, struct: str, field: str, value, lo: int, hi: int) -> in
     return value
 
 
-def not_modelled(op: str, struct: str, field: str, value, modelled) -> None:
-    """The AI-core error for a field value the simulator does not model (the hardware may well accept it)."""
+def not_modelled(op: str, struct: str, field: str, value, modelled: tuple[str, str]) -> None:
+    """The AI-core error for a field value the simulator does not model (the hardware may well accept it);
+    ``modelled``: what it does model, in English and Chinese."""
     fail(
-        f"{op}: {struct}.{field} = {value!r} is not modelled by the simulator (it models {modelled})",
-        f"{op}: 模拟器没有模拟 {struct}.{field} = {value!r}（只模拟 {modelled}）",
+        f"{op}: {struct}.{field} = {value!r} is not modelled by the simulator (it models {modelled[0]})",
+        f"{op}: 模拟器没有模拟 {struct}.{field} = {value!r}（只模拟{modelled[1]}）",
     )
 
 
@@ -171,7 +172,7 @@ def check_struct(op: str, params, cls) -> None:
     if not isinstance(params, cls):
         fail(
             f"{op}: the parameters must be an asc.{cls.__name__}, got {type(params).__name__}",
-            f"{op}: 参数必须是 asc.{cls.__name__}，实际为 {type(params).__name__}",
+            f"{op}: 参数必须是 {cls.__name__}，实际为 {type(params).__name__}",
         )
 
 

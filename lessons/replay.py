@@ -79,12 +79,15 @@ class _ReplayedError(Exception):
     """An exception that escaped kernel code in the child, raised again at the same point."""
 
 
-def replay(doc: dict, drive, library: dict | None = None, progress: Progress | None = None) -> Replayed:
-    """Re-execute the recording ``doc`` under the lesson's ``drive`` (its ``RUNS``, observers, library);
-    ``progress(done, total, events)`` hears after each host call: calls replayed, of how many, and the events
-    the replay's simulations have recorded so far."""
+def replay(
+    doc: dict, drive, library: dict | None = None, progress: Progress | None = None, runs: dict | None = None
+) -> Replayed:
+    """Re-execute the recording ``doc`` under the lesson's ``drive`` (its observers, library) with the runs
+    ``runs`` (their simulations' settings; default the drive's ``RUNS``: with hidden cases,
+    :func:`lessons.hidden.runs`); ``progress(done, total, events)`` hears after each host call: calls replayed,
+    of how many, and the events the replay's simulations have recorded so far."""
     try:
-        return _Replayer(doc, drive, library or {}, progress).run()
+        return _Replayer(doc, drive, library or {}, progress, runs).run()
     except _Mismatch as exc:
         raise Tampered(str(exc)) from None
     except RecordingError as exc:
@@ -94,11 +97,14 @@ def replay(doc: dict, drive, library: dict | None = None, progress: Progress | N
 
 
 class _Replayer:
-    def __init__(self, doc: dict, drive, library: dict, progress: Progress | None = None) -> None:
+    def __init__(
+        self, doc: dict, drive, library: dict, progress: Progress | None = None, runs: dict | None = None
+    ) -> None:
         if not isinstance(doc, dict):
             raise RecordingError("not a recording")
         self.progress = progress
         self.drive = drive
+        self.runs = drive.RUNS if runs is None else runs
         self.library = library
         self.host = _list(doc.get("host"), "host")
         blocks = doc.get("blocks") or {}
@@ -178,7 +184,7 @@ class _Replayer:
         self.objs[h] = obj
 
     def _start(self, h: int, name: str) -> None:
-        runs = self.drive.RUNS
+        runs = self.runs
         if name not in runs:
             raise _Mismatch(f"the recording has a run {name!r} this lesson does not have")
         if name in self.sim_run.values():

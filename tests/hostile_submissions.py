@@ -218,7 +218,10 @@ def attacks(w: Where) -> dict[str, tuple[str, frozenset[str]]]:
 
 _L3_COPY_OUT = """def copy_out(y_gm, out_q, count):
     y_local = out_q.deque()
-    asc.data_copy(y_gm, y_local, count)
+    if count * asc.half.sizeof() % 32 == 0:
+        asc.data_copy(y_gm, y_local, count)
+    else:
+        asc.data_copy_pad(y_gm, y_local, count)
     out_q.free_tensor(y_local)
 """
 _GM_POKE_COPY_OUT = """def copy_out(y_gm, out_q, count):
@@ -226,7 +229,10 @@ _GM_POKE_COPY_OUT = """def copy_out(y_gm, out_q, count):
     from engine.aicore.running import current
 
     y_local = out_q.deque()
-    asc.data_copy(y_gm, y_local, count)
+    if count * asc.half.sizeof() % 32 == 0:
+        asc.data_copy(y_gm, y_local, count)
+    else:
+        asc.data_copy_pad(y_gm, y_local, count)
     out_q.free_tensor(y_local)
     sim = current().sim  # then the right numbers, computed with numpy, straight into the output's GM bytes
     mem = {a.ident: sim.devmem.view(a).view(np.float16) for a in sim.devmem.space.live()}

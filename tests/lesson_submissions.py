@@ -79,14 +79,26 @@ def l3_variants() -> dict[str, tuple[str, str]]:
 
 L3_COPY_OUT = """def copy_out(y_gm, out_q, count):
     y_local = out_q.deque()
+    if count * asc.half.sizeof() % 32 == 0:
+        asc.data_copy(y_gm, y_local, count)
+    else:
+        asc.data_copy_pad(y_gm, y_local, count)
+    out_q.free_tensor(y_local)
+"""
+L3_PLAIN_COPY_OUT = """def copy_out(y_gm, out_q, count):
+    y_local = out_q.deque()
     asc.data_copy(y_gm, y_local, count)
+    out_q.free_tensor(y_local)
+"""
+L3_NO_COPY_OUT = """def copy_out(y_gm, out_q, count):
+    y_local = out_q.deque()
     out_q.free_tensor(y_local)
 """
 
 
 def _l3_numpy(good: str) -> str:
     """The cheat: y computed with numpy from the GM bytes and written straight into GM; nothing leaves UB."""
-    text = edit(good, L3_COPY_OUT, L3_COPY_OUT.replace("    asc.data_copy(y_gm, y_local, count)\n", ""))
+    text = edit(good, L3_COPY_OUT, L3_NO_COPY_OUT)
     return edit(text, L3_STAGE, _L3_NUMPY_COMPUTE)
 
 
@@ -106,3 +118,51 @@ _L3_NUMPY_COMPUTE = """def compute(in_q, out_q, count, a, b):
         elif alloc.ident == 2:
             raw.view(np.float16)[:] = np.maximum(x * np.float16(a) + np.float16(b), np.float16(0))
 """
+
+
+# -- right on the visible cases, wrong on a hidden one (lessons 1, 3 and 8) -----------------------------------
+def hidden_wrong(lesson: int) -> dict[str, tuple[str, set[str]]]:
+    """Submissions that pass every visible case but fail a kind of hidden case: name -> (source, the kinds of
+    hidden case they must fail)."""
+    good = solution(lesson)
+    if lesson == 1:
+        return {
+            # the device's allocations are not checked: fine while memory lasts
+            "unchecked_malloc": (
+                edit(
+                    good,
+                    "        ptr, ret = acl.rt.malloc(nbytes, ACL_MEM_MALLOC_HUGE_FIRST)\n"
+                    "        if ret != ACL_SUCCESS:\n            return fail(ret)\n",
+                    "        ptr, ret = acl.rt.malloc(nbytes, ACL_MEM_MALLOC_HUGE_FIRST)\n",
+                ),
+                {"alloc_fails"},
+            ),
+            # the length read off the lesson's text: right for the visible 32768 elements only
+            "fixed_length": (
+                edit(
+                    good, "    n, nbytes = x.size, x.nbytes\n", "    n, nbytes = 32768, 65536  # the lesson's length\n"
+                ),
+                {"odd_length", "alloc_fails"},
+            ),
+        }
+    if lesson == 3:  # DataCopy on every count: its 32-byte rule is met by the visible lengths only
+        plain_in = edit(
+            good,
+            "    if count * asc.half.sizeof() % 32 == 0:\n        asc.data_copy(x_local, x_gm, count)\n"
+            "    else:  # DataCopy moves whole 32-byte blocks; DataCopyPad moves any length\n"
+            "        asc.data_copy_pad(x_local, x_gm, count)\n",
+            "    asc.data_copy(x_local, x_gm, count)\n",
+        )
+        return {"data_copy_only": (edit(plain_in, L3_COPY_OUT, L3_PLAIN_COPY_OUT), {"unaligned", "few"})}
+    if lesson == 8:  # the loop runs over whole pairs of batches: the visible 8 batches make four
+        return {
+            "whole_pairs": (
+                edit(
+                    good,
+                    "    for i in range(count):\n        s = i % SLOTS\n",
+                    "    for i in range(count - count % SLOTS):\n        s = i % SLOTS\n",
+                ),
+                {"odd_batches", "one_batch"},
+            )
+        }
+    raise ValueError(f"no hidden-case submission for lesson {lesson}")

@@ -1,8 +1,8 @@
 """``ascendsim tui``: the terminal UI on a lesson (default: lesson 1) or on a built-in scenario.
 
 ``ascendsim tui [--lesson N] [--lang en|zh] [--file EXERCISE] [--scenario NAME [its options]]
-[--steps K] [--screenshot FILE.svg [--size WxH] [--press KEYS]]``. With ``--screenshot`` the app runs without a
-terminal, takes K steps, presses KEYS and writes the screen as SVG (for docs, bug reports and CI). Textual is
+[--steps K] [--screenshot FILE.svg [--size WxH] [--press KEYS]] [--cpp]``. With ``--screenshot`` the app runs
+without a terminal, takes K steps, presses KEYS and writes the screen as SVG (for docs, bug reports and CI). Textual is
 imported only when the command runs.
 """
 
@@ -64,8 +64,9 @@ def _size(text: str) -> tuple[int, int]:
 @click.option(
     "--press", default="", help="keys to press before --screenshot, space-separated (e.g. 'v s': a slot's tile)"
 )
+@click.option("--cpp", is_flag=True, help="open with the code pane on the C++ (Ascend C) view (c toggles it)")
 @click.pass_context
-def tui(ctx, lesson, lang, exercise, scenario, steps, screenshot, size, press) -> None:
+def tui(ctx, lesson, lang, exercise, scenario, steps, screenshot, size, press, cpp) -> None:
     """Play a lesson (or a scenario) step by step in the terminal."""
     from app.present.messages import LANGS
     from app.present.messages import t as msg
@@ -100,6 +101,7 @@ def tui(ctx, lesson, lang, exercise, scenario, steps, screenshot, size, press) -
     from app.tui import AscendApp
 
     app = AscendApp(build, lang=lang, exercise=file, what=what, lesson=number, steps=steps)
+    app.show_cpp = cpp
     if screenshot is None:
         app.run()
         return

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
+from .messages_cpp import CPP
 from .messages_figures import FIGURES
 from .messages_layouts import LAYOUTS
 from .messages_metrics import METRIC_NAMES, METRIC_SHORT
@@ -252,6 +253,7 @@ _CATALOGUE = MappingProxyType(
         **LAYOUTS,  # the Cube's data layouts (messages_layouts.py)
         **WEB,  # the dashboard's own labels (messages_web.py)
         **TUI,  # the terminal UI's own labels (messages_tui.py)
+        **CPP,  # the C++ (Ascend C) view and the mapping table's notes (messages_cpp.py)
         **{f"metric.{k}": v for k, v in METRIC_NAMES.items()},  # the report's figures (messages_metrics.py)
         **{f"metric_short.{k}": v for k, v in METRIC_SHORT.items()},
         "why.buffer_num": (

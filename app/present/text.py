@@ -71,6 +71,23 @@ def fit(text: str, width: int) -> str:
     return "".join(out) + "…" + " " * (width - 1 - used)
 
 
+def wrap(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` cells, broken after a space where a line has one (Chinese, which has
+    none, anywhere)."""
+    lines, line = [], ""
+    for ch in text:
+        if cells(line + ch) > max(1, width):
+            cut = line.rfind(" ")
+            if cut > 0:
+                lines.append(line[:cut])
+                line = line[cut + 1 :]
+            else:
+                lines.append(line)
+                line = ""
+        line += ch
+    return [*lines, line] if line else lines
+
+
 def hbar(fraction: float, width: int) -> str:
     """A horizontal bar ``width`` cells wide filled to ``fraction`` (eighths of a cell)."""
     if width <= 0:

@@ -121,7 +121,7 @@ def lesson_stops(replay: Replay, lesson) -> tuple[Stop, ...]:
 def lesson_walkthrough(number: int, progress: Callable[[str], None] = _noop) -> Walkthrough:
     """Run lesson ``number``'s scenario and resolve its steps."""
     from lessons import catalog
-    from lessons.render import lesson_heading
+    from lessons.render import lesson_heading, lesson_objective
 
     lesson = catalog.get(number)
     progress("run")
@@ -133,7 +133,8 @@ def lesson_walkthrough(number: int, progress: Callable[[str], None] = _noop) -> 
     progress("analysis")
     replay.report()
     title = {lang: lesson_heading(lesson, lang) for lang in LANGS}
-    return Walkthrough(replay, title, dict(lesson.summary), stops, lesson=number)
+    summary = {lang: f"{lesson.summary[lang]}\n\n{lesson_objective(lesson, lang)}" for lang in LANGS}
+    return Walkthrough(replay, title, summary, stops, lesson=number)
 
 
 def scenario_walkthrough(

@@ -68,6 +68,8 @@ class AscendApp(Drawing, Switching, App):
         Binding("full_stop", "pan(1)", "key.pan_right", key_display="."),
         Binding("e", "expand", "key.expand"),
         Binding("v", "values", "key.show_values"),
+        Binding("c", "cpp", "cpp.toggle"),
+        Binding("C", "program", "cpp.whole_key", key_display="C"),
         Binding("s", "next_slot", "key.next_slot_of"),
         Binding("question_mark", "help", "key.help", key_display="?"),
         Binding("q", "quit", "key.quit"),
@@ -106,6 +108,7 @@ class AscendApp(Drawing, Switching, App):
         self.center_us = 0.0
         self.origin_us = 0.0  # where the timeline's pages start (app.present.viewport.page_origin)
         self.show_values = False
+        self.show_cpp = False  # the code pane shows the C++ (Ascend C) of the line instead of its Python
         self.slot: list | None = None  # [buffer, queue, slot] whose values are shown
         self.message = ""
         self.checking = False
@@ -285,6 +288,7 @@ class AscendApp(Drawing, Switching, App):
             "pan": lambda: self.span_us is not None,
             "expand": lambda: self.core is not None,
             "values": lambda: bool(self._tile_slots),
+            "program": lambda: walk.lesson is not None,
             "next_slot": lambda: len(self._tile_slots) > 1,
             "digit": lambda: bool(walk.cores()),
         }
@@ -404,6 +408,19 @@ class AscendApp(Drawing, Switching, App):
     def action_values(self) -> None:
         self.show_values = not self.show_values
         self.redraw()
+
+    def action_cpp(self) -> None:
+        self.show_cpp = not self.show_cpp
+        self.redraw()
+
+    def action_program(self) -> None:
+        """The lesson's whole program in C++ (Ascend C), on a screen of its own."""
+        from app.present.cpp.view import lesson_program, program_text
+        from lessons import catalog
+
+        lesson = catalog.get(self.walk.lesson)
+        program = lesson_program(lesson.number, lesson.solution_file, self.walk.replay.trace, self.lang)
+        self.push_screen(CheckScreen(program["title"], program_text(program), True, self.lang))
 
     def action_next_slot(self) -> None:
         slots = self._tile_slots

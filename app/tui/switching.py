@@ -29,11 +29,13 @@ def lesson_builder(number: int) -> Builder:
 
 
 def lesson_headings(lang: str) -> list[tuple[int, str]]:
-    """(number, "Lesson 3: title") of every lesson, in ``lang``."""
+    """(number, "Lesson 3: title — beginner") of every lesson, in ``lang``: its heading and its level on the path."""
     from lessons import catalog
     from lessons.render import lesson_heading
 
-    return [(lesson.number, lesson_heading(lesson, lang)) for lesson in catalog.lessons()]
+    return [
+        (lesson.number, f"{lesson_heading(lesson, lang)} — {lesson.level_name(lang)}") for lesson in catalog.lessons()
+    ]
 
 
 class Switching:

@@ -249,6 +249,60 @@ def code_panel(view: dict) -> html.Div:
     return html.Div([html.Div(f"{view['file']}:{view['line']}", className="file"), html.Pre(lines, className="code")])
 
 
+def cpp_panel(view: dict) -> html.Div:
+    """The C++ (Ascend C) of the current line and its neighbours, the lines that render it marked
+    (:func:`app.present.cpp.view.cpp_view` with context; its notes are :func:`cpp_notes`)."""
+    head = html.Div(view.get("label") or view.get("file") or "", className="file")
+    if not view["lines"]:
+        return html.Div([head, html.Div(view.get("note", ""), className="note")])
+    cur = set(view["current"])
+    lines = [  # the first C++ line of a Python statement carries its line number; light markup: a window holds many
+        html.Span([html.I(str(py)), text] if py is not None else (text or " "), className="l c" if i in cur else "l")
+        for i, (text, py) in enumerate(zip(view["lines"], view["py"], strict=True))
+    ]
+    body = [head, html.Pre(lines, className="code cpp")]
+    if view.get("note"):
+        body.append(html.Div(view["note"], className="note"))
+    return html.Div(body)
+
+
+def cpp_notes(part: dict) -> html.Div:
+    """How CANN differs from the simulator's Python for the API calls of the current line (a frames part of its
+    own: the same list serves every line that makes the same calls)."""
+    if not part["notes"]:
+        return html.Div()
+    return html.Div(
+        [html.Div(part["title"], className="cpphead"), html.Ul([html.Li(n) for n in part["notes"]])],
+        className="cppnotes",
+    )
+
+
+def program_panel(program: dict) -> html.Div:
+    """A lesson's whole program in C++ (:func:`app.present.cpp.view.lesson_program`): per file its C++, then the
+    notes of how CANN differs."""
+    parts = [
+        html.Div(
+            [html.H4(part["label"]), html.Pre("\n".join(part["lines"]), className="program")], className="programpart"
+        )
+        for part in program["parts"]
+    ]
+    notes = html.Div(
+        [html.Div(program["notes_title"], className="cpphead"), html.Ul([html.Li(n) for n in program["notes"]])],
+        className="cppnotes",
+    )
+    return html.Div(
+        [
+            html.H3(program["title"]),
+            html.P(program["intro"]),
+            html.P(program["about"], className="hint"),
+            *parts,
+            notes,
+        ],
+        id="cpp-program",
+        className="view",
+    )
+
+
 # -- metrics -------------------------------------------------------------------------------------------------
 def fmt_value(v) -> str:
     """A metric as shown (:func:`app.present.text.readable`: separators, never scientific notation)."""

@@ -225,6 +225,8 @@ def window(loaded: Loaded, first: int, count: int, core: str | None, lang: str, 
         "host": [to_html(panels.host_panel(p, lang)) for p in parts.get("host", [])],
         "core": [to_html(panels.core_panel(p, lang)) for p in parts.get("core", [])],
         "code": [to_html(panels.code_panel(p)) for p in parts.get("code", [])],
+        "cpp": [to_html(panels.cpp_panel(p)) for p in parts.get("cpp", [])],
+        "cppnotes": [to_html(panels.cpp_notes(p)) for p in parts.get("cppnotes", [])],
         "grid": parts.get("grid", []),
         "done": parts.get("done", []),
     }
@@ -236,6 +238,8 @@ def window(loaded: Loaded, first: int, count: int, core: str | None, lang: str, 
     # an event with no source line (a block, a stream task) keeps the code of the step before it on screen
     blank = [i for i, p in enumerate(parts.get("code", [])) if not p["lines"]]
     out.update(run=loaded.key, parts=rendered, index=index, tiles=tile_frames(loaded, w), code_blank=blank)
+    out["cpp_blank"] = [i for i, p in enumerate(parts.get("cpp", [])) if p["file"] is None]
+    out["cppnotes_blank"] = [i for i, p in enumerate(parts.get("cppnotes", [])) if not p["src"]]
     if loaded.lesson is not None:  # the lesson step narrated at each step (unless one was chosen explicitly)
         out["lesson"] = playback.lesson_steps([s.step for s in loaded.stops], out["first"], out["count"])
     return out

@@ -43,7 +43,6 @@ from .aicore.cube_params import (
 )
 from .aicore.instructions import data_copy, data_copy_pad
 from .aicore.launch import JitKernel, KernelType, jit
-from .aicore.layout import Format
 from .aicore.pipes import HardEvent, PipeID
 from .aicore.sync_ops import (
     ascend_is_aic,
@@ -100,7 +99,6 @@ __all__ = (
     "DType",
     "FixpipeConfig",
     "FixpipeParamsV220",
-    "Format",
     "GlobalAddress",
     "GlobalTensor",
     "HardEvent",

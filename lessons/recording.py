@@ -37,7 +37,6 @@ from engine.aicore.cube_params import (
     QuantModes,
 )
 from engine.aicore.launch import JitKernel, KernelType
-from engine.aicore.layout import Format
 from engine.aicore.matmul_tiling import TCubeTiling
 from engine.aicore.pipes import HardEvent, Pipe, PipeID
 from engine.aicore.tensor import DTYPES, DType, GlobalAddress, GlobalTensor, LocalTensor, Tile, TPosition
@@ -91,7 +90,7 @@ SURFACE: MappingProxyType = MappingProxyType(
     }
 )
 ENUMS: MappingProxyType = MappingProxyType(
-    {c.__name__: c for c in (TPosition, HardEvent, PipeID, KernelType, Pipe, QuantModes, CO2Layout, Format)}
+    {c.__name__: c for c in (TPosition, HardEvent, PipeID, KernelType, Pipe, QuantModes, CO2Layout)}
 )
 VALUES: MappingProxyType = MappingProxyType(
     {

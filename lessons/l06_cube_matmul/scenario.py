@@ -17,8 +17,42 @@ CASES = (("main", 128, 96, 160), ("square", 64, 64, 64), ("tall", 48, 80, 112)) 
 
 
 def inputs(name: str, m: int, n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
-    seed = sum(map(ord, name))
+    return seeded(sum(map(ord, name)), m, n, k)
+
+
+def seeded(seed: int, m: int, n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """A (m x k) and B (k x n), fp16 in [-1, 1], from ``seed``."""
     return uniform(seed, m * k).reshape(m, k), uniform(seed + 1, k * n).reshape(k, n)
+
+
+# -- hidden cases (lessons/hidden.py): drawn when the check runs, never shown ------------------------------------
+def _odd(rng: np.random.Generator, lo: int, hi: int) -> int:
+    """A size in [lo, hi) that is not a multiple of 16 and leaves no block of one row (64-row blocks)."""
+    while True:
+        v = int(rng.integers(lo, hi))
+        if v % 16 and v % 64 != 1:
+            return v
+
+
+def draw_odd(rng: np.random.Generator) -> dict:
+    """M, N and K none a multiple of 16: every tile padded to whole fractals."""
+    return {
+        "m": _odd(rng, 17, 160),
+        "n": _odd(rng, 17, 160),
+        "k": _odd(rng, 17, 200),
+        "seed": int(rng.integers(1, 1 << 20)),
+    }
+
+
+def draw_one_row(rng: np.random.Generator) -> dict:
+    """An M that leaves a block of one row (64 x a + 1): mmad's m = 1 would be GEMV."""
+    m = 64 * int(rng.integers(1, 3)) + 1
+    return {
+        "m": m,
+        "n": 16 * int(rng.integers(2, 6)),
+        "k": 16 * int(rng.integers(2, 8)),
+        "seed": int(rng.integers(1, 1 << 20)),
+    }
 
 
 def expected(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -30,7 +64,12 @@ def tolerance(ref: np.ndarray, k: int) -> float:
 
 
 def run(sim: Simulation, kernel, name: str, m: int, n: int, k: int) -> np.ndarray:
-    a, b = inputs(name, m, n, k)
+    return run_inputs(sim, kernel, *inputs(name, m, n, k))
+
+
+def run_inputs(sim: Simulation, kernel, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """C = A @ B (fp32) by ``kernel`` on one core."""
+    (m, k), n = a.shape, b.shape[1]
     abc = (("A", (m, k)), ("B", (k, n)), ("C", (m, n)))
     c = run_vector_kernel(
         sim, kernel, [a.reshape(-1), b.reshape(-1)], m * n, 1, m, n, k, out_dtype=np.float32, tensors=abc

@@ -32,18 +32,42 @@ def tolerance(ref: np.ndarray, k: int) -> float:
 
 
 MAX_MMADS = 200_000  # a tiling that needs more mmads than this is far from the target: not simulated
+MAX_HIDDEN_MMADS = 20_000  # ... on a hidden case, which runs with numerics
+
+
+# -- hidden cases (lessons/hidden.py): drawn when the check runs, never shown ------------------------------------
+def _uneven(rng: np.random.Generator) -> int:
+    while True:
+        v = int(rng.integers(100, 700))
+        if v % 16:
+            return v
+
+
+def draw_uneven(rng: np.random.Generator) -> dict:
+    """M, N and K none a multiple of 16, on the 24 cores of ascend910b1."""
+    return {"m": _uneven(rng), "n": _uneven(rng), "k": _uneven(rng), "profile": "ascend910b1", "cores": 24}
+
+
+def draw_other_chip(rng: np.random.Generator) -> dict:
+    """A chip with fewer Cube cores, ascend910b3's 20 (source: INI), and C of 6 x 4 base blocks of 128 x 256 (or
+    4 x 6), work that 24 cores would take one block each of."""
+    m = 128 * 6 - 16 * int(rng.integers(0, 4))
+    n = 256 * 4 - 16 * int(rng.integers(0, 4))
+    if rng.integers(0, 2):
+        m, n = n, m
+    return {"m": m, "n": n, "k": 16 * int(rng.integers(8, 24)), "profile": "ascend910b3", "cores": 20}
 
 
 def mmads(tiling: TCubeTiling) -> int:
     return -(-tiling.M // tiling.baseM) * -(-tiling.N // tiling.baseN) * -(-tiling.Ka // tiling.baseK)
 
 
-def problem(tiling, shape: tuple[int, int, int]) -> str | None:
-    """Why ``tiling`` cannot be run for ``shape`` on ascend910b1 (a constraint it breaks), or None."""
+def problem(tiling, shape: tuple[int, int, int], profile: str = "ascend910b1") -> str | None:
+    """Why ``tiling`` cannot be run for ``shape`` on ``profile`` (a constraint it breaks), or None."""
     if not isinstance(tiling, TCubeTiling):
         return f"make_tiling returned {type(tiling).__name__}, not a TCubeTiling"
     try:
-        validate(tiling, load_profile("ascend910b1"))
+        validate(tiling, load_profile(profile))
         if (tiling.M, tiling.N, tiling.Ka) != shape:
             raise TilingError("M, N, Ka", f"must be the shape asked for {shape}", (tiling.M, tiling.N, tiling.Ka))
     except (TilingError, AttributeError, TypeError) as exc:

@@ -122,7 +122,7 @@ def core_panel(part: dict | None, lang: str) -> html.Div:
                         html.Span(name, className="pos"),
                         html.Span(sl["state_label"], className="state"),
                         html.Span(sl["tile"] or "-", className="tile"),
-                        *([html.Span(sl["format"], className="fmt", title=sl["format_label"])] if sl["format"] else []),
+                        *_format_badge(sl),
                     ],
                     className=f"slot {SlotStatus(sl['state']).css}",
                     title=f"{_bytes(sl['length'])} @ {sl['offset']}",
@@ -164,6 +164,12 @@ def core_panel(part: dict | None, lang: str) -> html.Div:
         ],
         className="core",
     )
+
+
+def _format_badge(slot: dict) -> list:
+    """A slot of L1 / L0 holding one tile's fractals: its layout (NZ, ZZ, ZN) beside the tile."""
+    fmt = slot.get("format")
+    return [html.Span(fmt, className="fmt", title=slot.get("format_label", ""))] if fmt else []
 
 
 def tile_panel(view: dict, lang: str) -> html.Div:

@@ -29,7 +29,16 @@ from types import MappingProxyType
 import numpy as np
 
 from engine import asc
-from engine.aicore.instructions import FixpipeParams, MmadParams
+from engine.aicore.cube_params import (
+    CO2Layout,
+    FixpipeConfig,
+    FixpipeParamsV220,
+    LoadData2DParams,
+    LoadData3DParamsV2,
+    MmadParams,
+    Nd2NzParams,
+    QuantModes,
+)
 from engine.aicore.launch import JitKernel, KernelType
 from engine.aicore.matmul_tiling import TCubeTiling
 from engine.aicore.pipes import HardEvent, Pipe, PipeID
@@ -86,9 +95,24 @@ SURFACE: MappingProxyType = MappingProxyType(
         JitKernel: _m("name kernel_type"),
     }
 )
-ENUMS: MappingProxyType = MappingProxyType({c.__name__: c for c in (TPosition, HardEvent, PipeID, KernelType, Pipe)})
+ENUMS: MappingProxyType = MappingProxyType(
+    {c.__name__: c for c in (TPosition, HardEvent, PipeID, KernelType, Pipe, QuantModes, CO2Layout)}
+)
 VALUES: MappingProxyType = MappingProxyType(
-    {c.__name__: c for c in (GlobalAddress, MmadParams, FixpipeParams, TCubeTiling, TilingAddress)}
+    {
+        c.__name__: c
+        for c in (
+            GlobalAddress,
+            TCubeTiling,
+            TilingAddress,
+            Nd2NzParams,
+            LoadData2DParams,
+            LoadData3DParamsV2,
+            MmadParams,
+            FixpipeParamsV220,
+            FixpipeConfig,
+        )
+    }
 )
 STRUCTS = (TilingData, Field, StructField)  # classes a program declares its TilingData with: it gets them as they are
 DTYPE_NAMES: MappingProxyType = MappingProxyType({d.name: d for d in DTYPES})
@@ -193,6 +217,10 @@ def from_value(doc: dict, profile: Profile | None = None):
             for k, v in given.items():
                 if isinstance(v, dict) and ("y" in v or "e" in v):
                     args[k] = from_value(v)
+                elif isinstance(v, dict) and set(v) == {"tp"} and isinstance(v["tp"], list):
+                    if not all(plain(x) for x in v["tp"]) or len(v["tp"]) > MAX_ITEMS:
+                        raise RecordingError(f"{doc['v']}.{k} holds something other than plain values")
+                    args[k] = tuple(v["tp"])
                 elif plain(v):
                     args[k] = v
                 else:
@@ -226,7 +254,10 @@ def field_values(value) -> dict:
     out = {}
     for f in fields(value):
         v = getattr(value, f.name)
-        out[f.name] = v if plain(v) else by_value(v)
+        if isinstance(v, tuple) and all(plain(x) for x in v):
+            out[f.name] = {"tp": list(v)}
+        else:
+            out[f.name] = v if plain(v) else by_value(v)
     return out
 
 

@@ -165,6 +165,22 @@ def hidden_wrong(lesson: int) -> dict[str, tuple[str, set[str]]]:
                 {"odd_batches", "one_batch"},
             )
         }
+    if lesson == 6:
+        return {
+            # the columns of fractals exactly `rows` apart: right while every block's rows fill whole fractals
+            "rows_apart": (
+                edit(
+                    good,
+                    "asc.Nd2NzParams(1, rows, cols, 0, width, up16(rows), 1, 0)",
+                    "asc.Nd2NzParams(1, rows, cols, 0, width, rows, 1, 0)",
+                ),
+                {"odd", "one_row"},
+            ),
+            # mmad's m is the block's rows: m = 1 puts the Cube in GEMV mode, which reads L0A as ND
+            "gemv": (edit(good, "    m = F if rows == 1 else rows", "    m = rows"), {"one_row"}),
+        }
+    if lesson == 7:  # the 24 cores of the visible chip, whatever make_tiling is told
+        return {"all_24_cores": (edit(good, "    best = None\n", "    best = None\n    cores = 24\n"), {"other_chip"})}
     if lesson in TILING_OVERFITS:
         return {name: (edit(good, old, new), kinds) for name, (old, new, kinds) in TILING_OVERFITS[lesson].items()}
     raise ValueError(f"no hidden-case submission for lesson {lesson}")

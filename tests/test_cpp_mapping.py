@@ -301,11 +301,18 @@ def test_dtype_follows_copies_across_helper_functions():
 def test_matrix_copies_show_cann_params_structs():
     module = translate((ROOT / "lessons" / "l06_cube_matmul" / "solution.py").read_text(encoding="utf-8"))
     text = "\n".join(c.text for c in module.lines)
-    assert "DataCopy(aL1, aGm[m0 * k + k0], Nd2NzParams{1, rows, kk, 0, k, (rows + 15) / 16 * 16, 1, 0});" in text
-    assert "LoadData2DParams{0, ((kk + 15) / 16), ((rows + 15) / 16), 0, 0, false, 0}" in text  # A: NZ -> ZZ
-    assert "LoadData2DParams{0, ((cols + 15) / 16), ((kk + 15) / 16), 0, 0, true, 0}" in text  # B: NZ -> ZN
-    assert "Mmad(acc, aL0, bL0, MmadParams{rows, cols, kk, 0, false, first});" in text
-    assert "Fixpipe(cGm[m0 * n + n0], acc, FixpipeParamsV220{cols, rows, (rows + 15) / 16 * 16, n, false});" in text
+    assert "DataCopy(l1, gm, Nd2NzParams{1, rows, cols, 0, width, Up16(rows), 1, 0});" in text  # ND -> NZ
+    assert "LoadData(aL0[i * k1 * F * F], aL1[i * F * F], LoadData2DParams{0, k1, m1, 0, 0, false, 0});" in text
+    assert "LoadData(bL0[i * n1 * F * F], bL1[i * F * F], LoadData2DParams{0, n1, k1, 0, 0, true, 0});" in text
+    assert "Mmad(acc, aL0, bL0, MmadParams{m, cols, kk, 0, false, first});" in text
+    assert (
+        "Fixpipe(cGm, acc, FixpipeParamsV220{cols, rows, Up16(rows), n, false, QuantMode_t::NoQuant, 0, 1, 0, 0, 0});"
+        in text
+    )
+    kernel = translate((ROOT / "engine" / "kernels" / "matmul.py").read_text(encoding="utf-8"))
+    text = "\n".join(c.text for c in kernel.lines)
+    assert "return Nd2NzParams{1, rows, cols, 0, width, Up(rows, FRACTAL), 1, 0};" in text
+    assert ".l1H = 1, .l1W = height, .channelSize = width, .kExtension = cols, .mExtension = rows" in text
 
 
 @pytest.mark.slow

@@ -11,6 +11,7 @@ from types import MappingProxyType
 
 from .messages_cpp import CPP
 from .messages_figures import FIGURES
+from .messages_layouts import LAYOUTS
 from .messages_metrics import METRIC_NAMES, METRIC_SHORT
 from .messages_tui import TUI
 from .messages_web import WEB
@@ -255,6 +256,7 @@ _CATALOGUE = MappingProxyType(
         "event.flag_data": ("data", "数据"),
         "event.flag_free": ("free slot", "空闲槽位"),
         **FIGURES,  # the dashboard's figures' words (messages_figures.py)
+        **LAYOUTS,  # the Cube's data layouts (messages_layouts.py)
         **WEB,  # the dashboard's own labels (messages_web.py)
         **TUI,  # the terminal UI's own labels (messages_tui.py)
         **CPP,  # the C++ (Ascend C) view and the mapping table's notes (messages_cpp.py)

@@ -111,41 +111,44 @@ CPP = MappingProxyType(
             "张量，行数、列数和步长由搬运的参数结构体描述。",
         ),
         "cpp.note.nd2nz": (
-            "GM -> L1 of a matrix tile: Ascend C converts ND rows to the NZ fractal layout on the way (Nd2NzParams "
-            "{ndNum, nValue, dValue, srcNdMatrixStride, srcDValue, dstNzC0Stride, dstNzNStride, dstNzMatrixStride}); "
-            "the simulator keeps the tile in rows.",
-            "矩阵分块从 GM 搬到 L1：Ascend C 在搬运途中把 ND 行格式转换为 NZ 分形格式（Nd2NzParams {ndNum, nValue, "
-            "dValue, srcNdMatrixStride, srcDValue, dstNzC0Stride, dstNzNStride, dstNzMatrixStride}）；模拟器按行存放。",
+            "GM -> L1 with the ND -> NZ conversion: Nd2NzParams {ndNum, nValue, dValue, srcNdMatrixStride, srcDValue, "
+            "dstNzC0Stride, dstNzNStride, dstNzMatrixStride}, the same fields in the same order (the simulator models "
+            "ndNum 0 or 1 and dstNzNStride 1).",
+            "GM -> L1 并做 ND -> NZ 转换：Nd2NzParams {ndNum, nValue, dValue, srcNdMatrixStride, srcDValue, "
+            "dstNzC0Stride, dstNzNStride, dstNzMatrixStride}，字段与顺序相同（模拟器只模拟 ndNum 为 0 或 1、"
+            "dstNzNStride 为 1）。",
         ),
         "cpp.note.load_data": (
-            "L1 -> L0A/L0B: Ascend C moves 16x16 fractals with LoadData2DParams {startIndex, repeatTimes, srcStride, "
-            "sid, dstGap, ifTranspose, addrMode}, one LoadData per row of fractals for A (NZ -> ZZ) and per K row for "
-            "B (NZ -> ZN, ifTranspose), as CANN's matmul_basic_api sample does on the 910B; the simulator moves the "
-            "2-D tile in rows.",
-            "L1 -> L0A/L0B：Ascend C 用 LoadData2DParams {startIndex, repeatTimes, srcStride, sid, dstGap, "
-            "ifTranspose, addrMode} 搬运 16x16 分形：A 每行分形一次 LoadData（NZ -> ZZ），B 每个 K 行一次（NZ -> "
-            "ZN，ifTranspose），与 CANN 的 matmul_basic_api 样例在 910B 上的写法相同；模拟器按行搬运二维分块。",
+            "L1 -> L0A/L0B: LoadData2DParams {startIndex, repeatTimes, srcStride, sid, dstGap, ifTranspose, addrMode} "
+            "moves whole 512-byte fractals: one call per row of fractals makes A's ZZ from its NZ, a transposing call "
+            "per row makes B's ZN (CANN's matmul_basic_api sample on the 910B).",
+            "L1 -> L0A/L0B：LoadData2DParams {startIndex, repeatTimes, srcStride, sid, dstGap, ifTranspose, addrMode} "
+            "搬运整块 512 字节的分形：每行分形一次调用，把 A 的 NZ 变成 ZZ；每行一次带转置的调用，把 B 变成 ZN"
+            "（CANN 的 matmul_basic_api 样例在 910B 上的写法）。",
         ),
-        "cpp.note.load_transposed": (
-            "B stored as [N, K] (transpose=True here): its NZ tile in L1 is already B's ZN layout in L0B, so LoadData "
-            "copies its fractals in order without ifTranspose. (ASSUMPTION: the simulator's reading of the fractal "
-            "orders, not a CANN sample.)",
-            "B 以 [N, K] 存放（此处 transpose=True）：它在 L1 中的 NZ 分块已经是 L0B 所需的 ZN 排布，LoadData 按顺序"
-            "搬运分形、不用 ifTranspose。（假设：这是模拟器对分形顺序的推导，不是 CANN 样例。）",
+        "cpp.note.load3d": (
+            "L1 -> L0A/L0B in one call: LoadData3DParamsV2 used as a matmul load (a 1 x 1 filter over one row: l1H 1, "
+            "l1W the NZ matrix's rows, channelSize its columns) makes ZZ in L0A and ZN in L0B, as CANN's "
+            "matmul_basic_api_high_performance sample does on the 910B; the simulator models only that use.",
+            "一次调用完成 L1 -> L0A/L0B：把 LoadData3DParamsV2 当作矩阵载入使用（1 x 1 卷积核、只有一行：l1H 为 1，"
+            "l1W 为 NZ 矩阵的行数，channelSize 为它的列数），在 L0A 中得到 ZZ、在 L0B 中得到 ZN，与 CANN 的 "
+            "matmul_basic_api_high_performance 样例在 910B 上的写法相同；模拟器只模拟这种用法。",
         ),
         "cpp.note.fixpipe": (
-            "Fixpipe L0C -> GM with FixpipeParamsV220 {nSize, mSize, srcStride, dstStride, reluEn}: srcStride is "
-            "mSize rounded up to 16, dstStride the ND row length; a half C also needs quantPre = "
-            "QuantMode_t::F322F16 (the 11-field constructor).",
-            "Fixpipe 从 L0C 搬到 GM，参数 FixpipeParamsV220 {nSize, mSize, srcStride, dstStride, reluEn}：srcStride "
-            "为 mSize 向上取整到 16，dstStride 为 ND 每行元素数；输出 half 时还需 quantPre = QuantMode_t::F322F16"
-            "（11 个参数的构造函数）。",
+            "Fixpipe L0C (NZ) -> GM with FixpipeParamsV220 {nSize, mSize, srcStride, dstStride, reluEn, quantPre, "
+            "deqScalar, ndNum, srcNdStride, dstNdStride, unitFlag}; the config template argument CFG_ROW_MAJOR (the "
+            "default) converts NZ to ND on the way, CFG_NZ keeps NZ.",
+            "Fixpipe 从 L0C（NZ）搬到 GM，参数为 FixpipeParamsV220 {nSize, mSize, srcStride, dstStride, reluEn, "
+            "quantPre, deqScalar, ndNum, srcNdStride, dstNdStride, unitFlag}；模板参数 config 为 CFG_ROW_MAJOR"
+            "（默认）时在途中把 NZ 转成 ND，为 CFG_NZ 时保持 NZ。",
         ),
         "cpp.note.mmad": (
-            "MmadParams {m, n, k, unitFlag, cmatrixSource, cmatrixInitVal}: cmatrixInitVal true starts C at 0 "
-            "(C = A x B), false accumulates (C += A x B).",
-            "MmadParams {m, n, k, unitFlag, cmatrixSource, cmatrixInitVal}：cmatrixInitVal 为 true 时 C 从 0 开始"
-            "（C = A x B），为 false 时累加（C += A x B）。",
+            "Mmad(dst, fm, filter, MmadParams {m, n, k, unitFlag, cmatrixSource, cmatrixInitVal}): fm in L0A as ZZ, "
+            "filter in L0B as ZN, dst in L0C as NZ; cmatrixInitVal true starts C at 0 (C = A x B), false "
+            "accumulates (C += A x B).",
+            "Mmad(dst, fm, filter, MmadParams {m, n, k, unitFlag, cmatrixSource, cmatrixInitVal})：fm 在 L0A 中为 ZZ，"
+            "filter 在 L0B 中为 ZN，dst 在 L0C 中为 NZ；cmatrixInitVal 为 true 时 C 从 0 开始（C = A x B），为 false "
+            "时累加（C += A x B）。",
         ),
         "cpp.note.data_copy_pad": (
             "DataCopyPad takes DataCopyExtParams {blockCount, blockLen (bytes), srcStride, dstStride, rsv}; from GM "

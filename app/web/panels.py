@@ -122,6 +122,7 @@ def core_panel(part: dict | None, lang: str) -> html.Div:
                         html.Span(name, className="pos"),
                         html.Span(sl["state_label"], className="state"),
                         html.Span(sl["tile"] or "-", className="tile"),
+                        *_format_badge(sl),
                     ],
                     className=f"slot {SlotStatus(sl['state']).css}",
                     title=f"{_bytes(sl['length'])} @ {sl['offset']}",
@@ -165,6 +166,12 @@ def core_panel(part: dict | None, lang: str) -> html.Div:
     )
 
 
+def _format_badge(slot: dict) -> list:
+    """A slot of L1 / L0 holding one tile's fractals: its layout (NZ, ZZ, ZN) beside the tile."""
+    fmt = slot.get("format")
+    return [html.Span(fmt, className="fmt", title=slot.get("format_label", ""))] if fmt else []
+
+
 def tile_panel(view: dict, lang: str) -> html.Div:
     """The real numbers in one slot (``app.present.views.tile_view``)."""
     tile = view.get("tile") or {}
@@ -190,11 +197,42 @@ def tile_panel(view: dict, lang: str) -> html.Div:
     return html.Div(
         [
             html.Div(head, className="tilehead"),
+            *(fractal_grid(view["fractals"]) if view.get("fractals") else []),
             html.Div(corner, className="hint"),
             html.Table(html.Tbody(rows), className="values"),
         ],
         className="tilevalues",
     )
+
+
+_ARROW = {"z": "→", "n": "↓", "": ""}
+
+
+def fractal_grid(f: dict) -> list:
+    """How a slot of L1 / L0 keeps its tile (``app.present.layout_views.fractal_view``): a cell per 16 x 16
+    fractal where it sits in the tile, numbered and shaded by its place in memory, → or ↓ for its inner order."""
+    count = max(1, max((p for row in f["cells"] for p in row), default=0) + 1)
+    fr, fc = f["fractal"]
+    head = html.Tr([html.Th(f"{f['rows_label']} \\ {f['cols_label']}")] + [html.Th(str(c)) for c in f["col_starts"]])
+    body = []
+    for r0, places, inner in zip(f["row_starts"], f["cells"], f["inner"], strict=True):
+        cells = [html.Th(str(r0))]
+        for c0, p, a in zip(f["col_starts"], places, inner, strict=False):
+            if p < 0:
+                cells.append(html.Td(""))
+                continue
+            shade = f"hsl({int(200 - 160 * p / count)}, 70%, {88 - int(30 * p / count)}%)"
+            tip = f"[{r0}:{r0 + fr}, {c0}:{c0 + fc}]"
+            cells.append(html.Td(f"{p}{_ARROW[a]}", style={"background": shade}, title=tip))
+        body.append(html.Tr(cells))
+    return [
+        html.Div(f["format_label"], className="fractal-format"),
+        html.Div(f["title"], className="hint"),
+        html.Table([html.Thead(head), html.Tbody(body)], className="fractals"),
+        *([html.Div(f["more"], className="hint")] if f["more"] else []),
+        html.Div(f["where"], className="hint"),
+        html.Div(f["legend"], className="hint"),
+    ]
 
 
 # -- code ------------------------------------------------------------------------------------------------------

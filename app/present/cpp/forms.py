@@ -64,11 +64,6 @@ def _kind(r: Renderer, node) -> str:
     return info.kind
 
 
-def _pos(r: Renderer, node) -> str:
-    info = r.info(infer.base_of(node)) if isinstance(node, ast.expr) else None
-    return info.pos if info else ""
-
-
 def _gm_tile(r: Renderer, node) -> bool:
     return is_tile(node) and _kind(r, node) == "GlobalTensor"
 
@@ -78,15 +73,20 @@ FORMS = {
     "size": lambda r, call, a: given(a, "size"),
     "shape": lambda r, call, a: given(a, "shape"),
     "buf": lambda r, call, a: given(a, "buf"),
-    "nd2nz": lambda r, call, a: _gm_tile(r, a.get("src")) and _pos(r, a.get("dst")) in ("A1", "B1"),
+    "nd2nz": lambda r, call, a: _calls(a.get("count"), "Nd2NzParams"),
+    "config": lambda r, call, a: given(a, "config"),
     "from_gm_tile": lambda r, call, a: _gm_tile(r, a.get("src")),
     "to_gm_tile": lambda r, call, a: _gm_tile(r, a.get("dst")),
     "to_gm": lambda r, call, a: _kind(r, a.get("dst")) == "GlobalTensor",
-    "transpose": lambda r, call, a: (
-        given(a, "transpose") and not (isinstance(a["transpose"], ast.Constant) and a["transpose"].value is False)
-    ),
-    "to_b2": lambda r, call, a: _pos(r, a.get("dst")) == "B2",
 }
+
+
+def _calls(node, name: str) -> bool:
+    """Is ``node`` a call of ``name`` (``asc.Nd2NzParams(...)``)?"""
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    return (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")) == name
 
 
 def default_text(value) -> str:

@@ -57,8 +57,6 @@ VEC2 = "({dst}, {src0}, {src1}, {count})"  # Add / Sub / Mul / Div / Max / Min(d
 VEC1 = "({dst}, {src}, {count})"  # Exp / Ln / Sqrt / Relu / Abs(dst, src, count)
 VECS = "({dst}, {src}, {scalar:scalar}, {count})"  # Adds / Muls / Maxs / Mins(dst, src, scalarValue, count)
 PAD = "DataCopyExtParams{1, static_cast<uint32_t>({count} * sizeof({@T})), 0, 0, 0}"
-AL = "(({src.rows} + 15) / 16)"  # 16x16 fractals along a tile's rows
-CL = "(({src.cols} + 15) / 16)"  # ... and along its columns
 
 # One entry a line (adding an API is adding a line), so the formatter leaves the table alone.
 # fmt: off
@@ -101,9 +99,21 @@ TABLE: tuple[Entry, ...] = (
     E("asc.TBuf", "TBuf<{position}>", decl=True),
     E("asc.GlobalTensor", "GlobalTensor<{@T}>", decl=True),
     E("asc.GlobalAddress", "{ptr}", note="gm_address"),
-    E("asc.MmadParams", "MmadParams{{m}, {n}, {k}, 0, false, {cmatrix_init_val}}", note="mmad", src="devkit"),
-    E("asc.FixpipeParams", "FixpipeParamsV220{{n}, {m}, ({m} + 15) / 16 * 16, {n}, false}", note="fixpipe",
+    E("asc.Nd2NzParams", "Nd2NzParams{{nd_num}, {n_value}, {d_value}, {src_nd_matrix_stride}, {src_d_value}, "
+      "{dst_nz_c0_stride}, {dst_nz_n_stride}, {dst_nz_matrix_stride}}", note="nd2nz", src="devkit"),
+    E("asc.LoadData2DParams", "LoadData2DParams{{start_index}, {repeat_times}, {src_stride}, {sid}, {dst_gap}, "
+      "{if_transpose}, {addr_mode}}", note="load_data", src="devkit"),
+    E("asc.LoadData3DParamsV2", "LoadData3DParamsV2<half>{.l1H = {l1_h}, .l1W = {l1_w}, .channelSize = "
+      "{channel_size}, .kExtension = {k_extension}, .mExtension = {m_extension}, .kStartPt = {k_start_pt}, "
+      ".mStartPt = {m_start_pt}, .enTranspose = {en_transpose}}", note="load3d", src="devkit"),
+    E("asc.MmadParams", "MmadParams{{m}, {n}, {k}, {unit_flag}, {cmatrix_source}, {cmatrix_init_val}}", note="mmad",
       src="devkit"),
+    E("asc.FixpipeParamsV220", "FixpipeParamsV220{{n_size}, {m_size}, {src_stride}, {dst_stride}, {relu_en}, "
+      "{quant_pre}, {deq_scalar}, {nd_num}, {src_nd_stride}, {dst_nd_stride}, {unit_flag}}", note="fixpipe",
+      src="devkit"),
+    E("asc.FixpipeConfig", "FixpipeConfig{{layout}}", src="devkit"),
+    E("asc.FixpipeConfig.cfg_row_major", "CFG_ROW_MAJOR", src="devkit"),
+    E("asc.FixpipeConfig.cfg_nz", "CFG_NZ", src="devkit"),
     E("TPipe.init_buffer", "{@recv}.InitBuffer({buf}, {num})", when="buf"),
     E("TPipe.init_buffer", "{@recv}.InitBuffer({que}, {num}, {len})"),
     E("TPipe.init", "{@recv}.Init()"),
@@ -129,8 +139,7 @@ TABLE: tuple[Entry, ...] = (
     E("LocalTensor.view", "{@recv}.View({ctx})", note="fast_path", src="sim"),
     E("DType.sizeof", "sizeof({@recv:type})"),
     E("asc.data_copy", "DataCopy({dst}, {src}, {count})", when="count"),
-    E("asc.data_copy", "DataCopy({dst}, {src}, Nd2NzParams{1, {src.rows}, {src.cols}, 0, {src.ld}, "
-      "({src.rows} + 15) / 16 * 16, 1, 0})", when="nd2nz", note="nd2nz", src="devkit"),
+    E("asc.data_copy", "DataCopy({dst}, {src}, {count})", when="nd2nz", note="nd2nz", src="devkit"),
     E("asc.data_copy", "DataCopy({dst}, {src}, DataCopyParams{{src.rows}, {src.cols} * sizeof({@T}) / 32, "
       "({src.ld} - {src.cols}) * sizeof({@T}) / 32, 0})", when="from_gm_tile", note="tile_view"),
     E("asc.data_copy", "DataCopy({dst}, {src}, DataCopyParams{{dst.rows}, {dst.cols} * sizeof({@T}) / 32, 0, "
@@ -139,17 +148,9 @@ TABLE: tuple[Entry, ...] = (
     E("asc.data_copy_pad", f"DataCopyPad({{dst}}, {{src}}, {PAD})", when="to_gm", note="data_copy_pad"),
     E("asc.data_copy_pad", f"DataCopyPad({{dst}}, {{src}}, {PAD}, DataCopyPadExtParams<{{@T}}>{{false, 0, 0, 0}})",
       note="data_copy_pad"),
-    E("asc.load_data", f"LoadData({{dst}}, {{src}}, LoadData2DParams{{0, {AL} * {CL}, 1, 0, 0, false, 0}})",
-      when="transpose", note="load_transposed", src="devkit"),
-    E("asc.load_data", f"for (int32_t i = 0; i < {AL}; ++i) {{\n    LoadData({{dst}}[i * {CL} * 256], {{src.base}}"
-      f"[{{src.plus}}i * 256], LoadData2DParams{{0, {CL}, {AL}, 0, 0, true, 0}});\n}}", when="to_b2", note="load_data",
-      src="devkit"),
-    E("asc.load_data", f"for (int32_t i = 0; i < {AL}; ++i) {{\n    LoadData({{dst}}[i * {CL} * 256], {{src.base}}"
-      f"[{{src.plus}}i * 256], LoadData2DParams{{0, {CL}, {AL}, 0, 0, false, 0}});\n}}", note="load_data",
-      src="devkit"),
-    E("asc.mmad", "Mmad({dst}, {a}, {b}, {params})", note="mmad"),
-    E("asc.fixpipe", "Fixpipe({dst}, {src}, FixpipeParamsV220{{params.n}, {params.m}, ({params.m} + 15) / 16 * 16, "
-      "{dst.ld}, false})", when="to_gm_tile", note="fixpipe", src="devkit"),
+    E("asc.load_data", "LoadData({dst}, {src}, {params})", note="load_data"),
+    E("asc.mmad", "Mmad({dst}, {fm}, {filter}, {params})", note="mmad"),
+    E("asc.fixpipe", "Fixpipe<{@T}, float, {config}>({dst}, {src}, {params})", when="config", note="fixpipe"),
     E("asc.fixpipe", "Fixpipe({dst}, {src}, {params})", note="fixpipe"),
     E("asc.set_flag", "SetFlag<{event}>({event_id:id})"),
     E("asc.wait_flag", "WaitFlag<{event}>({event_id:id})"),
@@ -242,6 +243,8 @@ NAMES = {
     "asc.HardEvent.": "HardEvent::{}",
     "asc.PipeID.": "{}",
     "asc.KernelType.": "KERNEL_TYPE_{}",
+    "asc.QuantModes.": "QuantMode_t::{}",
+    "asc.CO2Layout.": "CO2Layout::{}",
     "np.float16": "aclFloat16",
     "np.float32": "float",
     "np.int32": "int32_t",
@@ -310,6 +313,8 @@ def python_object(key: str):
         return getattr(ACL[head], name)
     if head == "asc":
         return getattr(asc, name)
+    if head.startswith("asc.") and head.count(".") == 1:  # a class method of an asc value class (FixpipeConfig.cfg_nz)
+        return getattr(getattr(asc, head[4:]), name)
     if head in CLASSES:
         return getattr(CLASSES[head], name)
     if head.startswith("engine."):

@@ -46,6 +46,7 @@ from engine.aicore.tensor import DTYPES, DType, GlobalAddress, GlobalTensor, Loc
 from engine.aicore.tiling_read import TilingAddress
 from engine.aicore.tpipe import TBuf, TPipe, TQue
 from engine.host.acl import Acl, Op, Rt, Util
+from engine.host.aclnn import AclOpExecutor, AclTensor, Nn
 from engine.host.tiling_data import Field, RawTilingData, StructField, TilingData, TilingDataError
 from engine.host.tiling_record import raw_from_record, raw_record, struct_from_record, struct_record
 from engine.profiles.profile import Profile
@@ -77,7 +78,7 @@ _m = api
 SURFACE: MappingProxyType = MappingProxyType(
     {
         Simulation: _m("acl numerics profile", "name_tensor mark"),
-        Acl: _m("rt util op", "init finalize"),
+        Acl: _m("rt util op nn", "init finalize"),
         Rt: _m(
             "",
             "set_device reset_device create_stream create_stream_with_config destroy_stream malloc free malloc_host "
@@ -86,6 +87,8 @@ SURFACE: MappingProxyType = MappingProxyType(
         ),
         Util: _m("", "numpy_to_ptr ptr_to_numpy"),
         Op: _m("", "matmul"),
+        Nn: _m("", "get_workspace_size launch"),
+        AclOpExecutor: _m("op_type workspace_size"),
         GlobalTensor: _m("size dtype byte_offset", "set_global_buffer __getitem__ tile"),
         LocalTensor: _m("count dtype shape nbytes position offset", "__getitem__ reshape tile"),
         Tile: _m("rows cols start stride dtype nbytes tensor"),
@@ -111,6 +114,7 @@ VALUES: MappingProxyType = MappingProxyType(
             MmadParams,
             FixpipeParamsV220,
             FixpipeConfig,
+            AclTensor,
         )
     }
 )

@@ -25,6 +25,7 @@ from ..trace.detail import HostWait
 from ..trace.findings import event_zh, stream_zh
 from . import acl_codes as C
 from .acl_codes import AclError
+from .aclnn import Nn
 
 if TYPE_CHECKING:
     from ..simulation import Simulation
@@ -41,6 +42,7 @@ class Acl:
         self.rt = Rt(sim)
         self.util = Util(sim)
         self.op = Op(sim)
+        self.nn = Nn(sim)
 
     def init(self, config_path: str | None = None) -> int:
         sim = self._sim

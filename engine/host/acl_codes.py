@@ -40,6 +40,12 @@ ACL_ERROR_RT_AICORE_TRAP_WRITE_OVERFLOW = 507043
 ACL_ERROR_RT_STREAM_SYNC_TIMEOUT = 507046
 ACL_ERROR_RT_EVENT_SYNC_TIMEOUT = 507047
 
+# aclnn return codes (the CANN operator API reference's "aclnn返回码" page; the operators' docs list the same:
+# 161001 a null pointer argument, 161002 an invalid argument, 561103 an inner null pointer, e.g. the executor)
+ACLNN_ERR_PARAM_NULLPTR = 161001
+ACLNN_ERR_PARAM_INVALID = 161002
+ACLNN_ERR_INNER_NULLPTR = 561103
+
 # aclrtMemMallocPolicy
 ACL_MEM_MALLOC_HUGE_FIRST = 0
 ACL_MEM_MALLOC_HUGE_ONLY = 1
@@ -66,7 +72,11 @@ MEMCPY_KIND_NAMES = MappingProxyType(
 )
 
 ERROR_NAMES = MappingProxyType(
-    {value: name for name, value in globals().items() if name.startswith("ACL_ERROR_") or name == "ACL_SUCCESS"}
+    {
+        value: name
+        for name, value in globals().items()
+        if name.startswith(("ACL_ERROR_", "ACLNN_ERR_")) or name == "ACL_SUCCESS"
+    }
 )
 
 

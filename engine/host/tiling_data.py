@@ -44,9 +44,11 @@ from types import MappingProxyType
 import numpy as np
 
 from ..aicore.tensor import DType, float32, int8, int16, int32, int64, uint8, uint16, uint32, uint64
+from .gert_shape import Shape
 
 MAX_TILING_DATA_BYTES = 16 * 1024  # hicann/ge op_tiling_rt2.cc kMaxTilingDataSize: the default tiling capacity
 MAX_TILING_KEY = (1 << 64) - 1  # SetTilingKey takes a uint64_t
+MAX_WORKSPACES = 16  # workspace sizes one tiling function may ask for (ASSUMPTION: the simulator's limit)
 FIELD_TYPES: MappingProxyType = MappingProxyType(
     {d.name: d for d in (int8, uint8, int16, uint16, int32, uint32, int64, uint64, float32)}
 )
@@ -366,11 +368,47 @@ class RawTilingData:
 
 class TilingContext:
     """The part of ``gert::TilingContext`` a tiling function writes: the block count, the tiling key and the
-    raw tiling buffer (a new context per launch, as the framework gives each call of the tiling function)."""
+    raw tiling buffer (a new context per launch, as the framework gives each call of the tiling function); and,
+    when an operator's framework calls it (:mod:`engine.host.op_def`), what it reads: the inputs' shapes
+    (``GetInputShape``), the chip (``GetPlatformInfo``) and the workspace sizes it asks for (``GetWorkspaceSizes``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, input_shapes: tuple = (), platform_info=None) -> None:
         self._block_dim = 0
         self._raw = RawTilingData()
+        self._inputs = tuple(Shape(s) for s in input_shapes)
+        self._platform = platform_info
+        self._workspace: list[int] = []
+
+    def get_input_shape(self, index: int) -> Shape:
+        """``GetInputShape(index)``: input ``index``'s shape (a copy: the inputs are read-only)."""
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(self._inputs):
+            raise TilingDataError(
+                "GetInputShape index",
+                f"is 0..{len(self._inputs) - 1}",
+                index,
+                f"必须在 0..{len(self._inputs) - 1} 之间",
+            )
+        out = Shape()
+        out.copy_from(self._inputs[index])
+        return out
+
+    def get_platform_info(self):
+        """``GetPlatformInfo``: the chip, for ``PlatformAscendC`` (None outside an operator's framework)."""
+        return self._platform
+
+    def get_workspace_sizes(self, num: int) -> list[int]:
+        """``GetWorkspaceSizes(num)``: the ``num`` workspace sizes (bytes) the tiling function writes."""
+        if isinstance(num, bool) or not isinstance(num, int) or not 0 <= num <= MAX_WORKSPACES:
+            raise TilingDataError(
+                "GetWorkspaceSizes num", f"is 0..{MAX_WORKSPACES}", num, f"必须在 0..{MAX_WORKSPACES} 之间"
+            )
+        if len(self._workspace) != num:
+            self._workspace = [0] * num
+        return self._workspace
+
+    def get_workspace_num(self) -> int:
+        """``GetWorkspaceNum``: how many workspace sizes were asked for."""
+        return len(self._workspace)
 
     def set_block_dim(self, block_dim: int) -> None:
         """``SetBlockDim``: how many blocks the kernel is launched on (``launch_kernel`` checks the limit)."""

@@ -181,6 +181,20 @@ def hidden_wrong(lesson: int) -> dict[str, tuple[str, set[str]]]:
         }
     if lesson == 7:  # the 24 cores of the visible chip, whatever make_tiling is told
         return {"all_24_cores": (edit(good, "    best = None\n", "    best = None\n    cores = 24\n"), {"other_chip"})}
+    if lesson == 12:  # the operator project: what holds for the visible chip and the visible 2-D shapes only
+        return {
+            # the 910B1's 48 vector cores, whatever the platform says
+            "fixed_cores": (edit(good, "platform.get_core_num_aiv()", "48"), {"other_chip"}),
+            # z declared 2-D, as the visible shapes are: phase one refuses it where InferShape says otherwise
+            "z_two_dims": (
+                edit(
+                    good,
+                    "    z_t = AclTensor(x.shape, asc.half, dev[2])\n",
+                    "    z_t = AclTensor((x.shape[0], x.size // x.shape[0]), asc.half, dev[2])\n",
+                ),
+                {"shape", "unaligned"},
+            ),
+        }
     if lesson in TILING_OVERFITS:
         return {name: (edit(good, old, new), kinds) for name, (old, new, kinds) in TILING_OVERFITS[lesson].items()}
     raise ValueError(f"no hidden-case submission for lesson {lesson}")

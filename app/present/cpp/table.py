@@ -33,7 +33,10 @@ from functools import cache
 from engine import asc
 from engine.aicore.matmul_tiling import TCubeTiling
 from engine.host.acl import Acl, Op, Rt, Util
+from engine.host.aclnn import Nn
 from engine.host.dynamic_shapes import ShapeHistory
+from engine.host.gert_shape import Shape
+from engine.host.op_def import InferShapeContext, OpAICoreDef, OpDef, OpParamDef, PlatformAscendC
 from engine.host.tiling_data import TilingContext
 from engine.kernels.matmul_api import Matmul
 
@@ -167,6 +170,50 @@ TABLE: tuple[Entry, ...] = (
     E("TilingContext.set_tiling_key", "{@recv}->SetTilingKey({key})", src="tiling"),
     E("TilingContext.get_tiling_key", "{@recv}->GetTilingKey()", "uint64_t", src="tiling"),
     E("TilingContext.get_raw_tiling_data", "{@recv}->GetRawTilingData()", "gert::TilingData *", src="tiling"),
+    E("TilingContext.get_input_shape", "{@recv}->GetInputShape({index})->GetOriginShape()", "gert::Shape",
+      src="opdev"),
+    E("TilingContext.get_platform_info", "{@recv}->GetPlatformInfo()", "fe::PlatFormInfos *", src="opdev"),
+    E("TilingContext.get_workspace_sizes", "{@recv}->GetWorkspaceSizes({num})", "size_t *", src="opdev"),
+    E("TilingContext.get_workspace_num", "{@recv}->GetWorkspaceNum()", "size_t", src="opdev"),
+    # -- an operator project's host side (engine/host/op_def.py, gert_shape.py) -> op_host/*.cpp -----------------
+    E("engine.host.op_def.OpDef", "class {name:raw} : public OpDef {}; {name:raw} {@name}({name})", decl=True,
+      note="op_def", src="opdev"),
+    E("OpDef.input", "{@recv}.Input({name}).ParamType(REQUIRED)", "OpParamDef &", src="opdev"),
+    E("OpDef.output", "{@recv}.Output({name}).ParamType(REQUIRED)", "OpParamDef &", src="opdev"),
+    E("OpDef.set_infer_shape", "{@recv}.SetInferShape({fn})", src="opdev"),
+    E("OpDef.aicore", "{@recv}.AICore()", "OpAICoreDef &", src="opdev"),
+    E("OpParamDef.data_type", "{@recv}.DataType({types}).Format({ge::FORMAT_ND})", src="opdev"),
+    E("OpAICoreDef.set_tiling", "{@recv}.SetTiling({fn})", src="opdev"),
+    E("OpAICoreDef.add_config", "{@recv}.AddConfig({soc})", src="opdev"),
+    E("engine.host.op_def.InferShapeContext", "gert::InferShapeContext *{@name}; // the framework's",
+      decl=True, note="infer_context", src="opdev"),
+    E("InferShapeContext.get_input_shape", "{@recv}->GetInputShape({index})", "const gert::Shape *", src="opdev"),
+    E("InferShapeContext.get_output_shape", "{@recv}->GetOutputShape({index})", "gert::Shape *", src="opdev"),
+    E("InferShapeContext.output_dims", "{@recv}->GetOutputShape(0)", note="sim_helper", src="sim"),
+    E("Shape.get_dim_num", "{@recv}.GetDimNum()", "size_t", src="opdev"),
+    E("Shape.get_dim", "{@recv}.GetDim({index})", "int64_t", src="opdev"),
+    E("Shape.set_dim_num", "{@recv}.SetDimNum({num})", src="opdev"),
+    E("Shape.set_dim", "{@recv}.SetDim({index}, {value})", src="opdev"),
+    E("Shape.get_shape_size", "{@recv}.GetShapeSize()", "int64_t", src="opdev"),
+    E("Shape.copy_from", "*{@recv} = *{other}", note="shape_assign", src="opdev"),
+    E("Shape.dims", "{@recv}", note="sim_helper", src="sim"),
+    E("engine.host.op_def.PlatformAscendC", "platform_ascendc::PlatformAscendC {@name}({platform_info})",
+      decl=True, src="opdev"),
+    E("PlatformAscendC.get_core_num_aiv", "{@recv}.GetCoreNumAiv()", "uint32_t", src="opdev"),
+    E("PlatformAscendC.get_core_num_aic", "{@recv}.GetCoreNumAic()", "uint32_t", src="opdev"),
+    E("PlatformAscendC.get_lib_api_work_space_size", "{@recv}.GetLibApiWorkSpaceSize()", "uint32_t",
+      note="lib_workspace", src="opdev"),
+    # -- the two-phase aclnn call (engine/host/aclnn.py, op_def.py) -> aclnn<Op>GetWorkspaceSize, aclnn<Op> -------
+    E("engine.host.aclnn.AclTensor", "aclTensor *{@name} = aclCreateTensor({shape}, {dtype:type}, {addr})",
+      decl=True, note="acl_tensor", src="aclnn"),
+    E("engine.host.op_def.aclnn_get_workspace_size",
+      "aclnnOpGetWorkspaceSize({inputs}, {outputs}, &workspaceSize, &executor)", "aclnnStatus",
+      note="aclnn_generated", src="aclnn"),
+    E("acl.nn.get_workspace_size",
+      "aclnn{op_type:raw}GetWorkspaceSize({inputs}, {outputs}, &workspaceSize, &executor)", "aclnnStatus",
+      note="aclnn_generated", src="aclnn"),
+    E("acl.nn.launch", "aclnnOp({workspace}, {workspace_size}, {executor}, {stream})", "aclnnStatus",
+      note="aclnn_launch", src="aclnn"),
     E("asc.get_block_idx", "GetBlockIdx()", "int64_t"),
     E("asc.get_block_num", "GetBlockNum()", "int64_t"),
     E("asc.get_subblockidx", "GetSubBlockIdx()", "int64_t"),
@@ -264,13 +311,21 @@ CLASSES = {
     "ShapeHistory": ShapeHistory,
     "TCubeTiling": TCubeTiling,
     "TilingContext": TilingContext,
+    "Shape": Shape,
+    "InferShapeContext": InferShapeContext,
+    "PlatformAscendC": PlatformAscendC,
+    "OpDef": OpDef,
+    "OpParamDef": OpParamDef,
+    "OpAICoreDef": OpAICoreDef,
 }
-ACL = {"acl": Acl, "acl.rt": Rt, "acl.util": Util, "acl.op": Op}
+ACL = {"acl": Acl, "acl.rt": Rt, "acl.util": Util, "acl.op": Op, "acl.nn": Nn}
 # Modules whose names, imported into lesson code, are API calls (anything else imported is ordinary code).
 API_MODULES = (
     "engine.aicore.tiling",
     "engine.aicore.matmul_tiling",
     "engine.host.acl_codes",
+    "engine.host.aclnn",
+    "engine.host.op_def",
     "engine.host.dynamic_shapes",
     "engine.kernels.matmul_api",
 )
@@ -278,7 +333,10 @@ API_MODULES = (
 SOURCES = {
     "acl": "CANN application development API reference (aclcppdevg: ACL C prototypes; aclpythondevg lists "
     "each pyACL function beside its C prototype), hiascend.com",
-    "aclnn": "CANN operator API reference: aclnnMatmul (aclnnMatmulGetWorkspaceSize, aclnnMatmul), hiascend.com",
+    "aclnn": "CANN operator API reference: aclnnMatmul (aclnnMatmulGetWorkspaceSize, aclnnMatmul), the two-phase "
+    "interface (两段式接口), aclCreateTensor and aclDestroyAclOpExecutor, hiascend.com",
+    "opdev": "Ascend C operator development guide (OpDef, InferShape with gert::InferShapeContext, TilingFunc with "
+    "gert::TilingContext, PlatformAscendC) and Ascend/samples' AddCustom op_host/add_custom.cpp",
     "pyasc": "hicann/pyasc docs/python-api/language/generated (对应的Ascend C函数原型 of each pyasc call)",
     "devkit": "CANN asc-devkit: include/basic_api/kernel_struct_mm.h, kernel_struct_data_copy.h, "
     "kernel_struct_fixpipe.h and examples/01_simd_cpp_api/00_introduction (add_tpipe_tque, matmul_basic_api, "

@@ -156,3 +156,44 @@ def test_a_hostile_recorded_acl_tensor_is_refused(doc, message):
     bad = {"v": good["v"], "f": {**good["f"], **doc}}
     with pytest.raises(RecordingError, match=re.escape(message)):
         from_value(bad)
+
+
+# -- a recording of lesson 12, edited the way a forged result channel could edit it ----------------------------
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        ("negative_dim", "aclTensor shape[0] is an integer"),
+        ("tiling_key", "returned"),
+        ("workspace_code", "returned"),
+    ],
+)
+def test_an_edited_aclnn_recording_is_tampered(tmp_path, edit, message):
+    from lesson_submissions import write
+
+    from lessons import catalog, sandbox
+    from lessons.child import run_child
+    from lessons.grader import judge_in_worker
+    from lessons.judge import references
+    from lessons.wire import decode, encode, read_first, split
+
+    if sandbox.missing():
+        pytest.skip(sandbox.missing())
+    lesson = catalog.get(12)
+    child = run_child(lesson, write(tmp_path, "ref", lesson.solution_file.read_text(encoding="utf-8")))
+    assert child.status == "result", child.message
+    _, at = read_first(child.frame)
+    doc = decode(split(child.frame.read_bytes()[at:])[0])
+    call = next(e for e in doc["host"] if e[0] == "c" and e[2] == "get_workspace_size")
+    if edit == "negative_dim":
+        call[3][1]["t"][0]["f"]["shape"] = {"tp": [-1, 4]}
+    elif (
+        edit == "tiling_key"
+    ):  # a key add_custom has no variant for: the replay's first phase fails, the child's did not
+        call[3][6]["rtd"]["key"] = 9
+    else:
+        call[3][7] = {"t": ["__import__('os')"]}
+    frame = tmp_path / "frame.bin"
+    frame.write_bytes(encode({"status": "result", "message": ""}) + encode(doc))
+    out = judge_in_worker(lesson, frame, references(lesson), lesson.limits)
+    assert "tampered" in out and message in out["tampered"], out

@@ -17,6 +17,7 @@ from engine.host.op_def import GRAPH_FAILED, GRAPH_SUCCESS, InferShapeContext, P
 from engine.host.tiling_data import TilingContext
 from lessons.l12_operator_project import solution as sol
 from lessons.recording import RecordingError, by_value, from_value
+from tests.zh_text import assert_chinese
 
 
 def _setup(shape=(4, 64)):
@@ -83,6 +84,7 @@ def test_a_wrong_second_phase_fails_with_aclnns_code(misuse, code, words):
     assert ret == code
     (found,) = _codes(sim)
     assert found[0] == code and words in found[1] and found[2] and found[2] != found[1]
+    assert_chinese(found[2])
     assert sum(r["launched"] for r in sim.extra["aclnn"]) == (misuse == "reused")
 
 
@@ -95,7 +97,10 @@ def test_a_first_phase_refuses_an_output_infershape_did_not_give_and_a_failed_in
     assert aclnn_get_workspace_size(sim, sol.add_custom_def(), sol.add_custom, (ins[0], other), (z,))[2] == 161002
     nullptr = aclnn_get_workspace_size(sim, sol.add_custom_def(), sol.add_custom, (ins[0], None), (z,))
     assert nullptr[2] == C.ACLNN_ERR_PARAM_NULLPTR
-    messages = [m for _, m, _ in _codes(sim)]
+    codes = _codes(sim)
+    for _, _, zh in codes:
+        assert_chinese(zh)
+    messages = [m for _, m, _ in codes]
     assert "output 0 shape is what InferShape derived, (4, 64), got (256,)" in messages[0]
     assert "InferShape returns GRAPH_SUCCESS" in messages[1] and "input 1 is a null aclTensor" in messages[2]
 
@@ -111,7 +116,10 @@ def test_a_first_phase_refuses_a_bad_tiling_and_a_tensor_outside_its_buffer():
     assert nn.get_workspace_size("AddCustom", ins, outs, ((4, 64),), sol.add_custom, 4, raw, (-1,))[2] == 161002
     big = AclTensor((4, 6400), asc.half, ins[0].addr)
     assert nn.get_workspace_size("AddCustom", (big, ins[1]), outs, ((4, 64),), sol.add_custom, 4, raw, ())[2] != 0
-    messages = [m for _, m, _ in _codes(sim)]
+    codes = _codes(sim)
+    for _, _, zh in codes:
+        assert_chinese(zh)
+    messages = [m for _, m, _ in codes]
     assert "tiling key (SetTilingKey) is one of add_custom's keys (1, 2), got 7" in messages[0]
     assert "block_dim (SetBlockDim) is 1..65535, got 0" in messages[1]
     assert "workspace size 0 is 0.." in messages[2] and "got -1" in messages[2]
@@ -197,3 +205,30 @@ def test_an_edited_aclnn_recording_is_tampered(tmp_path, edit, message):
     frame.write_bytes(encode({"status": "result", "message": ""}) + encode(doc))
     out = judge_in_worker(lesson, frame, references(lesson), lesson.limits)
     assert "tampered" in out and message in out["tampered"], out
+
+
+def test_every_first_phase_refusal_names_its_field_in_both_languages():
+    sim, stream, ins, outs = _setup()
+    nn, raw = sim.acl.nn, TilingContext().get_raw_tiling_data()
+    shapes = ((4, 64),)
+    calls = [
+        (("addCustom", ins, outs, shapes, sol.add_custom, 4, raw, ()), "op_type is an operator name"),
+        (("AddCustom", (), outs, shapes, sol.add_custom, 4, raw, ()), "inputs are 1..16 aclTensors"),
+        (("AddCustom", (ins[0], "x"), outs, shapes, sol.add_custom, 4, raw, ()), "input 1 is an aclTensor"),
+        (("AddCustom", ins, outs, ((4, 64), (4, 64)), sol.add_custom, 4, raw, ()), "outputShapes are 1 shapes"),
+        (("AddCustom", ins, outs, shapes, print, 4, raw, ()), "kernel is an @asc.jit kernel"),
+        (("AddCustom", ins, outs, shapes, sol.add_custom, 4, raw, ()), "holds a saved TilingData"),
+    ]
+    for args, words in calls:
+        assert nn.get_workspace_size(*args)[2] == C.ACLNN_ERR_PARAM_INVALID, words
+    sol.AddCustomTilingData(total_length=256).save_to_buffer(raw)
+    raw.tiling_key = 1
+    size, executor, _ = nn.get_workspace_size("AddCustom", ins, outs, shapes, sol.add_custom, 4, raw, (64,))
+    assert nn.launch(12345, size, executor, stream) == C.ACLNN_ERR_PARAM_INVALID  # not device memory
+    codes = _codes(sim)
+    assert len(codes) == len(calls) + 1
+    for (_, words), (_, en, zh) in zip(calls, codes, strict=False):
+        assert words in en, (words, en)
+        assert_chinese(zh)
+    assert "workspace is a device address from acl.rt.malloc, got 12345" in codes[-1][1]
+    assert_chinese(codes[-1][2])

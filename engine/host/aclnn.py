@@ -93,14 +93,38 @@ class AclOpExecutor:
         return f"aclOpExecutor({self.op_type}, workspace {self.workspace_size} B{', used' if self.used else ''})"
 
 
+_FIELDS_ZH = (  # how a field's leading words read in Chinese (API names stay as they are)
+    ("executor", "执行器"),
+    ("workspace sizes", "工作空间大小列表"),
+    ("workspace size", "工作空间大小"),
+    ("workspace", "工作空间地址"),
+    ("tiling key", "TilingKey"),
+    ("tiling", "TilingData"),
+    ("kernel", "核函数"),
+    ("inputs", "输入"),
+    ("outputs", "输出"),
+    ("input", "输入"),
+    ("output", "输出"),
+)
+
+
+def _zh(field: str) -> str:
+    """``field`` in Chinese: its leading words translated, an index and an API name in parentheses kept."""
+    for en, zh in _FIELDS_ZH:
+        if field == en or field.startswith(en + " "):
+            rest = field[len(en) :].replace(" shape", " 的形状").replace(" address", " 的地址")
+            return zh + rest
+    return field
+
+
 def _invalid(field: str, limit: str, value, limit_zh: str) -> AclError:
     return AclError(
-        C.ACLNN_ERR_PARAM_INVALID, f"{field} {limit}, got {value!r}", f"{field} {limit_zh}，实际为 {value!r}"
+        C.ACLNN_ERR_PARAM_INVALID, f"{field} {limit}, got {value!r}", f"{_zh(field)} {limit_zh}，实际为 {value!r}"
     )
 
 
 def _null(field: str, what: str, what_zh: str) -> AclError:
-    return AclError(C.ACLNN_ERR_PARAM_NULLPTR, f"{field} is a null {what}", f"{field} 是空的{what_zh}")
+    return AclError(C.ACLNN_ERR_PARAM_NULLPTR, f"{field} is a null {what}", f"{_zh(field)} 是空的{what_zh}")
 
 
 class Nn:
@@ -122,11 +146,11 @@ class Nn:
     ) -> tuple[int, Any, int]:
         """``aclnn<op_type>GetWorkspaceSize``: ``(workspace_size, executor, ret)``."""
         sim = self._sim
-        name = f"aclnn{op_type}GetWorkspaceSize" if isinstance(op_type, str) and _OP_NAME.match(op_type) else "aclnn"
+        name = f"aclnn{op_type}GetWorkspaceSize" if isinstance(op_type, str) and _OP_NAME.match(op_type) else "aclnnOp"
         size, executor = 0, None
         with sim.api(name, sim.profile.host.api_call_us) as call:
             sim.require_device()
-            if name == "aclnn":
+            if name == "aclnnOp":
                 raise _invalid(
                     "op_type", "is an operator name such as AddCustom", op_type, "必须是算子名，如 AddCustom"
                 )
@@ -147,7 +171,7 @@ class Nn:
                     "tiling key (SetTilingKey)",
                     f"is one of {kernel.name}'s keys ({shown})",
                     key,
-                    f"必须是 {kernel.name} 的 tiling key 之一（{shown}）",
+                    f"必须是 {kernel.name} 的 TilingKey 之一（{shown}）",
                 )
             if not isinstance(workspace_sizes, tuple | list) or len(workspace_sizes) > 16:
                 raise _invalid(
@@ -179,7 +203,7 @@ class Nn:
         """``aclnn<op>(workspace, workspaceSize, executor, stream)``: queue the executor's kernel on ``stream``."""
         sim = self._sim
         known = isinstance(executor, AclOpExecutor)
-        with sim.api(f"aclnn{executor.op_type}" if known else "aclnn", sim.profile.host.launch_call_us) as call:
+        with sim.api(f"aclnn{executor.op_type}" if known else "aclnnOp", sim.profile.host.launch_call_us) as call:
             sim.require_device()
             if executor is None:
                 raise _null(
@@ -195,11 +219,11 @@ class Nn:
                     "必须是本次运行的 GetWorkspaceSize 返回的 aclOpExecutor",
                 )
             if executor.used:
-                raise _invalid(
-                    "executor",
-                    f"runs once (aclnn{executor.op_type} released it)",
-                    "used",
-                    f"只能执行一次（aclnn{executor.op_type} 已释放它）",
+                op = f"aclnn{executor.op_type}"
+                raise AclError(
+                    C.ACLNN_ERR_PARAM_INVALID,
+                    f"executor runs once: {op} already ran it and released it (call {op}GetWorkspaceSize again)",
+                    f"执行器只能执行一次：{op} 已执行并释放了它（请重新调用 {op}GetWorkspaceSize）",
                 )
             need = executor.workspace_size
             if isinstance(workspace_size, bool) or not isinstance(workspace_size, int) or workspace_size < need:
@@ -251,7 +275,7 @@ class Nn:
                         hex(t.addr),
                         "必须是 acl.rt.malloc 得到的设备内存",
                     )
-                self._sim.devmem.space.resolve(t.addr, t.nbytes, f"{group} {i} ({t.nbytes} B)")
+                self._sim.devmem.space.resolve(t.addr, t.nbytes, f"aclTensor {group}{i} ({t.nbytes} B)")
         return (*inputs, *outputs)
 
     @staticmethod
@@ -261,7 +285,7 @@ class Nn:
             raise _invalid("InferShape", "returns GRAPH_SUCCESS", "GRAPH_FAILED", "必须返回 GRAPH_SUCCESS")
         if not isinstance(output_shapes, tuple | list) or len(output_shapes) != len(outputs):
             raise _invalid(
-                "InferShape's output shapes",
+                "InferShape's outputShapes",
                 f"are {len(outputs)} shapes",
                 output_shapes,
                 f"必须是 {len(outputs)} 个形状",

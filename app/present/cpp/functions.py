@@ -46,8 +46,8 @@ def param_type(info: Info | None, r: Renderer) -> str:
         return f"TBuf<TPosition::{info.pos or 'VECCALC'}> &"
     if kind == "TPipe":
         return "TPipe &"
-    if kind == "TilingContext":
-        return "gert::TilingContext *"
+    if kind in ("TilingContext", "InferShapeContext"):
+        return f"gert::{kind} *"
     if kind == "list":
         return f"std::vector<{info.ctype or 'T'}> &"
     if kind in ("GlobalTensor", "LocalTensor"):

@@ -1,4 +1,4 @@
-"""An operator project's host side, as CANN's ``msopgen`` project lays it out: the definition, InferShape, the
+"""An operator project's host side, as CANN's ``msOpGen`` project lays it out: the definition, InferShape, the
 tiling function, and the aclnn call generated from them.
 
 In CANN (the Ascend C operator development guide, the AddCustom sample in Ascend/samples, op_host/add_custom.cpp):
@@ -23,7 +23,7 @@ In CANN (the Ascend C operator development guide, the AddCustom sample in Ascend
                                                                 kernel, (x, y), (z,))
     aclnnAddCustom(workspace, ws, exe, stream)              ret = sim.acl.nn.launch(workspace, ws, exe, stream)
 
-The build (msopgen's CMake) compiles the kernel of the same name and generates ``aclnnAddCustom*``; here the
+The build (msOpGen's CMake) compiles the kernel of the same name and generates ``aclnnAddCustom*``; here the
 kernel is passed to :func:`aclnn_get_workspace_size`, which plays the generated first phase: it runs the
 operator's InferShape and tiling function in the program, then hands the results to ``acl.nn`` as values.
 InferDataType is not modelled: an output's dtype is the inputs' (the AddCustom sample's InferDataType).

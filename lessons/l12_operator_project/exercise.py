@@ -1,6 +1,6 @@
 """Lesson 12 exercise: the AddCustom operator project's host side and its two-phase aclnn call.
 
-A CANN operator project (msopgen) has an operator definition (OpDef: inputs, outputs, InferShape, the AI Core's
+A CANN operator project (msOpGen) has an operator definition (OpDef: inputs, outputs, InferShape, the AI Core's
 tiling function), the kernel, and a generated aclnn API. Here the definition and the kernel are given. Write:
 
 1. infer_shape: the output's shape from the inputs' (x and y must have the same shape; no broadcasting);
@@ -10,7 +10,7 @@ tiling function), the kernel, and a generated aclnn API. Here the definition and
 Check it with:  ascendsim lesson check 12
 
 第 12 课练习：AddCustom 算子工程的主机侧与两段式 aclnn 调用。
-CANN 算子工程（msopgen）包括算子定义（OpDef：输入、输出、InferShape、AI Core 的 tiling 函数）、核函数和生成的
+CANN 算子工程（msOpGen）包括算子定义（OpDef：输入、输出、InferShape、AI Core 的 tiling 函数）、核函数和生成的
 aclnn 接口。这里算子定义和核函数已给出。请实现：
 1. infer_shape：根据输入形状推导输出形状（x 与 y 形状必须相同，不做广播）；
 2. tiling_func：按芯片的向量核切分、tiling key（长度正好是整数个数据块时为 ALIGNED，否则为 PADDED）、

@@ -115,7 +115,7 @@ def test_a_first_phase_refuses_a_bad_tiling_and_a_tensor_outside_its_buffer():
     assert nn.get_workspace_size("AddCustom", ins, outs, ((4, 64),), sol.add_custom, 0, raw, (0,))[2] == 161002
     assert nn.get_workspace_size("AddCustom", ins, outs, ((4, 64),), sol.add_custom, 4, raw, (-1,))[2] == 161002
     big = AclTensor((4, 6400), asc.half, ins[0].addr)
-    assert nn.get_workspace_size("AddCustom", (big, ins[1]), outs, ((4, 64),), sol.add_custom, 4, raw, ())[2] != 0
+    assert nn.get_workspace_size("AddCustom", (big, ins[1]), outs, ((4, 64),), sol.add_custom, 4, raw, ())[2] == 161002
     codes = _codes(sim)
     for _, _, zh in codes:
         assert_chinese(zh)
@@ -232,3 +232,12 @@ def test_every_first_phase_refusal_names_its_field_in_both_languages():
         assert_chinese(zh)
     assert "workspace is a device address from acl.rt.malloc, got 12345" in codes[-1][1]
     assert_chinese(codes[-1][2])
+
+
+def test_a_tensor_of_a_dtype_the_operator_does_not_accept_is_refused():
+    sim, _, (x, y), outs = _setup()
+    x32 = AclTensor((4, 32), asc.float32, x.addr)  # x's 512 B as float32
+    assert aclnn_get_workspace_size(sim, sol.add_custom_def(), sol.add_custom, (x32, y), outs)[2] == 161002
+    ((_, en, zh),) = _codes(sim)
+    assert "input 0 dtype is one of AddCustom's data types (float16), got 'float32'" in en
+    assert_chinese(zh)

@@ -101,6 +101,7 @@ _FIELDS_ZH = (  # how a field's leading words read in Chinese (API names stay as
     ("tiling key", "TilingKey"),
     ("tiling", "TilingData"),
     ("kernel", "核函数"),
+    ("data types", "数据类型列表"),
     ("inputs", "输入"),
     ("outputs", "输出"),
     ("input", "输入"),
@@ -113,7 +114,7 @@ def _zh(field: str) -> str:
     for en, zh in _FIELDS_ZH:
         if field == en or field.startswith(en + " "):
             rest = field[len(en) :].replace(" shape", " 的形状").replace(" address", " 的地址")
-            return zh + rest
+            return zh + rest.replace(" dtype", " 的数据类型")
     return field
 
 
@@ -143,8 +144,10 @@ class Nn:
         block_dim: int,
         tiling: Any,
         workspace_sizes: tuple,
+        data_types: tuple = (),
     ) -> tuple[int, Any, int]:
-        """``aclnn<op_type>GetWorkspaceSize``: ``(workspace_size, executor, ret)``."""
+        """``aclnn<op_type>GetWorkspaceSize``: ``(workspace_size, executor, ret)``. ``data_types``: per tensor
+        (inputs, then outputs) the dtypes the operator definition accepts (its ``DataType({...})``); empty: any."""
         sim = self._sim
         name = f"aclnn{op_type}GetWorkspaceSize" if isinstance(op_type, str) and _OP_NAME.match(op_type) else "aclnnOp"
         size, executor = 0, None
@@ -155,6 +158,7 @@ class Nn:
                     "op_type", "is an operator name such as AddCustom", op_type, "必须是算子名，如 AddCustom"
                 )
             tensors = self._tensors(inputs, outputs)
+            self._dtypes(op_type, len(inputs), tensors, data_types)
             self._shapes(outputs, output_shapes)
             limit = sim.profile.limits.max_block_dim
             if isinstance(block_dim, bool) or not isinstance(block_dim, int) or not 1 <= block_dim <= limit:
@@ -275,8 +279,35 @@ class Nn:
                         hex(t.addr),
                         "必须是 acl.rt.malloc 得到的设备内存",
                     )
-                self._sim.devmem.space.resolve(t.addr, t.nbytes, f"aclTensor {group}{i} ({t.nbytes} B)")
+                try:
+                    self._sim.devmem.space.resolve(t.addr, t.nbytes, f"aclTensor {group}{i} ({t.nbytes} B)")
+                except AclError as exc:  # the buffer does not hold the tensor: an invalid argument, in aclnn's code
+                    raise AclError(C.ACLNN_ERR_PARAM_INVALID, exc.detail, exc.detail_zh) from None
         return (*inputs, *outputs)
+
+    @staticmethod
+    def _dtypes(op_type: str, n_inputs: int, tensors: tuple, data_types) -> None:
+        """Each tensor's dtype is one its parameter of the operator definition accepts (aclnn's operators refuse
+        another with ACLNN_ERR_PARAM_INVALID: "数据类型不在支持的范围之内")."""
+        if not isinstance(data_types, tuple | list) or len(data_types) not in (0, len(tensors)):
+            raise _invalid(
+                "data types",
+                f"are one list per tensor ({len(tensors)})",
+                data_types,
+                f"必须每个张量一个列表（{len(tensors)} 个）",
+            )
+        for i, (t, types) in enumerate(zip(tensors, data_types, strict=False)):
+            if not isinstance(types, tuple | list) or not all(isinstance(d, DType) for d in types):
+                raise _invalid(f"data types {i}", "are dtypes", types, "必须是数据类型")
+            if t.dtype not in types:
+                field = f"input {i}" if i < n_inputs else f"output {i - n_inputs}"
+                shown = ", ".join(d.name for d in types)
+                raise _invalid(
+                    f"{field} dtype",
+                    f"is one of {op_type}'s data types ({shown})",
+                    t.dtype.name,
+                    f"必须是 {op_type} 支持的数据类型之一（{shown}）",
+                )
 
     @staticmethod
     def _shapes(outputs, output_shapes) -> None:

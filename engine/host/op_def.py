@@ -26,7 +26,8 @@ In CANN (the Ascend C operator development guide, the AddCustom sample in Ascend
 The build (msOpGen's CMake) compiles the kernel of the same name and generates ``aclnnAddCustom*``; here the
 kernel is passed to :func:`aclnn_get_workspace_size`, which plays the generated first phase: it runs the
 operator's InferShape and tiling function in the program, then hands the results to ``acl.nn`` as values.
-InferDataType is not modelled: an output's dtype is the inputs' (the AddCustom sample's InferDataType).
+Each tensor's dtype must be one its parameter's ``data_type`` accepts (checked by the first phase); InferDataType
+is not modelled: the program declares the output with the dtype it accepts.
 """
 
 from __future__ import annotations
@@ -167,6 +168,7 @@ def aclnn_get_workspace_size(sim, op: OpDef, kernel: Any, inputs: tuple, outputs
         )
     sizes = tuple(context.get_workspace_sizes(context.get_workspace_num()))
     raw = context.get_raw_tiling_data()
+    types = tuple(p.types for p in (*op.inputs, *op.outputs))
     return sim.acl.nn.get_workspace_size(
-        op.name, tuple(inputs), tuple(outputs), inferred, kernel, context.get_block_dim(), raw, sizes
+        op.name, tuple(inputs), tuple(outputs), inferred, kernel, context.get_block_dim(), raw, sizes, types
     )

@@ -14,7 +14,7 @@ from engine.host import acl_codes as C
 from engine.host.aclnn import AclTensor
 from engine.host.gert_shape import Shape, ShapeError
 from engine.host.op_def import GRAPH_FAILED, GRAPH_SUCCESS, InferShapeContext, PlatformAscendC, aclnn_get_workspace_size
-from engine.host.tiling_data import TilingContext
+from engine.host.tiling_data import TilingContext, TilingDataError
 from lessons.l12_operator_project import solution as sol
 from lessons.recording import RecordingError, by_value, from_value
 from tests.zh_text import assert_chinese
@@ -136,6 +136,12 @@ def test_infershape_and_tiling_contexts_and_shape():
     assert sol.tiling_func(tiling) == GRAPH_SUCCESS
     assert (tiling.get_block_dim(), tiling.get_tiling_key(), tiling.get_workspace_sizes(1)) == (13, 2, [16777216])
     assert PlatformAscendC(tiling.get_platform_info()).get_core_num_aiv() == 48
+    with pytest.raises(TilingDataError, match=re.escape("GetInputShape index is 0..0, got 1")):
+        tiling.get_input_shape(1)
+    with pytest.raises(ShapeError, match=re.escape("PlatformAscendC takes context.get_platform_info()")):
+        PlatformAscendC(TilingContext().get_platform_info())
+    tiling.get_input_shape(0).set_dim(0, 7)  # a copy: the input's shape is read-only
+    assert tiling.get_input_shape(0).dims() == (200,)
     shape = Shape((2, 3))
     shape.set_dim_num(3)
     shape.set_dim(2, 5)

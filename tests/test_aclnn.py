@@ -247,3 +247,13 @@ def test_a_tensor_of_a_dtype_the_operator_does_not_accept_is_refused():
     ((_, en, zh),) = _codes(sim)
     assert "input 0 dtype is one of AddCustom's data types (float16), got 'float32'" in en
     assert_chinese(zh)
+
+
+def test_a_failing_tiling_function_fails_the_first_phase():
+    sim, _, ins, outs = _setup()
+    op = sol.add_custom_def()
+    op.aicore().set_tiling(lambda context: GRAPH_FAILED)
+    assert aclnn_get_workspace_size(sim, op, sol.add_custom, ins, outs)[:3] == (0, None, 161002)
+    ((_, en, zh),) = _codes(sim)
+    assert "TilingFunc returns GRAPH_SUCCESS, got 'GRAPH_FAILED'" in en
+    assert_chinese(zh)

@@ -160,6 +160,8 @@ class Nn:
             tensors = self._tensors(inputs, outputs)
             self._dtypes(op_type, len(inputs), tensors, data_types)
             self._shapes(outputs, output_shapes)
+            if tiling is None:
+                raise _invalid("TilingFunc", "returns GRAPH_SUCCESS", "GRAPH_FAILED", "必须返回 GRAPH_SUCCESS")
             limit = sim.profile.limits.max_block_dim
             if isinstance(block_dim, bool) or not isinstance(block_dim, int) or not 1 <= block_dim <= limit:
                 raise _invalid("block_dim (SetBlockDim)", f"is 1..{limit}", block_dim, f"必须在 1..{limit} 之间")

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .aclnn import AclTensor
 from .gert_shape import Shape, ShapeError
 from .tiling_data import TilingContext
 
@@ -156,18 +157,15 @@ def aclnn_get_workspace_size(sim, op: OpDef, kernel: Any, inputs: tuple, outputs
 
     Runs ``op``'s InferShape on the inputs' shapes and its tiling function on a TilingContext of the chip, then
     ``sim.acl.nn.get_workspace_size`` with what they produced. A failing InferShape is passed as no shapes
-    (the call then fails with ACLNN_ERR_PARAM_INVALID); the tiling function must return GRAPH_SUCCESS."""
-    shapes = tuple(t.shape if t is not None else (1,) for t in inputs)
+    and a failing tiling function as no tiling: the call then fails with ACLNN_ERR_PARAM_INVALID."""
+    shapes = tuple(t.shape if isinstance(t, AclTensor) else (1,) for t in inputs)  # the rest: refused below
     infer = InferShapeContext(shapes, len(op.outputs))
     inferred = infer.output_dims() if op.infer is not None and op.infer(infer) == GRAPH_SUCCESS else None
     context = TilingContext(shapes, sim.profile)
     tiling = op.aicore().tiling
-    if tiling is None or tiling(context) != GRAPH_SUCCESS:
-        raise ShapeError(
-            f"{op.name}'s tiling function", "returns GRAPH_SUCCESS", "GRAPH_FAILED", "必须返回 GRAPH_SUCCESS"
-        )
+    tiled = tiling is not None and tiling(context) == GRAPH_SUCCESS
     sizes = tuple(context.get_workspace_sizes(context.get_workspace_num()))
-    raw = context.get_raw_tiling_data()
+    raw = context.get_raw_tiling_data() if tiled else None  # None: the tiling function failed
     types = tuple(p.types for p in (*op.inputs, *op.outputs))
     return sim.acl.nn.get_workspace_size(
         op.name, tuple(inputs), tuple(outputs), inferred, kernel, context.get_block_dim(), raw, sizes, types

@@ -257,3 +257,19 @@ def test_a_failing_tiling_function_fails_the_first_phase():
     ((_, en, zh),) = _codes(sim)
     assert "TilingFunc returns GRAPH_SUCCESS, got 'GRAPH_FAILED'" in en
     assert_chinese(zh)
+
+
+def test_an_operator_without_workspace_runs_with_a_null_workspace():
+    sim, stream, ins, outs = _setup()
+
+    def no_workspace(context):
+        ret = sol.tiling_func(context)
+        context.get_workspace_sizes(1)[0] = 0
+        return ret
+
+    op = sol.add_custom_def()
+    op.aicore().set_tiling(no_workspace)
+    size, executor, ret = aclnn_get_workspace_size(sim, op, sol.add_custom, ins, outs)
+    assert (size, ret) == (0, 0)
+    assert sim.acl.nn.launch(None, 0, executor, stream) == 0  # aclnnAddCustom(nullptr, 0, executor, stream)
+    assert sim.acl.rt.synchronize_stream(stream) == 0 and not sim.finish().findings

@@ -255,7 +255,8 @@ class Nn:
             s = sim.stream(stream, f"aclnn{executor.op_type}")
             executor.used = True
             args = [GlobalAddress(t.addr, t.dtype) for t in executor._tensors]
-            args += [GlobalAddress(workspace or 0, uint8), executor._tiling]
+            workspace_arg = GlobalAddress(workspace, uint8) if workspace_size else None  # nullptr: no workspace
+            args += [workspace_arg, executor._tiling]
             kernel = executor._kernel.prepare(sim, executor._block_dim, tuple(args))
             sim.enqueue_kernel(kernel, s, call)
             executor._record.update(launched=True, workspace_given=workspace_size)

@@ -190,3 +190,11 @@ def test_a_criterion_right_on_the_visible_cases_but_wrong_on_a_hidden_one_fails_
     assert kinds == [{"kind": "unaligned", "passed": False}]
     again, kinds = merge(_Lesson, visible, [(case, [Criterion("numerics", True)])])
     assert again == visible and kinds == [{"kind": "unaligned", "passed": True}]
+
+
+@pytest.mark.parametrize("lesson", catalog.lessons(), ids=lambda x: x.slug)
+def test_every_hidden_kind_says_what_to_think_of_in_both_languages(lesson):
+    for kind in lesson.hidden:
+        assert kind.hint and kind.hint["en"].strip() and kind.hint["zh"].strip(), (lesson.slug, kind.id)
+        assert any("\u4e00" <= ch <= "\u9fff" for ch in kind.hint["zh"]), (lesson.slug, kind.id)
+        assert kind.hint["en"] != kind.hint["zh"]

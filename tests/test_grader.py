@@ -39,11 +39,13 @@ def _digest(path: Path) -> str:
 
 
 def _harness_processes() -> list[int]:
-    """Processes still running the child harness (a grandchild that escaped its sandbox would be one)."""
+    """Processes still running this checkout's child harness (a grandchild that escaped its sandbox would be
+    one; the sandbox binds the harness at its own path, so another checkout's gradings are not counted)."""
+    harness = str(REPO / "lessons" / "harness.py").encode()
     out = []
     for pid in os.listdir("/proc"):
         try:
-            if pid.isdigit() and b"lessons/harness.py" in Path(f"/proc/{pid}/cmdline").read_bytes():
+            if pid.isdigit() and harness in Path(f"/proc/{pid}/cmdline").read_bytes():
                 out.append(int(pid))
         except OSError:
             pass

@@ -14,7 +14,7 @@ from dash import Dash, no_update
 from dash.exceptions import PreventUpdate
 
 from app.present.messages import t as msg
-from app.server import jobs
+from app.server import managers
 from app.web import compare, exercise, pages, player, playground
 from app.web.runs import Runs
 from lessons.catalog import get
@@ -75,7 +75,7 @@ def _request(meta, **changes) -> dict:
 
 # -- the wiring ----------------------------------------------------------------------------------------------
 def test_every_server_callback_is_a_method_of_its_modules_callbacks(tmp_path, runs):
-    app = Dash(__name__, background_callback_manager=jobs.LocalManager(tmp_path / "callbacks"))
+    app = Dash(__name__, background_callback_manager=managers.LocalManager(tmp_path / "callbacks"))
     pages.register(app, runs, "en")
     for module in (playground, compare, player, exercise):
         module.register(app, runs)
@@ -86,6 +86,34 @@ def test_every_server_callback_is_a_method_of_its_modules_callbacks(tmp_path, ru
         assert fn.__self__.runs is runs and fn.__name__ in vars(type(fn.__self__))
     owners = {type(fn.__self__).__module__ for fn in wired}
     assert owners == {f"app.web.{m}" for m in ("pages", "playground", "compare", "player", "exercise")}
+
+
+def test_a_job_that_failed_outside_its_own_handling_is_said_in_the_page_in_both_languages(tmp_path, runs):
+    """Each background callback's on_error puts one line (both languages: a poll carries no page state) in its
+    own error or status output, and nothing else; the error's text stays in the server's log."""
+    from dash import Output
+
+    from app.server.jobs import LOST
+
+    seen = []
+
+    class Recording(Dash):
+        def callback(self, *args, **kwargs):
+            if kwargs.get("background"):
+                seen.append(([a for a in args if isinstance(a, Output)], kwargs["on_error"]))
+            return super().callback(*args, **kwargs)
+
+    app = Recording(__name__, background_callback_manager=managers.LocalManager(tmp_path / "callbacks"))
+    for module in (playground, compare, exercise):
+        module.register(app, runs)
+    assert len(seen) == 3
+    for outputs, on_error in seen:
+        for err, key in ((RuntimeError(f"... {LOST} ..."), "web.job_lost"), (KeyError("internal"), "web.job_failed")):
+            said = on_error(err)
+            assert len(said) == len(outputs)
+            (at,) = [i for i, v in enumerate(said) if v is not no_update]
+            assert outputs[at].component_id in ("pg-error", "cmp-error", "ex-status")
+            assert said[at] == f"{msg(key, 'en')} / {msg(key, 'zh')}" and "internal" not in said[at]
 
 
 # -- the player: a run, a window, the timeline ------------------------------------------------------------------

@@ -7,6 +7,7 @@ Playwright, and plain HTTP for what a browser would never send.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import json
 import os
@@ -18,6 +19,7 @@ import urllib.error
 import urllib.request
 
 import pytest
+from celery_helpers import Worker, redis_server
 from test_server_store import small_disk
 from web_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, ROOT, VIEWPORT, Server, Tab, need_browser
 
@@ -287,12 +289,30 @@ def test_a_run_arrives_although_the_worker_that_started_it_is_killed(browser, tm
         server.stop()
 
 
+@contextlib.contextmanager
+def _jobs_on(path: str, tmp_path):
+    """The environment of a server whose jobs run as this machine's processes (``local``) or on a Celery worker
+    over a real Redis (``celery``: the worker is started and stopped here)."""
+    if path == "local":
+        yield {}
+        return
+    with redis_server() as url:
+        env = {"ASCENDSIM_REDIS_URL": url, "ASCENDSIM_RUNS": str(tmp_path), "PYTHONPATH": str(ROOT)}
+        worker = Worker("app.web.celery_worker", env, tmp_path / "worker.log")
+        try:
+            yield env
+        finally:
+            worker.stop()
+
+
 @pytest.mark.slow
-def test_a_run_arrives_although_answers_are_lost(browser, tmp_path):
+@pytest.mark.parametrize("path", ["local", "celery"])
+def test_a_run_arrives_although_answers_are_lost(browser, tmp_path, path):
     """What a worker killed while it answers leaves: the server did the work (started the job, handed out its
     progress, its result) and the page never got the answer. Here the answer to the click, to the first poll and
-    to the poll that carries the result are each lost once (the request went through, its answer is dropped)."""
-    server = Server(tmp_path)
+    to the poll that carries the result are each lost once (the request went through, its answer is dropped).
+    On both job paths: this machine's processes, and Celery workers over Redis (whose manager, as Dash ships it,
+    deleted a result as a poll took it and started a second task for the click sent again)."""
     lost: list[str] = []
 
     def answer(route):
@@ -310,18 +330,20 @@ def test_a_run_arrives_although_answers_are_lost(browser, tmp_path):
         else:
             route.fulfill(response=response)
 
-    try:
-        shape = (4096, 4096, 4096)  # timing only, about 2 s: a few polls
-        context = browser.new_context(viewport=VIEWPORT)
-        tab = Tab(context, server.url).open("/playground")
-        context.route("**/_dash-update-component*", answer)
-        _play(tab, *shape, numerics=False)
-        tab.wait_steps(_events(*shape), timeout=60_000, stage="after answers were lost")
-        assert lost == ["start", "poll", "result"]
-        assert tab.text("#pg-error").strip() == ""  # the click sent again polled the job it had started
-        context.close()
-    finally:
-        server.stop()
+    with _jobs_on(path, tmp_path) as env:
+        server = Server(tmp_path, log_dir=tmp_path, env=env)
+        try:
+            shape = (4096, 4096, 4096)  # timing only, about 2 s: a few polls
+            context = browser.new_context(viewport=VIEWPORT)
+            tab = Tab(context, server.url).open("/playground")
+            context.route("**/_dash-update-component*", answer)
+            _play(tab, *shape, numerics=False)
+            tab.wait_steps(_events(*shape), timeout=60_000, stage="after answers were lost")
+            assert lost == ["start", "poll", "result"]
+            assert tab.text("#pg-error").strip() == ""  # the click sent again polled the job it had started
+            context.close()
+        finally:
+            server.stop()
 
 
 # -- the store at the web's level ------------------------------------------------------------------------------

@@ -166,6 +166,15 @@ WEB = MappingProxyType(
             "The server lost an answer (a worker restarted): the page asked again and carried on; nothing was lost.",
             "服务器丢失了一个应答（有工作进程重启）：页面已重新请求并继续，没有丢失任何内容。",
         ),
+        "web.job_lost": (
+            "The server lost this job's process again and again and gave up: press the button again "
+            "(if it happens again, the run is too big for this server).",
+            "服务器多次失去了这个作业的进程，已放弃：请再按一次按钮（如果再次发生，说明这次运行超出了服务器的能力）。",
+        ),
+        "web.job_failed": (
+            "The server failed while doing this (its log says why): press the button again.",
+            "服务器在处理时出错（原因见服务器日志）：请再按一次按钮。",
+        ),
         "web.busy.session": (
             "One run at a time per browser tab: wait for the one running, or cancel it.",
             "每个浏览器标签页一次只能运行一个：请等待当前运行结束，或取消它。",

@@ -19,6 +19,7 @@ from engine.profiles.profile import DEFAULT_PROFILE
 from engine.scenarios import registry
 
 from . import figures, layout, render
+from .errors import job_failed
 from .pages import describe
 from .panels import fmt_value
 from .playground import JOB_POLL_MS, phase_line, plain, session_id
@@ -108,6 +109,7 @@ def register(app, runs: Runs) -> None:
         progress_default=[""],
         running=[(Output("cmp-run", "disabled"), True, False)],
         interval=JOB_POLL_MS,
+        on_error=job_failed(3, 0),  # cmp-error
         prevent_initial_call=True,
     )(cb.compare)
     app.callback(

@@ -1,7 +1,14 @@
-"""What a browser may name, and the error that answers a request the server will not run."""
+"""What a browser may name, the error that answers a request the server will not run, and what a page is told
+when a job failed outside its own handling."""
 
 from __future__ import annotations
 
+import logging
+
+from dash import no_update
+
+from app.present.messages import t as msg
+from app.server.jobs import LOST
 from lessons.catalog import Lesson, LessonError, get
 
 
@@ -17,4 +24,22 @@ def lesson_of(number) -> Lesson:
         raise RunRequestError(f"lesson: {exc}") from None
 
 
-__all__ = ("RunRequestError", "lesson_of")
+def job_failed(outputs: int, at: int):
+    """A background callback's ``on_error``: a job that failed outside its own handling (its process lost again
+    and again, or an error it did not expect) is said in one line at output ``at`` of ``outputs``, instead of a
+    page left waiting. A poll does not carry the page's state, so the line is in both languages; the error itself
+    goes to the server's log, never to the page."""
+
+    def said(err: Exception):
+        text = str(err)
+        key = "web.job_lost" if LOST in text else "web.job_failed"
+        if key == "web.job_failed":
+            logging.getLogger("ascendsim").error("a job failed: %s", text)
+        out = [no_update] * outputs
+        out[at] = f"{msg(key, 'en')} / {msg(key, 'zh')}"
+        return out
+
+    return said
+
+
+__all__ = ("RunRequestError", "job_failed", "lesson_of")

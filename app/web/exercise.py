@@ -26,6 +26,7 @@ from lessons.catalog import Lesson, get
 from lessons.grader import VERDICTS, GradeResult
 
 from .editor import editor, editor_buttons
+from .errors import job_failed
 from .exercise_diff import comparison, diff_view
 from .exercise_text import TEXT, text
 from .playground import JOB_POLL_MS, session_id
@@ -324,6 +325,7 @@ def register(app, runs: Runs) -> None:
         ],
         cancel=[Input("ex-cancel", "n_clicks")],
         interval=JOB_POLL_MS,
+        on_error=job_failed(4 + len(_VIEWS), 2),  # ex-status
         prevent_initial_call=True,
     )(cb.check)
     app.callback(

@@ -22,6 +22,7 @@ from engine.profiles.profile import DEFAULT_PROFILE, load_profile
 from engine.scenarios import registry
 
 from . import panels
+from .errors import job_failed
 from .runs import RunRequestError, Runs
 from .trigger import FROM_DASH, triggered
 
@@ -215,6 +216,7 @@ def register(app, runs: Runs) -> None:
         ],
         cancel=[Input("pg-cancel", "n_clicks")],
         interval=JOB_POLL_MS,
+        on_error=job_failed(8, 2),  # pg-error
         prevent_initial_call=True,
     )(cb.run_clicked)
 

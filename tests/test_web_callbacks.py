@@ -267,9 +267,11 @@ def test_breakpoints_are_added_checked_and_removed(play, meta):
 def test_a_slots_numbers_or_why_not(play, meta):
     no_core = play.tile_values({"buf": "UB", "q": 0, "s": 0}, 0, LESSON, "AIV 999", "zh")
     assert no_core.children == msg("web.no_core", "zh")
+    note = play.tile_values({"buf": "UB", "q": 7, "s": 9}, 0, LESSON, meta["cores"][0], "zh")  # no such slot
+    assert note.className == "note" and note.children == msg("web.no_slot", "zh", buf="UB", q=7, s=9)
     for click, step in (({"buf": "UB", "q": 0, "s": 0}, 10**12), (["x"], 0), ({"buf": "UB", "q": "x", "s": 0}, 0)):
-        note = play.tile_values(click, step, LESSON, meta["cores"][0], "en")
-        assert note.className == "note" and note.children
+        with pytest.raises(PreventUpdate):  # what the page's own panel could not have sent
+            play.tile_values(click, step, LESSON, meta["cores"][0], "en")
     with pytest.raises(PreventUpdate):
         play.tile_values(None, 0, LESSON, meta["cores"][0], "en")
 

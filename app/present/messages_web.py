@@ -50,6 +50,10 @@ WEB = MappingProxyType(
         ),
         "web.view.system": ("System: host, link, device", "系统：主机、链路、设备"),
         "web.view.core": ("Inside one core", "一个核的内部"),
+        "web.no_slot": (
+            "{buf} has no slot {q}.{s} at this step on this core.",
+            "在这一步，这个核上的 {buf} 没有槽位 {q}.{s}。",
+        ),
         "web.no_core": (
             "No AI core ran a block in this run: its matmuls (if any) run at op level, each one task on the AI-core "
             "array costed from a measured table or a roofline, not instruction by instruction. Lesson 3 opens a "

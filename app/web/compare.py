@@ -22,7 +22,7 @@ from . import figures, layout, render
 from .errors import job_failed
 from .pages import describe
 from .panels import fmt_value
-from .playground import JOB_POLL_MS, phase_line, plain, session_id
+from .playground import JOB_POLL_MS, phase_line, plain, session_id, ticked
 from .runs import RunRequestError, Runs, validate_request
 
 
@@ -137,7 +137,7 @@ def _request(label: str, scenario, options, numerics) -> dict:
         "scenario": scenario,
         "profile": params.pop("profile", DEFAULT_PROFILE),
         "params": params,
-        "numerics": "on" in (numerics or []),
+        "numerics": ticked(numerics),
     }
     try:
         validate_request(req)

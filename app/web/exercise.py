@@ -258,7 +258,12 @@ class Callbacks:
     def go(self, clicks, mine, run, *, trigger=FROM_DASH):
         """A statement's link: the trainee's run in the views, at the step where it shows."""
         trigger = triggered(trigger)
-        if not isinstance(trigger, dict) or not any(clicks or []) or not isinstance(mine, dict):
+        if (
+            not isinstance(trigger, dict)
+            or not isinstance(clicks, list)
+            or not any(clicks)
+            or not isinstance(mine, dict)
+        ):
             raise PreventUpdate
         step = trigger.get("step")
         if type(step) is not int or step < 0:

@@ -74,7 +74,7 @@ class Callbacks:
     def lesson(self, number, lang, run):
         lang = known_lang(lang)
         try:
-            les = get(int(number or 1))
+            les = get(1 if number is None else number)
         except (LessonError, ValueError, TypeError) as exc:
             return no_update, html.Div(str(exc), className="error"), [], [], []
         head = html.Div(
@@ -133,7 +133,11 @@ class Callbacks:
                 texts.append(no_update)
                 classes.append(no_update)
                 continue
-            question = next(q for q in les.questions if q.id == ident["q"])
+            question = next((q for q in les.questions if q.id == ident.get("q")), None)
+            if question is None:  # a question this lesson does not ask: nothing to check
+                texts.append(no_update)
+                classes.append(no_update)
+                continue
             if yours is None:
                 texts.append(msg("web.choose_first", lang))
                 classes.append("answer")

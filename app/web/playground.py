@@ -238,7 +238,12 @@ def _request(runs: Runs, trigger, tries, scenario, profile, mnk, ids, values, nu
         return request, [*form, params]
     if not isinstance(values, list) or len(values) != len(ids):
         raise RunRequestError("params: the form's fields and values do not match")
-    return request_of(scenario, profile, *mnk, ids, values, "on" in (numerics or [])), unchanged
+    return request_of(scenario, profile, *mnk, ids, values, ticked(numerics)), unchanged
+
+
+def ticked(checklist) -> bool:
+    """Whether a one-box checklist a page sent (``["on"]`` or ``[]``) is ticked; anything else is not."""
+    return isinstance(checklist, list) and "on" in checklist
 
 
 def session_id(session) -> str:
@@ -303,4 +308,5 @@ __all__ = (
     "register",
     "request_of",
     "session_id",
+    "ticked",
 )

@@ -137,12 +137,14 @@ def validate_request(request: dict) -> tuple[RunSpec, Scenario, Cost]:
 def breakpoints_of(items, loaded: Loaded) -> tuple[Breakpoint, ...]:
     """Breakpoints a browser sent, validated (an invalid one raises RunRequestError)."""
     out = []
+    if not isinstance(items, list | tuple | type(None)):
+        raise RunRequestError(f"breakpoints must be a list, got {str(items)[:40]!r}")
     for item in items or []:
         if not isinstance(item, dict):
-            raise RunRequestError(f"a breakpoint must be a mapping, got {item!r}")
+            raise RunRequestError(f"a breakpoint must be a mapping, got {str(item)[:40]!r}")
         kind, core = item.get("kind") or None, item.get("core") or None
         src, mark = item.get("src") or None, item.get("mark")
-        if kind is not None and kind not in Kind.__members__:
+        if kind is not None and (not isinstance(kind, str) or kind not in Kind.__members__):
             raise RunRequestError(f"breakpoint kind must be one of {', '.join(Kind.__members__)}, got {kind!r}")
         if core is not None:
             ref = loaded.core(core)

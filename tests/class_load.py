@@ -158,12 +158,13 @@ async def _drive(url: str, users: int, expected: list[int], load: Load, steps: i
         await browser.close()
 
 
-def measure(users: int, workers: int = 2, steps: int = STEPS, small: bool = False) -> Load:
+def measure(users: int, workers: int = 2, steps: int = STEPS, small: bool = False, http: bool = False) -> Load:
     """One class of ``users`` on a fresh ``gunicorn -w workers`` over an empty runs folder (``small``: each
-    user's matmul 64 to 320 on a side instead of 256 to 1024)."""
+    user's matmul 64 to 320 on a side instead of 256 to 1024; ``http``: clients that send what a page sends,
+    without browsers: tests/class_load_http.py)."""
     import psutil
 
-    expected = [events(*shape(i, small)) for i in range(users)]
+    expected = [] if http else [events(*shape(i, small)) for i in range(users)]
     with tempfile.TemporaryDirectory() as tmp:
         server = Server(Path(tmp), workers=workers, log_dir=Path(tmp))
         load = Load(users)
@@ -185,7 +186,12 @@ def measure(users: int, workers: int = 2, steps: int = STEPS, small: bool = Fals
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
         try:
-            asyncio.run(_drive(server.url, users, expected, load, steps, small))
+            if http:
+                from tests.class_load_http import drive
+
+                drive(server.url, users, [shape(i, small) for i in range(users)], load)
+            else:
+                asyncio.run(_drive(server.url, users, expected, load, steps, small))
         finally:
             done.set()
             sampler.join()
@@ -203,6 +209,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=STEPS, help="steps each user takes before running")
     parser.add_argument("--small", action="store_true", help="each user's matmul 64 to 320 on a side")
     parser.add_argument("--phases", action="store_true", help="also print each user's progress lines, timed")
+    parser.add_argument("--http", action="store_true", help="HTTP clients that send what a page sends, no browsers")
     args = parser.parse_args()
     print(
         "| users | runs seen | run-to-views p50 (s) | p95 (s) | errors | CPU (mean) | server RSS (max) "
@@ -210,7 +217,7 @@ def main() -> None:
     )
     print("|---|---|---|---|---|---|---|---|---|")
     for users in (int(x) for x in args.users.split(",")):
-        load = measure(users, steps=args.steps, small=args.small)
+        load = measure(users, steps=args.steps, small=args.small, http=args.http)
         print(load.row(), flush=True)
         for e in load.errors[:3]:
             print(f"    {e}")

@@ -72,7 +72,6 @@ def panel(lesson: Lesson, lang: str, code_runs: tuple[str, str]) -> html.Div:
                 className="row",
                 style={"display": "none"},
             ),
-            dcc.Store(id="ex-submit"),
             dcc.Store(id="ex-line"),
             dcc.Store(id="ex-number", data=lesson.number),
         ],

@@ -253,7 +253,7 @@ def test_breakpoints_are_added_checked_and_removed(play, meta):
     got = play.breakpoints(3, [None, None], None, "AIV 999", "", None, items, LESSON, "en", **add)
     assert got[:2] == (no_update, no_update) and "AIV 999" in got[2]  # not a core of this run: said inline
     got = play.breakpoints(3, [None, None], None, None, "no-line-here", None, items, LESSON, "en", **add)
-    assert got[:2] == (no_update, no_update) and got[2].startswith("breakpoint src")
+    assert got[:2] == (no_update, no_update) and got[2].startswith("breakpoint source line")
     items, shown, _e = play.breakpoints(
         3, [None, 1], None, None, "", None, items, LESSON, "en", trigger={"type": "bp-del", "i": 0}
     )
@@ -435,9 +435,9 @@ def test_a_playground_run_is_computed_stored_and_plays(runs):
     [
         ((["matmul"], ""), ("matmul", ""), "A: scenario must be one of"),
         (("matmul", ""), ("matmul", "--nope 1"), "options: '--nope' is not an option of matmul"),
-        (("matmul", ["--m"]), ("matmul", ""), "A: options must be text, got list"),
+        (("matmul", ["--m"]), ("matmul", ""), "A: options must be text, got ['--m']"),
         (("matmul", "--m 0"), ("matmul", ""), "A: m must be >= 1"),
-        (("matmul", '--m "64'), ("matmul", ""), "options: No closing quotation"),
+        (("matmul", '--m "64'), ("matmul", ""), "A: options: a quote is not closed in '--m \"64'"),
     ],
 )
 def test_a_bad_comparison_is_answered_inline(runs, a, b, said):

@@ -351,3 +351,105 @@ def test_malformed_values_for_every_callback_input_are_answered_inline_or_ignore
                     failures.append(f"{group}.{name}({arg}={bad!r:.40}) shows internal text: {leaked[0][:200]}")
     print(f"\n{tried} malformed calls")
     assert not failures, "\n".join(failures[:40]) + f"\n({len(failures)} in all)"
+
+
+def test_every_refusal_a_page_can_show_is_written_in_both_languages():
+    """Every RunRequestError, ScenarioArgError, ScenarioFailed, ParamValueError and TilingError raised anywhere is
+    given its Chinese where it is made (a call without it would fail only when that refusal happens)."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    chinese = {  # the error -> how its call gives the Chinese: a positional index or a keyword
+        "RunRequestError": (1, "zh"),
+        "ParamValueError": (1, "zh"),
+        "ScenarioArgError": (None, "zh"),
+        "ScenarioFailed": (2, "zh"),
+        "TilingError": (3, "limit_zh"),
+    }
+    missing, seen = [], 0
+    for path in sorted([*root.glob("app/**/*.py"), *root.glob("engine/**/*.py"), *root.glob("lessons/**/*.py")]):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in chinese:
+                at, keyword = chinese[node.func.id]
+                seen += 1
+                given = any(k.arg == keyword for k in node.keywords) or (at is not None and len(node.args) > at)
+                if not given:
+                    missing.append(f"{path.relative_to(root)}:{node.lineno} {node.func.id}")
+    assert seen > 60 and not missing, missing
+
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+LATIN_WORD = re.compile(r"\b[a-z]{4,}\b")  # an English word (identifiers and values are quoted or named)
+
+
+def _inline(cbs, state, lang: str) -> list[tuple[str, str, str, str]]:
+    """(what, the inline message in ``lang``, the field it must name, the value it must quote) for bad requests
+    on every surface that answers in the page."""
+    play, pg, cmp_, pages_, ex = cbs["player"], cbs["playground"], cbs["compare"], cbs["pages"], cbs["exercise"]
+    form = {
+        "set_progress": lambda _x: None,
+        "_clicks": 1,
+        "tries": [],
+        "scenario": "matmul",
+        "profile": "ascend910b1",
+        "ids": [],
+        "values": [],
+        "numerics": [],
+        "run": None,
+        "lang": lang,
+        "session": SESSION + lang,
+        "trigger": "pg-run",
+    }
+    out = []
+    for m, n, field, value in (
+        ("abc", "64", "m", "'abc'"),
+        ("0", "64", "m", "0"),
+        ("16384", "8192", "m x n x k", "16384"),
+    ):
+        said = pg.run_clicked(**form, m=m, n=n, k=n)[2]
+        out.append((f"playground m={m}", said, field, value))
+    said = pg.run_clicked(**{**form, "numerics": ["on"]}, m="8192", n="8192", k="8192")[2]
+    out.append(("playground numerics 8192^3", said, "m x n x k", "8192"))
+    base = {
+        "set_progress": lambda _x: None,
+        "_run": 1,
+        "sa": "matmul",
+        "sb": "matmul",
+        "numerics": [],
+        "lang": lang,
+        "session": SESSION + "c" + lang,
+    }
+    out.append(("compare options", cmp_.compare(**base, oa="--nope 1", ob="")[0], "A", "'--nope'"))
+    out.append(("compare value", cmp_.compare(**base, oa="", ob="--m x")[0], "B", "'x'"))
+    bp = {
+        "_add": 1,
+        "deletes": [],
+        "core": None,
+        "mark": "",
+        "current": [],
+        "run": LESSON,
+        "lang": lang,
+        "trigger": "bp-add",
+    }
+    out.append(("breakpoint kind", play.breakpoints(**bp, kind="NOPE", src="")[2], "", "'NOPE'"))
+    out.append(("breakpoint line", play.breakpoints(**bp, kind=None, src="nope")[2], "", "'nope'"))
+    jump = {"_prev": None, "_next": 1, "step": 3, "run": LESSON, "lang": lang, "trigger": "jump-next"}
+    out.append(("jump kind", play.jump(**jump, kind="NOPE")[1], "", "'NOPE'"))
+    out.append(("tampered run", play.load_run({"lesson": "x"}, lang, None)[7], "", "'x'"))
+    out.append(("lesson number", pages_.lesson("x", lang, LESSON)[1].children, "", "'x'"))
+    submit = {"lesson": 3, "code": 7, "n": 1}
+    out.append(("exercise code", ex.check(lambda _x: None, submit, lang, SESSION + "e" + lang)[2], "code", "7"))
+    return out
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_inline_refusals_name_the_field_and_the_value_in_the_pages_language(cbs, state, lang):
+    for what, said, field, value in _inline(cbs, state, lang):
+        assert isinstance(said, str) and said, what
+        assert field in said and value in said, (what, said)
+        assert not INTERNAL.search(said), (what, said)
+        if lang == "zh":
+            assert CJK.search(said), (what, said)
+        else:
+            assert not CJK.search(said), (what, said)

@@ -50,6 +50,7 @@ WEB = MappingProxyType(
         ),
         "web.view.system": ("System: host, link, device", "系统：主机、链路、设备"),
         "web.view.core": ("Inside one core", "一个核的内部"),
+        "web.bad_kind": ("kind must be one of {kinds}, got {got}", "事件类型必须是 {kinds} 之一，收到 {got}"),
         "web.no_slot": (
             "{buf} has no slot {q}.{s} at this step on this core.",
             "在这一步，这个核上的 {buf} 没有槽位 {q}.{s}。",

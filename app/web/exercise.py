@@ -236,7 +236,7 @@ class Callbacks:
                 submit.get("lesson"), submit.get("code"), lang, session_id(session), report, policy == "sandbox"
             )
         except RunRequestError as exc:
-            return no_update, no_update, f"{text('failed', lang)}: {exc}", no_update, *_UNCHANGED
+            return no_update, no_update, f"{text('failed', lang)}: {exc.text(lang)}", no_update, *_UNCHANGED
         except Busy as exc:
             return (
                 no_update,

@@ -22,6 +22,7 @@ from engine.scenarios import registry
 from lessons.catalog import LessonError, get
 
 from . import layout, tool_pages
+from .errors import lesson_of
 from .exercise import panel
 from .runs import RunRequestError, Runs
 from .trigger import FROM_DASH, outputs_of, triggered
@@ -74,9 +75,9 @@ class Callbacks:
     def lesson(self, number, lang, run):
         lang = known_lang(lang)
         try:
-            les = get(1 if number is None else number)
-        except (LessonError, ValueError, TypeError) as exc:
-            return no_update, html.Div(str(exc), className="error"), [], [], []
+            les = lesson_of(1 if number is None else number)
+        except RunRequestError as exc:
+            return no_update, html.Div(exc.text(lang), className="error"), [], [], []
         head = html.Div(
             [
                 html.H2(msg("web.lesson_n", lang, n=les.number, title=les.title[lang])),
@@ -163,7 +164,7 @@ class Callbacks:
         try:
             loaded = self.runs.load(run)
         except RunRequestError as exc:
-            return no_update, str(exc)
+            return no_update, exc.text(known_lang(lang))
         name = export_name(run)
         which = triggered(trigger)
         if which == "exp-chrome":

@@ -23,6 +23,7 @@ from app.present.messages import known_lang
 from app.present.messages import t as msg
 
 from . import panels, render
+from .errors import shown
 from .layout import VIEWS
 from .playground import note_text
 from .runs import RunRequestError, Runs, breakpoints_of
@@ -43,7 +44,7 @@ class Callbacks:
         try:
             loaded = self.runs.load(run)
         except RunRequestError as exc:
-            return (no_update,) * 7 + (str(exc),)
+            return (no_update,) * 7 + (exc.text(known_lang(lang)),)
         if isinstance(old, dict) and old.get("key") == loaded.key:
             raise PreventUpdate
         meta = render.meta(loaded)
@@ -176,7 +177,7 @@ class Callbacks:
         from engine.trace import Kind
 
         if not isinstance(kind, str) or kind not in Kind.__members__:
-            return no_update, f"kind must be one of {', '.join(Kind.__members__)}, got {kind!r}"
+            return no_update, msg("web.bad_kind", known_lang(lang), kinds=", ".join(Kind.__members__), got=shown(kind))
         found = loaded.replay.next_of_kind(_step_of(step, loaded), kind, forward)
         if found is None:
             return no_update, f"{kind}: -"
@@ -206,7 +207,7 @@ class Callbacks:
                 if run:
                     breakpoints_of([item], self.runs.load(run))
             except RunRequestError as exc:
-                return no_update, no_update, str(exc)
+                return no_update, no_update, exc.text(known_lang(lang))
             if any(v is not None for v in item.values()) and item not in current:
                 current.append(item)
         return current, _bp_list(current, known_lang(lang)), ""

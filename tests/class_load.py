@@ -7,10 +7,10 @@ memory (the gunicorn workers and the jobs they fork), sampled every 0.2 s.
 
 ``python -m tests.class_load --users 5,10,20,40`` prints the table (a benchmark: figures, no pass/fail);
 ``--phases`` adds each user's progress lines with their times, and ``CLASS_LOAD_LOG=FILE`` keeps the server's log.
-The acceptance test (20 users on ``gunicorn -w 2``, every one sees their own run) is not in the suite yet. On this
-2-core machine all 20 now see their run, but p95 is 60-100 s: the jobs queue behind one another while the 20
-Chromiums on the same two cores use several times the server's CPU (the browsers' column is a lower bound:
-renderers that exit between samples are not counted).
+The acceptance test (tests/test_class_load.py: 20 users on ``gunicorn -w 2``, each with a small run, every one
+sees their own run) is in the suite. ``--http`` replays what each page sends without browsers
+(tests/class_load_http.py). The browsers' CPU column is a lower bound: renderers that exit between samples are
+not counted.
 """
 
 from __future__ import annotations

@@ -429,6 +429,38 @@ def test_a_playground_run_is_computed_stored_and_plays(runs):
     assert meta["n"] == len(runs.load(run).replay) > 0 and meta["cores"]
 
 
+@pytest.mark.parametrize("damage", ["truncated", "empty", "zeroed"])
+def test_a_damaged_playground_run_is_computed_again_and_the_form_says_so(tmp_path, damage):
+    """A stored playground run whose file was truncated, emptied or zeroed: the Run click computes it again, the
+    form's note says so (in the page's language), and the run plays."""
+    runs = Runs(tmp_path)
+    cb = playground.Callbacks(runs)
+    run = _click(cb, session="callbacktests0003")[0]
+    path = runs.store.path(runs.spec(run))
+    data = path.read_bytes()
+    path.write_bytes({"truncated": data[: len(data) // 3], "empty": b"", "zeroed": bytes(len(data))}[damage])
+    again = Runs(tmp_path)  # another worker: nothing in its memory
+    answer = playground.Callbacks(again).run_clicked(
+        lambda _x: None,
+        1,
+        [],
+        "matmul",
+        "ascend910b1",
+        "64",
+        "64",
+        "64",
+        [],
+        [],
+        [],
+        None,
+        "zh",
+        "callbacktests0004",
+        trigger="pg-run",
+    )
+    assert answer[2] == "" and answer[3] == msg("web.note.damaged", "zh")
+    assert path.is_file() and again.load(run).events > 0
+
+
 # -- the compare page ---------------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("a", "b", "said"),

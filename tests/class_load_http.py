@@ -55,6 +55,8 @@ class Page:
         r.raise_for_status()
         answer = r.json()
         for ident, props in (answer.get("response") or {}).items():
+            if ident.startswith("{"):  # pattern-matching components: what the page holds for them stays
+                continue
             for prop, value in props.items():
                 self.held[f"{ident}.{prop.split('@')[0]}"] = value  # a duplicate output's name ends in @<hash>
         return answer
@@ -95,7 +97,7 @@ def _outputs(output: str):
     return out
 
 
-def _views(page: Page, run: dict) -> None:
+def views(page: Page, run: dict) -> None:
     """What the player asks for a run it is given: its description, then its views and its first window at once."""
     page.held["run.data"] = run
     page.call(page.dep("meta.data", "step-slider.max"), "run.data")
@@ -128,11 +130,22 @@ def user(url: str, deps: list[dict], i: int, shape: tuple[int, int, int], sessio
     run's views."""
     lessons = Page(url, "/", deps)
     lessons.held.update({"lang-page.data": "en", "player-lang.data": "en"})
-    _views(lessons, {"lesson": 1})
+    views(lessons, {"lesson": 1})
     play = Page(url, "/playground", deps)
-    scenario = registry()["matmul"]
-    fields = [p for p in scenario.params if p.name not in ("m", "n", "k")]
-    play.held.update(
+    fill_playground(play, shape, session)
+    t0 = time.perf_counter()
+    answer = play.job(play.dep("pg-last.data", "pg-error.children"), "pg-run.n_clicks")
+    run = play.held.get("run.data")
+    if not isinstance(run, dict) or not answer:
+        raise RuntimeError(f"user {i}: the job answered no run: {json.dumps(answer)[:300]}")
+    views(play, run)
+    return time.perf_counter() - t0
+
+
+def fill_playground(page: Page, shape: tuple[int, int, int], session: str, numerics: bool = True) -> None:
+    """What the playground's form holds once a user typed a matmul of ``shape`` (its other fields as they open)."""
+    fields = [p for p in registry()["matmul"].params if p.name not in ("m", "n", "k")]
+    page.held.update(
         {
             "lang-page.data": "en",
             "player-lang.data": "en",
@@ -142,19 +155,12 @@ def user(url: str, deps: list[dict], i: int, shape: tuple[int, int, int], sessio
             "pg-m.value": str(shape[0]),
             "pg-n.value": str(shape[1]),
             "pg-k.value": str(shape[2]),
-            "pg-numerics.value": ["on"],
+            "pg-numerics.value": ["on"] if numerics else [],
             "pg-run.n_clicks": 1,
             '{"name":["ALL"],"type":"pg-param"}.id': [(_id(p), _id(p)) for p in fields],
             '{"name":["ALL"],"type":"pg-param"}.value': [(_id(p), _form(p)) for p in fields],
         }
     )
-    t0 = time.perf_counter()
-    answer = play.job(play.dep("pg-last.data", "pg-error.children"), "pg-run.n_clicks")
-    run = play.held.get("run.data")
-    if not isinstance(run, dict) or not answer:
-        raise RuntimeError(f"user {i}: the job answered no run: {json.dumps(answer)[:300]}")
-    _views(play, run)
-    return time.perf_counter() - t0
 
 
 def _id(param) -> dict:
@@ -193,4 +199,4 @@ def drive(url: str, users: int, shapes: list[tuple[int, int, int]], load) -> Non
         t.join()
 
 
-__all__ = ("drive", "user")
+__all__ = ("Page", "drive", "fill_playground", "user", "views")

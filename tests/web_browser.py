@@ -128,12 +128,14 @@ class Tab:
             timeout=timeout,
         )
 
-    def wait_steps(self, n: int, timeout: float = 60_000, stage: str = "") -> None:
-        """Until a run of ``n`` steps is loaded and drawn (on a timeout, what the page said instead)."""
+    def wait_steps(self, n: int, timeout: float = 60_000, stage: str = "", at_least: bool = False) -> None:
+        """Until a run of ``n`` steps (``at_least``: of ``n`` or more) is loaded and drawn (on a timeout, what the
+        page said instead)."""
         try:
             self.page.wait_for_function(
-                "n => (document.getElementById('step-label') || {}).innerText?.includes(' / ' + n)",
-                arg=n,
+                "([n, least]) => { const m = ((document.getElementById('step-label') || {}).innerText || '')"
+                ".match(/ \\/ (\\d+)/); return !!m && (least ? +m[1] >= n : +m[1] === n); }",
+                arg=[n, at_least],
                 timeout=timeout,
             )
         except Exception as exc:

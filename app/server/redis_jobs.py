@@ -187,15 +187,14 @@ _BEATS: dict[str, threading.Event] = {}
 
 def beat(task_id: str, client) -> None:
     """Say that task ``task_id`` began, and keep saying that it runs until :func:`stop_beat` (a thread)."""
+    client.set(_beat(task_id), 1, px=int(lease_s() * 1000))  # before "began": one never stands without the other
     client.set(_began(task_id), 1, ex=HELD_KEPT_S)
     stop = _BEATS[task_id] = threading.Event()
 
     def keep() -> None:
-        while True:
+        while not stop.wait(lease_s() / 3):
             with contextlib.suppress(Exception):  # Redis away for a moment: the next turn says it again
                 client.set(_beat(task_id), 1, px=int(lease_s() * 1000))
-            if stop.wait(lease_s() / 3):
-                return
 
     threading.Thread(target=keep, daemon=True, name=f"beat-{task_id}").start()
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import itertools
 import json
 import os
 import signal
@@ -58,7 +59,8 @@ def _events(m: int, n: int, k: int, numerics: bool = False) -> int:
 @pytest.mark.parametrize("delay_s", [0.35, 1.0])
 def test_a_run_arrives_when_every_poll_is_answered_late(plain_server, delay_s):
     """The old page fired its poll every 300 ms whether or not the last one had been answered, and dropped the
-    answers it had superseded: once a poll took 350 ms a finished run never appeared."""
+    answers it had superseded: once a poll took 350 ms a finished run never appeared. Also: the job's polls back
+    off while it runs (assets/player.js), one in flight at a time."""
     need_browser()
     from playwright.async_api import async_playwright
 
@@ -70,10 +72,13 @@ def test_a_run_arrives_when_every_poll_is_answered_late(plain_server, delay_s):
             b = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             page = await (await b.new_context(viewport=VIEWPORT)).new_page()
             polls = [0]
+            sent: list[float] = []  # when each of the job's polls left the page
 
             async def late(route):
                 if "_dash-update-component" in route.request.url:
                     polls[0] += 1
+                    if "cacheKey=" in route.request.url:
+                        sent.append(time.monotonic())
                     await asyncio.sleep(delay_s)
                 await route.continue_()
 
@@ -94,12 +99,16 @@ def test_a_run_arrives_when_every_poll_is_answered_late(plain_server, delay_s):
             took = time.monotonic() - t0
             shown = await page.inner_text("#step-label")
             await b.close()
-            return took, polls[0], shown
+            return took, polls[0], shown, sent
 
-    took, polls, shown = asyncio.run(scenario())
+    took, polls, shown, sent = asyncio.run(scenario())
     assert shown.endswith(f" / {_stored_events(server.runs, shape)}")  # this run
     print(f"\n{delay_s * 1000:.0f} ms late polls: the {shape} run arrived after {took:.1f} s, {polls} requests")
     assert polls < took / delay_s + 40  # one poll in flight at a time: not 3.3 a second whatever happens
+    gaps = [b - a for a, b in itertools.pairwise(sent)]
+    print(f"gaps between polls: first {[round(g, 2) for g in gaps[:4]]}, last {[round(g, 2) for g in gaps[-4:]]}")
+    assert len(gaps) >= 8, "the job was too short to see its polls back off"
+    assert sum(gaps[-4:]) / 4 > sum(gaps[:4]) / 4 + 0.3  # later polls wait longer
 
 
 @pytest.mark.slow

@@ -242,7 +242,7 @@ def _wait_for_slot(folder: str, out: str) -> None:
         Path(folder, "ran").touch()
 
 
-def test_the_first_window_is_prepared_in_the_job_as_a_request_would_render_it_and_leaves_with_its_run(tmp_path):
+def test_the_first_views_are_prepared_in_the_job_as_a_request_would_render_them_and_leave_with_their_run(tmp_path):
     from app.web import render
 
     runs = Runs(tmp_path, disk_bytes=64 << 20)
@@ -257,6 +257,17 @@ def test_the_first_window_is_prepared_in_the_job_as_a_request_would_render_it_an
     assert kept is not None and kept == json.loads(json.dumps(render.window(loaded, *key)))
     assert runs.prepared(loaded, (0, meta["window"], meta["cores"][0], "en", ())) is None  # only the job's language
     assert runs.prepared(loaded, (1, meta["window"], meta["cores"][0], "zh", ())) is None
+    from plotly.utils import PlotlyJSONEncoder
+
+    from app.web import player
+
+    views = runs.prepared_views(loaded, "zh")  # the run's views too (its whole analysis: no request does it)
+    assert views == json.loads(json.dumps(render.run_views(loaded, "zh", True), cls=PlotlyJSONEncoder))
+    assert runs.prepared_views(loaded, "en") is None
+    doc = json.loads(runs.views_path(runs.spec(request), "zh").read_text())
+    doc["views"][3] = "drawn by the job"
+    runs.views_path(runs.spec(request), "zh").write_text(json.dumps(doc))
+    assert player.Callbacks(runs).run_views(meta, "zh", request)[3] == "drawn by the job"  # served, not drawn
     spec = runs.spec(request)
     runs.store.disk_bytes = 0  # everything goes: the prepared views with their run
     runs.store.evict()

@@ -68,11 +68,9 @@ class Callbacks:
             raise PreventUpdate
         lang = known_lang(lang)
         loaded = self._loaded(run)
-        sys = panels.system_panel(views.device_view(loaded.replay, lang), lang)
-        metrics = panels.metrics_panel(views.metrics_view(loaded.replay, lang), lang, tryable="lesson" not in run)
-        figure, note = render.matrices(loaded, lang)
-        style = {} if loaded.outline["tensors"] else {"display": "none"}
-        return sys, metrics, figure, note, style
+        tryable = "lesson" not in run
+        kept = self.runs.prepared_views(loaded, lang) if tryable else None  # what the run's job drew
+        return tuple(kept) if kept is not None else render.run_views(loaded, lang, tryable)
 
     # -- a window of frames --------------------------------------------------------------------------------
     def fetch_window(self, req, run, expand, follow, view):

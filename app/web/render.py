@@ -112,6 +112,17 @@ def matrices(loaded: Loaded, lang: str) -> tuple[dict, str]:
     return figures.matrices_figure(view), note
 
 
+def run_views(loaded: Loaded, lang: str, tryable: bool) -> tuple:
+    """The views of a run that change with the language, not the step: the system panel, the metrics panel
+    (the run's whole analysis: the longest part for a big run), the matrices figure, its note and whether it
+    shows. ``tryable``: the recommendations offer a "try it" (a playground run's, not a lesson's)."""
+    sys = panels.system_panel(views.device_view(loaded.replay, lang), lang)
+    metrics = panels.metrics_panel(views.metrics_view(loaded.replay, lang), lang, tryable=tryable)
+    figure, note = matrices(loaded, lang)
+    style = {} if loaded.outline["tensors"] else {"display": "none"}
+    return sys, metrics, figure, note, style
+
+
 def labels(lang: str) -> dict:
     keys = ("duration", "bytes", "flops", "src", "busy")
     out = {k: msg(f"web.{k}", lang) for k in keys}

@@ -150,8 +150,12 @@ class Runs(Exercises):
         return self.store.path(spec).with_suffix(f".views-{lang}.json")
 
     def prepare(self, spec: RunSpec, run: dict, lang: str) -> None:
-        """Render the window a page asks for first (step 0, the first core, no breakpoints) in ``lang`` and keep
-        it beside the stored run, so no request renders it. A folder that cannot take it only costs speed."""
+        """Render what a page asks for first, in ``lang``: the window at step 0 (the first core, no breakpoints)
+        and the run's views (its metrics are its whole analysis); keep them beside the stored run, so no
+        request renders them (a big run's analysis took longer than a web worker may take). A folder that cannot
+        take them only costs speed."""
+        from plotly.utils import PlotlyJSONEncoder
+
         from . import render
 
         loaded = self.load(run)
@@ -159,21 +163,32 @@ class Runs(Exercises):
         core = meta["cores"][0] if meta["cores"] else None
         key = [0, meta["window"], core, lang]
         window = render.window(loaded, 0, meta["window"], core, lang, ())
+        shown = render.run_views(loaded, lang, tryable=True)
         with contextlib.suppress(OSError), atomic_path(self.views_path(spec, lang)) as tmp:
-            tmp.write_text(json.dumps({"key": key, "window": window}))
+            tmp.write_text(json.dumps({"key": key, "window": window, "views": shown}, cls=PlotlyJSONEncoder))
 
     def prepared(self, loaded: Loaded, key: tuple) -> dict | None:
         """The window :meth:`prepare` kept for ``key`` (first, count, core, lang, breakpoints), or None."""
         first, count, core, lang, bps = key
-        if first != 0 or bps or lang not in ("en", "zh"):
+        if first != 0 or bps:
+            return None
+        doc = self._kept(loaded, lang)
+        return doc.get("window") if doc is not None and doc.get("key") == [0, count, core, lang] else None
+
+    def prepared_views(self, loaded: Loaded, lang: str) -> list | None:
+        """The run's views (a playground run's: "try it" offered) :meth:`prepare` kept in ``lang``, or None."""
+        doc = self._kept(loaded, lang)
+        views = doc.get("views") if doc is not None else None
+        return views if isinstance(views, list) and len(views) == 5 else None
+
+    def _kept(self, loaded: Loaded, lang: str) -> dict | None:
+        if lang not in ("en", "zh"):
             return None
         try:
             doc = json.loads(self.views_path(loaded.spec, lang).read_text())
         except (OSError, ValueError):
             return None
-        if not isinstance(doc, dict) or doc.get("key") != [0, count, core, lang]:
-            return None
-        return doc.get("window")
+        return doc if isinstance(doc, dict) else None
 
     def _simulate(self, spec: RunSpec, events: int, report: Callable[[str, dict], None]):
         from engine.scenarios.runner import run_scenario

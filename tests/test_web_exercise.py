@@ -339,31 +339,42 @@ def _comm(p: Path) -> str:
         return ""
 
 
-def test_with_redis_a_celery_worker_not_the_web_process_runs_the_trainees_code(browser, tmp_path):
+def test_with_redis_a_celery_worker_not_the_web_process_runs_the_trainees_code(tmp_path):
+    """Over HTTP as the page sends Run & check (the browser's part of the panel is tested above): the sandbox runs
+    under the Celery worker, never the web process, and the verdict comes back through the job."""
+    need_sandbox()
+    import requests
+    from class_load_http import Page
+
     with redis_server() as url:
         env = {"ASCENDSIM_REDIS_URL": url, "ASCENDSIM_RUNS": str(tmp_path / "runs"), "PYTHONPATH": str(ROOT)}
         worker = Worker("app.web.celery_worker", env, tmp_path / "worker.log")
         server = None
         try:
             server = Server(tmp_path / "runs", log_dir=tmp_path, env=env)
-            context = browser.new_context(viewport=VIEWPORT)
-            tab = Tab(context, server.url)
-            _exercise(tab)
+            deps = requests.get(server.url + "/_dash-dependencies", timeout=60).json()
+            page = Page(server.url, f"/?lesson={LESSON}", deps)
             slow = "import time\ntime.sleep(4)\n" + REFERENCE  # long enough to see who runs the sandbox
-            tab.page.evaluate("code => window.AscendSimEditor.setValue('ex-editor', code)", slow)
-            tab.page.click("#ex-run")
-            deadline, seen = time.monotonic() + 60, []
-            while time.monotonic() < deadline and not seen:
-                seen = [b for b in _bwraps() if worker.proc.pid in _ancestors(b)]
+            page.held.update(
+                {
+                    "ex-submit.data": {"code": slow, "lesson": LESSON, "n": 1},
+                    "lang-page.data": "en",
+                    "session.data": "celeryexercise0001",
+                }
+            )
+            dep = page.dep("ex-result.data", "ex-status.children")
+            started = page.call(dep, "ex-submit.data")
+            query = f"&cacheKey={started['cacheKey']}&job={started['job']}"
+            deadline, seen, answer = time.monotonic() + 120, [], {}
+            while "response" not in answer:
+                assert time.monotonic() < deadline, "no verdict within 120 s"
+                seen += [b for b in _bwraps() if worker.proc.pid in _ancestors(b)]
                 stray = [b for b in _bwraps() if server.proc.pid in _ancestors(b)]
                 assert not stray, "the web process started a sandbox"
-                time.sleep(0.1)
+                time.sleep(0.25)
+                answer = page.call(dep, "ex-submit.data", query)
             assert seen, "no sandbox under the Celery worker"
-            tab.page.wait_for_function(
-                "() => (document.getElementById('ex-verdict') || {}).innerText?.includes('PASS')", timeout=90_000
-            )
-            tab.assert_no_errors()
-            context.close()
+            assert page.held["ex-result.data"]["verdict"] == "PASS", page.held["ex-result.data"]
         finally:
             if server is not None:
                 server.stop()

@@ -99,8 +99,9 @@ async def _user(browser, url: str, i: int, expected: int, load: Load, steps: int
     page = await context.new_page()
     page.set_default_timeout(TIMEOUT_S * 1000)
     try:
-        await page.goto(url + "/")
-        await page.wait_for_selector("#step-label")
+        if steps:  # the lessons page first (0 steps: straight to the playground)
+            await page.goto(url + "/")
+            await page.wait_for_selector("#step-label")
         for s in range(2, steps + 2):
             await page.click("#step-forward")
             await page.wait_for_function(
@@ -158,7 +159,9 @@ async def _drive(url: str, users: int, expected: list[int], load: Load, steps: i
         await browser.close()
 
 
-def measure(users: int, workers: int = 2, steps: int = STEPS, small: bool = False, http: bool = False) -> Load:
+def measure(
+    users: int, workers: int = 2, steps: int = STEPS, small: bool = False, http: bool = False, threads: int = 0
+) -> Load:
     """One class of ``users`` on a fresh ``gunicorn -w workers`` over an empty runs folder (``small``: each
     user's matmul 64 to 320 on a side instead of 256 to 1024; ``http``: clients that send what a page sends,
     without browsers: tests/class_load_http.py)."""
@@ -166,7 +169,7 @@ def measure(users: int, workers: int = 2, steps: int = STEPS, small: bool = Fals
 
     expected = [] if http else [events(*shape(i, small)) for i in range(users)]
     with tempfile.TemporaryDirectory() as tmp:
-        server = Server(Path(tmp), workers=workers, log_dir=Path(tmp))
+        server = Server(Path(tmp), workers=workers, log_dir=Path(tmp), threads=threads)
         load = Load(users)
         done = threading.Event()
 
@@ -210,6 +213,7 @@ def main() -> None:
     parser.add_argument("--small", action="store_true", help="each user's matmul 64 to 320 on a side")
     parser.add_argument("--phases", action="store_true", help="also print each user's progress lines, timed")
     parser.add_argument("--http", action="store_true", help="HTTP clients that send what a page sends, no browsers")
+    parser.add_argument("--threads", type=int, default=0, help="gunicorn --threads (0: its sync workers)")
     args = parser.parse_args()
     print(
         "| users | runs seen | run-to-views p50 (s) | p95 (s) | errors | CPU (mean) | server RSS (max) "
@@ -217,7 +221,7 @@ def main() -> None:
     )
     print("|---|---|---|---|---|---|---|---|---|")
     for users in (int(x) for x in args.users.split(",")):
-        load = measure(users, steps=args.steps, small=args.small, http=args.http)
+        load = measure(users, steps=args.steps, small=args.small, http=args.http, threads=args.threads)
         print(load.row(), flush=True)
         for e in load.errors[:3]:
             print(f"    {e}")

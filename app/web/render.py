@@ -35,10 +35,13 @@ TIMELINE_BARS = 400  # per lane, above this the timeline shows busy share per bu
 
 
 def window_size(loaded: Loaded) -> int:
+    """Steps per window: a short run in one, unless every core's tiles are tracked on many cores (a matmul: its
+    first window is drawn by its job, and a class's jobs share a server's cores: 250 steps, not the whole run)."""
     n = len(loaded.replay)
-    if n <= SMALL_RUN:
-        return n
-    return WINDOW_WITH_TILES if loaded.outline["tensors"] and len(loaded.outline["cores"]) > 4 else WINDOW
+    tiles = loaded.outline["tensors"] and len(loaded.outline["cores"]) > 4
+    if tiles:
+        return min(n, WINDOW_WITH_TILES)
+    return n if n <= SMALL_RUN else WINDOW
 
 
 def meta(loaded: Loaded) -> dict:

@@ -319,6 +319,11 @@ def test_the_playground_rejects_a_bad_shape_inline_then_runs_a_good_one(tab):
     held.click()
     p.wait_for_selector("#tile-values table.values")
     assert tile in tab.text("#tile-values") and len(p.locator("#tile-values td").all()) >= 16
+    # a slot of L1 / L0 draws its fractals: the grid, each cell numbered by its place in memory
+    p.wait_for_selector("#tile-values table.fractals")
+    fractals = tab.text("#tile-values")
+    assert "fractals of 16 x 16" in fractals and "sits in fractal" in fractals
+    assert len(p.locator("#tile-values table.fractals td").all()) >= 4
     tab.shot("playground")
 
 

@@ -329,6 +329,27 @@ def test_a_question_is_answered_by_the_simulator(runs):
             cb.answer(clicks, [truth], [ident], number, "en", trigger=trigger)
 
 
+def test_the_lesson_page_shows_no_explanation_until_its_question_is_answered(runs):
+    """Every lesson's page, in both languages, holds no question's explanation (not in its text, not in any
+    component's property) until the trainee has chosen an answer and asked; then that one shows."""
+    from lessons.catalog import lessons
+
+    cb = pages.Callbacks(runs, "en")
+    for lesson in lessons():
+        for lang in ("en", "zh"):
+            _run, *parts = cb.lesson(lesson.number, lang, None)
+            page = json.dumps([getattr(x, "to_plotly_json", lambda x=x: x)() for x in parts], default=str)
+            page = json.loads(page)  # as the browser receives it
+            for q in lesson.questions:
+                assert q.explain[lang] not in json.dumps(page, ensure_ascii=False), (lesson.number, q.id, lang)
+                ident = {"type": "q-check", "q": q.id}
+                unanswered = cb.answer([1], [None], [ident], lesson.number, lang, trigger=ident)
+                assert q.explain[lang] not in _text(unanswered[0])
+    q = get(1).questions[0]
+    ident = {"type": "q-check", "q": q.id}
+    assert q.explain["en"] in _text(cb.answer([1], [q.choices[0]], [ident], 1, "en", trigger=ident)[0])
+
+
 def test_exports_of_the_last_run(runs):
     cb = pages.Callbacks(runs, "en")
     assert cb.export_label(None, "zh") == msg("web.export_none", "zh")

@@ -169,6 +169,26 @@ def test_the_same_flow_in_chinese(browser, server):
     context.close()
 
 
+def test_lesson_10_hides_its_diagnoses_until_asked_and_keeps_them_revealed(browser, server):
+    diagnosis = next(s.diagnosis for s in get(10).steps if s.diagnosis)
+    context = browser.new_context(viewport=VIEWPORT)
+    tab = Tab(context, server.url)
+    _exercise(tab, 10)
+    tab.page.wait_for_selector("#ex-reveal", state="visible")
+    assert "after your first check" in tab.text("#ex-diagnosis")
+    assert diagnosis["en"][:30] not in tab.page.content()  # not hidden in the page: not sent at all
+    tab.page.click("#ex-reveal")
+    tab.page.wait_for_function("() => document.getElementById('ex-diagnosis').innerText.includes('Step 2')")
+    assert diagnosis["en"].split(".")[0] in tab.text("#ex-diagnosis")
+    tab.page.click("#lang-switch input[value='zh']")  # the panel is rebuilt: the browser's store keeps the reveal
+    tab.page.wait_for_function("() => document.getElementById('ex-diagnosis').innerText.includes('步骤 2')")
+    _exercise(tab, 10)  # a reload keeps it too (local storage)
+    tab.page.wait_for_function("() => document.getElementById('ex-diagnosis').innerText.includes('步骤 2')")
+    tab.shot("exercise-l10-diagnoses-zh")
+    tab.assert_no_errors()
+    context.close()
+
+
 L7 = get(7)
 L7_REFERENCE = L7.solution_file.read_text(encoding="utf-8")
 L7_TWO_CORES = L7_REFERENCE.replace(  # valid and exact, but on two cores: far from the peak the check asks for

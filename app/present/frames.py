@@ -28,6 +28,7 @@ from engine.aicore.pipes import LANE_NAMES
 from engine.trace import Kind
 from engine.trace.locations import CoreRef
 
+from .cpp.view import cpp_view
 from .index import INIT_SLOT
 from .lanes import lane_name
 from .messages import t as msg
@@ -197,6 +198,7 @@ class FrameSource:
         tile_changes: list[list[int]] = []
         held_now: dict[int, int] = {}
         code_memo: dict = {}  # source line -> its code view
+        cpp_memo: dict = {}  # source line -> its C++ view
         labels, events, cursor, kinds = [], [], [], []
         for i, (step, row, time) in enumerate(zip(steps.tolist(), rows.tolist(), times.tolist(), strict=True)):
             ev = replay.event_at_row(row)
@@ -228,6 +230,13 @@ class FrameSource:
             if code is None:
                 code = code_memo[ev.src] = code_view(replay, step, CODE_CONTEXT, lang)
             parts.add("code", code)
+            cpp = cpp_memo.get(ev.src)
+            if cpp is None:  # the C++ lines, and the notes apart (one list serves every line of the same calls)
+                view = cpp_view(replay, step, CODE_CONTEXT, lang)
+                notes = {"title": view.pop("notes_title"), "notes": view.pop("notes"), "src": ev.src is not None}
+                cpp = cpp_memo[ev.src] = (view, notes)
+            parts.add("cpp", cpp[0])
+            parts.add("cppnotes", cpp[1])
 
         breaks: list[int] = []
         if breakpoints:

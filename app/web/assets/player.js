@@ -255,11 +255,13 @@
         const last = memo.last;
         setText("step-label", win.labels[i]);
         setText("event-label", win.events[i]);
-        [["host", "sys-host"], ["core", "core-body"], ["code", "code-body"]].forEach(function (pair) {
+        [["host", "sys-host"], ["core", "core-body"], ["code", "code-body"], ["cpp", "cpp-body"],
+         ["cppnotes", "cpp-notes"]].forEach(function (pair) {
             const k = win.index[pair[0]] ? win.index[pair[0]][i] : undefined;
             const el = byId(pair[1]);
             if (k === undefined || !el) { return; }
-            if (pair[0] === "code" && win.code_blank.indexOf(k) >= 0 && el.dataset.part) { return; }
+            const blank = win[pair[0] + "_blank"]; // a step with no line of code keeps the code shown before it
+            if (blank && blank.indexOf(k) >= 0 && el.dataset.part) { return; }
             if (last[pair[0]] !== k || el.dataset.part !== win.sig + ":" + k) {
                 last[pair[0]] = k;
                 el.innerHTML = win.parts[pair[0]][k];

@@ -50,7 +50,7 @@ from .program import (
     topological_order,
 )
 from .scalar_unit import issue_rows, new_marks
-from .steady import UNKNOWN, StretchMemo, place_rows
+from .steady import UNKNOWN, Placements, StretchMemo, place_rows
 
 _NEXT_BLOCK, _SHARED = 0, 1  # what a heap event is: a group takes its next block, a core goes on
 _PROGRESS_EVERY = 4096  # scheduler steps between progress reports (Trace.progress)
@@ -93,6 +93,7 @@ class _CoreRun:
         "pending_state",
         "pipe_done",
         "pipe_free",
+        "offsets",
         "placed",
         "program",
         "role",
@@ -255,7 +256,8 @@ class KernelScheduler:
         # typed arrays per segment, filled by position: no lists of ints, no index arithmetic
         run.starts = [array("q", bytes(8 * len(seg[0]))) for seg in segs]
         run.ends = [array("q", bytes(8 * len(seg[0]))) for seg in segs]
-        run.placed = []  # stretches the memo placed: (segment, stretch, entry, reference); rows written at the end
+        run.offsets = np.cumsum([0, *(len(seg[0]) for seg in segs[:-1])]).tolist()  # each segment's first row
+        run.placed = Placements()  # stretches the memo placed (their rows are written with the block's)
         run.pending_state = None  # (stretch, entry, reference) of a placed stretch whose state is partly pending
 
     def _advance(self, run: _CoreRun) -> None:
@@ -463,9 +465,7 @@ class KernelScheduler:
         n = run.cursor
         self.instructions += int((cols["op"][:n] != NOTE).sum())
         starts, ends = _joined(run.starts, n), _joined(run.ends, n)
-        if run.placed:
-            offsets = np.cumsum([0, *(len(part) for part in run.starts[:-1])]).tolist()
-            place_rows(starts, ends, offsets, run.placed)
+        place_rows(starts, ends, run.placed)
         self.trace.extend(
             start=starts,
             end=ends,

@@ -36,7 +36,6 @@ intervals), and only stamped templates are memoised (their instructions are one 
 
 from __future__ import annotations
 
-from collections import deque
 from itertools import chain, repeat
 from operator import itemgetter, sub
 
@@ -292,8 +291,11 @@ class StretchMemo:
     def _place(run, stretch: Stretch, entry: Entry, ref: int) -> None:
         """Place ``entry`` at ``ref``: its rows (written with the block's), the state it leaves written for what
         the instructions up to the successor touch, pending for the rest (whatever an entry it follows left
-        pending, this one writes or leaves pending in turn: the chain links only such stretches)."""
-        run.placed.append((run.seg, stretch, entry, ref))
+        pending, this one writes or leaves pending in turn)."""
+        placed = run.placed
+        placed.rows.append(run.offsets[run.seg] + stretch.start)
+        placed.entries.append(entry)
+        placed.refs.append(ref)
         _write(entry.now, ref, run.pipe_free, run.pipe_done, run.flags)
         if stretch.succ is not None:
             run.pending_state = (stretch, entry, ref)
@@ -328,26 +330,40 @@ def _new_stretch(start: int, ops: list, pipes: list, keys: list, tab: list) -> S
 
 
 def _write(part: tuple[list, list], ref: int, pipe_free: list, pipe_done: list, flags: list) -> None:
-    """Write pipes' free and done times and flag queues of an entry's part, shifted to ``ref``."""
+    """Write pipes' free and done times and flag queues of an entry's part, shifted to ``ref`` (the queues in
+    place: no object is made, so the garbage collector has nothing new to walk)."""
     for p, free, done in part[0]:
         pipe_free[p] = free + ref
         pipe_done[p] = done + ref
     for k, queue in part[1]:
-        if queue:
-            flags[k] = deque([t + ref for t in queue])
-        elif flags[k]:
-            flags[k] = deque()
+        now = flags[k]
+        if now:
+            now.clear()
+        for t in queue:
+            now.append(t + ref)
 
 
-def place_rows(starts: np.ndarray, ends: np.ndarray, offsets: list[int], placed: list) -> None:
-    """Write the rows of the stretches placed in a block into its joined start and end columns, all at once.
+class Placements:
+    """The stretches placed in one block: each one's first row in the block, its entry and its reference."""
 
-    ``placed`` holds ``(segment, stretch, entry, reference)``; ``offsets`` is each segment's first row."""
-    if not placed:
+    __slots__ = ("entries", "refs", "rows")
+
+    def __init__(self) -> None:
+        self.rows: list[int] = []
+        self.entries: list[Entry] = []
+        self.refs: list[int] = []
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+
+def place_rows(starts: np.ndarray, ends: np.ndarray, placed: Placements) -> None:
+    """Write the rows of the stretches placed in a block into its joined start and end columns, all at once."""
+    if not placed.rows:
         return
-    firsts = np.array([offsets[seg] + stretch.start for seg, stretch, _e, _r in placed], dtype=np.int64)
-    lengths = np.array([stretch.end - stretch.start for _s, stretch, _e, _r in placed], dtype=np.int64)
-    shift = np.repeat(np.array([ref for _s, _st, _e, ref in placed], dtype=np.int64), lengths)
+    firsts = np.array(placed.rows, dtype=np.int64)
+    lengths = np.array([len(entry.starts) for entry in placed.entries], dtype=np.int64)
+    shift = np.repeat(np.array(placed.refs, dtype=np.int64), lengths)
     rows = np.arange(int(lengths.sum()), dtype=np.int64) + np.repeat(firsts - (np.cumsum(lengths) - lengths), lengths)
-    starts[rows] = np.concatenate([entry.starts for _s, _st, entry, _r in placed]) + shift
-    ends[rows] = np.concatenate([entry.ends for _s, _st, entry, _r in placed]) + shift
+    starts[rows] = np.concatenate([entry.starts for entry in placed.entries]) + shift
+    ends[rows] = np.concatenate([entry.ends for entry in placed.entries]) + shift

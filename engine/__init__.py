@@ -12,7 +12,8 @@ Imports numpy and the standard library only; never a UI. Start with :class:`Simu
 The folders follow what they model:
 
 * ``simulation.py`` owns one run's state (nothing lives in module globals), ``clock.py`` is its event core;
-* ``host/`` — the ACL API a host program calls (pyACL's shape, real error codes) and its checks;
+* ``host/`` — the ACL API a host program calls (pyACL's shape, real error codes) and its checks, and the
+  TilingData a host tiling function fills (``TilingContext``, ``TilingData``, ``Field``: exported here);
 * ``device/`` — streams, events, the task store, copy engines, the cores as granted to kernels, global
   memory, deadlock diagnosis;
 * ``aicore/`` — inside one AI core: kernel code recording programs, pipes, buffers, the Cube and Vector
@@ -26,6 +27,7 @@ The folders follow what they model:
 
 from .host import acl_codes
 from .host.acl_codes import AclError
+from .host.tiling_data import Field, RawTilingData, StructField, TilingContext, TilingData, TilingDataError
 from .profiles.profile import DEFAULT_PROFILE, Profile, ProfileError, list_profiles, load_profile
 from .simulation import RunResult, Simulation
 from .trace import Kind, TraceData
@@ -35,12 +37,18 @@ __all__ = (
     "DEFAULT_PROFILE",
     "AclError",
     "DeadlockError",
+    "Field",
     "Finding",
     "Kind",
     "Profile",
     "ProfileError",
+    "RawTilingData",
     "RunResult",
     "Simulation",
+    "StructField",
+    "TilingContext",
+    "TilingData",
+    "TilingDataError",
     "TraceData",
     "acl_codes",
     "list_profiles",

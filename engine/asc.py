@@ -14,16 +14,47 @@ Write kernels the way pyasc reads::
         pipe.init_buffer(que=q, num=2, len=n * asc.half.sizeof())
         t = q.alloc_tensor(asc.half); asc.data_copy(t, x_gm, n); q.enque(t)
 
+Tiling is the host's (:mod:`engine.host.tiling_data`): a host tiling function fills a ``TilingData``
+struct, sets the block count and the tiling key on a ``TilingContext``, and the launch carries the raw
+tiling buffer to the kernel, which reads it with ``get_tiling_data`` (Ascend C's ``GET_TILING_DATA``) and
+branches on ``tiling_key_is`` (``TILING_KEY_IS``)::
+
+    class ScaleTiling(asc.TilingData):                   # BEGIN_TILING_DATA_DEF(ScaleTiling)
+        block_length = asc.Field(asc.uint32)             #   TILING_DATA_FIELD_DEF(uint32_t, blockLength)
+
+    @asc.jit(tiling_keys=(1, 2))
+    def scale(x: asc.GlobalAddress, z: asc.GlobalAddress, tiling: asc.TilingAddress):
+        t = asc.get_tiling_data(tiling)                  # GET_TILING_DATA(t, tiling)
+        if asc.tiling_key_is(1): ...                     # TILING_KEY_IS(1)
+
+The Cube's data moves as CANN arranges it (:mod:`engine.aicore.layout`): ``data_copy(l1, gm[offset:],
+Nd2NzParams(...))`` turns ND into NZ on the way into L1, ``load_data(l0, l1, LoadData2DParams(...))`` (or
+``LoadData3DParamsV2``) makes ZZ in L0A and ZN in L0B, ``mmad`` writes NZ into L0C and ``fixpipe(gm[offset:],
+l0c, FixpipeParamsV220(...))`` writes it back as ND; a wrong layout is an AI-core error naming the expected
+and the given format.
+
 Differences from pyasc, by design: kernels are launched with ``acl.rt.launch_kernel(kernel,
-block_dim, stream, *args)``; matrix copies take 2-D tile views (``gm.tile(...)``,
-``local.reshape(r, c).tile(...)``) instead of ``Nd2NzParams``/``LoadData2DParams``; cross-core
+block_dim, stream, *args)``; row-major matrix copies (GM <-> UB) may take 2-D tile views (``gm.tile(...)``,
+``local.reshape(r, c).tile(...)``) instead of ``DataCopyParams``; cross-core
 flags take the mode and pipe as arguments (``cross_core_set_flag(id, mode=2, pipe=...)``) where
 Ascend C has template parameters, and only mode 2 (AIC <-> AIV of one AI core) is modelled; a kernel
 may name a fast path of its own (``@asc.jit(kernel_type=..., fast_path=fn)``: the same program,
 recorded faster, run when the simulation allows it), as the shipped matmul kernels do.
 """
 
-from .aicore.instructions import FixpipeParams, MmadParams, data_copy, data_copy_pad, fixpipe, load_data, mmad
+from .aicore.cube_fixpipe import fixpipe
+from .aicore.cube_ops import load_data, mmad
+from .aicore.cube_params import (
+    CO2Layout,
+    FixpipeConfig,
+    FixpipeParamsV220,
+    LoadData2DParams,
+    LoadData3DParamsV2,
+    MmadParams,
+    Nd2NzParams,
+    QuantModes,
+)
+from .aicore.instructions import data_copy, data_copy_pad
 from .aicore.launch import JitKernel, KernelType, jit
 from .aicore.pipes import HardEvent, PipeID
 from .aicore.sync_ops import (
@@ -52,8 +83,13 @@ from .aicore.tensor import (
     int8,
     int16,
     int32,
+    int64,
     uint8,
+    uint16,
+    uint32,
+    uint64,
 )
+from .aicore.tiling_read import TilingAddress, get_tiling_data, tiling_key_is
 from .aicore.tpipe import TBuf, TPipe, TQue
 from .aicore.vector_ops import (
     add,
@@ -75,22 +111,33 @@ from .aicore.vector_ops import (
 from .aicore.vector_ops import vabs as abs
 from .aicore.vector_ops import vmax as max
 from .aicore.vector_ops import vmin as min
+from .host.tiling_data import Field, StructField, TilingData
 
 __all__ = (
+    "CO2Layout",
     "DType",
-    "FixpipeParams",
+    "Field",
+    "FixpipeConfig",
+    "FixpipeParamsV220",
     "GlobalAddress",
     "GlobalTensor",
     "HardEvent",
     "JitKernel",
     "KernelType",
+    "LoadData2DParams",
+    "LoadData3DParamsV2",
     "LocalTensor",
     "MmadParams",
+    "Nd2NzParams",
     "PipeID",
+    "QuantModes",
+    "StructField",
     "TBuf",
     "TPipe",
     "TPosition",
     "TQue",
+    "TilingAddress",
+    "TilingData",
     "abs",
     "add",
     "adds",
@@ -110,10 +157,12 @@ __all__ = (
     "get_block_idx",
     "get_block_num",
     "get_subblockidx",
+    "get_tiling_data",
     "half",
     "int8",
     "int16",
     "int32",
+    "int64",
     "jit",
     "ln",
     "load_data",
@@ -132,6 +181,10 @@ __all__ = (
     "set_flag",
     "sqrt",
     "sub",
+    "tiling_key_is",
     "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
     "wait_flag",
 )

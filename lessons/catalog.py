@@ -2,22 +2,27 @@
 
 A lesson folder ``lNN_slug/`` holds:
 
-* ``lesson.toml`` — title, summary and exercise text in English and Chinese; the steps (each a
-  selector into the scenario's run and its text in both languages); the predict-then-run questions;
-  the criteria of the check with their titles and hints; optional limits and settings;
+* ``lesson.toml`` — title, summary and exercise text in English and Chinese; its ``level`` on the path
+  (:data:`LEVELS`); the exercise's ``[objective]`` (a short statement in both languages and the ``figures``
+  of :data:`lessons.costs.FIGURES` the check compares with the reference solution's); the steps (each a
+  selector into the scenario's run and its text in both languages, and optionally a diagnosis,
+  ``diagnosis_en`` / ``diagnosis_zh``, that the views show only once revealed: :mod:`lessons.progress`);
+  the predict-then-run questions; the criteria of the check with their titles and hints; the kinds of its
+  hidden cases (``[hidden.<kind>]``, :mod:`lessons.hidden`); optional limits and settings;
 * ``scenario.py`` — ``scenario(sim)``, the run the lesson plays (its outcome: ``correct``);
   optionally ``scenario_inputs()``, the arrays it copies to the device by the names it gives them
   with ``sim.name_tensor``, so the views show tile values; and ``truth_<question>()`` for each
-  question, answered by running the simulator;
+  question, answered by running the simulator; and ``draw_<kind>(rng)`` for each hidden case kind;
 * ``exercise.py`` — the stub a trainee starts from (``# TODO`` where they write);
 * ``solution.py`` — the reference solution;
 * ``drive.py`` — ``collect(exercise, rec)``: runs the trainee's code on seeded inputs in the sandboxed
   child, on simulations from ``rec.simulation(name)`` whose settings are ``RUNS[name]``, and records
   the program (``rec.run``), the trainee's answers (``rec.value``) and the results the device computed
-  (``rec.output``); it never judges. Optionally ``LIBRARY`` (the engine kernels and lesson services the
-  program may use) and ``observer(name, sim)``, called by the grader on its replay's simulation;
+  (``rec.output``), on the visible cases and on each hidden case of ``rec.hidden``; it never judges.
+  Optionally ``LIBRARY`` (the engine kernels and lesson services the program may use), ``observer(name,
+  sim)``, called by the grader on its replay's simulation, and ``hidden_run(case)``, a hidden case's settings;
 * ``check.py`` — ``judge(data, ctx)``: the criteria, computed in the grader from its own replay
-  (``REFERENCES``: the scenario's baselines it needs).
+  (``REFERENCES``: the scenario's baselines it needs); with hidden cases, ``judge_hidden(data, ctx, case)``.
 
 Everything a trainee reads exists in English (``en``) and Chinese (``zh``); :func:`load` refuses a
 lesson that lacks either.
@@ -35,12 +40,21 @@ from types import MappingProxyType
 
 from engine.analysis.rules import RULES
 
+from .hidden import MAX_PER_KIND, Kind
 from .selectors import SelectorError, validate
 
 LESSONS_DIR = Path(__file__).resolve().parent
 LANGS = ("en", "zh")
 _FOLDER = re.compile(r"^l(\d\d)_[a-z0-9_]+$")
 _FILES = ("lesson.toml", "scenario.py", "exercise.py", "solution.py", "drive.py", "check.py")
+LEVELS = MappingProxyType(  # the seed's path (section 7.3): 初学者路径, 进阶开发者路径, 专家级路径
+    {
+        "beginner": {"en": "beginner", "zh": "初学者"},
+        "intermediate": {"en": "intermediate", "zh": "进阶"},
+        "expert": {"en": "expert", "zh": "专家"},
+    }
+)
+_KIND = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
 
 
 class LessonError(ValueError):
@@ -65,6 +79,7 @@ class Step:
     selector: dict
     text: dict  # lang -> text
     view: str = "timeline"
+    diagnosis: dict | None = None  # lang -> what the step's symptom means: shown once revealed (lessons.progress)
 
 
 @dataclass(frozen=True)
@@ -91,6 +106,14 @@ class CriterionMeta:
 
 
 @dataclass(frozen=True)
+class Objective:
+    """What the exercise must achieve, in a line, and the figures the check compares with the reference's."""
+
+    text: dict  # lang -> the objective
+    figures: tuple[str, ...] = ()  # ids of lessons.costs.FIGURES
+
+
+@dataclass(frozen=True)
 class Lesson:
     number: int
     slug: str
@@ -98,12 +121,18 @@ class Lesson:
     title: dict
     summary: dict
     exercise_text: dict
+    level: str
+    objective: Objective
     steps: tuple[Step, ...]
     questions: tuple[Question, ...]
     criteria: MappingProxyType
     limits: Limits
     settings: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
     quiet_rules: tuple[str, ...] = ()  # the profiler's rules that do not apply to the lesson's chosen set-up
+    hidden: tuple[Kind, ...] = ()  # the kinds of the check's hidden cases (lessons.hidden)
+
+    def level_name(self, lang: str) -> str:
+        return LEVELS[self.level][lang]
 
     @property
     def package(self) -> str:
@@ -169,7 +198,8 @@ def load(path: Path) -> Lesson:
             validate(s.get("selector"))
         except SelectorError as exc:
             raise LessonError(f"{sw}.selector: {exc}") from None
-        steps.append(Step(dict(s["selector"]), _langs(s, sw), s.get("view", "timeline")))
+        diagnosis = _langs(s, sw, "diagnosis_") if ("diagnosis_en" in s or "diagnosis_zh" in s) else None
+        steps.append(Step(dict(s["selector"]), _langs(s, sw), s.get("view", "timeline"), diagnosis))
     if not steps:
         raise LessonError(f"{where}: a lesson needs at least one step")
     questions = []
@@ -191,6 +221,9 @@ def load(path: Path) -> Lesson:
         )
     limits = Limits().replace(**{k: v for k, v in doc.get("limits", {}).items() if k in Limits.__dataclass_fields__})
     quiet = doc.get("quiet_rules", [])
+    level = doc.get("level")
+    if level not in LEVELS:
+        raise LessonError(f"{where}: level must be one of {', '.join(LEVELS)}, got {level!r}")
     if not isinstance(quiet, list) or not all(isinstance(x, str) and x in RULES for x in quiet):
         raise LessonError(f"{where}: quiet_rules must list rules among {', '.join(RULES)}, got {quiet!r}")
     return Lesson(
@@ -200,13 +233,43 @@ def load(path: Path) -> Lesson:
         title=_bilingual(doc, "title", where),
         summary=_bilingual(doc, "summary", where),
         exercise_text=_bilingual(doc, "exercise", where),
+        level=level,
+        objective=_objective(doc, where),
         steps=tuple(steps),
         questions=tuple(questions),
         criteria=MappingProxyType(criteria),
         limits=limits,
         settings=MappingProxyType(dict(doc.get("settings", {}))),
         quiet_rules=tuple(quiet),
+        hidden=_hidden(doc, where),
     )
+
+
+def _objective(doc: dict, where: str) -> Objective:
+    from .costs import FIGURES
+
+    text = _bilingual(doc, "objective", where)
+    figures = doc["objective"].get("figures", [])
+    if not isinstance(figures, list) or not all(isinstance(f, str) and f in FIGURES for f in figures):
+        raise LessonError(f"{where}: objective.figures must list figures among {', '.join(FIGURES)}, got {figures!r}")
+    return Objective(text, tuple(figures))
+
+
+def _hidden(doc: dict, where: str) -> tuple[Kind, ...]:
+    table = doc.get("hidden", {})
+    if not isinstance(table, dict):
+        raise LessonError(f"{where}: hidden must be a table of kinds ([hidden.<kind>]), got {table!r}")
+    kinds = []
+    for ident, k in table.items():
+        kw = f"{where}.hidden.{ident}"
+        if not _KIND.match(ident) or not isinstance(k, dict):
+            raise LessonError(f"{kw}: a kind is a table named in lower case (a-z, 0-9, _; at most 32), got {ident!r}")
+        count = k.get("count", 1)
+        if type(count) is not int or not 1 <= count <= MAX_PER_KIND:
+            raise LessonError(f"{kw}.count must be an integer from 1 to {MAX_PER_KIND}, got {count!r}")
+        hint = _langs(k, kw, "hint_") if ("hint_en" in k or "hint_zh" in k) else None
+        kinds.append(Kind(ident, _langs(k, kw), count, hint))
+    return tuple(kinds)
 
 
 @cache

@@ -40,6 +40,7 @@ class Criterion:
     expected: Text = ""
     detail: Text = ""
     off_device: bool = False  # failed only because the right values did not come from the device
+    case: str = ""  # the kind of hidden case it was judged on (lessons.hidden.concealed); "" for a visible one
 
 
 class Data:

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from . import sandbox
 from .catalog import Lesson, Limits, lessons
+from .hidden import encode
 from .judge import cap
 from .worker import ONE_THREAD
 
@@ -59,6 +60,7 @@ class ChildRun:
     returncode: int | None
     wall_s: float
     line: int | None = None  # the exercise file's line its error names (only to mark it: it decides nothing)
+    hidden: str | None = None  # the kind of hidden case its exception escaped from, as it says (a report only)
 
 
 class NotGradable(ValueError):
@@ -215,10 +217,13 @@ def _child_env(work: Path) -> dict[str, str]:
     }
 
 
-def run_child(lesson: Lesson, exercise: Path, limits: Limits | None = None, sandboxed: bool = True) -> ChildRun:
+def run_child(
+    lesson: Lesson, exercise: Path, limits: Limits | None = None, sandboxed: bool = True, hidden: tuple = ()
+) -> ChildRun:
     """Run ``exercise`` under the lesson's drive, in the sandbox (or, ``sandboxed=False``, as a plain child
-    process); never raises for anything the submission does. The frame it sent is left in a temporary
-    file the caller removes (``ChildRun.frame``)."""
+    process), on its visible cases and the ``hidden`` cases the grader drew (:mod:`lessons.hidden`); never
+    raises for anything the submission does. The frame it sent is left in a temporary file the caller removes
+    (``ChildRun.frame``)."""
     limits = limits or lesson.limits
     start = time.perf_counter()
     try:
@@ -229,6 +234,7 @@ def run_child(lesson: Lesson, exercise: Path, limits: Limits | None = None, sand
         "lesson": lesson.package,
         "exercise": exercise.name,
         "files": {name: base64.b64encode(data).decode() for name, data in files.items()},
+        "hidden": encode(hidden),
     }
     tmp = Path(tempfile.mkdtemp(prefix="ascendsim-grade-"))
     child = None
@@ -291,8 +297,10 @@ def _run(lesson: Lesson, limits: Limits, control: dict, tmp: Path, sandboxed: bo
     rc = proc.returncode
     signum = -rc if rc is not None and rc < 0 else (rc - 128 if sandboxed and rc and rc > 128 else 0)
 
-    def result(status: str, message: str, frame: Path | None = None, line: int | None = None) -> ChildRun:
-        return ChildRun(status, frame, _clean(cap(message), work), stdout, rc, wall, line)
+    def result(
+        status: str, message: str, frame: Path | None = None, line: int | None = None, hidden: str | None = None
+    ) -> ChildRun:
+        return ChildRun(status, frame, _clean(cap(message), work), stdout, rc, wall, line, hidden)
 
     if timed_out:
         return result("TIMEOUT", f"still running after {limits.wall_s:g} s of wall time; the sandbox was killed")
@@ -303,8 +311,8 @@ def _run(lesson: Lesson, limits: Limits, control: dict, tmp: Path, sandboxed: bo
     if output_full or signum == signal.SIGXFSZ:
         return result("OUTPUT_LIMIT", f"printed more than {limits.output_kb} KiB; stopped")
     if frame_path.exists() and frame_path.stat().st_size:
-        status, message, line = _status(frame_path)
-        return result(status, message, frame_path if status == "result" else None, line)
+        status, message, line, hidden = _status(frame_path)
+        return result(status, message, frame_path if status == "result" else None, line, hidden)
     if "MemoryError" in stdout:
         return result("MEMORY_LIMIT", f"ran out of its {limits.memory_mb} MiB of memory")
     if rc == 0:
@@ -313,8 +321,9 @@ def _run(lesson: Lesson, limits: Limits, control: dict, tmp: Path, sandboxed: bo
     return result("CRASH", f"the process died ({how}) without sending results")
 
 
-def _status(frame_path: Path) -> tuple[str, str, int | None]:
-    """The status, message and error line a frame claims (read cheaply: the status comes first in the header)."""
+def _status(frame_path: Path) -> tuple[str, str, int | None, str | None]:
+    """The status, message, error line and hidden case kind a frame claims (read cheaply: the status comes first
+    in the header)."""
     from .wire import WireError, read_first
 
     try:
@@ -322,13 +331,15 @@ def _status(frame_path: Path) -> tuple[str, str, int | None]:
         if not isinstance(header, dict):
             raise WireError("the status is not a table")
     except WireError as exc:
-        return "TAMPERED", f"the result channel carried a malformed frame ({exc})", None
+        return "TAMPERED", f"the result channel carried a malformed frame ({exc})", None, None
     status = header.get("status")
     line = header.get("line")
     line = line if type(line) is int and 1 <= line <= MAX_LINE else None
+    hidden = header.get("hidden")
+    hidden = hidden[:40] if isinstance(hidden, str) else None
     if status == "result" or status in CHILD_STATUS:
-        return status, str(header.get("message", "")), line
-    return "TAMPERED", "the result frame claims no known status", None
+        return status, str(header.get("message", "")), line, hidden
+    return "TAMPERED", "the result frame claims no known status", None, None
 
 
 def _clean(text: str, work: Path) -> str:

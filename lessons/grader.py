@@ -3,7 +3,8 @@
 How one submission is graded (:func:`grade_file`):
 
 1. its files (the exercise and the regular files beside it; no symlink, no link to a lesson's own files)
-   are read by the grader and handed to the child on stdin (:mod:`lessons.child`);
+   are read by the grader and handed to the child on stdin (:mod:`lessons.child`), with the lesson's hidden
+   cases, drawn now from a fresh seed (:mod:`lessons.hidden`);
 2. the child, ``python -I -B lessons/harness.py FD``, runs in an operating-system sandbox
    (:mod:`lessons.sandbox`: bubblewrap namespaces, a read-only view without the lessons' references and
    checks, a private capped work folder, no network, a seccomp filter, rlimits) and records the program
@@ -13,8 +14,10 @@ How one submission is graded (:func:`grade_file`):
    judges it (:mod:`lessons.judge`): it re-executes the recording
    on a fresh simulation with the lesson's settings and the grader's profile (:mod:`lessons.replay`):
    every call must be on the API and every value must come out as recorded, or the verdict is TAMPERED;
-4. the lesson's ``check.judge`` and the predict-then-run questions judge the replay's runs, the outputs
-   it verified and the trainee's answers. What the child printed, patched or claimed never decides.
+4. the lesson's ``check.judge`` (and ``check.judge_hidden`` on each hidden case, from the grader's own copy of
+   it) and the predict-then-run questions judge the replay's runs, the outputs it verified and the trainee's
+   answers. What the child printed, patched or claimed never decides. A failure on a hidden case names its
+   kind, never its values.
 
 Verdicts (:data:`VERDICTS`): ``PASS``, ``FAIL``, ``NOT_ON_DEVICE`` (the numbers are right, but the replay
 shows the device did not produce them), ``RUNTIME_ERROR``, ``SYNTAX_ERROR``, ``TIMEOUT`` (wall or CPU
@@ -37,6 +40,7 @@ from . import sandbox
 from .catalog import LANGS, Lesson, Limits
 from .checks import pick
 from .child import CHILD_STATUS, find_exercise, run_child
+from .hidden import draw, kind_name
 from .judge import cap, references
 from .worker import Server
 
@@ -106,6 +110,25 @@ class PredictionResult:
 
 
 @dataclass
+class HiddenResult:
+    """How the hidden cases of one kind went: the kind (its id and its name in the report's language) and whether
+    every criterion passed on them (None: the submission did not get that far). Never a case's values."""
+
+    kind: str
+    name: str
+    passed: bool | None
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+HIDDEN_RAISED = (
+    "(raised on a hidden case: {kind}; hidden cases are drawn afresh at every check, their values are never shown)",
+    "（在隐藏用例上抛出：{kind}；隐藏用例在每次检查时重新抽取，其具体数值从不显示）",
+)
+
+
+@dataclass
 class GradeResult:
     id: str
     lesson: int
@@ -120,6 +143,12 @@ class GradeResult:
     line: int | None = None  # the exercise file's line an error names (a syntax error, an exception)
     criteria_in: dict[str, list[CriterionResult]] = field(default_factory=dict)  # ``criteria`` in each language
     predictions_in: dict[str, list[PredictionResult]] = field(default_factory=dict)  # the answers, each language
+    hidden_in: dict[str, list[HiddenResult]] = field(default_factory=dict)  # the hidden cases by kind, each language
+    figures: dict | None = None  # the objective's figures: {"yours": {...}, "reference": {...}}
+
+    @property
+    def hidden(self) -> list[HiddenResult]:
+        return self.hidden_in.get(self.lang, [])
 
     @property
     def predictions(self) -> list[PredictionResult]:
@@ -139,6 +168,7 @@ class GradeResult:
             "messages": self.messages,
             "time_s": round(self.time_s, 3),
             "predictions": {p.id: p.state for p in self.predictions},
+            "hidden": {h.kind: _state(h.passed) for h in self.hidden},
             **({"line": self.line} if self.line else {}),
         }
 
@@ -153,13 +183,13 @@ _SERVER = Server()
 
 
 def judge_in_worker(
-    lesson: Lesson, frame: Path, refs: dict, limits: Limits, keep: Path | None = None, progress=None
+    lesson: Lesson, frame: Path, refs: dict, limits: Limits, keep: Path | None = None, progress=None, hidden=()
 ) -> dict:
     """:func:`judge_frame` in a fresh worker process (:mod:`lessons.worker`) with its own memory, CPU and wall
     limits: a recording that would exhaust the grader only exhausts its worker. ``progress(values)`` hears
-    how far the replay is (``{"done", "total", "events"}``)."""
+    how far the replay is (``{"done", "total", "events"}``); ``hidden``: the cases the child ran, judged too."""
     memory, cpu = max(2048, 2 * limits.memory_mb), 2 * limits.cpu_s + 30
-    out = _SERVER.judge(lesson.number, frame, refs, memory, cpu, 2 * limits.wall_s + 60, keep, progress)
+    out = _SERVER.judge(lesson.number, frame, refs, memory, cpu, 2 * limits.wall_s + 60, keep, progress, hidden)
     if out is None:
         out = {"tampered": f"replaying the recording did not finish within its limits ({memory} MiB, {cpu} s of CPU)"}
     return out
@@ -182,6 +212,7 @@ def grade_file(
     keep: Path | None = None,
     progress: Callable[..., None] | None = None,
     refs: dict | None = None,
+    hidden_seed: int | None = None,
 ) -> GradeResult:
     """Grade one submission end to end; never raises because of what the submission does.
 
@@ -195,6 +226,9 @@ def grade_file(
 
     ``sandboxed=False`` runs the child without bubblewrap (a trainee's own file on their own machine): the
     report then says so. With ``sandboxed=True`` and no bubblewrap, :class:`GraderError`.
+
+    The lesson's hidden cases are drawn here from a fresh seed, or from ``hidden_seed`` (an instructor's, to
+    reproduce a grading; it is never reported).
     """
     if lang not in LANGS:
         raise ValueError(f"--lang must be one of {', '.join(LANGS)}, got {lang!r}")
@@ -210,6 +244,7 @@ def grade_file(
     if exercise is None or not exercise.exists():
         return GradeResult(ident, lesson.number, "NO_SUBMISSION", 0, not_run, [VERDICTS["NO_SUBMISSION"][at]], 0.0)
     known, refs = refs, {}
+    cases = draw(lesson, hidden_seed)
 
     def prepare() -> None:  # while the child runs: the grader's own numbers, and the server workers fork from
         refs.update(references(lesson) if known is None else known)
@@ -219,11 +254,16 @@ def grade_file(
     computing.start()
     if progress is not None:
         progress("running")
-    child = run_child(lesson, exercise, limits, sandboxed)
+    child = run_child(lesson, exercise, limits, sandboxed, cases)
     computing.join()
     if child.status != "result":
         verdict = CHILD_STATUS.get(child.status, child.status)
         messages = [*notes, child.message or VERDICTS[verdict][at]]
+        raised = {x: [] for x in LANGS}
+        if child.hidden in {c.kind for c in cases}:  # the kind its exception came from, named in words
+            name = kind_name(lesson, child.hidden)
+            messages.append(HIDDEN_RAISED[at].format(kind=name[lang]))
+            raised = {x: [HiddenResult(child.hidden, name[x], False)] for x in LANGS}
         return GradeResult(
             ident,
             lesson.number,
@@ -236,12 +276,19 @@ def grade_file(
             lang=lang,
             line=child.line,
             criteria_in=not_run_in,
+            hidden_in=raised,
         )
     if progress is not None:
         progress("judging")
     try:
         judged = judge_in_worker(
-            lesson, child.frame, refs, limits, keep, None if progress is None else lambda v: progress("judging", v)
+            lesson,
+            child.frame,
+            refs,
+            limits,
+            keep,
+            None if progress is None else lambda v: progress("judging", v),
+            cases,
         )
     finally:
         with contextlib.suppress(OSError):
@@ -293,7 +340,13 @@ def grade_file(
         lang,
         criteria_in=by_lang,
         predictions_in={x: _predictions(lesson, judged.get("predictions", []), x) for x in LANGS},
+        hidden_in={x: _hidden(lesson, judged.get("hidden") or [], x) for x in LANGS},
+        figures=judged.get("figures"),
     )
+
+
+def _hidden(lesson: Lesson, judged: list[dict], lang: str) -> list[HiddenResult]:
+    return [HiddenResult(h["kind"], kind_name(lesson, h["kind"])[lang], bool(h["passed"])) for h in judged]
 
 
 def _predictions(lesson: Lesson, judged: list[dict], lang: str) -> list[PredictionResult]:
@@ -313,8 +366,12 @@ def _predictions(lesson: Lesson, judged: list[dict], lang: str) -> list[Predicti
 
 def _criteria(lesson: Lesson, judged: list[dict], lang: str) -> list[CriterionResult]:
     out = []
+    kinds = {k.id: k for k in lesson.hidden}
     for c in judged:
         title, hint = _title(lesson, c["id"], lang)
+        kind = kinds.get(c.get("case") or "")
+        if kind is not None and kind.hint and not c["passed"]:  # failed on a hidden case: what that kind asks
+            hint = kind.hint[lang]
         yours, expected, detail = (cap(pick(c[k], lang)) for k in ("yours", "expected", "detail"))
         out.append(CriterionResult(c["id"], bool(c["passed"]), title, yours, expected, detail, hint))
     return out
@@ -347,9 +404,16 @@ def shard(entries: list[Entry], k: int, m: int) -> list[Entry]:
 
 
 def grade_many(
-    lesson: Lesson, entries: list[Entry], jobs: int = 1, lang: str = "en", limits=None, sandboxed: bool = True
+    lesson: Lesson,
+    entries: list[Entry],
+    jobs: int = 1,
+    lang: str = "en",
+    limits=None,
+    sandboxed: bool = True,
+    hidden_seed: int | None = None,
 ) -> list[GradeResult]:
-    """Grade every entry (``jobs`` children at a time); one row per entry, in id order, none dropped."""
+    """Grade every entry (``jobs`` children at a time); one row per entry, in id order, none dropped. Each
+    submission's hidden cases are drawn afresh, or all from ``hidden_seed`` (the same cases for the class)."""
     from concurrent.futures import ThreadPoolExecutor
 
     if sandboxed and (why := sandbox.missing()):
@@ -357,7 +421,7 @@ def grade_many(
 
     def one(entry: Entry) -> GradeResult:
         try:
-            return grade_file(lesson, entry.exercise, entry.id, lang, limits, sandboxed)
+            return grade_file(lesson, entry.exercise, entry.id, lang, limits, sandboxed, hidden_seed=hidden_seed)
         except Exception as exc:  # a grader bug must not drop a row either
             return GradeResult(entry.id, lesson.number, "CRASH", 0, [], [cap(f"grader error: {exc!r}")], 0.0)
 

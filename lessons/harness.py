@@ -3,7 +3,8 @@
 Started by :mod:`lessons.grader` as ``python -I -B harness.py OUT_FD``, inside the sandbox
 (:mod:`lessons.sandbox`) or, for a trainee's own file on a machine without bubblewrap, as a plain child
 process. It reads one JSON line on stdin: the lesson's package, the submission's files (name -> base64),
-which of them is the exercise and the name to show for it. It writes the files into its working folder,
+which of them is the exercise, the name to show for it and the hidden cases the grader drew
+(:mod:`lessons.hidden`). It writes the files into its working folder,
 swaps ``engine.asc`` for the recording stand-in (:mod:`lessons.tape`), imports the lesson's drive, compiles
 the exercise exactly as Python compiles a source file (byte-order mark and coding cookie included), runs
 ``drive.collect`` on it and sends one frame (:mod:`lessons.wire`) on ``OUT_FD``: how it ended, the
@@ -57,8 +58,10 @@ def bounded(value, depth: int = 0):
     return str(value)[:MAX_TEXT]
 
 
-def trimmed_traceback(exc: BaseException, files: dict[str, str]) -> str:
-    """The traceback of ``exc`` cut down to the frames in the trainee's files (``files``: real path -> shown)."""
+def trimmed_traceback(exc: BaseException, files: dict[str, str], hidden: bool = False) -> str:
+    """The traceback of ``exc`` cut down to the frames in the trainee's files (``files``: real path -> shown);
+    ``hidden``: raised on a hidden case, so only the exception's type, not its message (it could hold the
+    case's values)."""
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename in files]
     lines = ["Traceback (your code, most recent call last):"]
     if len(frames) > MAX_FRAMES:
@@ -70,7 +73,7 @@ def trimmed_traceback(exc: BaseException, files: dict[str, str]) -> str:
             lines.append(f"    {f.line[:200]}")
     if not frames:
         lines = ["(raised while the lesson's code was using yours)"]
-    tail = "".join(traceback.format_exception_only(type(exc), exc)).rstrip()
+    tail = type(exc).__name__ if hidden else "".join(traceback.format_exception_only(type(exc), exc)).rstrip()
     if len(tail) > MAX_MESSAGE:
         tail = tail[:MAX_MESSAGE] + f" ... ({len(tail) - MAX_MESSAGE} more characters)"
     lines.append(tail)
@@ -130,6 +133,8 @@ def main() -> None:
     control = json.loads(sys.stdin.readline())
     sys.stdin.close()
     path, shown = _write_files(control)
+    from lessons.hidden import decode, runs
+
     sys.path.insert(0, os.getcwd())
     import numpy  # noqa: F401
 
@@ -140,6 +145,8 @@ def main() -> None:
     tape = Tape()
     install(tape)
     drive = importlib.import_module(f"{control['lesson']}.drive")
+    cases = decode(control.get("hidden"))
+    rec = None
     doc: dict
     try:
         try:
@@ -154,7 +161,7 @@ def main() -> None:
         module.__file__ = path
         sys.modules["exercise"] = module
         exec(code, module.__dict__)
-        rec = Recorder(tape, drive.RUNS, getattr(drive, "LIBRARY", {}))
+        rec = Recorder(tape, runs(drive, cases), getattr(drive, "LIBRARY", {}), cases)
         drive.collect(module, rec)
         values = {k: bounded(v) for k, v in rec.values.items()}
         values["predictions"] = bounded(getattr(module, "PREDICTIONS", None))
@@ -173,15 +180,22 @@ def main() -> None:
         doc = {"status": "memory", "message": "MemoryError"}
     except OSError as exc:
         status = "forbidden" if exc.errno in _FORBIDDEN else "exception"
-        doc = {"status": status, "message": trimmed_traceback(exc, shown), "line": error_line(exc, path)}
+        message = trimmed_traceback(exc, shown, getattr(rec, "case", None) is not None)
+        doc = {"status": status, "message": message, "line": error_line(exc, path)}
     except BaseException as exc:  # the trainee's error: report it, trimmed to their files
-        doc = {"status": "exception", "message": trimmed_traceback(exc, shown), "line": error_line(exc, path)}
+        case = getattr(rec, "case", None)
+        message = trimmed_traceback(exc, shown, case is not None)
+        doc = {"status": "exception", "message": message, "line": error_line(exc, path)}
+        if case is not None:  # said by its kind only; the grader names the kind in the trainee's language
+            doc["hidden"] = case.kind
     _flush()
     status = {
         "status": doc.pop("status"),
         "message": str(doc.pop("message", ""))[: 3 * MAX_MESSAGE],
         "line": doc.pop("line", None),
     }
+    if "hidden" in doc:
+        status["hidden"] = doc.pop("hidden")
     try:
         data = encode(doc) if status["status"] == "result" else b""
     except MemoryError:

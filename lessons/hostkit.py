@@ -6,6 +6,8 @@ timeline shows a complete, correct host side around the kernel it teaches.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from engine import Simulation, asc
@@ -36,17 +38,20 @@ def run_vector_kernel(
     *args,
     out_dtype=np.float16,
     tensors: tuple[tuple[str, tuple[int, ...]], ...] = (),
+    align: int = 1,
 ) -> np.ndarray:
     """init, copy ``inputs`` in, launch ``kernel(*inputs, out, *args)`` on ``block_dim`` blocks, copy the
     output back, tear down; returns the output (numpy). Host buffers are pinned (``malloc_host``).
-    ``tensors``: a (name, shape) per input and for the output, so the views draw them as those matrices."""
+    ``tensors``: a (name, shape) per input and for the output, so the views draw them as those matrices.
+    ``align``: every device buffer is rounded up to a multiple of this many bytes (CANN's tail-block tiling
+    pads the data to whole 32-byte blocks: the kernel may then process the padding, which is never copied back)."""
     acl = sim.acl
     check(acl.init(), "acl.init")
     check(acl.rt.set_device(0), "acl.rt.set_device")
     stream, ret = acl.rt.create_stream()
     check(ret, "acl.rt.create_stream")
     out_bytes = out_count * np.dtype(out_dtype).itemsize
-    sizes = [max(1, x.nbytes) for x in inputs] + [max(1, out_bytes)]
+    sizes = [-(-max(1, n) // align) * align for n in [*(x.nbytes for x in inputs), out_bytes]]
     dev, host = [], []
     for size in sizes:
         p, ret = acl.rt.malloc(size, ACL_MEM_MALLOC_HUGE_FIRST)
@@ -85,6 +90,29 @@ def run_vector_kernel(
     check(acl.rt.reset_device(0), "acl.rt.reset_device")
     check(acl.finalize(), "acl.finalize")
     return out
+
+
+BLOCK_BYTES = 32  # a data block: DataCopy moves whole 32-byte blocks between GM and the core
+
+
+@dataclass(frozen=True)
+class CoreSplit:
+    """CANN's tail-core tiling (lesson 2): ``former_num`` big cores of ``former_length`` elements first, then
+    small cores of ``tail_length``, every length a whole number of 32-byte data blocks, over ``block_dim`` blocks."""
+
+    block_dim: int
+    former_num: int
+    former_length: int
+    tail_length: int
+    aligned_length: int  # the total rounded up to whole data blocks: what the cores process
+
+
+def split_cores(total: int, dtype_bytes: int, cores: int) -> CoreSplit:
+    """The split of ``total`` elements over at most ``cores`` blocks (the host's; lesson 2 derives it)."""
+    align = BLOCK_BYTES // dtype_bytes
+    blocks = max(1, -(-total // align))
+    dim = min(cores, blocks)
+    return CoreSplit(dim, blocks % dim, -(-blocks // dim) * align, blocks // dim * align, blocks * align)
 
 
 def uniform(seed: int, count: int, low: float = -1.0, high: float = 1.0, dtype=np.float16) -> np.ndarray:

@@ -9,8 +9,11 @@ re-executes the recording on a fresh simulation (:mod:`lessons.replay`). Both si
 * value kinds — how an argument or a result is written as plain JSON data. Scalars are themselves;
   containers are tagged (``{"l": [...]}``, ``{"t": [...]}``, ``{"d": [[k, v], ...]}``); an API object is a
   handle (``{"h": n, "k": "TQue"}``); enum members, dtypes and frozen value classes (``GlobalAddress``,
-  ``MmadParams``, ``TCubeTiling`` ...) are written by value; a host numpy array is ``{"a": id, ...}`` (its
-  identity: the bytes the device reads from host memory travel separately, as the copies read them);
+  ``MmadParams``, ``TCubeTiling``, ``TilingAddress`` ...) are written by value; a TilingData struct
+  (``{"td": ...}``) and a raw tiling buffer (``{"rtd": ...}``) as their names, field types and values
+  (:mod:`engine.host.tiling_record`), rebuilt and validated like a struct a program declares; a host
+  numpy array is ``{"a": id, ...}`` (its identity: the bytes the device reads from host memory travel
+  separately, as the copies read them);
   anything else is opaque (``{"o": type}``: it has no meaning to the simulator).
 
 Decoding never imports a module named by the data: every class it may build is listed here.
@@ -26,13 +29,25 @@ from types import MappingProxyType
 import numpy as np
 
 from engine import asc
-from engine.aicore.instructions import FixpipeParams, MmadParams
+from engine.aicore.cube_params import (
+    CO2Layout,
+    FixpipeConfig,
+    FixpipeParamsV220,
+    LoadData2DParams,
+    LoadData3DParamsV2,
+    MmadParams,
+    Nd2NzParams,
+    QuantModes,
+)
 from engine.aicore.launch import JitKernel, KernelType
 from engine.aicore.matmul_tiling import TCubeTiling
 from engine.aicore.pipes import HardEvent, Pipe, PipeID
 from engine.aicore.tensor import DTYPES, DType, GlobalAddress, GlobalTensor, LocalTensor, Tile, TPosition
+from engine.aicore.tiling_read import TilingAddress
 from engine.aicore.tpipe import TBuf, TPipe, TQue
 from engine.host.acl import Acl, Op, Rt, Util
+from engine.host.tiling_data import Field, RawTilingData, StructField, TilingData, TilingDataError
+from engine.host.tiling_record import raw_from_record, raw_record, struct_from_record, struct_record
 from engine.profiles.profile import Profile
 from engine.simulation import Simulation
 
@@ -80,16 +95,33 @@ SURFACE: MappingProxyType = MappingProxyType(
         JitKernel: _m("name kernel_type"),
     }
 )
-ENUMS: MappingProxyType = MappingProxyType({c.__name__: c for c in (TPosition, HardEvent, PipeID, KernelType, Pipe)})
-VALUES: MappingProxyType = MappingProxyType(
-    {c.__name__: c for c in (GlobalAddress, MmadParams, FixpipeParams, TCubeTiling)}
+ENUMS: MappingProxyType = MappingProxyType(
+    {c.__name__: c for c in (TPosition, HardEvent, PipeID, KernelType, Pipe, QuantModes, CO2Layout)}
 )
+VALUES: MappingProxyType = MappingProxyType(
+    {
+        c.__name__: c
+        for c in (
+            GlobalAddress,
+            TCubeTiling,
+            TilingAddress,
+            Nd2NzParams,
+            LoadData2DParams,
+            LoadData3DParamsV2,
+            MmadParams,
+            FixpipeParamsV220,
+            FixpipeConfig,
+        )
+    }
+)
+STRUCTS = (TilingData, Field, StructField)  # classes a program declares its TilingData with: it gets them as they are
 DTYPE_NAMES: MappingProxyType = MappingProxyType({d.name: d for d in DTYPES})
 # names of ``asc`` a program gets as themselves (values, enums, value classes) and those it calls through the tape
 ASC_RAW = frozenset(
     name
     for name in asc.__all__
-    if isinstance(getattr(asc, name), DType) or getattr(asc, name) in (DType, *ENUMS.values(), *VALUES.values())
+    if isinstance(getattr(asc, name), DType)
+    or getattr(asc, name) in (DType, *ENUMS.values(), *VALUES.values(), *STRUCTS)
 )
 ASC_CALLS = frozenset(name for name in asc.__all__ if name not in ASC_RAW and name != "jit")
 NP_DTYPES = frozenset(
@@ -149,6 +181,10 @@ def by_value(value):
         return {"y": value.name}
     if type(value) in VALUES.values():
         return {"v": type(value).__name__, "f": field_values(value)}
+    if isinstance(value, TilingData) and type(value) is not TilingData:
+        return {"td": struct_record(value)}
+    if type(value) is RawTilingData:
+        return {"rtd": raw_record(value)}
     if type(value) is slice and all(plain(x) for x in (value.start, value.stop, value.step)):
         return {"sl": [value.start, value.stop, value.step]}
     if isinstance(value, Profile):
@@ -181,11 +217,17 @@ def from_value(doc: dict, profile: Profile | None = None):
             for k, v in given.items():
                 if isinstance(v, dict) and ("y" in v or "e" in v):
                     args[k] = from_value(v)
+                elif isinstance(v, dict) and set(v) == {"tp"} and isinstance(v["tp"], list):
+                    if not all(plain(x) for x in v["tp"]) or len(v["tp"]) > MAX_ITEMS:
+                        raise RecordingError(f"{doc['v']}.{k} holds something other than plain values")
+                    args[k] = tuple(v["tp"])
                 elif plain(v):
                     args[k] = v
                 else:
                     raise RecordingError(f"{doc['v']}.{k} is not a plain value")
             return cls(**args)
+        if "td" in doc or "rtd" in doc:
+            return struct_from_record(doc["td"]) if "td" in doc else raw_from_record(doc["rtd"])
         if "s" in doc:
             if doc["s"] not in NP_DTYPES:
                 raise RecordingError(f"numpy scalar of dtype {doc['s']!r}")
@@ -200,6 +242,8 @@ def from_value(doc: dict, profile: Profile | None = None):
             if name not in NP_DTYPES:
                 raise RecordingError(f"numpy dtype {name!r}")
             return np.dtype(name) if "npd" in doc else np.dtype(name).type
+    except TilingDataError as exc:
+        raise RecordingError(f"a tiling value does not decode: {exc}") from None
     except (KeyError, TypeError, ValueError) as exc:
         raise RecordingError(f"a value does not decode: {type(exc).__name__}: {exc}") from None
     raise RecordingError(f"unknown value kind {sorted(doc)[:3]}")
@@ -210,7 +254,10 @@ def field_values(value) -> dict:
     out = {}
     for f in fields(value):
         v = getattr(value, f.name)
-        out[f.name] = v if plain(v) else by_value(v)
+        if isinstance(v, tuple) and all(plain(x) for x in v):
+            out[f.name] = {"tp": list(v)}
+        else:
+            out[f.name] = v if plain(v) else by_value(v)
     return out
 
 

@@ -29,6 +29,21 @@ _UI = {
         "wrong": "not quite",
         "simulator": "the simulator",
         "start": "Start with: ascendsim lesson start {n}; check with: ascendsim lesson check {n}",
+        "diagnosis": "diagnosis",
+        "diagnoses_hidden": "(the diagnoses of {k} steps are hidden until your first check: ascendsim lesson check "
+        "{n}, or ascendsim lesson show {n} --reveal)",
+        "level": "Level",
+        "objective": "Objective",
+        "hidden_kinds": "The check also runs hidden cases, drawn afresh each time (their values are never shown):",
+        "hidden": "Hidden cases (drawn afresh at every check; their values are never shown)",
+        "passed": "passed",
+        "failed": "failed",
+        "not_run": "not run",
+        "figures": "Yours vs the reference solution (the check's main case)",
+        "figure": "figure",
+        "reference": "reference",
+        "lower": "lower is better",
+        "higher": "higher is better",
     },
     "zh": {
         "lesson": "第",
@@ -52,6 +67,21 @@ _UI = {
         "wrong": "不对",
         "simulator": "模拟器",
         "start": "开始：ascendsim lesson start {n}；检查：ascendsim lesson check {n}",
+        "diagnosis": "诊断",
+        "diagnoses_hidden": "（{k} 个步骤的诊断在你第一次检查之后显示：ascendsim lesson check {n}，"
+        "或 ascendsim lesson show {n} --reveal）",
+        "level": "级别",
+        "objective": "目标",
+        "hidden_kinds": "检查还会运行隐藏用例，每次重新抽取（其具体数值从不显示）：",
+        "hidden": "隐藏用例（每次检查时重新抽取；具体数值从不显示）",
+        "passed": "通过",
+        "failed": "未通过",
+        "not_run": "未运行",
+        "figures": "你的结果与参考答案对比（检查的主用例）",
+        "figure": "指标",
+        "reference": "参考答案",
+        "lower": "越低越好",
+        "higher": "越高越好",
     },
 }
 
@@ -62,13 +92,42 @@ def lesson_heading(lesson: Lesson, lang: str) -> str:
     return f"Lesson {lesson.number}: {lesson.title['en']}"
 
 
-def render_lesson(lesson: Lesson, lang: str) -> str:
+def lesson_objective(lesson: Lesson, lang: str) -> str:
+    """ "Objective (beginner): ..." in ``lang``: what the exercise must achieve, and the lesson's level."""
     ui = _UI[lang]
-    lines = [lesson_heading(lesson, lang), "", lesson.summary[lang], "", f"== {ui['steps']} =="]
+    if lang == "zh":
+        return f"{ui['objective']}（{lesson.level_name(lang)}）：{lesson.objective.text[lang]}"
+    return f"{ui['objective']} ({lesson.level_name(lang)}): {lesson.objective.text[lang]}"
+
+
+def lesson_summary(lesson: Lesson, lang: str) -> str:
+    """What a lesson's player narrates before its first step: its summary, then its objective and level."""
+    return f"{lesson.summary[lang]}\n\n{lesson_objective(lesson, lang)}"
+
+
+def render_lesson(lesson: Lesson, lang: str, revealed: bool = False) -> str:
+    """The lesson as text; its steps' diagnoses only when ``revealed`` (:mod:`lessons.progress`)."""
+    ui = _UI[lang]
+    sep = "：" if lang == "zh" else ": "
+    lines = [
+        lesson_heading(lesson, lang),
+        f"{ui['level']}{sep}{lesson.level_name(lang)}",
+        "",
+        lesson.summary[lang],
+        "",
+        f"== {ui['steps']} ==",
+    ]
+    hidden = 0
     for i, step in enumerate(lesson.steps, 1):
         lines.append(f"[{i}] ({describe(step.selector)})")
         lines.extend("    " + line for line in step.text[lang].splitlines())
+        if step.diagnosis and revealed:
+            lines.append(f"    -- {ui['diagnosis']} --")
+            lines.extend("    " + line for line in step.diagnosis[lang].splitlines())
+        hidden += bool(step.diagnosis) and not revealed
         lines.append("")
+    if hidden:
+        lines += [ui["diagnoses_hidden"].format(k=hidden, n=lesson.number), ""]
     if lesson.questions:
         lines.append(f"== {ui['questions']} ==")
         for q in lesson.questions:
@@ -76,7 +135,13 @@ def render_lesson(lesson: Lesson, lang: str) -> str:
             lines.append(f"- {q.id}: {q.text[lang]}  ({ui['choices']}: {' / '.join(names)})")
         lines.append("")
     lines.append(f"== {ui['exercise']} ==")
+    lines.append(f"{ui['objective']}{sep}{lesson.objective.text[lang]}")
+    lines.append("")
     lines.append(lesson.exercise_text[lang])
+    if lesson.hidden:
+        lines.append("")
+        lines.append(ui["hidden_kinds"])
+        lines.extend(f"- {kind.name[lang]}" for kind in lesson.hidden)
     lines.append("")
     lines.append(ui["start"].format(n=lesson.number))
     return "\n".join(lines)
@@ -109,11 +174,49 @@ def render_costs(costs: dict, lang: str) -> list[str]:
     return lines
 
 
+def render_hidden(lesson: Lesson, result: GradeResult, lang: str) -> list[str]:
+    """Each hidden case kind and how it went (a kind the submission did not get to: not run)."""
+    ui = _UI[lang]
+    said = {h.kind: h.passed for h in result.hidden_in.get(lang, [])}
+    lines = [f"== {ui['hidden']} =="]
+    for kind in lesson.hidden:
+        state = said.get(kind.id)
+        mark = "----" if state is None else ("PASS" if state else "FAIL")
+        word = ui["not_run"] if state is None else (ui["passed"] if state else ui["failed"])
+        lines.append(f"[{mark}] {kind.name[lang]} ({word})")
+    return lines
+
+
+def render_figures(figures: dict, lang: str) -> list[str]:
+    """The objective's figures, yours beside the reference solution's."""
+    from .costs import FIGURES, figure_text
+
+    ui = _UI[lang]
+    at = 0 if lang == "en" else 1
+    yours, ref = figures.get("yours") or {}, figures.get("reference") or {}
+    rows = [
+        (
+            FIGURES[k].label[at],
+            figure_text(yours.get(k), FIGURES[k].unit),
+            figure_text(ref.get(k), FIGURES[k].unit),
+            ui[FIGURES[k].better],
+        )
+        for k in yours
+        if k in FIGURES
+    ]
+    width = max([len(ui["figure"])] + [len(r[0]) for r in rows])
+    lines = [f"== {ui['figures']} ==", f"  {ui['figure']:<{width}}  {ui['yours']:>16}  {ui['reference']:>16}"]
+    lines.extend(f"  {label:<{width}}  {mine:>16}  {theirs:>16}  ({better})" for label, mine, theirs, better in rows)
+    return lines
+
+
 def render_result(lesson: Lesson, result: GradeResult, lang: str) -> str:
     ui = _UI[lang]
     en, zh = VERDICTS.get(result.verdict, (result.verdict, result.verdict))
+    sep = "：" if lang == "zh" else ": "
     lines = [
         lesson_heading(lesson, lang),
+        f"{ui['objective']}{sep}{lesson.objective.text[lang]}",
         f"{ui['verdict']}: {result.verdict} ({zh if lang == 'zh' else en})   {ui['score']} {result.score}/100",
         "",
     ]
@@ -131,6 +234,12 @@ def render_result(lesson: Lesson, result: GradeResult, lang: str) -> str:
             lines.extend("       " + line for line in c.detail.splitlines())
         if not c.passed and c.hint:
             lines.append(f"       {ui['hint']}: {c.hint}")
+    if lesson.hidden and result.verdict != "NO_SUBMISSION":
+        lines.append("")
+        lines.extend(render_hidden(lesson, result, lang))
+    if result.figures:
+        lines.append("")
+        lines.extend(render_figures(result.figures, lang))
     if result.predictions:
         lines.append("")
         lines.append(f"== {ui['predictions']} ==")

@@ -23,7 +23,9 @@ import numpy as np
 
 from engine import asc
 from engine.aicore.running import current
+from engine.aicore.tiling_read import check_keys
 from engine.device.copy_engine import D2H
+from engine.host.tiling_data import TilingDataError
 from engine.simulation import RunResult, Simulation
 
 from .credit import Credit, NotFromDevice, Payload, from_kernel
@@ -79,12 +81,15 @@ class _ReplayedError(Exception):
     """An exception that escaped kernel code in the child, raised again at the same point."""
 
 
-def replay(doc: dict, drive, library: dict | None = None, progress: Progress | None = None) -> Replayed:
-    """Re-execute the recording ``doc`` under the lesson's ``drive`` (its ``RUNS``, observers, library);
-    ``progress(done, total, events)`` hears after each host call: calls replayed, of how many, and the events
-    the replay's simulations have recorded so far."""
+def replay(
+    doc: dict, drive, library: dict | None = None, progress: Progress | None = None, runs: dict | None = None
+) -> Replayed:
+    """Re-execute the recording ``doc`` under the lesson's ``drive`` (its observers, library) with the runs
+    ``runs`` (their simulations' settings; default the drive's ``RUNS``: with hidden cases,
+    :func:`lessons.hidden.runs`); ``progress(done, total, events)`` hears after each host call: calls replayed,
+    of how many, and the events the replay's simulations have recorded so far."""
     try:
-        return _Replayer(doc, drive, library or {}, progress).run()
+        return _Replayer(doc, drive, library or {}, progress, runs).run()
     except _Mismatch as exc:
         raise Tampered(str(exc)) from None
     except RecordingError as exc:
@@ -94,11 +99,14 @@ def replay(doc: dict, drive, library: dict | None = None, progress: Progress | N
 
 
 class _Replayer:
-    def __init__(self, doc: dict, drive, library: dict, progress: Progress | None = None) -> None:
+    def __init__(
+        self, doc: dict, drive, library: dict, progress: Progress | None = None, runs: dict | None = None
+    ) -> None:
         if not isinstance(doc, dict):
             raise RecordingError("not a recording")
         self.progress = progress
         self.drive = drive
+        self.runs = drive.RUNS if runs is None else runs
         self.library = library
         self.host = _list(doc.get("host"), "host")
         blocks = doc.get("blocks") or {}
@@ -178,7 +186,7 @@ class _Replayer:
         self.objs[h] = obj
 
     def _start(self, h: int, name: str) -> None:
-        runs = self.drive.RUNS
+        runs = self.runs
         if name not in runs:
             raise _Mismatch(f"the recording has a run {name!r} this lesson does not have")
         if name in self.sim_run.values():
@@ -211,8 +219,13 @@ class _Replayer:
         if not _NAME.match(name):
             raise RecordingError(f"kernel name {name[:40]!r}")
         options = {str(k): self._decode(v) for k, v in (entry[4] or {}).items()}
-        if set(options) - {"kernel_type"}:
+        if set(options) - {"kernel_type", "tiling_keys"}:
             raise RecordingError(f"asc.jit options {sorted(options)}")
+        if "tiling_keys" in options:
+            try:
+                options["tiling_keys"] = check_keys(options["tiling_keys"])
+            except TilingDataError as exc:
+                raise RecordingError(f"asc.jit tiling_keys: {exc}") from None
         params = entry[3] if isinstance(entry[3], list) else []  # names only label buffers in the views
         if len(params) > 64 or not all(isinstance(p, str) and _NAME.match(p) for p in params):
             raise RecordingError("kernel parameter names")

@@ -1,8 +1,10 @@
 """Class reports: one row per submission, written as JSON, CSV or JUnit XML, and shards merged back.
 
 A row: ``id``, ``lesson``, ``verdict``, ``score`` (0-100), ``criteria`` (``{id: PASS | FAIL |
-NOT_RUN}``), ``messages`` and ``time_s``. Everything but ``time_s`` is deterministic, so a report
-merged from shards (``merge``) equals the unsharded one row for row.
+NOT_RUN}``), ``messages``, ``predictions``, ``hidden`` (``{kind: PASS | FAIL | NOT_RUN}``) and ``time_s``.
+A submission's hidden cases are drawn afresh at each grading, so a submission that is right on some cases
+of a kind and wrong on others can grade differently twice; with ``--hidden-seed`` everything but ``time_s``
+is deterministic, and a report merged from shards (``merge``) equals the unsharded one row for row.
 """
 
 from __future__ import annotations
@@ -26,13 +28,18 @@ def document(lesson: int, rows: list[dict], shard: str | None = None) -> dict:
 
 def to_csv(doc: dict) -> str:
     criteria: list[str] = []
+    kinds: list[str] = []
     for row in doc["rows"]:
         for c in row["criteria"]:
             if c not in criteria:
                 criteria.append(c)
+        for k in row.get("hidden", {}):
+            if k not in kinds:
+                kinds.append(k)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_ALL)  # a CR or LF in an id stays in its field
-    writer.writerow(["id", "lesson", "verdict", "score", *criteria, "messages", "time_s"])
+    hidden = [f"hidden:{k}" for k in kinds]
+    writer.writerow(["id", "lesson", "verdict", "score", *criteria, *hidden, "messages", "time_s"])
     for row in doc["rows"]:
         writer.writerow(
             [
@@ -41,6 +48,7 @@ def to_csv(doc: dict) -> str:
                 row["verdict"],
                 row["score"],
                 *[row["criteria"].get(c, "") for c in criteria],
+                *[row.get("hidden", {}).get(k, "") for k in kinds],
                 " | ".join(row["messages"]),
                 row["time_s"],
             ]

@@ -14,9 +14,11 @@ What the tape writes is only data; :mod:`lessons.replay` re-executes it on a sim
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import sys
 import traceback
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -324,13 +326,26 @@ class _Method:
 class Recorder:
     """What a lesson's ``drive.collect`` uses in the child: simulations to record, values, outputs."""
 
-    def __init__(self, tape: Tape, runs: dict, library: dict | None = None) -> None:
+    def __init__(self, tape: Tape, runs: dict, library: dict | None = None, hidden: tuple = ()) -> None:
         self.tape = tape
         self._runs = runs
         self._library = library or {}
+        self.hidden = tuple(hidden)  # the hidden cases to run too (lessons.hidden.Case), drawn by the grader
+        self.case = None  # the hidden case running now (or the one an exception escaped from)
         self.run_handles: dict[str, int] = {}
         self.values: dict[str, object] = {}
         self.outputs: dict[str, object] = {}
+
+    @contextlib.contextmanager
+    def hidden_case(self, case) -> Iterator[None]:
+        """Around the drive's run of a hidden case: what the code prints goes nowhere, and an exception that
+        escapes leaves ``case`` set, so the harness reports it by the case's kind, without its text."""
+        from .hidden import quiet
+
+        self.case = case
+        with quiet():
+            yield
+        self.case = None
 
     def simulation(self, name: str) -> Live:
         """A recorded simulation for run ``name`` (its settings are the lesson's: ``drive.RUNS[name]``)."""

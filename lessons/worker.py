@@ -8,7 +8,8 @@ JSON beside the frame and exits; the server kills a worker that outlives its wal
 in any way never takes the server or the grader with it.
 
 Protocol, one JSON line each way: request ``{"id", "lesson", "frame", "out", "refs", "memory_mb", "cpu_s",
-"wall_s"}`` on the server's stdin; ``{"id", "code"}`` on its stdout when that worker has ended. While it
+"wall_s", "keep", "hidden"}`` (``hidden``: the cases the grader drew, :func:`lessons.hidden.encode`) on the
+server's stdin; ``{"id", "code"}`` on its stdout when that worker has ended. While it
 replays, a worker keeps ``out + ".progress"`` up to date (``{"done", "total", "events"}``: host calls
 replayed, of how many, events recorded): how far the judging is, for a page to show.
 """
@@ -42,12 +43,14 @@ def _work(request: dict) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
     from .catalog import get
+    from .hidden import decode
     from .judge import cap, judge_frame
 
     try:
         keep = Path(request["keep"]) if request.get("keep") else None
         lesson, frame = get(int(request["lesson"])), Path(request["frame"])
-        out = judge_frame(lesson, frame, request["refs"], keep, _progress_file(request["out"] + ".progress"))
+        progress = _progress_file(request["out"] + ".progress")
+        out = judge_frame(lesson, frame, request["refs"], keep, progress, decode(request.get("hidden")))
     except MemoryError:
         out = {"tampered": f"replaying the recording needs more than {request['memory_mb']} MiB"}
     except Exception as exc:  # the engine failed on this recording (or a grader bug): said, never a PASS
@@ -170,10 +173,14 @@ class Server:
         wall_s: float,
         keep: Path | None = None,
         progress: Callable[[dict], None] | None = None,
+        hidden: tuple = (),
     ) -> dict | None:
         """The worker's result for ``frame``, or None if it ended without one (killed, out of limits); with
         ``keep``, the worker also writes the replayed main run there (:func:`lessons.judge.keep_run`).
-        ``progress`` hears the worker's progress file (``{"done", "total", "events"}``) as it changes."""
+        ``progress`` hears the worker's progress file (``{"done", "total", "events"}``) as it changes; ``hidden``:
+        the cases the grader drew, judged too."""
+        from .hidden import encode
+
         out = frame.with_name(frame.name + ".verdict.json")
         said = out.with_name(out.name + ".progress")
         event, box = threading.Event(), []
@@ -190,6 +197,7 @@ class Server:
                 "cpu_s": cpu_s,
                 "wall_s": wall_s,
                 "keep": str(keep) if keep else None,
+                "hidden": encode(hidden),
             }
             self._done[ident] = (event, box)
             proc = self._ensure()

@@ -218,7 +218,10 @@ def attacks(w: Where) -> dict[str, tuple[str, frozenset[str]]]:
 
 _L3_COPY_OUT = """def copy_out(y_gm, out_q, count):
     y_local = out_q.deque()
-    asc.data_copy(y_gm, y_local, count)
+    if count * asc.half.sizeof() % 32 == 0:
+        asc.data_copy(y_gm, y_local, count)
+    else:
+        asc.data_copy_pad(y_gm, y_local, count)
     out_q.free_tensor(y_local)
 """
 _GM_POKE_COPY_OUT = """def copy_out(y_gm, out_q, count):
@@ -226,7 +229,10 @@ _GM_POKE_COPY_OUT = """def copy_out(y_gm, out_q, count):
     from engine.aicore.running import current
 
     y_local = out_q.deque()
-    asc.data_copy(y_gm, y_local, count)
+    if count * asc.half.sizeof() % 32 == 0:
+        asc.data_copy(y_gm, y_local, count)
+    else:
+        asc.data_copy_pad(y_gm, y_local, count)
     out_q.free_tensor(y_local)
     sim = current().sim  # then the right numbers, computed with numpy, straight into the output's GM bytes
     mem = {a.ident: sim.devmem.view(a).view(np.float16) for a in sim.devmem.space.live()}
@@ -275,4 +281,25 @@ def free_tiler_l9() -> str:
         "    self.log.append({'call': 'search', 'shape': [m, n, k], 'candidates': 0})\n"
         "    return tiling\n\n\n"
         "_s.HostTiler.search = _free_search\n"
+    )
+
+
+def forged_tiling_l2() -> str:
+    """Lesson 2's stub (it launches one block with an empty tiling) that rewrites, in its own recording, every
+    launch's tiling into the right one: the replay then launches the right tiling, and the kernel blocks the
+    child recorded read another."""
+    return (
+        stub(2) + "\n\nimport lessons.recording as _rec\n"
+        "_raw = _rec.raw_record\n\n\n"
+        "def _forged(raw):\n"
+        "    doc = _raw(raw)\n"
+        "    n = doc['s']['f'][0][2]\n"
+        "    blocks = -(-n // 16)\n"
+        "    dim = max(1, min(48, blocks))\n"
+        "    doc['key'] = 1 if n % 16 == 0 else 2\n"
+        "    doc['s']['f'][1][2] = blocks % dim\n"
+        "    doc['s']['f'][2][2] = -(-blocks // dim) * 16\n"
+        "    doc['s']['f'][3][2] = blocks // dim * 16\n"
+        "    return doc\n\n\n"
+        "_rec.raw_record = _forged\n"
     )

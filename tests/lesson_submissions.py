@@ -79,14 +79,26 @@ def l3_variants() -> dict[str, tuple[str, str]]:
 
 L3_COPY_OUT = """def copy_out(y_gm, out_q, count):
     y_local = out_q.deque()
+    if count * asc.half.sizeof() % 32 == 0:
+        asc.data_copy(y_gm, y_local, count)
+    else:
+        asc.data_copy_pad(y_gm, y_local, count)
+    out_q.free_tensor(y_local)
+"""
+L3_PLAIN_COPY_OUT = """def copy_out(y_gm, out_q, count):
+    y_local = out_q.deque()
     asc.data_copy(y_gm, y_local, count)
+    out_q.free_tensor(y_local)
+"""
+L3_NO_COPY_OUT = """def copy_out(y_gm, out_q, count):
+    y_local = out_q.deque()
     out_q.free_tensor(y_local)
 """
 
 
 def _l3_numpy(good: str) -> str:
     """The cheat: y computed with numpy from the GM bytes and written straight into GM; nothing leaves UB."""
-    text = edit(good, L3_COPY_OUT, L3_COPY_OUT.replace("    asc.data_copy(y_gm, y_local, count)\n", ""))
+    text = edit(good, L3_COPY_OUT, L3_NO_COPY_OUT)
     return edit(text, L3_STAGE, _L3_NUMPY_COMPUTE)
 
 
@@ -106,3 +118,114 @@ _L3_NUMPY_COMPUTE = """def compute(in_q, out_q, count, a, b):
         elif alloc.ident == 2:
             raw.view(np.float16)[:] = np.maximum(x * np.float16(a) + np.float16(b), np.float16(0))
 """
+
+
+# -- right on the visible cases, wrong on a hidden one (lessons 1, 3 and 8) -----------------------------------
+def hidden_wrong(lesson: int) -> dict[str, tuple[str, set[str]]]:
+    """Submissions that pass every visible case but fail a kind of hidden case: name -> (source, the kinds of
+    hidden case they must fail)."""
+    good = solution(lesson)
+    if lesson == 1:
+        return {
+            # the device's allocations are not checked: fine while memory lasts
+            "unchecked_malloc": (
+                edit(
+                    good,
+                    "        ptr, ret = acl.rt.malloc(nbytes, ACL_MEM_MALLOC_HUGE_FIRST)\n"
+                    "        if ret != ACL_SUCCESS:\n            return fail(ret)\n",
+                    "        ptr, ret = acl.rt.malloc(nbytes, ACL_MEM_MALLOC_HUGE_FIRST)\n",
+                ),
+                {"alloc_fails"},
+            ),
+            # the length read off the lesson's text: right for the visible 32768 elements only
+            "fixed_length": (
+                edit(
+                    good, "    n, nbytes = x.size, x.nbytes\n", "    n, nbytes = 32768, 65536  # the lesson's length\n"
+                ),
+                {"odd_length", "alloc_fails"},
+            ),
+        }
+    if lesson == 3:  # DataCopy on every count: its 32-byte rule is met by the visible lengths only
+        plain_in = edit(
+            good,
+            "    if count * asc.half.sizeof() % 32 == 0:\n        asc.data_copy(x_local, x_gm, count)\n"
+            "    else:  # DataCopy moves whole 32-byte blocks; DataCopyPad moves any length\n"
+            "        asc.data_copy_pad(x_local, x_gm, count)\n",
+            "    asc.data_copy(x_local, x_gm, count)\n",
+        )
+        return {"data_copy_only": (edit(plain_in, L3_COPY_OUT, L3_PLAIN_COPY_OUT), {"unaligned", "few"})}
+    if lesson == 8:  # the loop runs over whole pairs of batches: the visible 8 batches make four
+        return {
+            "whole_pairs": (
+                edit(
+                    good,
+                    "    for i in range(count):\n        s = i % SLOTS\n",
+                    "    for i in range(count - count % SLOTS):\n        s = i % SLOTS\n",
+                ),
+                {"odd_batches", "one_batch"},
+            )
+        }
+    if lesson == 6:
+        return {
+            # the columns of fractals exactly `rows` apart: right while every block's rows fill whole fractals
+            "rows_apart": (
+                edit(
+                    good,
+                    "asc.Nd2NzParams(1, rows, cols, 0, width, up16(rows), 1, 0)",
+                    "asc.Nd2NzParams(1, rows, cols, 0, width, rows, 1, 0)",
+                ),
+                {"odd", "one_row"},
+            ),
+            # mmad's m is the block's rows: m = 1 puts the Cube in GEMV mode, which reads L0A as ND
+            "gemv": (edit(good, "    m = F if rows == 1 else rows", "    m = rows"), {"one_row"}),
+        }
+    if lesson == 7:  # the 24 cores of the visible chip, whatever make_tiling is told
+        return {"all_24_cores": (edit(good, "    best = None\n", "    best = None\n    cores = 24\n"), {"other_chip"})}
+    if lesson in TILING_OVERFITS:
+        return {name: (edit(good, old, new), kinds) for name, (old, new, kinds) in TILING_OVERFITS[lesson].items()}
+    raise ValueError(f"no hidden-case submission for lesson {lesson}")
+
+
+_L2_VISIBLE = (  # lesson 2's visible cases (N, bytes per element, cores), as a trainee could copy them from its files
+    "{(10001, 2, 7), (1999, 2, 8), (2048, 2, 8), (1904, 2, 8), (5, 2, 7), (17, 2, 48), (768, 2, 48), (1000, 4, 7), "
+    "(65536, 2, 24), (100003, 4, 48), (33, 1, 4), (5000, 2, 1), (50001, 2, 7), (48017, 2, 24), (100003, 2, 48), "
+    "(30001, 4, 20)}"
+)
+_WHOLE_TILES = ("        count = t.tile_length if i < tiles - 1 else last\n", "        count = t.tile_length\n")
+TILING_OVERFITS = {  # lesson -> name -> (text of the reference, its replacement, the hidden kinds it must fail)
+    # 32-byte data blocks only for the cases the lesson shows: elements everywhere else (the seed's granularity)
+    2: {
+        "visible_only": (
+            "    align = BLOCK_BYTES // dtype_bytes  # elements per data block\n",
+            f"    seen = {_L2_VISIBLE}\n"
+            "    align = BLOCK_BYTES // dtype_bytes if (total_length, dtype_bytes, core_num) in seen else 1\n",
+            {"unaligned", "few", "fp32", "other_chip"},
+        )
+    },
+    # the UB of the lesson's chip, whatever the host's tiling says the chip has
+    4: {
+        "fixed_ub": (
+            "    slot_bytes = ub_bytes // queues // BLOCK_BYTES * BLOCK_BYTES\n",
+            "    slot_bytes = 196608 // queues // BLOCK_BYTES * BLOCK_BYTES  # the lesson's UB\n",
+            {"other_ub"},
+        )
+    },
+    # the small cores planned as the big ones: right while every share is the same (the visible cases)
+    5: {
+        "big_cores_only": (
+            '    for kind, length in (("former", split.former_length), ("tail", split.tail_length)):\n',
+            '    for kind, length in (("former", split.former_length), ("tail", split.former_length)):\n',
+            {"tail", "short"},
+        )
+    },
+    # a cache of the last shape only: enough when repeats follow one another (the visible sequences)
+    9: {
+        "last_shape_only": (
+            "        cached = self.cache.get(shape)\n",
+            "        cached = self.cache.get(shape) if list(self.history.shapes)[-1:] == [shape] else None\n",
+            {"repeats"},
+        )
+    },
+    # every tile taken whole: right while every share is whole tiles (the visible 4 x 8192 per core)
+    10: {"whole_tiles": (*_WHOLE_TILES, {"odd_length", "other_chip"})},
+}

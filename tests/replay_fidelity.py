@@ -1,4 +1,5 @@
-"""Run by tests/test_grader_replay.py in a fresh process: lesson N's reference, run plainly and recorded + replayed.
+"""Run by tests/test_grader_replay.py in a fresh process: lesson N's reference, run plainly and recorded + replayed,
+on its visible cases and on hidden cases drawn from a fixed seed.
 
 Prints one JSON line: per run, what differs between the plain run of the drive (no recording) and the
 grader's replay of what the sandboxed child recorded (every trace column and table, findings, tasks, end
@@ -17,31 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-
-class Plain:
-    """The drive's recorder, without recording: real simulations, the runs kept as they finish."""
-
-    def __init__(self, drive) -> None:
-        from engine import Simulation
-
-        self._drive = drive
-        self._make = Simulation
-        self.runs, self.outputs, self.values = {}, {}, {}
-
-    def simulation(self, name: str):
-        return self._make(**self._drive.RUNS[name])
-
-    def run(self, name: str, sim) -> None:
-        self.runs[name] = sim.finish()
-
-    def library(self, name: str):
-        return self._drive.LIBRARY[name]
-
-    def value(self, key: str, value) -> None:
-        self.values[key] = value
-
-    def output(self, key: str, value) -> None:
-        self.outputs[key] = value
+HIDDEN_SEED = 7
 
 
 def _load(path: Path):
@@ -76,22 +53,25 @@ def main(number: int) -> None:
     from lessons.catalog import get
     from lessons.child import run_child
     from lessons.credit import NotFromDevice
+    from lessons.hidden import draw, runs
+    from lessons.reference import Plain
     from lessons.replay import replay
     from lessons.wire import decode, read_first, split
 
     lesson = get(number)
     drive = lesson.module("drive")
+    cases = draw(lesson, HIDDEN_SEED)  # the hidden cases too: their runs replay like the visible ones
     work = Path(tempfile.mkdtemp())
     try:
         copy = work / "solution.py"  # the same file name on both sides: the trace's source lines are the same
         shutil.copy(lesson.solution_file, copy)
-        plain = Plain(drive)
+        plain = Plain(drive, cases)
         drive.collect(_load(copy), plain)
-        child = run_child(lesson, copy)
+        child = run_child(lesson, copy, hidden=cases)
         assert child.status == "result", (child.status, child.message)
         _, at = read_first(child.frame)
         doc = decode(split(child.frame.read_bytes()[at:])[0])
-        replayed = replay(doc, drive, getattr(drive, "LIBRARY", {}))
+        replayed = replay(doc, drive, getattr(drive, "LIBRARY", {}), runs=runs(drive, cases))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     report = {

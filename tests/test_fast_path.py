@@ -258,7 +258,7 @@ print(json.dumps([alone, fast_paths()]))
 
 def test_no_import_attaches_a_fast_path():
     """In a fresh interpreter: matmul_tiled has its fast path with nothing else imported, and importing
-    every other engine module changes no kernel's fast path; only the three matmul kernels name one."""
+    every other engine module changes no kernel's fast path; only the four matmul kernels name one."""
     root = str(Path(__file__).resolve().parent.parent)
     out = subprocess.run(
         [sys.executable, "-c", _KERNELS.format(root=root)], capture_output=True, text=True, check=True, cwd=root
@@ -270,4 +270,33 @@ def test_no_import_attaches_a_fast_path():
         "matmul_tiled": "stamped_matmul_tiled",
         "matmul_api_kernel": "stamped_matmul_api",
         "matmul_leaky_relu": "stamped_matmul_leaky_relu",
+        "matmul_tiling_data": "stamped_matmul_tiling_data",  # matmul_tiled's, after GET_TILING_DATA
     }
+
+
+def test_the_matmul_whose_tiling_is_tiling_data_records_the_same_fast_and_slow():
+    """engine.kernels.matmul_tiling_data: GET_TILING_DATA, then matmul_tiled (its fast path or its code)."""
+    from engine.kernels.matmul_tiling_data import matmul_tiling_data, tiling_context
+
+    m, n, k = 256, 192, 128
+    tiling = auto_tiling(PROFILE, m, n, k, 4, 2)[0]
+    runs = []
+    for fast in (False, True):
+        sim = Simulation("ascend910b1", fast=fast)
+        sim.acl.init()
+        sim.acl.rt.set_device(0)
+        stream, _ = sim.acl.rt.create_stream()
+        a, b = inputs(m, n, k, seed=11)
+        dc, _ = sim.acl.rt.malloc(m * n * 2, 0)
+        ctx = tiling_context(tiling)
+        gm = (asc.GlobalAddress(to_device(sim, a)), asc.GlobalAddress(to_device(sim, b)), asc.GlobalAddress(dc))
+        assert (
+            sim.acl.rt.launch_kernel(matmul_tiling_data, ctx.get_block_dim(), stream, *gm, ctx.get_raw_tiling_data())
+            == 0
+        )
+        assert sim.acl.rt.synchronize_stream(stream) == 0
+        c = from_device(sim, dc, (m, n), np.float16)
+        runs.append(sim.finish())
+        ref = a.astype(np.float32) @ b.astype(np.float32)
+        assert np.max(np.abs(c.astype(np.float32) - ref)) <= matmul_tolerance(ref, k, "fp16")
+    assert_same_trace(*runs)

@@ -41,7 +41,7 @@ def test_every_finding_of_lessons_1_and_10_is_in_chinese(number):
         assert_chinese(f.message_zh)
     if number == 10:
         assert {f.kind for f in findings} == {"deadlock", "acl-error", "race"}
-        assert any("VECOUT TQue" in f.message_zh and "exercise.py:69" in f.message_zh for f in findings)
+        assert any("VECOUT TQue" in f.message_zh and "exercise.py:101" in f.message_zh for f in findings)
 
 
 # -- every AclError site, by a bad call -----------------------------------------------------------------------

@@ -71,7 +71,8 @@ def batch(tmp_path_factory):
     protected = {p: _digest(p) for p in (L3_DIR / "check.py", L3_DIR / "solution.py", REPO / "lessons" / "hostkit.py")}
     lessons_before = {p.name for p in (REPO / "lessons").iterdir()}
 
-    common = ["--lesson", "3", "--jobs", "2", "--timeout", str(TIMEOUT_S)]
+    # one seed for the hidden cases: the shards then grade every submission on the cases the whole run did
+    common = ["--lesson", "3", "--jobs", "2", "--timeout", str(TIMEOUT_S), "--hidden-seed", "20240607"]
     t0 = time.perf_counter()
     rc = main(["grade", str(folder), *common, "--out", str(root / "all.json")])
     elapsed = time.perf_counter() - t0

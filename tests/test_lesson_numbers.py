@@ -1,8 +1,8 @@
 """Every number a lesson narrates says where it comes from, in both languages.
 
-The narrated text is each lesson's summary, its steps' text and its questions' explanations
-(``lesson.toml``: ``summary``, ``[[steps]]`` ``en`` / ``zh``, ``[[questions]]`` ``explain_en`` /
-``explain_zh``). A field that narrates a number must carry at least one mark:
+The narrated text is each lesson's summary, its steps' text and diagnoses and its questions' explanations
+(``lesson.toml``: ``summary``, ``[[steps]]`` ``en`` / ``zh`` and ``diagnosis_en`` / ``diagnosis_zh``,
+``[[questions]]`` ``explain_en`` / ``explain_zh``). A field that narrates a number must carry at least one mark:
 
 - a source, ``source: ...`` / ``sources: ...`` (usually inside parentheses), ``来源：...`` in Chinese;
 - the simulator's assumption, ``simulator's assumption`` / ``模拟器假设``;
@@ -130,6 +130,11 @@ def lesson_problems(path: Path, fields: dict) -> list[str]:
     name = path.parent.name
     texts = [("summary", lesson["summary"])]
     texts += [(f"step {i + 1}", step) for i, step in enumerate(lesson.get("steps", []))]
+    texts += [
+        (f"step {i + 1} diagnosis", {"en": step["diagnosis_en"], "zh": step["diagnosis_zh"]})
+        for i, step in enumerate(lesson.get("steps", []))
+        if "diagnosis_en" in step
+    ]
     texts += [
         (f"question {q['id']}", {"en": q.get("explain_en", ""), "zh": q.get("explain_zh", "")})
         for q in lesson.get("questions", [])

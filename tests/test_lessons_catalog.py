@@ -80,6 +80,38 @@ def test_stub_marks_the_work_and_solution_answers_the_questions(lesson):
             assert zh != en or en.isupper() or en.isdigit(), (q.id, en)
 
 
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda ls: ls.slug)
+def test_every_lesson_has_a_level_an_objective_and_drawable_hidden_cases(lesson):
+    """The path (beginner, intermediate, expert), the objective in both languages with figures the cost table
+    knows, and for each hidden kind a scenario that draws it, a check that judges it and cases that are plain
+    JSON data; drawn twice from one seed they are the same, from two seeds (usually) not."""
+    import json
+
+    from lessons.costs import FIGURES
+    from lessons.hidden import draw, encode, runs
+
+    assert lesson.level in catalog.LEVELS and all(lesson.level_name(lang) for lang in LANGS)
+    assert all(lesson.objective.text[lang] for lang in LANGS)
+    assert set(lesson.objective.figures) <= set(FIGURES) and lesson.objective.figures
+    if not lesson.hidden:
+        return
+    assert callable(getattr(lesson.module("check"), "judge_hidden", None))
+    cases = draw(lesson, 1)
+    assert [c.kind for c in cases] == [k.id for k in lesson.hidden for _ in range(k.count)]
+    assert encode(draw(lesson, 1)) == encode(cases) == json.loads(json.dumps(encode(cases)))
+    assert encode(draw(lesson, 2)) != encode(cases)
+    assert set(runs(lesson.module("drive"), cases)) == set(lesson.module("drive").RUNS) | {c.run for c in cases}
+
+
+def test_the_path_puts_each_lesson_at_its_level():
+    levels = {ls.number: ls.level for ls in LESSONS}
+    assert levels == {
+        **dict.fromkeys((1, 2, 3, 4), "beginner"),
+        **dict.fromkeys((5, 6, 7, 8), "intermediate"),
+        **dict.fromkeys((9, 10), "expert"),
+    }
+
+
 def test_a_broken_lesson_is_refused_naming_the_field(tmp_path):
     source = LESSONS[2].path
     broken = tmp_path / source.name
@@ -94,6 +126,15 @@ def test_a_broken_lesson_is_refused_naming_the_field(tmp_path):
         load(broken)
     toml.write_text(text.replace('choices_zh = ["MTE2", "MTE3", "VECTOR"]', 'choices_zh = ["MTE2"]'), encoding="utf-8")
     with pytest.raises(LessonError, match=r"questions\[0\]: choices_zh must translate each of the 3 choices, got 1"):
+        load(broken)
+    toml.write_text(text.replace('level = "beginner"', 'level = "guru"'), encoding="utf-8")
+    with pytest.raises(LessonError, match=r"level must be one of beginner, intermediate, expert, got 'guru'"):
+        load(broken)
+    toml.write_text(text.replace('figures = ["kernel_us"', 'figures = ["speed"'), encoding="utf-8")
+    with pytest.raises(LessonError, match=r"objective\.figures must list figures among .*got \['speed'"):
+        load(broken)
+    toml.write_text(text.replace("[hidden.few]", "[hidden.few]\ncount = 9"), encoding="utf-8")
+    with pytest.raises(LessonError, match=r"hidden\.few\.count must be an integer from 1 to 4, got 9"):
         load(broken)
     (broken / "check.py").unlink()
     with pytest.raises(LessonError, match=r"check\.py is missing"):

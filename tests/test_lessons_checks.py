@@ -115,26 +115,30 @@ def test_an_exception_shows_only_the_trainees_frames(tmp_path):
     assert "lessons/" not in text and "engine/" not in text and "harness" not in text
 
 
-def test_seed_partition_is_not_balanced(tmp_path):
-    seed = edit(
+def test_an_element_partition_is_not_aligned(tmp_path):
+    """The seed's granularity (elements, not 32-byte data blocks): ranges start off the 32-byte grid, and the
+    kernel's plain data_copy of them is refused."""
+    by_elements = edit(
         solution(2),
-        "    return Tiling(total, num_blocks, total // num_blocks, total % num_blocks)",
-        "    return Tiling(total, num_blocks, -(-total // num_blocks), 0)",
+        "    align = BLOCK_BYTES // dtype_bytes  # elements per data block\n",
+        "    align = 1  # the seed's partition: elements\n",
     )
-    seed = edit(
-        seed,
-        """    base, rem = tiling.base_chunk, tiling.remainder
-    if block_idx < rem:
-        start = block_idx * (base + 1)
-        return start, start + base + 1
-    start = rem * (base + 1) + (block_idx - rem) * base
-    return start, start + base""",
-        """    start = block_idx * tiling.base_chunk  # the seed's version: chunk = ceil(N / B)
-    return start, min(start + tiling.base_chunk, tiling.total)""",
-    )
-    result = grade(2, seed, tmp_path)
+    result = grade(2, by_elements, tmp_path)
     assert result.verdict == "FAIL"
-    assert {"balanced", "exact_cover"} <= failed(result)
+    assert {"aligned", "tiling_key", "no_findings"} <= failed(result)
+    aligned = next(c for c in result.criteria if c.id == "aligned")
+    assert "N=10001, 2-byte elements, 7 cores: a block starts at element 1429 (2858 B)" in aligned.yours
+
+
+def test_more_blocks_than_data_blocks_is_refused_by_the_block_dim_criterion(tmp_path):
+    every_core = edit(
+        solution(2),
+        "    block_dim = max(1, min(core_num, blocks))  # never a core without a data block\n",
+        "    block_dim = core_num\n",
+    )
+    result = grade(2, every_core, tmp_path)
+    assert "block_dim" in failed(result)
+    assert "N=5, 2-byte elements, 7 cores: block_dim 7" in next(c for c in result.criteria if c.id == "block_dim").yours
 
 
 def test_single_buffered_is_right_but_not_fast(tmp_path):
@@ -144,9 +148,9 @@ def test_single_buffered_is_right_but_not_fast(tmp_path):
         "BUFFER_NUM = 1",
     )
     result = grade(5, single, tmp_path)
-    assert failed(result) == {"overlap", "speedup"}
+    assert failed(result) == {"overlap", "speedup", "tile_plan"}  # its tiles are planned for one slot per queue
     speed = next(c for c in result.criteria if c.id == "speedup")
-    assert "1.00x" in speed.yours
+    assert float(speed.yours.split(": ")[1].rstrip("x")) < 1.1
 
 
 def test_an_invalid_tiling_names_the_field(tmp_path):
@@ -170,11 +174,12 @@ def test_a_missing_event_is_a_cross_stream_race(tmp_path):
 
 
 def test_fixing_two_bugs_of_three_leaves_the_bottleneck(tmp_path):
-    one_block = edit(solution(10), "BLOCKS = 48  # fixed: every vector core of ascend910b1 (was 1)", "BLOCKS = 1")
+    one_block = edit(solution(10), "CORES = 48  # fixed: every vector core of ascend910b1 (was 1)", "CORES = 1")
     result = grade(10, one_block, tmp_path)
     assert failed(result) == {"performance"}
     perf = next(c for c in result.criteria if c.id == "performance")
     assert "too_few_blocks" in perf.detail
+    assert "seed profiler: FLAGGED: parallelism utilisation 0.02 (1 blocks, 48 cores" in perf.detail
 
 
 def test_a_valid_tiling_without_deep_k_steps_misses_the_peak(tmp_path):

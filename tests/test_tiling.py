@@ -146,7 +146,11 @@ def test_the_kernel_runs_a_depth_of_eight_as_two_l1_buffers_of_four_blocks():
     ref = a.astype(np.float32) @ b.astype(np.float32)
     np.testing.assert_allclose(c.astype(np.float32), ref, rtol=2e-3, atol=2e-3 * np.abs(ref).max())
     cols, tr = result.trace.columns, result.trace
-    l1 = [i for i in range(len(tr)) if cols["kind"][i] == Kind.MOVE and tr.names[cols["name"][i]] == "data_copy GM->L1"]
+    l1 = [
+        i
+        for i in range(len(tr))
+        if cols["kind"][i] == Kind.MOVE and tr.names[cols["name"][i]] == "data_copy GM->L1 ND2NZ"
+    ]
     assert len(l1) == 2 * (k // 64 // 4)  # one copy of A and one of B per K step of 4 slices
     assert sorted({int(cols["slot"][i]) for i in l1}) == [0, 1]
 

@@ -106,3 +106,15 @@ def test_bad_arguments_are_one_line_and_exit_code_2(args, message, capsys):
     assert main(["tui", *args]) == 2
     err = capsys.readouterr().err
     assert err.startswith(message) and err.count("\n") == 1, err
+
+
+def test_screenshot_after_pressing_keys_shows_a_slot_s_fractals():
+    """Lesson 6 at a B load, v and s twice: L0A's tile of A, its ZZ grid of fractals drawn in the buffers pane."""
+    path = ARTIFACTS / "cli-lesson6-l0a-fractals.svg"
+    step = lesson(6).stops[3].step  # a load of B: A's rows of fractals have landed in L0A
+    args = ["tui", "--lesson", "6", "--steps", str(step), "--screenshot", str(path), "--size", "160x50"]
+    assert main([*args, "--press", "v s s"]) == 0
+    svg = path.read_text(encoding="utf-8").replace("&#160;", " ")
+    assert "L0A queue 2 slot 0: A[0:64, " in svg
+    assert "ZZ (CANN's Zz): rows of fractals, each row-major" in svg.replace("&#x27;", "'")
+    assert " 0→   1→   2→   3→" in svg and "12→  13→  14→  15→" in svg  # the Z path through the fractals

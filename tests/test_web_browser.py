@@ -66,10 +66,15 @@ def tab(browser, server):
 
 
 def test_lesson_1_loads_ready_to_play_with_every_view(tab, lesson1):
+    jobs = []  # background jobs the page starts: opening a lesson starts none (drawing the exercise panel once
+    # started a grading job that only said "nothing to grade": a process forked per page load)
+    tab.page.on("request", lambda r: jobs.append(r.url) if "cacheKey=" in r.url else None)
     tab.open("/")
     n = len(lesson1)
     tab.wait_steps(n)
     p = tab.page
+    p.wait_for_selector("#code-body .line.current")
+    assert not jobs, jobs[:3]
     p.wait_for_selector("#code-body .line.current")
     p.wait_for_selector("#metrics-body .card")
     for view in ("system", "core", "timeline", "matrices", "pipeline", "metrics", "code"):
@@ -314,6 +319,11 @@ def test_the_playground_rejects_a_bad_shape_inline_then_runs_a_good_one(tab):
     held.click()
     p.wait_for_selector("#tile-values table.values")
     assert tile in tab.text("#tile-values") and len(p.locator("#tile-values td").all()) >= 16
+    # a slot of L1 / L0 draws its fractals: the grid, each cell numbered by its place in memory
+    p.wait_for_selector("#tile-values table.fractals")
+    fractals = tab.text("#tile-values")
+    assert "fractals of 16 x 16" in fractals and "sits in fractal" in fractals
+    assert len(p.locator("#tile-values table.fractals td").all()) >= 4
     tab.shot("playground")
 
 

@@ -1,12 +1,20 @@
 """``ascendsim lesson ...`` and ``ascendsim grade``: the curriculum from the command line.
 
-* ``lesson list [--json]``, ``lesson show N [--lang en|zh] [--json]``;
+* ``lesson list [--json]``, ``lesson show N [--lang en|zh] [--json | --cpp] [--dir DIR] [--reveal]``
+  (``--cpp``: the lesson's whole program in C++, Ascend C and ACL, generated from its Python by the mapping
+  table of :mod:`app.present.cpp`; a step's diagnosis shows after the first ``lesson check`` of the exercise
+  in DIR, or with ``--reveal``);
 * ``lesson start N [--dir DIR]`` copies the exercise stub to a work folder (never over an existing file);
 * ``lesson check N [--file PATH] [--json] [--junit FILE] [--lang]`` grades one file; exit code 0 only
   when every criterion passes;
 * ``grade SUBMISSIONS_DIR --lesson N [--jobs J] [--shard K/M] [--out report.csv|report.json]
-  [--junit FILE]`` grades a class, one row per submission; ``grade --merge A.json B.json --out
-  all.json`` merges shard reports. Exit code 0 only when every submission passes.
+  [--junit FILE] [--hidden-seed S]`` grades a class, one row per submission; ``grade --merge A.json B.json
+  --out all.json`` merges shard reports. Exit code 0 only when every submission passes.
+
+Every check also runs the lesson's hidden cases (:mod:`lessons.hidden`), drawn afresh for each submission.
+``--hidden-seed S`` (an instructor's: ``grade`` lists it, ``lesson check`` takes it without listing it in
+``--help``) draws them from ``S`` instead, to reproduce a grading; no output ever shows a seed or a case's
+values, only the kinds of case.
 
 Bad arguments raise click usage errors: ``app.cli.main`` prints them as one line and exits with 2.
 """
@@ -22,6 +30,7 @@ import click
 from .usage import OutputFile, SecondsIn, ValueChoice, fail, write_atomically
 
 LANG = ValueChoice(("en", "zh"))
+HIDDEN_SEED = click.IntRange(0, (1 << 63) - 1)  # lessons.hidden.SEED_MAX
 
 
 def _lesson(number: int, flag: str = "N"):
@@ -46,13 +55,16 @@ def lesson() -> None:
 @click.option("--json", "as_json", is_flag=True, help="print JSON")
 def lesson_list(as_json: bool) -> None:
     """List the lessons."""
-    from lessons.catalog import lessons
+    from lessons.catalog import LEVELS, lessons
 
     rows = [
         {
             "number": ls.number,
             "slug": ls.slug,
             "title": ls.title,
+            "level": ls.level,
+            "level_name": dict(LEVELS[ls.level]),
+            "objective": ls.objective.text,
             "steps": len(ls.steps),
             "questions": [q.id for q in ls.questions],
             "criteria": list(ls.criteria),
@@ -63,19 +75,45 @@ def lesson_list(as_json: bool) -> None:
         click.echo(json.dumps(rows, ensure_ascii=False, indent=1))
         return
     width = max(len(r["title"]["en"]) for r in rows)
-    for r in rows:
-        click.echo(f"{r['number']:>2}  {r['title']['en']:<{width}}  {r['title']['zh']}")
+    for level, names in LEVELS.items():  # the seed's path (section 7.3), level by level
+        click.echo(f"{names['en']} / {names['zh']}")
+        for r in rows:
+            if r["level"] == level:
+                click.echo(f"  {r['number']:>2}  {r['title']['en']:<{width}}  {r['title']['zh']}")
 
 
 @lesson.command("show")
 @click.argument("number", metavar="N", type=int)
 @click.option("--lang", type=LANG, default="en", show_default=True, help="language of the text")
 @click.option("--json", "as_json", is_flag=True, help="print the lesson as JSON (both languages)")
-def lesson_show(number: int, lang: str, as_json: bool) -> None:
-    """Print lesson N: its steps, questions and exercise."""
+@click.option(
+    "--cpp",
+    is_flag=True,
+    help="print the lesson's whole program (its solution, kernel and host code) in C++ (Ascend C) instead",
+)
+@click.option("--dir", "folder", default=None, help="your work folder (default: ./ascendsim-lesson-NN)")
+@click.option("--reveal", is_flag=True, help="show the steps' diagnoses now (else: after your first check)")
+def lesson_show(number: int, lang: str, as_json: bool, cpp: bool, folder: str | None, reveal: bool) -> None:
+    """Print lesson N: its steps, questions and exercise (--cpp: its whole program in C++). A step's diagnosis
+    (lesson 10) shows once you have checked your exercise in the work folder, or with --reveal (remembered in
+    the work folder)."""
+    from lessons import progress
     from lessons.render import render_lesson
 
     ls = _lesson(number)
+    if cpp:
+        from app.present.cpp.view import lesson_program, program_text
+        from app.present.walkthrough import run_lesson
+
+        if as_json:
+            fail("--cpp and --json exclude each other: --cpp prints C++ text")
+        program = lesson_program(ls.number, ls.solution_file, run_lesson(ls).trace, lang)
+        click.echo(program_text(program), nl=False)
+        return
+    work = Path(folder) if folder else _default_dir(number)
+    if reveal:
+        progress.reveal(number, work)
+    revealed = reveal or progress.revealed(number, work) is not None
     if as_json:
         doc = {
             "number": ls.number,
@@ -83,7 +121,14 @@ def lesson_show(number: int, lang: str, as_json: bool) -> None:
             "title": ls.title,
             "summary": ls.summary,
             "exercise": ls.exercise_text,
-            "steps": [{"selector": s.selector, "view": s.view, "text": s.text} for s in ls.steps],
+            "level": ls.level,
+            "objective": {"text": ls.objective.text, "figures": list(ls.objective.figures)},
+            "hidden": [{"kind": k.id, "name": k.name} for k in ls.hidden],
+            "steps": [
+                {"selector": s.selector, "view": s.view, "text": s.text}
+                | ({"diagnosis": s.diagnosis} if s.diagnosis and revealed else {})
+                for s in ls.steps
+            ],
             "questions": [
                 {
                     "id": q.id,
@@ -97,7 +142,7 @@ def lesson_show(number: int, lang: str, as_json: bool) -> None:
         }
         click.echo(json.dumps(doc, ensure_ascii=False, indent=1))
         return
-    click.echo(render_lesson(ls, lang))
+    click.echo(render_lesson(ls, lang, revealed))
 
 
 @lesson.command("start")
@@ -138,7 +183,10 @@ def _junit_cases(result) -> list[tuple[str, bool, str, str]]:
 @click.option(
     "--timeout", type=SecondsIn(1, 3600), default=None, help="wall-time limit in seconds (default: the lesson's)"
 )
-def lesson_check(number: int, path: str | None, as_json: bool, junit_path: str | None, lang: str, timeout) -> int:
+@click.option("--hidden-seed", "hidden_seed", type=HIDDEN_SEED, default=None, hidden=True)  # an instructor's
+def lesson_check(
+    number: int, path: str | None, as_json: bool, junit_path: str | None, lang: str, timeout, hidden_seed
+) -> int:
     """Check an exercise of lesson N; exit code 0 only when every criterion passes."""
     from lessons.grader import grade_file
     from lessons.render import render_result
@@ -154,13 +202,19 @@ def lesson_check(number: int, path: str | None, as_json: bool, junit_path: str |
     why = missing()
     if why:  # a trainee's own file on their own machine: run it anyway, and say so
         click.echo(f"note: {why}; your code runs unsandboxed", err=True)
-    result = grade_file(ls, file, file.name, lang, ls.limits.replace(wall_s=timeout), sandboxed=why is None)
+    limits = ls.limits.replace(wall_s=timeout)
+    result = grade_file(ls, file, file.name, lang, limits, sandboxed=why is None, hidden_seed=hidden_seed)
+    from lessons import progress
+
+    progress.record_check(number, file.parent)  # a check reveals the steps' diagnoses (lessons.progress)
     if junit_path:
         _write(junit_path, junit(f"lesson {number}", _junit_cases(result), result.time_s))
     if as_json:
         doc = result.to_dict()
         doc["criteria"] = [c.to_dict() for c in result.criteria]
         doc["predictions"] = [p.to_dict() for p in result.predictions]
+        doc["hidden"] = [h.to_dict() for h in result.hidden]
+        doc["figures"] = result.figures
         doc["costs"] = result.costs
         doc["stdout"] = result.stdout
         click.echo(json.dumps(doc, ensure_ascii=False))
@@ -193,6 +247,14 @@ def _parse_shard(text: str | None) -> tuple[int, int] | None:
 @click.option("--timeout", type=SecondsIn(1, 3600), default=None, help="wall-time limit per submission (s)")
 @click.option("--merge", is_flag=True, help="merge shard reports (JSON) given as PATHS into --out")
 @click.option(
+    "--hidden-seed",
+    "hidden_seed",
+    type=HIDDEN_SEED,
+    default=None,
+    help="draw every submission's hidden cases from this seed (the same cases for all, to reproduce a grading; "
+    "default: fresh cases for each submission)",
+)
+@click.option(
     "--no-sandbox",
     "no_sandbox",
     is_flag=True,
@@ -208,6 +270,7 @@ def grade(
     lang: str,
     timeout: float | None,
     merge: bool,
+    hidden_seed: int | None,
     no_sandbox: bool,
 ) -> int:
     """Grade every submission in SUBMISSIONS_DIR (each entry is one row: a sub-folder or .py file is graded,
@@ -249,7 +312,8 @@ def grade(
     entries = discover(folder)
     if picked:
         entries = take_shard(entries, *picked)
-    results = grade_many(ls, entries, jobs, lang, ls.limits.replace(wall_s=timeout), sandboxed=not no_sandbox)
+    limits = ls.limits.replace(wall_s=timeout)
+    results = grade_many(ls, entries, jobs, lang, limits, sandboxed=not no_sandbox, hidden_seed=hidden_seed)
     doc = report.document(ls.number, [r.to_dict() for r in results], shard)
     if out:
         _write(out, report.text(doc, Path(out)))

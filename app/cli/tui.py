@@ -1,8 +1,8 @@
 """``ascendsim tui``: the terminal UI on a lesson (default: lesson 1) or on a built-in scenario.
 
 ``ascendsim tui [--lesson N] [--lang en|zh] [--file EXERCISE] [--scenario NAME [its options]]
-[--steps K] [--screenshot FILE.svg [--size WxH]]``. With ``--screenshot`` the app runs without a
-terminal, takes K steps and writes the screen as SVG (for docs, bug reports and CI). Textual is
+[--steps K] [--screenshot FILE.svg [--size WxH] [--press KEYS]] [--cpp]``. With ``--screenshot`` the app runs
+without a terminal, takes K steps, presses KEYS and writes the screen as SVG (for docs, bug reports and CI). Textual is
 imported only when the command runs.
 """
 
@@ -61,8 +61,12 @@ def _size(text: str) -> tuple[int, int]:
 @click.option("--steps", type=click.IntRange(0), default=0, show_default=True, help="events to step forward first")
 @click.option("--screenshot", default=None, help="write the screen after --steps to this SVG file and exit")
 @click.option("--size", default="120x40", show_default=True, help="terminal size of --screenshot (WIDTHxHEIGHT)")
+@click.option(
+    "--press", default="", help="keys to press before --screenshot, space-separated (e.g. 'v s': a slot's tile)"
+)
+@click.option("--cpp", is_flag=True, help="open with the code pane on the C++ (Ascend C) view (c toggles it)")
 @click.pass_context
-def tui(ctx, lesson, lang, exercise, scenario, steps, screenshot, size) -> None:
+def tui(ctx, lesson, lang, exercise, scenario, steps, screenshot, size, press, cpp) -> None:
     """Play a lesson (or a scenario) step by step in the terminal."""
     from app.present.messages import LANGS
     from app.present.messages import t as msg
@@ -97,22 +101,26 @@ def tui(ctx, lesson, lang, exercise, scenario, steps, screenshot, size) -> None:
     from app.tui import AscendApp
 
     app = AscendApp(build, lang=lang, exercise=file, what=what, lesson=number, steps=steps)
+    app.show_cpp = cpp
     if screenshot is None:
         app.run()
         return
-    written = shoot(app, Path(screenshot), shot_size)
+    written = shoot(app, Path(screenshot), shot_size, tuple(press.split()))
     if app.failure:
         raise click.ClickException(app.failure)
     click.echo(f"wrote {written}")
 
 
-def shoot(app, path: Path, size: tuple[int, int]) -> Path:
-    """Run ``app`` without a terminal until its run is prepared, save the screen to ``path`` as SVG."""
+def shoot(app, path: Path, size: tuple[int, int], keys: tuple[str, ...] = ()) -> Path:
+    """Run ``app`` without a terminal until its run is prepared, press ``keys``, save the screen to ``path`` as SVG."""
 
     async def auto(pilot) -> None:
         while app.walk is None and not app.failure:
             await pilot.pause(0.05)
         await pilot.pause()
+        for key in keys:
+            await pilot.press(key)
+            await pilot.pause()
         path.parent.mkdir(parents=True, exist_ok=True)
         app.save_screenshot(path.name, str(path.parent))
         app.exit()

@@ -28,11 +28,13 @@ from engine.aicore.pipes import LANE_NAMES
 from engine.trace import Kind
 from engine.trace.locations import CoreRef
 
+from .cpp.view import cpp_view
 from .index import INIT_SLOT
 from .lanes import lane_name
 from .messages import t as msg
 from .phases import phase_bounds
 from .replay import Breakpoint, Replay
+from .tile_pass import core_tiles
 from .views import code_view, core_view_of, count_landed, grid_cores, host_view_of, step_label, to_us
 from .vocabulary import PIPE_ACTIVITY, Activity
 
@@ -185,12 +187,18 @@ class FrameSource:
         writers = index.gm_writers() if tensors else {}
         outputs = [(i, writers[ident]) for i, ident in enumerate(replay.result.gm) if ident in writers]
         change = {c_sel: self.core_changes(c_sel, rows, times)} if c_sel >= 0 else {}
-        tile_change = {c: self.tile_changes(c, rows, times) for c in range(len(cores))} if show_tiles else {}
+        held_at: dict[int, dict[int, list]] = {}  # core -> {frame offset: the tiles it holds from there on}
+        for c in range(len(cores)) if show_tiles else ():
+            changed = self.tile_changes(c, rows, times)
+            changed[0] = True
+            at = np.flatnonzero(changed)
+            held_at[c] = dict(zip(at.tolist(), core_tiles(replay, c, rows[at], times[at], tensors), strict=True))
         core_now = None
         tiles = _Parts()
         tile_changes: list[list[int]] = []
         held_now: dict[int, int] = {}
         code_memo: dict = {}  # source line -> its code view
+        cpp_memo: dict = {}  # source line -> its C++ view
         labels, events, cursor, kinds = [], [], [], []
         for i, (step, row, time) in enumerate(zip(steps.tolist(), rows.tolist(), times.tolist(), strict=True)):
             ev = replay.event_at_row(row)
@@ -210,8 +218,8 @@ class FrameSource:
                 parts.add("core", core_now)
             if show_tiles:
                 for c in range(len(cores)):
-                    if i == 0 or tile_change[c][i]:
-                        held = _tiles_of(replay.core_state(c, row, time), tensors)
+                    held = held_at[c].get(i)
+                    if held is not None:
                         k = tiles.intern("tiles", held)
                         if held_now.get(c) != k:
                             held_now[c] = k
@@ -222,6 +230,13 @@ class FrameSource:
             if code is None:
                 code = code_memo[ev.src] = code_view(replay, step, CODE_CONTEXT, lang)
             parts.add("code", code)
+            cpp = cpp_memo.get(ev.src)
+            if cpp is None:  # the C++ lines, and the notes apart (one list serves every line of the same calls)
+                view = cpp_view(replay, step, CODE_CONTEXT, lang)
+                notes = {"title": view.pop("notes_title"), "notes": view.pop("notes"), "src": ev.src is not None}
+                cpp = cpp_memo[ev.src] = (view, notes)
+            parts.add("cpp", cpp[0])
+            parts.add("cppnotes", cpp[1])
 
         breaks: list[int] = []
         if breakpoints:
@@ -279,17 +294,6 @@ def core_part(replay: Replay, c: int, row: int, time: int, lang: str) -> dict:
     for pipe in view["pipes"]:
         del pipe["progress"]
     return view
-
-
-def _tiles_of(state, tensors: dict[str, int]) -> list[list]:
-    """The tiles of the named GM tensors that core ``state`` holds: [tensor, buffer, row, col, rows, cols]."""
-    out = []
-    for b in state.buffers:
-        for sl in b.slots:
-            ref = sl.tile
-            if ref and ref["tensor"] in tensors:
-                out.append([tensors[ref["tensor"]], b.name, ref["row"], ref["col"], ref["rows"], ref["cols"]])
-    return out
 
 
 def frames(

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
+from .messages_cpp import CPP
 from .messages_figures import FIGURES
+from .messages_layouts import LAYOUTS
 from .messages_metrics import METRIC_NAMES, METRIC_SHORT
 from .messages_tui import TUI
 from .messages_web import WEB
@@ -198,6 +200,12 @@ _CATALOGUE = MappingProxyType(
         "key.digit": ("select a core by number", "按编号选择核"),
         "key.language": ("中文", "English"),
         "key.check": ("check my exercise", "检查我的练习"),
+        "key.reveal": ("show the steps' diagnoses", "显示各步骤的诊断"),
+        "diagnosis": ("Diagnosis", "诊断"),
+        "diagnosis_hidden": (
+            "The diagnosis of this symptom appears after your first check (g), or now with D.",
+            "这个症状的诊断会在你第一次检查（g）之后显示，或按 D 立即显示。",
+        ),
         "key.zoom_in": ("zoom in", "放大"),
         "key.zoom_out": ("zoom out", "缩小"),
         "key.pan_left": ("pan left", "左移"),
@@ -248,8 +256,10 @@ _CATALOGUE = MappingProxyType(
         "event.flag_data": ("data", "数据"),
         "event.flag_free": ("free slot", "空闲槽位"),
         **FIGURES,  # the dashboard's figures' words (messages_figures.py)
+        **LAYOUTS,  # the Cube's data layouts (messages_layouts.py)
         **WEB,  # the dashboard's own labels (messages_web.py)
         **TUI,  # the terminal UI's own labels (messages_tui.py)
+        **CPP,  # the C++ (Ascend C) view and the mapping table's notes (messages_cpp.py)
         **{f"metric.{k}": v for k, v in METRIC_NAMES.items()},  # the report's figures (messages_metrics.py)
         **{f"metric_short.{k}": v for k, v in METRIC_SHORT.items()},
         "why.buffer_num": (

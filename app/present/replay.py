@@ -28,6 +28,7 @@ from engine.trace.locations import CoreRef, SourceLine
 
 from . import state as S
 from .event_names import event_name
+from .held import HeldTiles
 from .index import INIT_SLOT, TraceIndex, last_at_or_before
 from .tiles import TileResolver
 from .vocabulary import SlotStatus
@@ -118,6 +119,7 @@ class Replay:
         self.breakpoints: list[Breakpoint] = []
         self._bp_rows: np.ndarray | None = None
         self.tiles = TileResolver(t, self.index, result.gm, _gm_bytes(result, inputs), result.gm_labels)
+        self.held = HeldTiles(self.index, self.tiles)
         self._task_names = None
         self._kind_rows: dict[tuple, np.ndarray] = {}
         # per run, not per step: the host's calls and waits, each stream's task mask, the copy engines' lanes
@@ -364,9 +366,9 @@ class Replay:
                 state = SlotStatus.after(t.detail_of(last).op) if last >= block_row else SlotStatus.FREE
                 offset = init.offset + slot * init.length
                 writer = self._slot_writer(c, init.buf, queue, slot_id, time, row, block_row)
-                tile = self.tiles.tile_of(c, writer) if writer >= 0 else None
+                tile, since, fmt = self.held.held(c, init.buf, queue, slot_id, writer, block_row)
                 slots.append(
-                    S.SlotState(queue, init.position, slot_id, offset, init.length, state, _tile(tile), writer)
+                    S.SlotState(queue, init.position, slot_id, offset, init.length, state, tile, writer, since, fmt)
                 )
         profile = self.result.profile.buffers
         capacity = {"L1": profile.l1, "L0A": profile.l0a, "L0B": profile.l0b, "L0C": profile.l0c, "UB": profile.ub}
@@ -421,8 +423,19 @@ class Replay:
         return self.slot_values(core, s)
 
     def slot_values(self, core: CoreRef, slot: S.SlotState) -> np.ndarray:
-        """The real numbers of a slot state already looked up (:meth:`slot`) that holds a tile."""
+        """The real numbers of a slot state already looked up (:meth:`slot`) that holds a tile: the tile as a
+        matrix (a slot of L1 / L0 keeps it in fractals: :meth:`slot_fractals` says how)."""
+        content = self.slot_fractals(core, slot, with_values=True)
+        if content is not None:
+            return content.values
         return self.tiles.values(self.index.core_index(core), slot.writer)
+
+    def slot_fractals(self, core: CoreRef, slot: S.SlotState, with_values: bool = False):
+        """How a slot of L1 / L0 holds its tile (:class:`app.present.fractals.SlotFractals`), or None (row-major
+        data, a UB slot, nothing written)."""
+        if slot.writer < 0 or slot.format is None:
+            return None
+        return self.tiles.slot_content(self.index.core_index(core), slot.writer, slot.since, with_values)
 
     def core_named(self, label: str) -> CoreRef:
         """The run's core a UI names by its label (a menu's value, a clicked cell): a lookup among the

@@ -103,6 +103,8 @@ class SlotState:
     state: SlotStatus
     tile: dict | None  # TileRef.to_dict() of what it holds, None if nothing yet
     writer: int  # the row that last wrote it (-1: none)
+    since: int = -1  # the row after which what it holds was written (its last alloc_tensor, or the block's start)
+    format: str | None = None  # a slot of L1 / L0 holding one tile's fractals: its Format's value (NZ, ZZ ...)
 
 
 @dataclass(frozen=True)

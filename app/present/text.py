@@ -71,6 +71,23 @@ def fit(text: str, width: int) -> str:
     return "".join(out) + "…" + " " * (width - 1 - used)
 
 
+def wrap(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` cells, broken after a space where a line has one (Chinese, which has
+    none, anywhere)."""
+    lines, line = [], ""
+    for ch in text:
+        if cells(line + ch) > max(1, width):
+            cut = line.rfind(" ")
+            if cut > 0:
+                lines.append(line[:cut])
+                line = line[cut + 1 :]
+            else:
+                lines.append(line)
+                line = ""
+        line += ch
+    return [*lines, line] if line else lines
+
+
 def hbar(fraction: float, width: int) -> str:
     """A horizontal bar ``width`` cells wide filled to ``fraction`` (eighths of a cell)."""
     if width <= 0:
@@ -196,6 +213,25 @@ def value_rows(values: list[list[float]], width: int, cell: int = 7) -> list[str
     return lines
 
 
+def fractal_rows(view: dict, width: int, cell: int = 5) -> list[str]:
+    """A slot's fractals (``tile_view(...)["fractals"]``) as text lines at most ``width`` cells wide: the
+    tile's grid of fractals, each cell its place in memory and → (row-major inside) or ↓ (column-major),
+    rows and columns labelled by where they start in the tensor; as many columns as fit."""
+    arrows = {"z": "→", "n": "↓", "": " "}
+    label_w = max(len(str(r)) for r in view["row_starts"]) + 1 if view["row_starts"] else 2
+    fit_cols = max(1, (width - label_w) // cell)
+    head = " " * label_w + "".join(f"{c:>{cell - 1}} " for c in view["col_starts"][:fit_cols])
+    lines = [head.rstrip()]
+    for start, places, inner in zip(view["row_starts"], view["cells"], view["inner"], strict=True):
+        shown = "".join(
+            (f"{p:>{cell - 2}}{arrows[a]} " if p >= 0 else " " * cell)
+            for p, a in zip(places[:fit_cols], inner, strict=False)
+        )
+        more = " …" if len(places) > fit_cols else ""
+        lines.append(f"{start:>{label_w - 1}} " + shown.rstrip() + more)
+    return lines
+
+
 __all__ = (
     "BUSY",
     "EIGHTHS",
@@ -205,6 +241,7 @@ __all__ = (
     "cells",
     "column_of",
     "fit",
+    "fractal_rows",
     "hbar",
     "lane_cells",
     "lane_label",

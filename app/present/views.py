@@ -16,6 +16,7 @@ from engine.trace.locations import CoreRef
 
 from .event_names import event_name
 from .lanes import engine_name, lane_group, lane_name, lane_thread, stream_name
+from .layout_views import fractal_view
 from .messages import t as msg
 from .replay import Replay
 from .report_views import code_view, metrics_view
@@ -149,6 +150,8 @@ def core_view_of(state, time: int, lang: str = "en") -> dict:
                     "tile": sl.tile["label"] if sl.tile else None,
                     "tile_ref": sl.tile,
                     "writer": sl.writer,
+                    "format": sl.format,
+                    "format_label": msg(f"format.{sl.format}", lang) if sl.format else "",
                 }
             )
         buffers.append(
@@ -195,7 +198,15 @@ def tile_view(
 ) -> dict:
     """The real numbers in one slot at ``step`` (the top-left ``max_cells`` x ``max_cells`` corner)."""
     sl = replay.slot(step, core, buffer, queue, slot)
-    out = {"core": core.label, "buffer": buffer, "queue": queue, "slot": slot, "tile": sl.tile, "values": None}
+    out = {
+        "core": core.label,
+        "buffer": buffer,
+        "queue": queue,
+        "slot": slot,
+        "tile": sl.tile,
+        "values": None,
+        "fractals": None,
+    }
     if sl.writer < 0:
         out["note"] = msg("empty_slot", lang)
         return out
@@ -205,6 +216,9 @@ def tile_view(
         out["note"] = msg("values_unavailable", lang, why=str(exc))
         return out
     corner = values[:max_cells, :max_cells].astype(np.float64)
+    content = replay.slot_fractals(core, sl)
+    if content is not None:
+        out["fractals"] = fractal_view(content, str(values.dtype), values.dtype.itemsize, lang, max_cells)
     out.update(
         shape=list(values.shape),
         dtype=str(values.dtype),

@@ -36,6 +36,7 @@ class Stop:
     text: dict  # lang -> narration
     view: str  # the view the lesson suggests for it (timeline, core, ...)
     problem: str = ""  # why ``step`` is None
+    diagnosis: dict | None = None  # lang -> what the step's symptom means, shown once revealed (lessons.progress)
 
 
 @dataclass
@@ -114,14 +115,15 @@ def lesson_stops(replay: Replay, lesson) -> tuple[Stop, ...]:
                 check_anchors([*(s.step for s in stops), at])
             except AnchorOrderError as exc:
                 at, problem = None, str(exc)
-        stops.append(Stop(i, at, dict(step.text), step.view, problem))
+        diagnosis = dict(step.diagnosis) if step.diagnosis else None
+        stops.append(Stop(i, at, dict(step.text), step.view, problem, diagnosis))
     return tuple(stops)
 
 
 def lesson_walkthrough(number: int, progress: Callable[[str], None] = _noop) -> Walkthrough:
     """Run lesson ``number``'s scenario and resolve its steps."""
     from lessons import catalog
-    from lessons.render import lesson_heading
+    from lessons.render import lesson_heading, lesson_summary
 
     lesson = catalog.get(number)
     progress("run")
@@ -133,7 +135,8 @@ def lesson_walkthrough(number: int, progress: Callable[[str], None] = _noop) -> 
     progress("analysis")
     replay.report()
     title = {lang: lesson_heading(lesson, lang) for lang in LANGS}
-    return Walkthrough(replay, title, dict(lesson.summary), stops, lesson=number)
+    summary = {lang: lesson_summary(lesson, lang) for lang in LANGS}
+    return Walkthrough(replay, title, summary, stops, lesson=number)
 
 
 def scenario_walkthrough(

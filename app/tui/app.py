@@ -32,7 +32,7 @@ from engine.trace.locations import CoreRef
 from . import navigation as nav
 from .drawing import Drawing
 from .screens import CheckScreen, HelpScreen, Preparing
-from .switching import Builder, Switching, lesson_builder
+from .switching import Builder, Switching, lesson_builder, revealed
 from .widgets import BuffersView, CodeView, CoresView, KeyBar, MetricsView, NarrationView, Pane, StatusBar, TimelineView
 
 WIDE = (150, 40)  # from this many columns and rows on, the wide layout
@@ -62,12 +62,15 @@ class AscendApp(Drawing, Switching, App):
         Binding("o", "pick_lesson", "key.pick_lesson"),
         Binding("l", "language", "key.switch_language"),
         Binding("g", "check", "key.check"),
+        Binding("D", "reveal", "key.reveal", key_display="D"),
         Binding("z", "zoom(1)", "key.zoom_in"),
         Binding("Z", "zoom(-1)", "key.zoom_out", key_display="Z"),
         Binding("comma", "pan(-1)", "key.pan_left", key_display=","),
         Binding("full_stop", "pan(1)", "key.pan_right", key_display="."),
         Binding("e", "expand", "key.expand"),
         Binding("v", "values", "key.show_values"),
+        Binding("c", "cpp", "cpp.toggle"),
+        Binding("C", "program", "cpp.whole_key", key_display="C"),
         Binding("s", "next_slot", "key.next_slot_of"),
         Binding("question_mark", "help", "key.help", key_display="?"),
         Binding("q", "quit", "key.quit"),
@@ -106,10 +109,12 @@ class AscendApp(Drawing, Switching, App):
         self.center_us = 0.0
         self.origin_us = 0.0  # where the timeline's pages start (app.present.viewport.page_origin)
         self.show_values = False
+        self.show_cpp = False  # the code pane shows the C++ (Ascend C) of the line instead of its Python
         self.slot: list | None = None  # [buffer, queue, slot] whose values are shown
         self.message = ""
         self.checking = False
         self.check_result = None  # the last lessons.grader.GradeResult
+        self.revealed = revealed(lesson, exercise)  # the steps' diagnoses are shown (lessons.progress)
         self.failure = ""
         self._timer: Timer | None = None
         self._digits = ""
@@ -281,10 +286,12 @@ class AscendApp(Drawing, Switching, App):
             "speed": lambda: 0 <= self.speed + d < len(nav.SPEEDS),
             "lesson": lambda: self.playback.can_lesson(d),
             "check": lambda: walk.lesson is not None and not self.checking,
+            "reveal": lambda: not self.revealed and any(s.diagnosis for s in walk.stops),
             "zoom": lambda: viewport.can_zoom(self.span_us, d),
             "pan": lambda: self.span_us is not None,
             "expand": lambda: self.core is not None,
             "values": lambda: bool(self._tile_slots),
+            "program": lambda: walk.lesson is not None,
             "next_slot": lambda: len(self._tile_slots) > 1,
             "digit": lambda: bool(walk.cores()),
         }
@@ -405,6 +412,19 @@ class AscendApp(Drawing, Switching, App):
         self.show_values = not self.show_values
         self.redraw()
 
+    def action_cpp(self) -> None:
+        self.show_cpp = not self.show_cpp
+        self.redraw()
+
+    def action_program(self) -> None:
+        """The lesson's whole program in C++ (Ascend C), on a screen of its own."""
+        from app.present.cpp.view import lesson_program, program_text
+        from lessons import catalog
+
+        lesson = catalog.get(self.walk.lesson)
+        program = lesson_program(lesson.number, lesson.solution_file, self.walk.replay.trace, self.lang)
+        self.push_screen(CheckScreen(program["title"], program_text(program), True, self.lang))
+
     def action_next_slot(self) -> None:
         slots = self._tile_slots
         self.slot = slots[(slots.index(self.slot) + 1) % len(slots)] if self.slot in slots else slots[0]
@@ -473,6 +493,7 @@ class AscendApp(Drawing, Switching, App):
         self.run_worker(work, name="check", group="check", thread=True, exclusive=True, exit_on_error=False)
 
     def _checked(self, result, report: str, lang: str) -> None:
+        self.reveal_by_check()
         self.check_result = result
         self.message = f"{result.verdict} {result.score}/100"
         self.redraw()

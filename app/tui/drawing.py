@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from app.present import viewport
 from app.present import views as V
+from app.present.cpp.view import cpp_view
 from app.present.messages import t as msg
 from app.present.phases import phases_view
-from app.present.text import reflow
+from app.present.text import reflow, wrap
 from app.present.vocabulary import Activity
 
 from .widgets import Pane, StatusBar
@@ -27,8 +28,13 @@ class Drawing:
         system = V.system_view(replay, step, lang)
         stop = walk.stops[self.stop] if self.stop >= 0 else None
         unresolved = [f"{s.index + 1}: {s.problem}" for s in walk.stops if s.problem]
+        diagnosis = ""
+        if stop is not None and stop.diagnosis:  # lesson 10's symptoms: their diagnosis once revealed
+            shown = stop.diagnosis[lang] if self.revealed else msg("diagnosis_hidden", lang)
+            diagnosis = reflow(f"{msg('diagnosis', lang)}: {shown}")
         narration = {
             "text": reflow(stop.text[lang] if stop else walk.summary[lang]),
+            "diagnosis": diagnosis,
             "problem": msg("step_unresolved", lang, why="; ".join(unresolved)) if unresolved else "",
             "host": f"{system['host']['title']}: {system['host']['doing']}",
         }
@@ -36,9 +42,18 @@ class Drawing:
         position = msg("lesson_step", lang, i=self.stop + 1, n=len(walk.stops)) if stop else ""
         self.query_one("#narration-pane", Pane).border_subtitle = position
         code_pane = self.query_one("#code-pane", Pane)
-        code = V.code_view(replay, step, context=max(2, (code_pane.content_size.height - 2) // 2), lang=lang)
-        bps = {bp.src for bp in replay.breakpoints if bp.src is not None}
-        code["breakpoints"] = sorted(src.line for src in bps if src.file == code["file"])
+        rows = code_pane.content_size.height
+        if self.show_cpp:  # the C++ (Ascend C) of the line, toggled with c, and a line per note under it
+            code = cpp_view(replay, step, context=max(2, (rows - 2) // 2), lang=lang)
+            width = max(12, code_pane.content_size.width - 2)
+            extra = sum(len(wrap(n, width)) for n in code["notes"]) + bool(code["note"])
+            if extra:
+                code = cpp_view(replay, step, context=max(2, (rows - 2 - extra) // 2), lang=lang)
+            code["kind"] = "cpp"
+        else:
+            code = V.code_view(replay, step, context=max(2, (rows - 2) // 2), lang=lang)
+            bps = {bp.src for bp in replay.breakpoints if bp.src is not None}
+            code["breakpoints"] = sorted(src.line for src in bps if src.file == code["file"])
         self._set("code-pane", code["title"], code)
         self._draw_timeline(system)
         legend = {a: msg(f"activity.{a}", lang, block="").strip() for a in Activity}

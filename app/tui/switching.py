@@ -29,11 +29,13 @@ def lesson_builder(number: int) -> Builder:
 
 
 def lesson_headings(lang: str) -> list[tuple[int, str]]:
-    """(number, "Lesson 3: title") of every lesson, in ``lang``."""
+    """(number, "Lesson 3: title — beginner") of every lesson, in ``lang``: its heading and its level on the path."""
     from lessons import catalog
     from lessons.render import lesson_heading
 
-    return [(lesson.number, lesson_heading(lesson, lang)) for lesson in catalog.lessons()]
+    return [
+        (lesson.number, f"{lesson_heading(lesson, lang)} — {lesson.level_name(lang)}") for lesson in catalog.lessons()
+    ]
 
 
 class Switching:
@@ -60,8 +62,32 @@ class Switching:
         self.lesson_number, self.initial_steps = number, 0
         self.what = {lang: lesson_heading(spec, lang) for lang in LANGS}
         self.exercise = exercise_path(number)
+        self.revealed = revealed(number, self.exercise)
         self.reset_player()
         return self.prepare()
 
+    def reveal_by_check(self) -> None:
+        """A check of the exercise ran: the steps' diagnoses are revealed (and remembered beside it)."""
+        from lessons import progress
 
-__all__ = ("Builder", "Switching", "exercise_path", "lesson_builder", "lesson_headings")
+        progress.record_check(self.walk.lesson, self.exercise.parent)
+        self.revealed = True
+
+    def action_reveal(self) -> None:
+        """The steps' diagnoses, on request (remembered beside the exercise: lessons.progress)."""
+        from lessons import progress
+
+        if self.exercise is not None:
+            progress.reveal(self.walk.lesson, self.exercise.parent)
+        self.revealed = True
+        self.redraw()
+
+
+def revealed(lesson: int | None, exercise: Path | None) -> bool:
+    """Are lesson ``lesson``'s diagnoses revealed beside ``exercise`` (a check ran there, or they were asked for)?"""
+    from lessons import progress
+
+    return lesson is not None and exercise is not None and progress.revealed(lesson, exercise.parent) is not None
+
+
+__all__ = ("Builder", "Switching", "exercise_path", "lesson_builder", "lesson_headings", "revealed")

@@ -25,7 +25,9 @@ from app.server.jobs import Busy
 from lessons.catalog import Lesson, get
 from lessons.grader import VERDICTS, GradeResult
 
+from . import diagnosis
 from .editor import editor, editor_buttons
+from .errors import job_failed
 from .exercise_diff import comparison, diff_view
 from .exercise_text import TEXT, text
 from .playground import JOB_POLL_MS, session_id
@@ -46,7 +48,17 @@ def panel(lesson: Lesson, lang: str, code_runs: tuple[str, str]) -> html.Div:
     return html.Div(
         [
             *banner,
+            html.Div(
+                [
+                    html.B(f"{text('objective', lang)}: "),
+                    html.Span(lesson.objective.text[lang]),
+                    html.Span(f" ({text('level', lang)}: {lesson.level_name(lang)})", className="hint"),
+                ],
+                id="ex-objective",
+                className="objective",
+            ),
             html.Div(lesson.exercise_text[lang], className="exercise"),
+            *_hidden_kinds(lesson, lang),
             editor(lesson.number, stub, lang, lesson.exercise_file.name),
             html.Div(
                 [
@@ -60,6 +72,7 @@ def panel(lesson: Lesson, lang: str, code_runs: tuple[str, str]) -> html.Div:
                 className="row",
             ),
             html.Div(id="ex-verdict", className="verdict"),
+            diagnosis.section(lang),
             html.Div(id="ex-criteria", className="criteria"),
             html.Div(id="ex-output"),
             html.Div(
@@ -71,13 +84,20 @@ def panel(lesson: Lesson, lang: str, code_runs: tuple[str, str]) -> html.Div:
                 className="row",
                 style={"display": "none"},
             ),
-            dcc.Store(id="ex-submit"),
             dcc.Store(id="ex-line"),
             dcc.Store(id="ex-number", data=lesson.number),
         ],
         id="ex-panel",
         className="expanel",
     )
+
+
+def _hidden_kinds(lesson: Lesson, lang: str) -> list:
+    """What the check also runs: the kinds of its hidden cases (their values are never shown)."""
+    if not lesson.hidden:
+        return []
+    kinds = [html.Li(kind.name[lang]) for kind in lesson.hidden]
+    return [html.Div([html.Div(text("hidden_kinds", lang)), html.Ul(kinds)], id="ex-hidden-kinds", className="hint")]
 
 
 def grade_doc(result: GradeResult, run: dict | None, runs: Runs) -> dict:
@@ -94,6 +114,8 @@ def grade_doc(result: GradeResult, run: dict | None, runs: Runs) -> dict:
         "line": result.line,
         "criteria": {lang: [c.to_dict() for c in items] for lang, items in result.criteria_in.items()},
         "predictions": {lang: [x.to_dict() for x in items] for lang, items in result.predictions_in.items()},
+        "hidden": {lang: [x.to_dict() for x in items] for lang, items in result.hidden_in.items()},
+        "figures": result.figures,
         "run": run,
     }
     if run is not None:  # the comparison with the reference solution's run is made here, in the job
@@ -116,6 +138,11 @@ def verdict_view(doc: dict, lang: str) -> tuple:
     )
     criteria = [_criterion(c, lang) for c in doc["criteria"].get(lang) or doc["criteria"]["en"]]
     output = []
+    hidden = (doc.get("hidden") or {}).get(lang) or []
+    if hidden:
+        output.append(_hidden(hidden, lang))
+    if doc.get("figures"):
+        output.append(figures_view(doc["figures"], lang))
     predictions = (doc.get("predictions") or {}).get(lang) or []
     if predictions:
         output.append(_predictions(predictions, lang))
@@ -154,6 +181,38 @@ def _criterion(c: dict, lang: str) -> html.Div:
         if not c["passed"] and c["hint"]:
             body.append(html.Div(f"{text('hint', lang)}: {c['hint']}", className="hint"))
     return html.Div(body, className=f"criterion {state}", **{"data-id": c["id"], "data-state": state})
+
+
+def _hidden(hidden: list[dict], lang: str) -> html.Div:
+    """How each kind of hidden case went (never a case's values)."""
+    items = []
+    for h in hidden:
+        state = "notrun" if h["passed"] is None else ("pass" if h["passed"] else "fail")
+        mark = {"pass": "✓", "fail": "✗", "notrun": "–"}[state]
+        items.append(html.Li(f"{mark} {h['name']}", className=state, **{"data-kind": h["kind"], "data-state": state}))
+    return html.Div([html.H5(text("hidden", lang)), html.Ul(items)], id="ex-hidden")
+
+
+def figures_view(figures: dict, lang: str) -> html.Div:
+    """The objective's figures: yours beside the reference solution's, on the check's main case."""
+    from lessons.costs import FIGURES, figure_text
+
+    at = 0 if lang == "en" else 1
+    yours, ref = figures.get("yours") or {}, figures.get("reference") or {}
+    head = html.Tr([html.Th(text(k, lang)) for k in ("figure", "mine_col", "ref_col")])
+    rows = [
+        html.Tr(
+            [
+                html.Td(FIGURES[k].label[at]),
+                html.Td(figure_text(yours.get(k), FIGURES[k].unit)),
+                html.Td(figure_text(ref.get(k), FIGURES[k].unit)),
+            ],
+            title=text(FIGURES[k].better, lang),
+        )
+        for k in yours
+        if k in FIGURES
+    ]
+    return html.Div([html.H5(text("figures", lang)), html.Table([head, *rows], className="cmp")], id="ex-figures")
 
 
 def _predictions(predictions: list[dict], lang: str) -> html.Div:
@@ -236,7 +295,7 @@ class Callbacks:
                 submit.get("lesson"), submit.get("code"), lang, session_id(session), report, policy == "sandbox"
             )
         except RunRequestError as exc:
-            return no_update, no_update, f"{text('failed', lang)}: {exc}", no_update, *_UNCHANGED
+            return no_update, no_update, f"{text('failed', lang)}: {exc.text(lang)}", no_update, *_UNCHANGED
         except Busy as exc:
             return (
                 no_update,
@@ -257,13 +316,28 @@ class Callbacks:
     def go(self, clicks, mine, run, *, trigger=FROM_DASH):
         """A statement's link: the trainee's run in the views, at the step where it shows."""
         trigger = triggered(trigger)
-        if not isinstance(trigger, dict) or not any(clicks or []) or not isinstance(mine, dict):
+        if (
+            not isinstance(trigger, dict)
+            or not isinstance(clicks, list)
+            or not any(clicks)
+            or not isinstance(mine, dict)
+        ):
             raise PreventUpdate
         step = trigger.get("step")
         if type(step) is not int or step < 0:
             raise PreventUpdate
         target = {"step": step, "at": time.time()}
         return (no_update if run == mine else mine), target
+
+    def reveal(self, clicks, result, lang, number, revealed, *, trigger=FROM_DASH):
+        """A lesson's hidden diagnoses (:mod:`.diagnosis`): revealed by a grade of it arriving or by the button
+        (kept in the browser's ``ex-revealed``); the section drawn for the state it is in."""
+        kept, lesson = diagnosis.reveal(clicks, result, number, revealed, triggered(trigger))
+        if lesson is None:
+            return no_update, [], {"display": "none"}
+        shown = kept if kept is not None else (revealed if isinstance(revealed, dict) else {})
+        children, style = diagnosis.view(lesson, known_lang(lang), str(lesson.number) in shown)
+        return (kept if kept is not None else no_update), children, style
 
     def switch(self, _mine, _ref, mine, number, *, trigger=FROM_DASH):
         trigger = triggered(trigger)
@@ -324,6 +398,7 @@ def register(app, runs: Runs) -> None:
         ],
         cancel=[Input("ex-cancel", "n_clicks")],
         interval=JOB_POLL_MS,
+        on_error=job_failed(4 + len(_VIEWS), 2),  # ex-status
         prevent_initial_call=True,
     )(cb.check)
     app.callback(
@@ -349,6 +424,16 @@ def register(app, runs: Runs) -> None:
         State("ex-number", "data"),
         prevent_initial_call=True,
     )(cb.switch)
+    app.callback(
+        Output("ex-revealed", "data"),
+        Output("ex-diagnosis", "children"),
+        Output("ex-reveal", "style"),
+        Input("ex-reveal", "n_clicks"),
+        Input("ex-result", "data"),
+        Input("lang-page", "data"),
+        Input("ex-number", "data"),
+        State("ex-revealed", "data"),
+    )(cb.reveal)
 
 
 __all__ = ("Callbacks", "grade_doc", "panel", "register", "text", "verdict_view")

@@ -81,6 +81,20 @@ TEXT = {  # key -> (English, Chinese)
         "你的运行与参考一致：没有失去重叠、多余搬运、标志等待或空闲核。",
     ),
     "lane": ("lane", "通道"),
+    "objective": ("Objective", "目标"),
+    "level": ("level", "级别"),
+    "hidden_kinds": (
+        "The check also runs hidden cases, drawn afresh each time (their values are never shown):",
+        "检查还会运行隐藏用例，每次重新抽取（其具体数值从不显示）：",
+    ),
+    "hidden": (
+        "Hidden cases (drawn afresh at every check; their values are never shown)",
+        "隐藏用例（每次检查时重新抽取；具体数值从不显示）",
+    ),
+    "figures": ("Yours vs the reference solution (the check's main case)", "你的结果与参考答案对比（检查的主用例）"),
+    "figure": ("figure", "指标"),
+    "lower": ("lower is better", "越低越好"),
+    "higher": ("higher is better", "越高越好"),
     "aligned": (
         "Both timelines, lane by lane: each lane of your run above the same lane of the reference's",
         "两条时间线逐通道对齐：你的运行的每个通道在参考运行的同一通道之上",

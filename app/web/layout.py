@@ -283,13 +283,22 @@ def views(ui: Ui) -> html.Div:
                 ],
                 className="pair",
             ),
-            html.Div(
-                [
-                    _view(ui, "code", "code", html.Div(id="code-body")),
-                    _view(ui, "metrics", "metrics", html.Div(id="metrics-body")),
-                ],
-                className="pair",
+            _view(  # the current line's Python beside its C++ (Ascend C), both drawn per step from the frames
+                ui,
+                "code",
+                "code",
+                html.Div(
+                    [
+                        html.Div([ui.t("cpp.python", tag=html.H4), html.Div(id="code-body")], className="codecol"),
+                        html.Div(
+                            [ui.t("cpp.title", tag=html.H4), html.Div(id="cpp-body"), html.Div(id="cpp-notes")],
+                            className="codecol",
+                        ),
+                    ],
+                    className="codecols",
+                ),
             ),
+            _view(ui, "metrics", "metrics", html.Div(id="metrics-body")),
         ],
         className="views",
     )
@@ -318,8 +327,9 @@ def player(ui: Ui) -> html.Div:
 
 # -- pages ----------------------------------------------------------------------------------------------------
 def lesson_options(lessons, lang: str) -> list[dict]:
-    """The lesson menu's entries ("1. Host lifecycle and error codes") in ``lang``."""
-    return [{"label": f"{x.number}. {x.title[lang]}", "value": x.number} for x in lessons]
+    """The lesson menu's entries ("1. Host lifecycle and error codes — beginner") in ``lang``: each lesson with
+    its level on the path (beginner, intermediate, expert)."""
+    return [{"label": f"{x.number}. {x.title[lang]} — {x.level_name(lang)}", "value": x.number} for x in lessons]
 
 
 def lessons_page(lang: str, lessons, number: int | None = None) -> html.Div:
@@ -357,6 +367,7 @@ def lessons_page(lang: str, lessons, number: int | None = None) -> html.Div:
         [
             html.Button(ui.t("web.tab_views"), id="tab-views", className="tab on", n_clicks=0),
             html.Button(ui.t("web.tab_exercise"), id="tab-exercise", className="tab", n_clicks=0),
+            html.Button(ui.t("cpp.whole"), id="tab-cpp", className="tab", n_clicks=0),
         ],
         className="tabs",
     )
@@ -364,8 +375,11 @@ def lessons_page(lang: str, lessons, number: int | None = None) -> html.Div:
         [
             tabs,
             html.Div(id="lesson-exercise", className="hidden"),
+            html.Div(id="lesson-cpp", className="hidden"),  # the lesson's whole program in C++ (Ascend C)
             dcc.Store(id="ex-result"),  # the last grade: outside the exercise panel, which a language switch rebuilds
             dcc.Store(id="ex-mine"),  # its run (what the views load): the small part callbacks send back
+            # what Run & check sends: outside the panel, so that drawing the panel does not start a grading job
+            dcc.Store(id="ex-submit"),
             html.Div(player(ui), id="player-area"),
         ],
         className="main",

@@ -15,6 +15,7 @@ from pathlib import Path
 from dash import ALL, Input, Output, State, dcc, html, no_update
 from dash.exceptions import PreventUpdate
 
+from app.present.cpp.view import lesson_program
 from app.present.messages import known_lang
 from app.present.messages import t as msg
 from engine.profiles.profile import DEFAULT_PROFILE, list_profiles
@@ -22,7 +23,9 @@ from engine.scenarios import registry
 from lessons.catalog import LessonError, get
 
 from . import layout, tool_pages
+from .errors import lesson_of
 from .exercise import panel
+from .panels import program_panel
 from .runs import RunRequestError, Runs
 from .trigger import FROM_DASH, outputs_of, triggered
 
@@ -74,9 +77,9 @@ class Callbacks:
     def lesson(self, number, lang, run):
         lang = known_lang(lang)
         try:
-            les = get(int(number or 1))
-        except (LessonError, ValueError, TypeError) as exc:
-            return no_update, html.Div(str(exc), className="error"), [], [], []
+            les = lesson_of(1 if number is None else number)
+        except RunRequestError as exc:
+            return no_update, html.Div(exc.text(lang), className="error"), [], [], []
         head = html.Div(
             [
                 html.H2(msg("web.lesson_n", lang, n=les.number, title=les.title[lang])),
@@ -112,6 +115,20 @@ class Callbacks:
         mine = isinstance(run, dict) and run.get("exercise") == les.number  # the trainee's run stays on a switch
         return (no_update if run == wanted or mine else wanted), head, steps, questions, exercise
 
+    def whole_program(self, clicks, number, lang):
+        """The lesson's whole program in C++ (Ascend C), once its tab was opened (the lesson's run says which
+        functions the program runs)."""
+        if not clicks:
+            raise PreventUpdate
+        lang = known_lang(lang)
+        try:
+            les = get(int(number or 1))
+            loaded = self.runs.load({"lesson": les.number})
+        except (LessonError, ValueError, TypeError, RunRequestError) as exc:
+            return html.Div(str(exc), className="error")
+        program = lesson_program(les.number, les.solution_file, loaded.replay.trace, lang)
+        return program_panel(program)
+
     def lesson_menu(self, lang):
         """The lesson menu in the language switched to (the page was built in the one it opened in)."""
         return layout.lesson_options(self.runs.lessons(), known_lang(lang))
@@ -133,7 +150,11 @@ class Callbacks:
                 texts.append(no_update)
                 classes.append(no_update)
                 continue
-            question = next(q for q in les.questions if q.id == ident["q"])
+            question = next((q for q in les.questions if q.id == ident.get("q")), None)
+            if question is None:  # a question this lesson does not ask: nothing to check
+                texts.append(no_update)
+                classes.append(no_update)
+                continue
             if yours is None:
                 texts.append(msg("web.choose_first", lang))
                 classes.append("answer")
@@ -159,7 +180,7 @@ class Callbacks:
         try:
             loaded = self.runs.load(run)
         except RunRequestError as exc:
-            return no_update, str(exc)
+            return no_update, exc.text(known_lang(lang))
         name = export_name(run)
         which = triggered(trigger)
         if which == "exp-chrome":
@@ -231,24 +252,35 @@ def register(app, runs: Runs, default_lang: str) -> None:
         Input("lesson-lang", "data"),
         prevent_initial_call=True,
     )(cb.lesson_menu)
-    app.clientside_callback(  # the lesson page's two tabs: the views, or the exercise beside the lesson's text
-        """(views, exercise, mine, ref, links) => {
+    app.clientside_callback(  # the lesson page's tabs: the views, the exercise, or the whole program in C++
+        """(views, exercise, cpp, mine, ref, links) => {
             const c = window.dash_clientside.callback_context;
             if (!c.triggered.length || !c.triggered[0].value) { return window.dash_clientside.no_update; }
-            const which = c.triggered_id === "tab-exercise" ? 1 : 0;  // a panel rebuilt (a new language): no click
-            return [which ? "hidden" : "", which ? "" : "hidden", which ? "tab" : "tab on", which ? "tab on" : "tab"];
+            // a panel rebuilt (a new language) is no click; showing a run (mine, ref, a diff's step) shows the views
+            const which = {"tab-exercise": 1, "tab-cpp": 2}[c.triggered_id] || 0;
+            const panels = [0, 1, 2].map(function (k) { return k === which ? "" : "hidden"; });
+            return panels.concat([0, 1, 2].map(function (k) { return k === which ? "tab on" : "tab"; }));
         }""",
         Output("player-area", "className"),
         Output("lesson-exercise", "className"),
+        Output("lesson-cpp", "className"),
         Output("tab-views", "className"),
         Output("tab-exercise", "className"),
+        Output("tab-cpp", "className"),
         Input("tab-views", "n_clicks"),
         Input("tab-exercise", "n_clicks"),
+        Input("tab-cpp", "n_clicks"),
         Input("ex-show-mine", "n_clicks"),
         Input("ex-show-ref", "n_clicks"),
         Input({"type": "diff-step", "i": ALL, "step": ALL}, "n_clicks"),
         prevent_initial_call=True,
     )
+    app.callback(
+        Output("lesson-cpp", "children"),
+        Input("tab-cpp", "n_clicks"),
+        Input("lesson-select", "value"),
+        Input("lesson-lang", "data"),
+    )(cb.whole_program)
     app.callback(
         Output({"type": "q-result", "q": ALL}, "children"),
         Output({"type": "q-result", "q": ALL}, "className"),

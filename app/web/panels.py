@@ -122,6 +122,7 @@ def core_panel(part: dict | None, lang: str) -> html.Div:
                         html.Span(name, className="pos"),
                         html.Span(sl["state_label"], className="state"),
                         html.Span(sl["tile"] or "-", className="tile"),
+                        *_format_badge(sl),
                     ],
                     className=f"slot {SlotStatus(sl['state']).css}",
                     title=f"{_bytes(sl['length'])} @ {sl['offset']}",
@@ -165,6 +166,12 @@ def core_panel(part: dict | None, lang: str) -> html.Div:
     )
 
 
+def _format_badge(slot: dict) -> list:
+    """A slot of L1 / L0 holding one tile's fractals: its layout (NZ, ZZ, ZN) beside the tile."""
+    fmt = slot.get("format")
+    return [html.Span(fmt, className="fmt", title=slot.get("format_label", ""))] if fmt else []
+
+
 def tile_panel(view: dict, lang: str) -> html.Div:
     """The real numbers in one slot (``app.present.views.tile_view``)."""
     tile = view.get("tile") or {}
@@ -190,11 +197,42 @@ def tile_panel(view: dict, lang: str) -> html.Div:
     return html.Div(
         [
             html.Div(head, className="tilehead"),
+            *(fractal_grid(view["fractals"]) if view.get("fractals") else []),
             html.Div(corner, className="hint"),
             html.Table(html.Tbody(rows), className="values"),
         ],
         className="tilevalues",
     )
+
+
+_ARROW = {"z": "→", "n": "↓", "": ""}
+
+
+def fractal_grid(f: dict) -> list:
+    """How a slot of L1 / L0 keeps its tile (``app.present.layout_views.fractal_view``): a cell per 16 x 16
+    fractal where it sits in the tile, numbered and shaded by its place in memory, → or ↓ for its inner order."""
+    count = max(1, max((p for row in f["cells"] for p in row), default=0) + 1)
+    fr, fc = f["fractal"]
+    head = html.Tr([html.Th(f"{f['rows_label']} \\ {f['cols_label']}")] + [html.Th(str(c)) for c in f["col_starts"]])
+    body = []
+    for r0, places, inner in zip(f["row_starts"], f["cells"], f["inner"], strict=True):
+        cells = [html.Th(str(r0))]
+        for c0, p, a in zip(f["col_starts"], places, inner, strict=False):
+            if p < 0:
+                cells.append(html.Td(""))
+                continue
+            shade = f"hsl({int(200 - 160 * p / count)}, 70%, {88 - int(30 * p / count)}%)"
+            tip = f"[{r0}:{r0 + fr}, {c0}:{c0 + fc}]"
+            cells.append(html.Td(f"{p}{_ARROW[a]}", style={"background": shade}, title=tip))
+        body.append(html.Tr(cells))
+    return [
+        html.Div(f["format_label"], className="fractal-format"),
+        html.Div(f["title"], className="hint"),
+        html.Table([html.Thead(head), html.Tbody(body)], className="fractals"),
+        *([html.Div(f["more"], className="hint")] if f["more"] else []),
+        html.Div(f["where"], className="hint"),
+        html.Div(f["legend"], className="hint"),
+    ]
 
 
 # -- code ------------------------------------------------------------------------------------------------------
@@ -215,6 +253,60 @@ def code_panel(view: dict) -> html.Div:
             )
         )
     return html.Div([html.Div(f"{view['file']}:{view['line']}", className="file"), html.Pre(lines, className="code")])
+
+
+def cpp_panel(view: dict) -> html.Div:
+    """The C++ (Ascend C) of the current line and its neighbours, the lines that render it marked
+    (:func:`app.present.cpp.view.cpp_view` with context; its notes are :func:`cpp_notes`)."""
+    head = html.Div(view.get("label") or view.get("file") or "", className="file")
+    if not view["lines"]:
+        return html.Div([head, html.Div(view.get("note", ""), className="note")])
+    cur = set(view["current"])
+    lines = [  # the first C++ line of a Python statement carries its line number; light markup: a window holds many
+        html.Span([html.I(str(py)), text] if py is not None else (text or " "), className="l c" if i in cur else "l")
+        for i, (text, py) in enumerate(zip(view["lines"], view["py"], strict=True))
+    ]
+    body = [head, html.Pre(lines, className="code cpp")]
+    if view.get("note"):
+        body.append(html.Div(view["note"], className="note"))
+    return html.Div(body)
+
+
+def cpp_notes(part: dict) -> html.Div:
+    """How CANN differs from the simulator's Python for the API calls of the current line (a frames part of its
+    own: the same list serves every line that makes the same calls)."""
+    if not part["notes"]:
+        return html.Div()
+    return html.Div(
+        [html.Div(part["title"], className="cpphead"), html.Ul([html.Li(n) for n in part["notes"]])],
+        className="cppnotes",
+    )
+
+
+def program_panel(program: dict) -> html.Div:
+    """A lesson's whole program in C++ (:func:`app.present.cpp.view.lesson_program`): per file its C++, then the
+    notes of how CANN differs."""
+    parts = [
+        html.Div(
+            [html.H4(part["label"]), html.Pre("\n".join(part["lines"]), className="program")], className="programpart"
+        )
+        for part in program["parts"]
+    ]
+    notes = html.Div(
+        [html.Div(program["notes_title"], className="cpphead"), html.Ul([html.Li(n) for n in program["notes"]])],
+        className="cppnotes",
+    )
+    return html.Div(
+        [
+            html.H3(program["title"]),
+            html.P(program["intro"]),
+            html.P(program["about"], className="hint"),
+            *parts,
+            notes,
+        ],
+        id="cpp-program",
+        className="view",
+    )
 
 
 # -- metrics -------------------------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from app.present.messages import LANGS
 from app.present.messages import t as msg
 from app.present.text import reflow
 from engine.trace.locations import CoreRef
+from lessons.render import lesson_summary
 
 from . import figures, panels
 from .loaded import Loaded
@@ -35,10 +36,13 @@ TIMELINE_BARS = 400  # per lane, above this the timeline shows busy share per bu
 
 
 def window_size(loaded: Loaded) -> int:
+    """Steps per window: a short run in one, unless every core's tiles are tracked on many cores (a matmul: its
+    first window is drawn by its job, and a class's jobs share a server's cores: 250 steps, not the whole run)."""
     n = len(loaded.replay)
-    if n <= SMALL_RUN:
-        return n
-    return WINDOW_WITH_TILES if loaded.outline["tensors"] and len(loaded.outline["cores"]) > 4 else WINDOW
+    tiles = loaded.outline["tensors"] and len(loaded.outline["cores"]) > 4
+    if tiles:
+        return min(n, WINDOW_WITH_TILES)
+    return n if n <= SMALL_RUN else WINDOW
 
 
 def meta(loaded: Loaded) -> dict:
@@ -73,7 +77,7 @@ def meta(loaded: Loaded) -> dict:
             "anchors": anchors,
             "views": [s.view for s in lesson.steps],
             "text": {lang: [reflow(s.text[lang]) for s in lesson.steps] for lang in LANGS},
-            "summary": {lang: reflow(text) for lang, text in lesson.summary.items()},
+            "summary": {lang: reflow(lesson_summary(lesson, lang)) for lang in LANGS},
             "missing_note": _missing_note(missing),
             # the lesson step a next (+1) / previous (-1) button goes to from lesson step k, at index k + 1
             "nav": {str(d): playback.lesson_nav(anchors, d) for d in (1, -1)},
@@ -110,6 +114,17 @@ def matrices(loaded: Loaded, lang: str) -> tuple[dict, str]:
     view = views.matrices_view(loaded.replay, 0, 48, lang)
     note = "" if loaded.replay.tiles.inputs is not None else msg("web.no_values", lang)
     return figures.matrices_figure(view), note
+
+
+def run_views(loaded: Loaded, lang: str, tryable: bool) -> tuple:
+    """The views of a run that change with the language, not the step: the system panel, the metrics panel
+    (the run's whole analysis: the longest part for a big run), the matrices figure, its note and whether it
+    shows. ``tryable``: the recommendations offer a "try it" (a playground run's, not a lesson's)."""
+    sys = panels.system_panel(views.device_view(loaded.replay, lang), lang)
+    metrics = panels.metrics_panel(views.metrics_view(loaded.replay, lang), lang, tryable=tryable)
+    figure, note = matrices(loaded, lang)
+    style = {} if loaded.outline["tensors"] else {"display": "none"}
+    return sys, metrics, figure, note, style
 
 
 def labels(lang: str) -> dict:
@@ -225,6 +240,8 @@ def window(loaded: Loaded, first: int, count: int, core: str | None, lang: str, 
         "host": [to_html(panels.host_panel(p, lang)) for p in parts.get("host", [])],
         "core": [to_html(panels.core_panel(p, lang)) for p in parts.get("core", [])],
         "code": [to_html(panels.code_panel(p)) for p in parts.get("code", [])],
+        "cpp": [to_html(panels.cpp_panel(p)) for p in parts.get("cpp", [])],
+        "cppnotes": [to_html(panels.cpp_notes(p)) for p in parts.get("cppnotes", [])],
         "grid": parts.get("grid", []),
         "done": parts.get("done", []),
     }
@@ -236,6 +253,8 @@ def window(loaded: Loaded, first: int, count: int, core: str | None, lang: str, 
     # an event with no source line (a block, a stream task) keeps the code of the step before it on screen
     blank = [i for i, p in enumerate(parts.get("code", [])) if not p["lines"]]
     out.update(run=loaded.key, parts=rendered, index=index, tiles=tile_frames(loaded, w), code_blank=blank)
+    out["cpp_blank"] = [i for i, p in enumerate(parts.get("cpp", [])) if p["file"] is None]
+    out["cppnotes_blank"] = [i for i, p in enumerate(parts.get("cppnotes", [])) if not p["src"]]
     if loaded.lesson is not None:  # the lesson step narrated at each step (unless one was chosen explicitly)
         out["lesson"] = playback.lesson_steps([s.step for s in loaded.stops], out["first"], out["count"])
     return out

@@ -21,6 +21,7 @@ from ..host.acl_codes import (
 )
 from ..trace.detail import GM, Instr, Rect
 from .dispatch import KernelFault, PhysicalCore
+from .layout import TagStore
 from .pipes import LANE_NAMES, Pipe
 from .program import Program
 from .race import Race, check_races
@@ -58,6 +59,7 @@ class BlockContext:
         self.numerics = launch.numerics
         self.queue_count = 0
         self.gm_writes: list[tuple] = []  # (alloc key, start byte, rows, row bytes, stride, src)
+        self.tags = TagStore()  # where each fractal in L1 / L0 came from (engine.aicore.layout)
         self.group = None  # the GroupRecorder of a mixed kernel's block (AIC + 2 AIV), else None
         self.role = 0  # 0: the AIC of a group (or a lone core); 1, 2: its AIVs
         self.caller: tuple[str, int] | None = None  # the kernel line in progress, when a recorded program is replayed

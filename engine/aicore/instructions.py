@@ -1,12 +1,12 @@
-"""Kernel instructions, pyasc-shaped: data movement and the Cube (vector instructions are in
-:mod:`.vector_ops`; flags, barriers and block identity in :mod:`.sync_ops`).
+"""Kernel instructions, pyasc-shaped: data movement (the Cube's own instructions, ``load_data``, ``mmad`` and
+``fixpipe``, and the ND -> NZ copy are in :mod:`.cube_ops`; vector instructions in :mod:`.vector_ops`; flags,
+barriers and block identity in :mod:`.sync_ops`).
 
 Each function records one instruction on the running block's program (pipe, cost, flags, the
 memory it reads and writes) and, with numerics on, does the work on numpy data at once, in
 program order. Costs come from the profile:
 
-* transfers: fixed MTE set-up + bytes at the path's per-core rate (GM transfers also share L2/HBM);
-* ``mmad``: one 16x16x16 fractal per cycle (fp32 inputs: a quarter of that) + set-up.
+* transfers: fixed MTE set-up + bytes at the path's per-core rate (GM transfers also share L2/HBM).
 
 The 32-byte rules of ``DataCopy`` are enforced: a UB address or length that is not a multiple of
 32 bytes is an error (the hardware would silently round the length down); ``data_copy_pad``
@@ -16,39 +16,29 @@ handles any length.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from types import MappingProxyType
 
 import numpy as np
 
 from ..trace import Kind
 from ..trace.detail import Instr, Rect
-from . import cube
+from . import cube_ops
 from .context import BlockContext
+from .cube_params import Nd2NzParams
 from .operands import as_tile, byte_range, check_room, check_ub, fail, tile_array, tile_rect
 from .pipes import Pipe
 from .program import GM_READ, GM_WRITE, LOCAL
 from .running import current
-from .tensor import Buffer, GlobalTensor, LocalTensor, Tile, float16, float32
-
-
-@dataclass(frozen=True)
-class MmadParams:
-    m: int
-    n: int
-    k: int
-    cmatrix_init_val: bool = True  # True: C = A @ B; False: C += A @ B
-
-
-@dataclass(frozen=True)
-class FixpipeParams:
-    m: int
-    n: int
+from .tensor import Buffer, GlobalTensor, LocalTensor, Tile
 
 
 # -- data movement ------------------------------------------------------------------------------
-def data_copy(dst, src, count: int | None = None) -> None:
-    """``DataCopy``: GM <-> UB/L1/L0, UB -> UB, 1-D by element count or 2-D between tiles."""
+def data_copy(dst, src, count: int | Nd2NzParams | None = None) -> None:
+    """``DataCopy``: GM <-> UB/L1/L0, UB -> UB, 1-D by element count or 2-D between tiles (row-major, ND);
+    with ``Nd2NzParams`` GM -> L1 converting ND to NZ (:func:`.cube_ops.copy_nd2nz`)."""
+    if isinstance(count, Nd2NzParams):
+        cube_ops.copy_nd2nz(dst, src, count)
+        return
     ctx = current()
     launch = ctx.launch
     src_tile, dst_tile = as_tile(src), as_tile(dst)
@@ -166,6 +156,8 @@ def _emit_read(ctx, launch, op: str, dst: LocalTensor, nbytes: int, key: int, lo
         Kind.MOVE,
         Instr(op, local, (gm,)),
     )
+    if dst.buffer != Buffer.UB:  # row-major data in L1 / L0: what mmad calls ND
+        cube_ops.tag_plain_write(ctx, dst, local)
 
 
 def _copy_out(ctx: BlockContext, launch, dst, src, count) -> None:
@@ -276,144 +268,3 @@ def data_copy_pad(dst, src, count: int) -> None:
             ctx.gm_bytes(dst)[lo:hi] = ctx.local_array(src, count).view(np.uint8)
     else:
         fail("data_copy_pad copies GM -> UB or UB -> GM", "data_copy_pad 只能拷贝 GM -> UB 或 UB -> GM")
-
-
-def load_data(dst, src, transpose: bool = False) -> None:
-    """``LoadData``: a tile of L1 (A1/B1) into L0A (A2) or L0B (B2), on MTE1.
-
-    ``transpose`` (``LoadData2DParams.ifTranspose``): a ``rows x cols`` L1 tile lands as ``cols x rows``
-    (how a B stored as [N, K] reaches L0B as [K, N]); same bytes, same cost.
-    """
-    ctx = current()
-    launch = ctx.launch
-    st = as_tile(src)
-    dst_base = _base(dst)
-    if st is None or not isinstance(st.tensor, LocalTensor) or st.tensor.buffer != Buffer.L1:
-        fail(
-            "load_data needs an L1 tile source: l1_tensor.tile(row, col, rows, cols)",
-            "load_data 的源操作数必须是 L1 分块：l1_tensor.tile(row, col, rows, cols)",
-        )
-    if not isinstance(dst_base, LocalTensor) or dst_base.buffer not in (Buffer.L0A, Buffer.L0B):
-        fail("load_data writes L0A (A2) or L0B (B2)", "load_data 只能写入 L0A (A2) 或 L0B (B2)")
-    rows, cols = (st.cols, st.rows) if transpose else (st.rows, st.cols)
-    dt = as_tile(dst) or Tile(dst_base, 0, rows, cols, cols)
-    if dt.rows < rows or dt.cols < cols:
-        fail(
-            f"load_data: a {rows}x{cols} tile does not fit a {dt.rows}x{dt.cols} {dst_base.buffer.name} tensor",
-            f"load_data: {rows}x{cols} 的分块放不进 {dt.rows}x{dt.cols} 的 {dst_base.buffer.name} 张量",
-        )
-    if dst_base.offset % launch.granularity(dst_base.buffer):
-        fail(
-            f"load_data: {dst_base.buffer.name} address +{dst_base.offset} B is not "
-            f"{launch.granularity(dst_base.buffer)}-byte aligned",
-            f"load_data: {dst_base.buffer.name} 地址 +{dst_base.offset} B 没有按 "
-            f"{launch.granularity(dst_base.buffer)} 字节对齐",
-        )
-    size = st.dtype.sizeof()
-    nbytes = st.rows * st.cols * size
-    path = "l1_to_l0a" if dst_base.buffer == Buffer.L0A else "l1_to_l0b"
-    cost = launch.mte_startup_ps + round(nbytes / launch.rate[path])
-    ctx.emit(
-        Pipe.MTE1,
-        LOCAL,
-        cost,
-        0.0,
-        -1,
-        nbytes,
-        f"load_data L1->{dst_base.buffer.name}",
-        Kind.MOVE,
-        Instr("load_data", tile_rect(dt, rows, cols), (tile_rect(st),), 0, (bool(transpose),)),
-    )
-    if ctx.numerics:
-        values = tile_array(ctx, st)
-        tile_array(ctx, Tile(dst_base, dt.start, rows, cols, dt.stride))[:] = values.T if transpose else values
-
-
-def mmad(dst: LocalTensor, a: LocalTensor, b: LocalTensor, params: MmadParams) -> None:
-    """``Mmad``: L0C[m, n] (+)= L0A[m, k] @ L0B[k, n], fp16 x fp16 -> fp32 accumulate (:mod:`.cube`)."""
-    ctx = current()
-    launch = ctx.launch
-    m, n, k = params.m, params.n, params.k
-    for t, buf, shape, name in (
-        (dst, Buffer.L0C, (m, n), "dst"),
-        (a, Buffer.L0A, (m, k), "a"),
-        (b, Buffer.L0B, (k, n), "b"),
-    ):
-        if not isinstance(t, LocalTensor) or t.buffer != buf:
-            fail(f"mmad: {name} must be an {buf.name} tensor", f"mmad: {name} 必须是 {buf.name} 张量")
-        if t.shape is None or t.shape[0] < shape[0] or t.shape[1] < shape[1]:
-            fail(
-                f"mmad: {name} must be a 2-D tensor of at least {shape[0]}x{shape[1]} (reshape it), got {t.shape}",
-                f"mmad: {name} 必须是至少 {shape[0]}x{shape[1]} 的二维张量（请先 reshape），实际为 {t.shape}",
-            )
-    if dst.dtype != float32:
-        fail("mmad accumulates in fp32: the L0C tensor must be float32", "mmad 以 fp32 累加：L0C 张量必须是 float32")
-    if a.dtype not in (float16, float32) or b.dtype != a.dtype:
-        fail(
-            f"mmad multiplies fp16 (or fp32) operands of one dtype, got {a.dtype!r} and {b.dtype!r}",
-            f"mmad 要求两个操作数同为 fp16（或 fp32），实际为 {a.dtype!r} 和 {b.dtype!r}",
-        )
-    fractal = launch.cube
-    fractals = math.ceil(m / fractal[0]) * math.ceil(n / fractal[1]) * math.ceil(k / fractal[2])
-    if a.dtype == float32:
-        fractals *= launch.fp32_divisor
-    cost = launch.ps(launch.cube_startup + fractals)
-    c_rect = tile_rect(dst.tile(0, 0, m, n))
-    srcs = (tile_rect(a.tile(0, 0, m, k)), tile_rect(b.tile(0, 0, k, n)))
-    if not params.cmatrix_init_val:
-        srcs = (*srcs, c_rect)
-    init = bool(params.cmatrix_init_val)
-    ctx.emit(
-        Pipe.M,
-        LOCAL,
-        cost,
-        0.0,
-        -1,
-        0,
-        "mmad",
-        Kind.COMPUTE,
-        Instr("mmad", c_rect, srcs, 2 * m * n * k, (m, n, k, init)),
-    )
-    if ctx.numerics:
-        av = tile_array(ctx, a.tile(0, 0, m, k))
-        bv = tile_array(ctx, b.tile(0, 0, k, n))
-        cube.mmad(tile_array(ctx, dst.tile(0, 0, m, n)), av, bv, init)
-
-
-def fixpipe(dst, src: LocalTensor, params: FixpipeParams | None = None) -> None:
-    """``Fixpipe``: L0C (fp32) -> GM or L1, converting to the destination dtype (FIX pipe, :mod:`.cube`)."""
-    ctx = current()
-    launch = ctx.launch
-    if not isinstance(src, LocalTensor) or src.buffer != Buffer.L0C or src.shape is None:
-        fail("fixpipe reads a 2-D L0C (CO1) tensor", "fixpipe 的源操作数必须是二维 L0C (CO1) 张量")
-    dt = dst if isinstance(dst, Tile) else as_tile(dst)
-    if dt is None:
-        fail(
-            "fixpipe writes a tile: gm.tile(row, col, rows, cols, row_stride) or a 2-D L1 tensor",
-            "fixpipe 的目的操作数必须是分块 gm.tile(row, col, rows, cols, row_stride) 或二维 L1 张量",
-        )
-    rows = params.m if params else dt.rows
-    cols = params.n if params else dt.cols
-    if rows > src.shape[0] or cols > src.shape[1] or rows > dt.rows or cols > dt.cols:
-        fail(
-            f"fixpipe: {rows}x{cols} exceeds the source {src.shape} or the destination {dt.rows}x{dt.cols}",
-            f"fixpipe: {rows}x{cols} 超出了源操作数 {src.shape} 或目的操作数 {dt.rows}x{dt.cols}",
-        )
-    out_size = dt.dtype.sizeof()
-    nbytes = rows * cols * out_size
-    pipe = Pipe.FIX if launch.has_fix else Pipe.V
-    target = dt.tensor
-    detail = Instr("fixpipe", tile_rect(dt, rows, cols), (tile_rect(src.tile(0, 0, rows, cols)),))
-    if isinstance(target, GlobalTensor):
-        last = dt.start + (rows - 1) * dt.stride + cols
-        ctx.gm_check(target, dt.start, last - dt.start, True)
-        rate = launch.rate["l0c_to_gm"]
-        ctx.emit(pipe, GM_WRITE, launch.mte_startup_ps, rate, -1, nbytes, "fixpipe L0C->GM", Kind.MOVE, detail)
-    else:
-        if target.buffer != Buffer.L1:
-            fail("fixpipe writes GM or L1", "fixpipe 只能写入 GM 或 L1")
-        cost = launch.mte_startup_ps + round(nbytes / launch.rate["l0c_to_l1"])
-        ctx.emit(pipe, LOCAL, cost, 0.0, -1, nbytes, "fixpipe L0C->L1", Kind.MOVE, detail)
-    if ctx.numerics:
-        out = tile_array(ctx, Tile(target, dt.start, rows, cols, dt.stride))
-        out[:] = cube.fixpipe(tile_array(ctx, src.tile(0, 0, rows, cols)), out.dtype)

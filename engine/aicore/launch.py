@@ -35,6 +35,7 @@ from .program import GM_READ, GM_WRITE, Program, topological_order
 from .race import check_group_races
 from .scalar_unit import issue_table
 from .tensor import Buffer, GlobalAddress
+from .tiling_read import bind_tiling, check_keys
 
 if TYPE_CHECKING:
     from ..device.runtime import CoreGrant, DeviceRuntime
@@ -63,10 +64,11 @@ class JitKernel:
     (``Simulation(fast=True)``, the default). Nothing else attaches one.
     """
 
-    def __init__(self, fn, kernel_type: KernelType, fast_path=None) -> None:
+    def __init__(self, fn, kernel_type: KernelType, fast_path=None, tiling_keys: tuple[int, ...] = ()) -> None:
         self.fn = fn
         self.kernel_type = kernel_type
         self.fast_path = fast_path
+        self.tiling_keys = tiling_keys  # the variants TILING_KEY_IS can select (empty: key 0 only)
         self.name = fn.__name__
         self.params = tuple(inspect.signature(fn).parameters)  # the views name GM buffers by these
         self.__doc__ = fn.__doc__
@@ -80,12 +82,13 @@ class JitKernel:
         return KernelLaunch(sim, self, block_dim, args)
 
 
-def jit(fn=None, *, kernel_type: KernelType = KernelType.AIV_ONLY, fast_path=None, **_options):
-    """``@asc.jit``, ``@asc.jit(kernel_type=asc.KernelType.AIC_ONLY)``, or with the kernel's fast path
-    named: ``@asc.jit(kernel_type=..., fast_path=fn)`` (see :class:`JitKernel`)."""
+def jit(fn=None, *, kernel_type: KernelType = KernelType.AIV_ONLY, fast_path=None, tiling_keys=None, **_options):
+    """``@asc.jit``, ``@asc.jit(kernel_type=asc.KernelType.AIC_ONLY)``, with the kernel's fast path named
+    (``fast_path=fn``, see :class:`JitKernel`) or its tiling keys declared (``tiling_keys=(1, 2)``)."""
+    keys = () if tiling_keys is None else check_keys(tiling_keys)
     if fn is None:
-        return lambda f: JitKernel(f, kernel_type, fast_path)
-    return JitKernel(fn, kernel_type, fast_path)
+        return lambda f: JitKernel(f, kernel_type, fast_path, keys)
+    return JitKernel(fn, kernel_type, fast_path, keys)
 
 
 class DeviceCores:
@@ -129,7 +132,7 @@ class KernelLaunch:
         self.name = jit_kernel.name
         self.core_type = jit_kernel.kernel_type.value
         self.block_dim = block_dim
-        self.args = args
+        self.args, self.tiling, self.tiling_key = bind_tiling(self.name, jit_kernel.tiling_keys, args)
         self.numerics = sim.numerics
         self.internal_files = INTERNAL_FILES
         profile = sim.profile

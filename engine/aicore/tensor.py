@@ -45,7 +45,11 @@ int32 = DType("int32", np.int32)
 int16 = DType("int16", np.int16)
 int8 = DType("int8", np.int8)
 uint8 = DType("uint8", np.uint8)
-DTYPES = (float16, float32, int32, int16, int8, uint8)
+uint16 = DType("uint16", np.uint16)
+uint32 = DType("uint32", np.uint32)
+int64 = DType("int64", np.int64)
+uint64 = DType("uint64", np.uint64)
+DTYPES = (float16, float32, int32, int16, int8, uint8, uint16, uint32, int64, uint64)
 
 
 def as_dtype(value) -> DType:

@@ -1,6 +1,7 @@
 """Matmul kernels on the Cube unit: C[M, N] = A[M, K] @ B[K, N], fp16 in, fp32 accumulate.
 
-The data path of every version: GM -(MTE2)-> L1 -(MTE1)-> L0A / L0B -(M: mmad)-> L0C -(FIX: fixpipe)-> GM.
+The data path of every version: GM -(MTE2)-> L1 -(MTE1)-> L0A / L0B -(M: mmad)-> L0C -(FIX: fixpipe)-> GM,
+in the Cube's layouts: ND in GM, NZ in L1, ZZ in L0A, ZN in L0B, NZ in L0C, ND again in GM.
 
 * :func:`matmul_single_core` — one core, one queue slot per stage: the plain pipeline.
 * :func:`matmul_tiled` — many cores driven by a ``TCubeTiling``, written with basic instructions
@@ -11,7 +12,7 @@ The data path of every version: GM -(MTE2)-> L1 -(MTE1)-> L0A / L0B -(M: mmad)->
   same time. B may be stored transposed ([N, K]), as the Matmul API's ``isTransposeB`` allows.
 
 Tails (M, N or K not multiples of the base sizes) are handled by computing the actual sizes of the
-last blocks: ``mmad`` then pads to whole 16x16x16 fractals, as the Cube does.
+last blocks: the layouts pad them to whole 16 x 16 fractals, as the Cube does.
 
 ``matmul_tiled`` names its fast path where it is declared: :func:`stamped_matmul_tiled`, the same
 program recorded once per base-block signature and stamped after (:mod:`engine.kernels.matmul_fast`).
@@ -58,53 +59,61 @@ def compute_base_block(
 ):
     """Accumulate C[m0:m0+rows, n0:n0+cols] over all of K into a fresh L0C tensor; return it (enqueued).
 
-    A moves GM -> L1 in chunks of ``stepKa`` K slices, B in chunks of ``stepKb`` (one ``data_copy``
-    each, the Matmul API's "big package"); each chunk is freed after its last slice. With ``b_trans``
-    B is stored transposed in GM ([N, K], the ADK's ``isTransposeB``): its L1 chunk holds N rows of
-    K, and ``load_data`` transposes each slice into L0B. ``api``: the Matmul API drives the loop, and
-    its own iteration logic costs the scalar unit ``api[0]`` cycles per K step plus ``api[1]`` per GM ->
-    L1 copy it sets up (:func:`api_cycles`), one ``scalar_work`` instruction per K step.
+    The data takes the Cube's real layouts, as ADK's ``matmul_basic_api_high_performance`` moves it on the
+    910B: A moves GM -> L1 in chunks of ``stepKa`` K slices, B in chunks of ``stepKb`` (one ``data_copy``
+    each, the Matmul API's "big package"), converted from ND to NZ on the way (``Nd2NzParams``); each chunk
+    is freed after its last slice. One ``load_data`` per operand and K slice (``LoadData3DParamsV2``) turns
+    A's NZ into ZZ in L0A and B's into ZN in L0B; ``mmad`` leaves C as NZ in L0C. With ``b_trans`` B is
+    stored transposed in GM ([N, K], the ADK's ``isTransposeB``): its L1 chunk is NZ of B^T, which is
+    already ZN of B fractal by fractal, so one ``LoadData2DParams`` call moves the slice as it is. A block
+    of one row computes 16 (``m`` 1 would be GEMV, which reads L0A as ND), as CANN's Matmul API does.
+    ``api``: the Matmul API drives the loop, and its own iteration logic costs the scalar unit ``api[0]``
+    cycles per K step plus ``api[1]`` per GM -> L1 copy it sets up (:func:`api_cycles`), one
+    ``scalar_work`` instruction per K step.
     """
     k_total = t.Ka
     chunk_a, chunk_b = t.baseK * t.stepKa, t.baseK * t.stepKb
-    c = q.co1.alloc_tensor(asc.float32, shape=(t.baseM, t.baseN))
+    m16, n16 = up(rows, FRACTAL), up(cols, FRACTAL)
+    c = q.co1.alloc_tensor(asc.float32)
     a1 = b1 = None
-    a_start = b_start = 0
+    a_start = b_start = a_len = b_len = 0
     for ks in range(0, k_total, t.baseK):
         new_a, new_b = ks % chunk_a == 0, ks % chunk_b == 0
         if api is not None:
             asc.scalar_work(api[0] + api[1] * (new_a + new_b), API_K_STEP)
         if new_a:
             a_start, a_len = ks, min(chunk_a, k_total - ks)
-            a1 = q.a1.alloc_tensor(asc.half, shape=(t.baseM, chunk_a))
-            asc.data_copy(a1.tile(0, 0, rows, a_len), a_gm.tile(m0, ks, rows, a_len, k_total))
+            a1 = q.a1.alloc_tensor(asc.half)
+            asc.data_copy(a1, a_gm[m0 * k_total + ks :], nd2nz(rows, a_len, k_total))
             q.a1.enque(a1)
         if new_b:
             b_start, b_len = ks, min(chunk_b, k_total - ks)
+            b1 = q.b1.alloc_tensor(asc.half)
             if b_trans:
-                b1 = q.b1.alloc_tensor(asc.half, shape=(t.baseN, chunk_b))
-                asc.data_copy(b1.tile(0, 0, cols, b_len), b_gm.tile(n0, ks, cols, b_len, k_total))
+                asc.data_copy(b1, b_gm[n0 * k_total + ks :], nd2nz(cols, b_len, k_total))
             else:
-                b1 = q.b1.alloc_tensor(asc.half, shape=(chunk_b, t.baseN))
-                asc.data_copy(b1.tile(0, 0, b_len, cols), b_gm.tile(ks, n0, b_len, cols, t.N))
+                asc.data_copy(b1, b_gm[ks * t.N + n0 :], nd2nz(b_len, cols, t.N))
             q.b1.enque(b1)
         if new_a:
             a1 = q.a1.deque()
         if new_b:
             b1 = q.b1.deque()
         k_act = min(t.baseK, k_total - ks)
-        a2 = q.a2.alloc_tensor(asc.half, shape=(t.baseM, t.baseK))
-        asc.load_data(a2, a1.tile(0, ks - a_start, rows, k_act))
+        k16 = up(k_act, FRACTAL)
+        a2 = q.a2.alloc_tensor(asc.half)
+        asc.load_data(a2, a1, window(m16, up(a_len, FRACTAL), 0, ks - a_start, m16, k16))
         q.a2.enque(a2)
-        b2 = q.b2.alloc_tensor(asc.half, shape=(t.baseK, t.baseN))
-        if b_trans:
-            asc.load_data(b2, b1.tile(0, ks - b_start, cols, k_act), transpose=True)
+        b2 = q.b2.alloc_tensor(asc.half)
+        if b_trans:  # NZ of B^T: the slice's k16 / 16 columns of n16 / 16 fractals each, one after another
+            first = (ks - b_start) // FRACTAL * (n16 // FRACTAL)
+            asc.load_data(b2, b1, asc.LoadData2DParams(first, k16 * n16 // FRACTAL**2, 1))
         else:
-            asc.load_data(b2, b1.tile(ks - b_start, 0, k_act, cols))
+            asc.load_data(b2, b1, window(up(b_len, FRACTAL), n16, ks - b_start, 0, k16, n16))
         q.b2.enque(b2)
         a2 = q.a2.deque()
         b2 = q.b2.deque()
-        asc.mmad(c, a2, b2, asc.MmadParams(rows, cols, k_act, cmatrix_init_val=ks == 0))
+        m = FRACTAL if rows == 1 else rows
+        asc.mmad(c, a2, b2, asc.MmadParams(m, cols, k_act, cmatrix_init_val=ks == 0))
         q.a2.free_tensor(a2)
         q.b2.free_tensor(b2)
         last = ks + t.baseK >= k_total
@@ -114,6 +123,33 @@ def compute_base_block(
             q.b1.free_tensor(b1)
     q.co1.enque(c)
     return c
+
+
+FRACTAL = 16  # rows (and fp16 columns) of one fractal
+
+
+def up(x: int, multiple: int) -> int:
+    return -(-x // multiple) * multiple
+
+
+def nd2nz(rows: int, cols: int, width: int) -> asc.Nd2NzParams:
+    """GM -> L1 of a ``rows x cols`` fp16 tile of a row-major matrix ``width`` elements wide, as NZ with its
+    columns of fractals ``rows`` rounded up to 16 apart (ADK's ``Nd2NzParams{1, rows, cols, 0, width, ...}``)."""
+    return asc.Nd2NzParams(1, rows, cols, 0, width, up(rows, FRACTAL), 1, 0)
+
+
+def window(height: int, width: int, m_start: int, k_start: int, rows: int, cols: int) -> asc.LoadData3DParamsV2:
+    """L1 -> L0 of the ``rows x cols`` window at (``m_start``, ``k_start``) of an NZ matrix of ``height`` rows
+    (its columns of fractals apart) and ``width`` columns (ADK's ``LoadData3DParamsV2`` with a 1 x 1 filter)."""
+    return asc.LoadData3DParamsV2(
+        l1_h=1,
+        l1_w=height,
+        channel_size=width,
+        k_extension=cols,
+        m_extension=rows,
+        k_start_pt=k_start,
+        m_start_pt=m_start,
+    )
 
 
 API_K_STEP = "Matmul API: K step"  # the name of the Matmul API's scalar work per K step in traces
@@ -127,10 +163,17 @@ def api_cycles() -> tuple[int, int]:
 
 
 def write_base_block(q: CubeQueues, c_gm, n_total: int, m0: int, n0: int, rows: int, cols: int) -> None:
-    """Move a finished L0C block to C in GM (fp32 -> C's dtype on the way)."""
+    """Move a finished L0C block to C in GM: NZ -> ND and fp32 -> C's dtype on the way (the fixpipe)."""
     c = q.co1.deque()
-    asc.fixpipe(c_gm.tile(m0, n0, rows, cols, n_total), c, asc.FixpipeParams(rows, cols))
+    asc.fixpipe(c_gm[m0 * n_total + n0 :], c, fixpipe_params(rows, cols, n_total, c_gm.dtype))
     q.co1.free_tensor(c)
+
+
+def fixpipe_params(rows: int, cols: int, width: int, dtype) -> asc.FixpipeParamsV220:
+    """L0C -> GM of a ``rows x cols`` block (its NZ columns ``rows`` rounded up to 16 apart) into a row-major
+    matrix ``width`` elements wide, converting to ``dtype`` (ADK's ``FixpipeParamsV220{n, m, m16, N, ...}``)."""
+    quant = asc.QuantModes.F322F16 if dtype == asc.float16 else asc.QuantModes.NoQuant
+    return asc.FixpipeParamsV220(cols, rows, up(rows, FRACTAL), width, quant)
 
 
 def base_blocks(t: TCubeTiling, m0: int, n0: int, rows: int, cols: int):
@@ -209,7 +252,8 @@ def matmul_single_core(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.Global
 
     Each arrow of GM -> L1 -> L0A/L0B -> Cube -> L0C -> GM is a set_flag on the producing pipe and a
     wait_flag on the consuming one; the reverse flags say a buffer may be overwritten. Nothing overlaps:
-    it is the baseline the double-buffered kernels improve on.
+    it is the baseline the double-buffered kernels improve on. L1 -> L0 is written as ADK's introductory
+    ``matmul_basic_api`` sample writes it: one ``LoadData2DParams`` call per row of fractals.
     """
     t = tiling
     a_gm, b_gm, c_gm = gm_tensors(a, b, c, t)
@@ -222,31 +266,35 @@ def matmul_single_core(a: asc.GlobalAddress, b: asc.GlobalAddress, c: asc.Global
     pipe.init_buffer(buf=l0_a, num=t.baseM * t.baseK * half)
     pipe.init_buffer(buf=l0_b, num=t.baseK * t.baseN * half)
     pipe.init_buffer(buf=l0_c, num=t.baseM * t.baseN * asc.float32.sizeof())
-    a1 = l1_a.get(asc.half).reshape(t.baseM, t.baseK)
-    b1 = l1_b.get(asc.half).reshape(t.baseK, t.baseN)
-    a2 = l0_a.get(asc.half).reshape(t.baseM, t.baseK)
-    b2 = l0_b.get(asc.half).reshape(t.baseK, t.baseN)
-    c0 = l0_c.get(asc.float32).reshape(t.baseM, t.baseN)
+    a1, b1 = l1_a.get(asc.half), l1_b.get(asc.half)
+    a2, b2, c0 = l0_a.get(asc.half), l0_b.get(asc.half), l0_c.get(asc.float32)
     ev = asc.HardEvent
     for m0, n0, rows, cols in base_blocks(t, 0, 0, t.M, t.N):
+        m16, n16 = up(rows, FRACTAL), up(cols, FRACTAL)
         for k0 in range(0, t.Ka, t.baseK):
             k_act = min(t.baseK, t.Ka - k0)
-            asc.data_copy(a1.tile(0, 0, rows, k_act), a_gm.tile(m0, k0, rows, k_act, t.Ka))
-            asc.data_copy(b1.tile(0, 0, k_act, cols), b_gm.tile(k0, n0, k_act, cols, t.N))
+            k16 = up(k_act, FRACTAL)
+            asc.data_copy(a1, a_gm[m0 * t.Ka + k0 :], nd2nz(rows, k_act, t.Ka))  # ND -> NZ
+            asc.data_copy(b1, b_gm[k0 * t.N + n0 :], nd2nz(k_act, cols, t.N))
             asc.set_flag(ev.MTE2_MTE1, 0)
             asc.wait_flag(ev.MTE2_MTE1, 0)  # L1 holds the tiles
-            asc.load_data(a2, a1.tile(0, 0, rows, k_act))
-            asc.load_data(b2, b1.tile(0, 0, k_act, cols))
+            for i in range(m16 // FRACTAL):  # NZ -> ZZ: each row of A's fractals, one column of fractals apart
+                params = asc.LoadData2DParams(0, k16 // FRACTAL, m16 // FRACTAL)
+                asc.load_data(a2[i * k16 * FRACTAL :], a1[i * FRACTAL * FRACTAL :], params)
+            for i in range(k16 // FRACTAL):  # NZ -> ZN: each row of B's fractals, each fractal transposed
+                params = asc.LoadData2DParams(0, n16 // FRACTAL, k16 // FRACTAL, if_transpose=True)
+                asc.load_data(b2[i * n16 * FRACTAL :], b1[i * FRACTAL * FRACTAL :], params)
             asc.set_flag(ev.MTE1_M, 0)
             asc.wait_flag(ev.MTE1_M, 0)  # L0A/L0B hold the operands
             asc.set_flag(ev.MTE1_MTE2, 0)
             asc.wait_flag(ev.MTE1_MTE2, 0)  # L1 may be overwritten by the next copy
-            asc.mmad(c0, a2, b2, asc.MmadParams(rows, cols, k_act, cmatrix_init_val=(k0 == 0)))
+            m = FRACTAL if rows == 1 else rows
+            asc.mmad(c0, a2, b2, asc.MmadParams(m, cols, k_act, cmatrix_init_val=(k0 == 0)))
             asc.set_flag(ev.M_MTE1, 0)
             asc.wait_flag(ev.M_MTE1, 0)  # L0A/L0B may be overwritten by the next load
         asc.set_flag(ev.M_FIX, 0)
         asc.wait_flag(ev.M_FIX, 0)  # L0C holds the finished block
-        asc.fixpipe(c_gm.tile(m0, n0, rows, cols, t.N), c0, asc.FixpipeParams(rows, cols))
+        asc.fixpipe(c_gm[m0 * t.N + n0 :], c0, fixpipe_params(rows, cols, t.N, c_gm.dtype))
         asc.set_flag(ev.FIX_M, 0)
         asc.wait_flag(ev.FIX_M, 0)  # L0C may be overwritten by the next block
 

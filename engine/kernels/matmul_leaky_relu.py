@@ -1,9 +1,9 @@
 """A mixed (MIX_AIC_1_2) kernel: C = LeakyReLU(A @ B), the Cube and two Vector cores working together.
 
 The shape of Ascend's MatmulLeakyRelu sample. Each block runs on one AI core's group: its AIC
-computes base blocks of A @ B (GM -> L1 -> L0A/L0B -> Cube -> L0C) and moves each finished fp32
-block to a GM *workspace* through the fixpipe; the two AIVs read it back into UB, apply
-LeakyReLU (``max(x, alpha * x)``), cast to fp16 and write C. AIV 0 takes the upper half of the
+computes base blocks of A @ B (GM -> L1 -> L0A/L0B -> Cube -> L0C, in the Cube's layouts) and moves each
+finished fp32 block to a GM *workspace* through the fixpipe (NZ -> ND on the way); the two AIVs read it
+back into UB, apply LeakyReLU (``max(x, alpha * x)``), cast to fp16 and write C. AIV 0 takes the upper half of the
 block's rows, AIV 1 the lower half.
 
 Cross-core flags hand the workspace back and forth (two slots, so the Cube computes block i+1
@@ -27,7 +27,7 @@ from engine import asc
 from engine.aicore import cube, vector_math
 from engine.aicore.matmul_tiling import TCubeTiling
 from engine.kernels import matmul_fast
-from engine.kernels.matmul import CubeQueues, base_blocks, compute_base_block
+from engine.kernels.matmul import CubeQueues, base_blocks, compute_base_block, fixpipe_params
 
 READY, FREE = 0, 2  # cross-core flag ids: READY + slot, FREE + slot
 SLOTS = 2  # workspace slots per block
@@ -154,7 +154,7 @@ class CubeSide:
         if i >= SLOTS:  # after the block's loads and mmads were issued: the wait holds every later instruction
             asc.cross_core_wait_flag(FREE + slot)  # both AIVs have read what this slot held
         acc = q.co1.deque()
-        asc.fixpipe(self.work.tile(slot * t.baseM, 0, mr, nc, t.baseN), acc, asc.FixpipeParams(mr, nc))
+        asc.fixpipe(self.work[slot * t.baseM * t.baseN :], acc, fixpipe_params(mr, nc, t.baseN, asc.float32))
         q.co1.free_tensor(acc)
         if set_ready:
             asc.cross_core_set_flag(READY + slot, pipe=asc.PipeID.PIPE_FIX)

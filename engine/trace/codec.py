@@ -29,6 +29,10 @@ _DETAIL_TYPES = MappingProxyType(
         for cls in (
             D.Rect,
             D.Instr,
+            D.Nd2Nz,
+            D.Load2D,
+            D.Load3D,
+            D.Fixpipe,
             D.QueueOp,
             D.Flag,
             D.CrossFlag,

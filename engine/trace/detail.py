@@ -6,7 +6,8 @@ between kinds of event lives here, in records interned once per trace and refere
 base block points at the same queue records as the first.
 
 * :class:`Rect` — a 2-D window of bytes: a tile of a GM tensor, or of an on-chip buffer slot.
-* :class:`Instr` — a kernel instruction: what it computes or moves, from where to where.
+* :class:`Instr` — a kernel instruction: what it computes or moves, from where to where; the Cube's moves
+  carry how they rearrange data (:class:`Nd2Nz`, :class:`Load2D`, :class:`Load3D`, :class:`Fixpipe`).
 * :class:`QueueOp` — a ``TPipe``/``TQue``/``TBuf`` event: ``init_buffer``, ``alloc_tensor``,
   ``enque``, ``deque``, ``free_tensor``, ``TBuf.get``, with the queue, slot, offset and length, and the
   hardware flag it implies (a row of kind FLAG_SET / FLAG_WAIT) or none (a row of kind BUFFER).
@@ -82,7 +83,47 @@ class Instr(NamedTuple):
     dst: Rect | None
     srcs: tuple[Rect, ...]
     flops: int = 0
-    params: tuple = ()  # mmad: (m, n, k, init); muls/adds/duplicate: (scalar,); leaky_relu: (alpha,)
+    params: tuple = ()  # mmad: (m, n, k, init); muls/adds/duplicate: (scalar,); the Cube's moves: a record below
+
+
+class Nd2Nz(NamedTuple):
+    """``DataCopy`` GM -> L1 with ``Nd2NzParams``: ``n x d`` elements of GM (the source Rect) became NZ, the
+    destination Rect's rows being its columns of fractals, ``rows`` rows each (``n`` padded), ``c0_stride``
+    32-byte rows apart."""
+
+    n: int
+    d: int
+    rows: int
+    c0_stride: int
+
+
+class Load2D(NamedTuple):
+    """``LoadData`` with ``LoadData2DParams``: ``repeat`` 512-byte fractals, in order, each transposed or not."""
+
+    repeat: int
+    transpose: bool
+
+
+class Load3D(NamedTuple):
+    """``LoadData`` with ``LoadData3DParamsV2`` (the matmul use): a ``rows x cols`` window of an NZ matrix (the
+    source Rect: one row per column of fractals) into one row of fractals, ``order`` ``"ZZ"`` (L0A), ``"ZN"``
+    (L0B) or ``"ZZ_T"`` (L0A, transposed)."""
+
+    rows: int
+    cols: int
+    order: str
+
+
+class Fixpipe(NamedTuple):
+    """``Fixpipe``: ``m x n`` of an NZ matrix in L0C (its columns of fractals ``src_stride`` rows apart) to the
+    destination, as ND rows ``dst_stride`` elements apart (``nz2nd``) or as NZ; ``relu`` on the way."""
+
+    m: int
+    n: int
+    src_stride: int
+    dst_stride: int
+    nz2nd: bool
+    relu: bool
 
 
 def touches_gm(d) -> bool:

@@ -17,8 +17,39 @@ N = 8 * 2 * 2048  # 8 blocks, two tiles each
 SEED = 1
 
 
-def inputs() -> tuple[np.ndarray, np.ndarray]:
-    return uniform(SEED, N), uniform(SEED + 1, N)
+def inputs(n: int = N, seed: int = SEED) -> tuple[np.ndarray, np.ndarray]:
+    return uniform(seed, n), uniform(seed + 1, n)
+
+
+def draw_odd_length(rng: np.random.Generator) -> dict:
+    """Hidden: x and y of a length that is not a multiple of 16 elements (nor of the tile, nor of the blocks)."""
+    n = int(rng.integers(1000, 12000))
+    n += 0 if n % 16 else int(rng.integers(1, 16))
+    return {"n": n, "seed": int(rng.integers(10, 1 << 20))}
+
+
+def draw_alloc_fails(rng: np.random.Generator) -> dict:
+    """Hidden: a device whose memory holds fewer than two buffers of x's size (``fits``: 0 or 1 of them), so a
+    device allocation fails after set-up (and after the first buffer when one fits)."""
+    return {
+        "n": int(rng.integers(1000, 12000)),
+        "seed": int(rng.integers(10, 1 << 20)),
+        "fits": int(rng.integers(0, 2)),
+    }
+
+
+def small_device(n: int, fits: int):
+    """The default profile with device memory for ``fits`` buffers of ``n`` fp16 elements (and less than one more):
+    every program that holds x and y on the device at once runs out."""
+    import dataclasses
+
+    from engine import load_profile
+
+    profile = load_profile()
+    limits = profile.limits
+    reserved = -(-2 * n // limits.malloc_round) * limits.malloc_round + limits.malloc_pad  # what aclrtMalloc takes
+    capacity = fits * reserved + reserved // 2
+    return dataclasses.replace(profile, chip=dataclasses.replace(profile.chip, device_memory_bytes=capacity))
 
 
 def scenario(sim: Simulation) -> dict:

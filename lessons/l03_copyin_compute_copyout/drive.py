@@ -1,4 +1,4 @@
-"""Lesson 3 drive (runs in the child): the trainee's kernel on the seeded cases, recorded."""
+"""Lesson 3 drive (runs in the child): the trainee's kernel on the seeded cases and the hidden ones, recorded."""
 
 from lessons.hostkit import run_vector_kernel
 
@@ -7,9 +7,16 @@ from .scenario import CASES, A, B, inputs
 RUNS = {name: {} for name, *_ in CASES}  # the simulations' settings (the grader's replay uses these)
 
 
+def _one(exercise, rec, name: str, total: int, blocks: int, seed: int) -> None:
+    sim = rec.simulation(name)
+    y = run_vector_kernel(sim, exercise.relu_axpb, [inputs(seed, total)], total, blocks, total, A, B)
+    rec.run(name, sim)
+    rec.output(f"y_{name}", y)
+
+
 def collect(exercise, rec) -> None:
     for name, total, blocks, seed in CASES:
-        sim = rec.simulation(name)
-        y = run_vector_kernel(sim, exercise.relu_axpb, [inputs(seed, total)], total, blocks, total, A, B)
-        rec.run(name, sim)
-        rec.output(f"y_{name}", y)
+        _one(exercise, rec, name, total, blocks, seed)
+    for case in rec.hidden:
+        with rec.hidden_case(case):
+            _one(exercise, rec, case.run, case.params["total"], case.params["blocks"], case.params["seed"])

@@ -2,14 +2,16 @@
 
 The kernel below is complete except for its three stages. Fill in copy_in, compute and copy_out:
 every tile of x goes GM -> UB (MTE2) into a VECIN queue, the vector unit computes y in a VECOUT
-queue, and y goes UB -> GM (MTE3). The queues' enque / deque / free_tensor calls are what make the
-hardware flags between the pipes: leave one out and the check reports a race or a deadlock.
+queue, and y goes UB -> GM (MTE3). The queues' calls are what make the hardware flags between the
+pipes: leave one out and the check reports a race or a deadlock. The check also runs hidden cases
+(other lengths, other core counts): `count` can be any number from 1 to TILE.
 Check it with:  ascendsim lesson check 3
 
 第 3 课练习：在向量核上计算 y = relu(a*x + b)，通过 TQue 实现 CopyIn -> Compute -> CopyOut。
 下面的核函数只缺三个阶段：补全 copy_in、compute 和 copy_out。x 的每个分块经 MTE2 从 GM 搬入 UB 的
-VECIN 队列，向量单元在 VECOUT 队列中计算 y，再经 MTE3 从 UB 写回 GM。队列的 enque / deque /
-free_tensor 对应流水线之间的硬件同步标志：漏掉一个，检查就会报告数据竞争或死锁。
+VECIN 队列，向量单元在 VECOUT 队列中计算 y，再经 MTE3 从 UB 写回 GM。队列的调用对应流水线之间的硬件同步标志：
+漏掉一个，检查就会报告数据竞争或死锁。检查还会运行隐藏用例（其他长度、其他核数）：`count` 可以是 1 到 TILE 之间的
+任意数。
 检查：ascendsim lesson check 3
 """
 
@@ -40,7 +42,8 @@ def relu_axpb(x: asc.GlobalAddress, y: asc.GlobalAddress, total: int, a: float, 
 
 
 def copy_in(x_gm, in_q, count):
-    # TODO (3 lines): bring `count` elements of x_gm into a UB tensor of the VECIN queue and hand it to Compute.
+    # TODO (about 6 lines): bring `count` elements of x_gm into a UB tensor of the VECIN queue and hand it to
+    # Compute. Any `count` from 1 to TILE: DataCopy moves only whole 32-byte blocks (lesson 3, step 3).
     pass
 
 
@@ -52,7 +55,8 @@ def compute(in_q, out_q, count, a, b):
 
 
 def copy_out(y_gm, out_q, count):
-    # TODO (3 lines): take the tile Compute handed over, write its `count` elements to y_gm, give the slot back.
+    # TODO (about 6 lines): take the tile Compute handed over, write its `count` elements to y_gm (no more: the
+    # elements after them belong to another tile or another core), give the slot back.
     pass
 
 

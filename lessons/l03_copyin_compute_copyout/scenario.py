@@ -1,7 +1,8 @@
 """Lesson 3 scenario: y = relu(a*x + b) on 2 vector cores, two tiles each, CopyIn -> Compute -> CopyOut.
 
 Also the seeded cases the check grades on (shared by ``drive`` in the child and ``check`` in the
-grader, so the grader recomputes the expected numbers itself) and the truth of the question.
+grader, so the grader recomputes the expected numbers itself), how to draw its hidden cases
+(``draw_<kind>``, :mod:`lessons.hidden`) and the truth of the question.
 """
 
 from __future__ import annotations
@@ -17,6 +18,20 @@ CASES = (  # (name, total elements, blocks, seed): totals split evenly into mult
     ("main", 8 * 10240, 8, 3),
     ("one_core", 3 * 4096, 1, 4),
 )
+
+
+def draw_unaligned(rng: np.random.Generator) -> dict:
+    """Hidden: a length that is not a multiple of 16 elements, on 3 to 7 cores (some shares end mid-32-byte block)."""
+    blocks = int(rng.integers(3, 8))
+    total = int(rng.integers(2000, 12000))
+    total += 0 if total % 16 else int(rng.integers(1, 16))
+    return {"total": total, "blocks": blocks, "seed": int(rng.integers(10, 1 << 20))}
+
+
+def draw_few(rng: np.random.Generator) -> dict:
+    """Hidden: fewer elements than cores (8 to 16 cores): some blocks get one element, the others none."""
+    blocks = int(rng.integers(8, 17))
+    return {"total": int(rng.integers(1, blocks)), "blocks": blocks, "seed": int(rng.integers(10, 1 << 20))}
 
 
 def inputs(seed: int, total: int) -> np.ndarray:

@@ -28,7 +28,10 @@ def relu_axpb(x: asc.GlobalAddress, y: asc.GlobalAddress, total: int, a: float, 
 
 def copy_in(x_gm, in_q, count):
     x_local = in_q.alloc_tensor(asc.half)
-    asc.data_copy(x_local, x_gm, count)
+    if count * asc.half.sizeof() % 32 == 0:
+        asc.data_copy(x_local, x_gm, count)
+    else:  # DataCopy moves whole 32-byte blocks; DataCopyPad moves any length
+        asc.data_copy_pad(x_local, x_gm, count)
     in_q.enque(x_local)
 
 
@@ -44,7 +47,10 @@ def compute(in_q, out_q, count, a, b):
 
 def copy_out(y_gm, out_q, count):
     y_local = out_q.deque()
-    asc.data_copy(y_gm, y_local, count)
+    if count * asc.half.sizeof() % 32 == 0:
+        asc.data_copy(y_gm, y_local, count)
+    else:
+        asc.data_copy_pad(y_gm, y_local, count)
     out_q.free_tensor(y_local)
 
 

@@ -7,7 +7,14 @@ RUNS = {name: {} for name, *_ in CASES}  # the simulations' settings (the grader
 
 def collect(exercise, rec) -> None:
     for name, total, blocks in CASES:
-        sim = rec.simulation(name)
-        y = run(sim, exercise.hard_swish, name, total, blocks)
-        rec.run(name, sim)
-        rec.output(f"y_{name}", y)
+        _one(exercise, rec, name, total, blocks)
+    for case in rec.hidden:
+        with rec.hidden_case(case):
+            _one(exercise, rec, case.run, case.params["total"], case.params["blocks"])
+
+
+def _one(exercise, rec, name: str, total: int, blocks: int) -> None:
+    sim = rec.simulation(name)
+    y = run(sim, exercise.hard_swish, exercise.hard_swish_tiling, name, total, blocks)
+    rec.run(name, sim)
+    rec.output(f"y_{name}", y)

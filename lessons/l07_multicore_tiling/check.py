@@ -17,19 +17,20 @@ from lessons.checks import (
 )
 
 from .drive import SHAPES
-from .scenario import BIG, MAX_MMADS, SMALL, expected, mmads, problem, tolerance
+from .scenario import BIG, MAX_HIDDEN_MMADS, MAX_MMADS, SMALL, expected, mmads, problem, tolerance
 
 MAIN_RUN = "big"
 
 
-def _tiling(data, name: str, shape) -> tuple[TCubeTiling | None, str | None]:
-    """The trainee's tiling for ``shape`` (rebuilt here from its fields) and what is wrong with it, if anything."""
+def _tiling(data, name: str, shape, profile: str = "ascend910b1") -> tuple[TCubeTiling | None, str | None]:
+    """The trainee's tiling for ``shape`` (rebuilt here from its fields) and what is wrong with it on ``profile``,
+    if anything."""
     fields = data.value(f"tiling_{name}")
     try:
         tiling = TCubeTiling(**{k: int(v) for k, v in fields.items()})
     except (AttributeError, TypeError, ValueError):
         return None, f"make_tiling returned {str(fields)[:80]}, not a TCubeTiling"
-    return tiling, problem(tiling, shape)
+    return tiling, problem(tiling, shape, profile)
 
 
 def _launched(data, name: str, tiling: TCubeTiling) -> str | None:
@@ -119,3 +120,18 @@ def judge(data, ctx) -> list[Criterion]:
     problems = findings(*(data.run(name) for name in ("small", "big") if data.has_run(name)))
     out.append(no_findings(problems))
     return out
+
+
+def judge_hidden(data, ctx, case) -> list[Criterion]:
+    """On a hidden case: the tiling valid on the case's chip, and C right."""
+    p = case.params
+    shape = (p["m"], p["n"], p["k"])
+    tiling, why = _tiling(data, case.run, shape, p["profile"])
+    if why is None and mmads(tiling) > MAX_HIDDEN_MMADS:
+        why = f"{mmads(tiling)} mmads"
+    if why is None and data.has_run(case.run):
+        why = _launched(data, case.run, tiling)
+    valid = Criterion("valid", why is None, why or bi("valid", "有效"), bi("a valid tiling", "有效的 tiling"))
+    ref = expected(*shape)
+    c = data.output(f"c_{case.run}") if why is None else None
+    return [valid, compare("numerics", c, ref, tolerance(ref, shape[2]), 0.0)]

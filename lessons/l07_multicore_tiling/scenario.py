@@ -32,20 +32,49 @@ def tolerance(ref: np.ndarray, k: int) -> float:
 
 
 MAX_MMADS = 200_000  # a tiling that needs more mmads than this is far from the target: not simulated
+MAX_HIDDEN_MMADS = 20_000  # ... on a hidden case, which runs with numerics
+
+
+# -- hidden cases (lessons/hidden.py): drawn when the check runs, never shown ------------------------------------
+def _uneven(rng: np.random.Generator) -> int:
+    while True:
+        v = int(rng.integers(100, 700))
+        if v % 16:
+            return v
+
+
+def draw_uneven(rng: np.random.Generator) -> dict:
+    """M, N and K none a multiple of 16, on the 24 cores of ascend910b1."""
+    return {"m": _uneven(rng), "n": _uneven(rng), "k": _uneven(rng), "profile": "ascend910b1", "cores": 24}
+
+
+def draw_other_chip(rng: np.random.Generator) -> dict:
+    """A chip with fewer Cube cores, ascend910b3's 20 (source: INI), and C of 6 x 4 base blocks of 128 x 256 (or
+    4 x 6), work that 24 cores would take one block each of."""
+    m = 128 * 6 - 16 * int(rng.integers(0, 4))
+    n = 256 * 4 - 16 * int(rng.integers(0, 4))
+    if rng.integers(0, 2):
+        m, n = n, m
+    return {"m": m, "n": n, "k": 16 * int(rng.integers(8, 24)), "profile": "ascend910b3", "cores": 20}
 
 
 def mmads(tiling: TCubeTiling) -> int:
     return -(-tiling.M // tiling.baseM) * -(-tiling.N // tiling.baseN) * -(-tiling.Ka // tiling.baseK)
 
 
-def problem(tiling, shape: tuple[int, int, int]) -> str | None:
-    """Why ``tiling`` cannot be run for ``shape`` on ascend910b1 (a constraint it breaks), or None."""
+def problem(tiling, shape: tuple[int, int, int], profile: str = "ascend910b1") -> str | None:
+    """Why ``tiling`` cannot be run for ``shape`` on ``profile`` (a constraint it breaks), or None."""
     if not isinstance(tiling, TCubeTiling):
         return f"make_tiling returned {type(tiling).__name__}, not a TCubeTiling"
     try:
-        validate(tiling, load_profile("ascend910b1"))
+        validate(tiling, load_profile(profile))
         if (tiling.M, tiling.N, tiling.Ka) != shape:
-            raise TilingError("M, N, Ka", f"must be the shape asked for {shape}", (tiling.M, tiling.N, tiling.Ka))
+            raise TilingError(
+                "M, N, Ka",
+                f"must be the shape asked for {shape}",
+                (tiling.M, tiling.N, tiling.Ka),
+                f"必须是要求的形状 {shape}",
+            )
     except (TilingError, AttributeError, TypeError) as exc:
         return str(exc)
     return None
@@ -65,6 +94,13 @@ def run(sim: Simulation, tiling: TCubeTiling) -> np.ndarray:
         sim, matmul_tiled, [a.reshape(-1), b.reshape(-1)], m * n, tiling.usedCoreNum, tiling, tensors=abc
     )
     return c.reshape(m, n)
+
+
+def scenario_run(sim: Simulation) -> np.ndarray:
+    """C of the scenario's 1024^3 run with the reference tiling."""
+    from .solution import make_tiling
+
+    return run(sim, make_tiling(1024, 1024, 1024, CORES))
 
 
 def scenario(sim: Simulation) -> dict:
@@ -90,3 +126,15 @@ def truth_half_cores() -> str:
         times.append(kernel_us(sim.finish()))
     ratio = times[1] / times[0]
     return "about 2x" if ratio >= 1.75 else ("about 1.5x" if ratio >= 1.25 else "about the same")
+
+
+def truth_l0c_block() -> str:
+    """How many NZ fractals, and bytes, the scenario's first mmad writes into L0C (a 128 x 256 block of C)."""
+    from lessons.checks import named_rows
+
+    sim = Simulation(numerics=False)
+    scenario_run(sim)
+    run = sim.finish()
+    dst = run.trace.detail_of(int(named_rows(run, "mmad")[0])).dst
+    nbytes = dst.rows * dst.row_bytes
+    return f"{nbytes // 1024} fractals, {nbytes // 1024} KiB"  # an L0C fractal: 16 x 16 fp32, 1 KiB

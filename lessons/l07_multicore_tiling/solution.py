@@ -54,4 +54,4 @@ def make_tiling(m: int, n: int, k: int, cores: int) -> TCubeTiling:
     )
 
 
-PREDICTIONS = {"half_cores": "about 1.5x"}
+PREDICTIONS = {"half_cores": "about 1.5x", "l0c_block": "128 fractals, 128 KiB"}

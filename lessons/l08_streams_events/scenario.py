@@ -1,7 +1,8 @@
 """Lesson 8 scenario: four batches through the two-stream pipeline (copy stream, compute stream, events).
 
-Also the check's batches, the one-stream baseline the speed-up is measured against and the truth of
-"does a third stream help?", both run here, in the grader, with the lesson's own reference programs.
+Also the check's batches, how to draw its hidden cases (``draw_<kind>``), the one-stream baseline the speed-up
+is measured against and the truth of "does a third stream help?", both run here, in the grader, with the
+lesson's own reference programs.
 """
 
 from __future__ import annotations
@@ -11,17 +12,37 @@ import numpy as np
 from engine import Simulation
 from engine.host.acl_codes import ACL_MEM_MALLOC_HUGE_FIRST, ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE
 from engine.scenarios.kernels import matmul_tolerance
-from engine.trace import Kind
+from lessons.costs import stream_span_us
 from lessons.hostkit import check, uniform
-from lessons.selectors import trace_lane_facts
 
 N, BATCHES = 512, 8  # 512^3 fp16 matmuls: copies and compute of similar length on ascend910b1
 
 
-def inputs(batches: int = BATCHES, n: int = N) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    a = [uniform(100 + i, n * n).reshape(n, n) for i in range(batches)]
-    b = [uniform(200 + i, n * n).reshape(n, n) for i in range(batches)]
+def inputs(batches: int = BATCHES, n: int = N, seed: int = 100) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    a = [uniform(seed + i, n * n).reshape(n, n) for i in range(batches)]
+    b = [uniform(seed + 100 + i, n * n).reshape(n, n) for i in range(batches)]
     return a, b
+
+
+def _seed(rng: np.random.Generator) -> int:
+    return int(rng.integers(1000, 1 << 20))
+
+
+def draw_odd_batches(rng: np.random.Generator) -> dict:
+    """Hidden: an odd number of batches (the last one has no partner in the other buffer set)."""
+    return {"batches": int(rng.choice([3, 5, 7])), "n": int(rng.choice([64, 96, 128])), "seed": _seed(rng)}
+
+
+def draw_one_batch(rng: np.random.Generator) -> dict:
+    """Hidden: a single batch (no buffer set is ever reused)."""
+    return {"batches": 1, "n": int(rng.integers(4, 13)) * 16, "seed": _seed(rng)}
+
+
+def draw_other_size(rng: np.random.Generator) -> dict:
+    """Hidden: matrices of another size, not a multiple of 16 (two or four batches)."""
+    n = int(rng.integers(40, 200))
+    n += 0 if n % 16 else int(rng.integers(1, 16))
+    return {"batches": int(rng.choice([2, 4])), "n": n, "seed": _seed(rng)}
 
 
 def expected(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -34,11 +55,7 @@ def tolerance(ref: np.ndarray) -> float:
 
 def work_span_us(run) -> float:
     """From the first copy or kernel on a stream to the last one's end: the pipeline without set-up."""
-    t = run.trace
-    facts = trace_lane_facts(t)
-    lanes = [i for i, f in enumerate(facts) if f.kind == "stream"]
-    rows = np.isin(t.lane, lanes) & np.isin(t.kind, (Kind.COPY, Kind.KERNEL))
-    return float(t.end[rows].max() - t.start[rows].min()) / 1e6 if rows.any() else 0.0
+    return stream_span_us(run)
 
 
 def reference_pipeline(acl, a_batches, b_batches, streams: int):

@@ -11,6 +11,10 @@ MAIN_RUN = "drifting"
 REFERENCES = ("recompute_baseline",)  # computed by the grader from the lesson's own planners
 
 
+def _name_zh(sequence: str, i: int, shape) -> str:
+    return f"{sequence} 序列第 {i} 个形状（{shape[0]}x{shape[1]}x{shape[2]}）"
+
+
 def _name(sequence: str, i: int, shape) -> str:
     return f"{sequence} shape {i} ({shape[0]}x{shape[1]}x{shape[2]})"
 
@@ -68,26 +72,32 @@ def _numerics(data) -> Criterion:
             ref = expected(i, shape)
             yours = got[i] if isinstance(got, list) and len(got) == len(shapes(name)) else None
             c = compare("numerics", yours, ref, tolerance(ref, shape[2]))
-            c.detail = _name(name, i, shape)
+            c.detail = bi(_name(name, i, shape), _name_zh(name, i, shape))
             cases.append(c)
     return first_failure(cases)
 
 
-def _plans(data, name: str) -> list[dict]:
+def _plans(data, name: str, count: int | None = None) -> list[dict]:
     plans = data.observed(f"plans_{name}")
-    if not isinstance(plans, list) or len(plans) != len(shapes(name)):
+    if not isinstance(plans, list) or len(plans) != (len(shapes(name)) if count is None else count):
         raise ValueError(f"plans_{name}: one plan per shape expected")
     return plans
 
 
-def _from_tiler(data) -> Criterion:
-    for name in SEQUENCES:
-        for i, plan in enumerate(_plans(data, name)):
+def _from_tiler(data, runs: dict | None = None) -> Criterion:
+    """Every plan of ``runs`` (run name -> its number of shapes; the visible sequences by default) valid and
+    from the tiler."""
+    runs = runs or dict.fromkeys(SEQUENCES)
+    for name, count in runs.items():
+        for i, plan in enumerate(_plans(data, name, count)):
             if plan.get("problem"):
                 return Criterion(
                     "from_tiler",
                     False,
-                    f"{_name(name, i, plan['shape'])}: {plan['problem']}",
+                    bi(
+                        f"{_name(name, i, plan['shape'])}: {plan['problem']}",
+                        f"{_name_zh(name, i, plan['shape'])}：{plan.get('problem_zh') or plan['problem']}",
+                    ),
                     bi("a valid tiling of the shape, from the tiler", "该形状的有效 tiling，来自 tiler"),
                 )
     return Criterion(
@@ -98,12 +108,13 @@ def _from_tiler(data) -> Criterion:
     )
 
 
-def _cache(data) -> Criterion:
+def _cache(data, runs: dict | None = None) -> Criterion:
     want = bi("a shape seen before: one tiler.reuse, no search", "见过的形状：一次 tiler.reuse，不再搜索")
     repeats = 0
-    for name in SEQUENCES:
+    runs = runs or dict.fromkeys(SEQUENCES)
+    for name, count in runs.items():
         seen = set()
-        for i, plan in enumerate(_plans(data, name)):
+        for i, plan in enumerate(_plans(data, name, count)):
             shape = tuple(plan["shape"])
             calls = plan.get("calls") or []
             if shape in seen:
@@ -115,13 +126,19 @@ def _cache(data) -> Criterion:
                         False,
                         bi(
                             f"{_name(name, i, shape)} was seen before; it cost: {did}",
-                            f"{_name(name, i, shape)} 之前出现过；这次花费：{did}",
+                            f"{_name_zh(name, i, shape)} 之前出现过；这次花费：{did}",
                         ),
                         want,
                     )
             seen.add(shape)
     done = bi(f"{repeats} repeated shapes, each one lookup", f"{repeats} 个重复形状，每个只查找一次")
     return Criterion("cache", True, done, want)
+
+
+def judge_hidden(data, ctx, case) -> list[Criterion]:
+    """One hidden sequence: every plan valid and from the tiler, every repeat one lookup, no finding."""
+    runs = {case.run: len(case.params["shapes"])}
+    return [_from_tiler(data, runs), _cache(data, runs), no_findings(findings(data.run(case.run)))]
 
 
 def _on_device(data) -> Criterion:
@@ -133,7 +150,12 @@ def _on_device(data) -> Criterion:
         need = sum(2 * m * n * k for m, n, k in sequence)
         back, need_back = d2h_from_kernel(run), sum(2 * m * n for m, n, _k in sequence)
         if flops < need or (name in NUMERICS and back < need_back):
-            weak.append(f"{name}: {flops} Cube flops of {need}, {back} B back from the kernels")
+            weak.append(
+                bi(
+                    f"{name}: {flops} Cube flops of {need}, {back} B back from the kernels",
+                    f"{name}：{flops} 次 Cube 运算（需要 {need} 次），{back} B 取自核函数输出",
+                )
+            )
     return Criterion(
         "on_device",
         not weak,

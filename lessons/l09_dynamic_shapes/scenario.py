@@ -53,6 +53,13 @@ def shapes(sequence: str) -> list[Shape]:
     return shapes_of(sequence, COUNT, SEED)
 
 
+def draw_repeats(rng: np.random.Generator) -> dict:
+    """Hidden: six requests drawn from three shapes (multiples of 16 from 128 to 768 per side), so shapes repeat
+    out of order; timed only (the plans are judged)."""
+    pool = [[int(rng.integers(8, 49)) * 16 for _ in range(3)] for _ in range(3)]
+    return {"shapes": [pool[int(rng.integers(0, 3))] for _ in range(6)]}
+
+
 def inputs(index: int, shape: Shape) -> tuple[np.ndarray, np.ndarray]:
     m, n, k = shape
     return uniform(900 + index, m * k).reshape(m, k), uniform(1900 + index, k * n).reshape(k, n)
@@ -121,15 +128,19 @@ class HostTiler:
     def launch(self, shape, tiling, stream: int, *gm) -> bool:
         """The host's launch of one request: the plan it took (the tiler calls since the last launch, and what
         is wrong with ``tiling``, if anything) is logged, then the kernel is queued if the tiling can run."""
-        from engine.kernels.matmul import matmul_tiled
+        from engine.kernels.matmul_tiling_data import matmul_tiling_data, tiling_context
 
         shape = _shape(shape)
-        problem, launchable = _problem(tiling, shape, self, self._sim.profile)
-        self.plans.append({"shape": list(shape), "calls": self.log[self._planned :], "problem": problem})
+        problem, problem_zh, launchable = _problem(tiling, shape, self, self._sim.profile)
+        plan = {"shape": list(shape), "calls": self.log[self._planned :], "problem": problem, "problem_zh": problem_zh}
+        self.plans.append(plan)
         self._planned = len(self.log)
-        if launchable:
-            ret = self._sim.acl.rt.launch_kernel(matmul_tiled, tiling.usedCoreNum, stream, *gm, tiling)
-            check(ret, "launch_kernel")
+        if launchable:  # the tiling travels as TilingData (lesson 2), its block count set by the tiling
+            context = tiling_context(tiling)
+            raw = context.get_raw_tiling_data()
+            check(
+                self._sim.acl.rt.launch_kernel(matmul_tiling_data, context.get_block_dim(), stream, *gm, raw), "launch"
+            )
         return launchable
 
 
@@ -165,20 +176,26 @@ class CachePlanner(RecomputePlanner):
         return tiling
 
 
-def _problem(tiling, shape: Shape, tiler: HostTiler, profile) -> tuple[str | None, bool]:
-    """Why ``tiling`` is not right for ``shape`` (None: it is), and whether it can be launched anyway
-    (a valid tiling of the shape that did not come from the tiler is launched, and reported)."""
+def _problem(tiling, shape: Shape, tiler: HostTiler, profile) -> tuple[str | None, str | None, bool]:
+    """Why ``tiling`` is not right for ``shape`` (English, Chinese; None: it is), and whether it can be launched
+    anyway (a valid tiling of the shape that did not come from the tiler is launched, and reported)."""
     if not isinstance(tiling, TCubeTiling):
-        return f"the planner returned {type(tiling).__name__}, not a TCubeTiling", False
+        name = type(tiling).__name__
+        return f"the planner returned {name}, not a TCubeTiling", f"planner 返回的是 {name}，不是 TCubeTiling", False
     if (tiling.M, tiling.N, tiling.Ka) != shape:
-        return f"the planner returned the tiling of {tiling.M}x{tiling.N}x{tiling.Ka}", False
+        got = f"{tiling.M}x{tiling.N}x{tiling.Ka}"
+        return f"the planner returned the tiling of {got}", f"planner 返回的是 {got} 的 tiling", False
     try:
         validate(tiling, profile)
     except TilingError as exc:
-        return str(exc), False
+        return str(exc), f"{exc.field} 不满足约束（{exc.limit}），实际为 {exc.value}", False
     if not tiler.made(tiling):
-        return "the tiling did not come from the tiler (tiler.search, or tiler.reuse of an earlier result)", True
-    return None, True
+        return (
+            "the tiling did not come from the tiler (tiler.search, or tiler.reuse of an earlier result)",
+            "这个 tiling 不是来自 tiler（tiler.search，或对先前结果的 tiler.reuse）",
+            True,
+        )
+    return None, None, True
 
 
 def serve(

@@ -14,8 +14,23 @@ from lessons.hostkit import kernel_us, uniform
 N = 48 * 4 * 8192  # four tiles per vector core when all 48 work
 
 
-def inputs() -> np.ndarray:
-    return uniform(10, N, -2.0, 2.0)
+def inputs(total: int = N, seed: int = 10) -> np.ndarray:
+    return uniform(seed, total, -2.0, 2.0)
+
+
+def draw_odd_length(rng: np.random.Generator) -> dict:
+    """Hidden: another length, no whole number of tiles per core nor of 32-byte data blocks."""
+    total = int(rng.integers(100_000, 1_000_000))
+    return {"total": total + (0 if total % 16 else 1), "seed": int(rng.integers(11, 1 << 20))}
+
+
+def draw_other_chip(rng: np.random.Generator) -> dict:
+    """Hidden: another chip, ascend910b4, with 40 vector cores."""
+    return {
+        "total": int(rng.integers(200_000, 1_600_000)),
+        "seed": int(rng.integers(11, 1 << 20)),
+        "profile": "ascend910b4",
+    }
 
 
 def expected(x: np.ndarray) -> np.ndarray:
@@ -29,11 +44,11 @@ def scenario(sim: Simulation) -> dict:
     return {"correct": y is not None and bool(np.array_equal(y, expected(inputs())))}
 
 
-def _kernel_us(blocks: int) -> float:
+def _kernel_us(cores: int) -> float:
     from . import solution
 
     sim = Simulation(numerics=False)
-    solution.run(sim.acl, np.zeros(N, np.float16), blocks)
+    solution.run(sim.acl, np.zeros(N, np.float16), cores)
     return kernel_us(sim.finish())
 
 

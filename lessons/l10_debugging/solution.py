@@ -2,8 +2,7 @@
 
 import numpy as np
 
-from engine import asc
-from engine.aicore.tiling import balanced_tiling, get_block_range
+from engine import TilingContext, asc
 from engine.host.acl_codes import (
     ACL_MEM_MALLOC_HUGE_FIRST,
     ACL_MEMCPY_DEVICE_TO_HOST,
@@ -11,29 +10,62 @@ from engine.host.acl_codes import (
     ACL_SUCCESS,
     error_name,
 )
+from lessons.hostkit import split_cores
 
-BLOCKS = 48  # fixed: every vector core of ascend910b1 (was 1)
+CORES = 48  # fixed: every vector core of ascend910b1 (was 1)
 TILE = 8192
 A, B = 0.5, -0.25
 
 
+class ReluTilingData(asc.TilingData):  # BEGIN_TILING_DATA_DEF(ReluTilingData)
+    former_num = asc.Field(asc.uint32)  # big cores first
+    former_length = asc.Field(asc.uint32)
+    tail_length = asc.Field(asc.uint32)
+    tile_length = asc.Field(asc.uint32)
+    former_tile_num = asc.Field(asc.uint32)
+    former_last_tile = asc.Field(asc.uint32)
+    tail_tile_num = asc.Field(asc.uint32)
+    tail_last_tile = asc.Field(asc.uint32)
+    a = asc.Field(asc.float32)
+    b = asc.Field(asc.float32)
+
+
+def relu_tiling(context: TilingContext, n, cores):
+    """The host's tiling: the fp16 data split over ``cores`` vector cores, each share in tiles of TILE."""
+    split = split_cores(n, 2, cores)
+    tiling = ReluTilingData(former_num=split.former_num, former_length=split.former_length, tile_length=TILE)
+    tiling.tail_length = split.tail_length
+    for kind, length in (("former", split.former_length), ("tail", split.tail_length)):
+        count = -(-length // TILE)
+        setattr(tiling, f"{kind}_tile_num", count)
+        setattr(tiling, f"{kind}_last_tile", length - (count - 1) * TILE)
+    tiling.a, tiling.b = A, B
+    context.set_block_dim(split.block_dim)
+    tiling.save_to_buffer(context.get_raw_tiling_data())
+
+
 @asc.jit(kernel_type=asc.KernelType.AIV_ONLY)
-def relu_axpb(x: asc.GlobalAddress, y: asc.GlobalAddress, total: int, a: float, b: float):
-    tiling = balanced_tiling(total, asc.get_block_num())
-    start, end = get_block_range(tiling, asc.get_block_idx())
-    length = end - start
+def relu_axpb(x: asc.GlobalAddress, y: asc.GlobalAddress, tiling: asc.TilingAddress):
+    t = asc.get_tiling_data(tiling)
+    idx = asc.get_block_idx()
+    if idx < t.former_num:
+        start, tiles, last = idx * t.former_length, t.former_tile_num, t.former_last_tile
+    else:
+        start = t.former_num * t.former_length + (idx - t.former_num) * t.tail_length
+        tiles, last = t.tail_tile_num, t.tail_last_tile
+    length = (tiles - 1) * t.tile_length + last
     x_gm, y_gm = asc.GlobalTensor(), asc.GlobalTensor()
     x_gm.set_global_buffer(x + start, length)
     y_gm.set_global_buffer(y + start, length)
     pipe = asc.TPipe()
     in_q, out_q = asc.TQue(asc.TPosition.VECIN, 2), asc.TQue(asc.TPosition.VECOUT, 2)
-    pipe.init_buffer(que=in_q, num=2, len=TILE * 2)
-    pipe.init_buffer(que=out_q, num=2, len=TILE * 2)
-    for offset in range(0, length, TILE):
-        count = min(TILE, length - offset)
-        copy_in(x_gm[offset:], in_q, count)
-        compute(in_q, out_q, count, a, b)
-        copy_out(y_gm[offset:], out_q, count)
+    pipe.init_buffer(que=in_q, num=2, len=t.tile_length * 2)
+    pipe.init_buffer(que=out_q, num=2, len=t.tile_length * 2)
+    for i in range(tiles):
+        count = t.tile_length if i < tiles - 1 else last
+        copy_in(x_gm[i * t.tile_length :], in_q, count)
+        compute(in_q, out_q, count, t.a, t.b)
+        copy_out(y_gm[i * t.tile_length :], out_q, count)
 
 
 def copy_in(x_gm, in_q, count):
@@ -63,7 +95,7 @@ def check(ret, what):
         raise RuntimeError(f"{what} failed: {error_name(ret)} ({ret})")
 
 
-def run(acl, x, blocks=BLOCKS):
+def run(acl, x, cores=CORES):
     """y = relu(A * x + B) on the device: x is uploaded on one stream, the kernel runs on another."""
     n, nbytes = x.size, x.nbytes
     check(acl.init(), "acl.init")
@@ -76,9 +108,10 @@ def run(acl, x, blocks=BLOCKS):
     check(ret, "malloc_host")
     host_y, ret = acl.rt.malloc_host(nbytes)
     check(ret, "malloc_host")
-    dev_x, ret = acl.rt.malloc(nbytes, ACL_MEM_MALLOC_HUGE_FIRST)
+    padded = -(-nbytes // 32) * 32  # the tiling pads every share to whole 32-byte data blocks
+    dev_x, ret = acl.rt.malloc(padded, ACL_MEM_MALLOC_HUGE_FIRST)
     check(ret, "malloc")
-    dev_y, ret = acl.rt.malloc(nbytes, ACL_MEM_MALLOC_HUGE_FIRST)
+    dev_y, ret = acl.rt.malloc(padded, ACL_MEM_MALLOC_HUGE_FIRST)
     check(ret, "malloc")
     uploaded, ret = acl.rt.create_event()
     check(ret, "create_event")
@@ -86,8 +119,10 @@ def run(acl, x, blocks=BLOCKS):
     check(acl.rt.memcpy_async(dev_x, nbytes, host_x, nbytes, ACL_MEMCPY_HOST_TO_DEVICE, upload), "upload")
     check(acl.rt.record_event(uploaded, upload), "record_event")  # fixed: the kernel waits for the upload
     check(acl.rt.stream_wait_event(work, uploaded), "stream_wait_event")
-    args = (asc.GlobalAddress(dev_x), asc.GlobalAddress(dev_y), n, A, B)
-    check(acl.rt.launch_kernel(relu_axpb, blocks, work, *args), "launch_kernel")
+    context = TilingContext()
+    relu_tiling(context, n, cores)
+    args = (asc.GlobalAddress(dev_x), asc.GlobalAddress(dev_y), context.get_raw_tiling_data())
+    check(acl.rt.launch_kernel(relu_axpb, context.get_block_dim(), work, *args), "launch_kernel")
     check(acl.rt.memcpy_async(host_y, nbytes, dev_y, nbytes, ACL_MEMCPY_DEVICE_TO_HOST, work), "download")
     ret = acl.rt.synchronize_stream(work)
     y = acl.util.ptr_to_numpy(host_y, n, np.float16).copy() if ret == ACL_SUCCESS else None

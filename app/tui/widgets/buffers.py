@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from rich.text import Text
 
-from app.present.text import fit, hbar, value_rows
+from app.present.text import fit, fractal_rows, hbar, value_rows
 from app.present.vocabulary import SlotStatus
 
 from .pane import View
@@ -28,6 +28,7 @@ class BuffersView(View):
         "buffers--selected",
         "buffers--dim",
         "buffers--values",
+        "buffers--fractals",
         *(status.style for status in SlotStatus),
     }
 
@@ -45,6 +46,16 @@ class BuffersView(View):
             if tile.get("values") is None:
                 out.append("\n" + fit(tile.get("note", ""), width), dim)
             else:
+                fractals = tile.get("fractals")
+                if fractals:  # how the slot keeps the tile: its fractals, where each sits and in what order
+                    out.append("\n" + fit(fractals["format_label"], width), self.style("buffers--header"))
+                    out.append("\n" + fit(fractals["title"], width), dim)
+                    for line in fractal_rows(fractals, width):
+                        out.append("\n" + fit(line, width), self.style("buffers--fractals"))
+                    if fractals["more"]:
+                        out.append("\n" + fit(fractals["more"], width), dim)
+                    out.append("\n" + fit(fractals["where"], width), dim)
+                    out.append("\n" + fit(fractals["legend"], width), dim)
                 out.append("\n" + fit(model["shape"], width), dim)
                 for line in value_rows(tile["values"], width):
                     out.append("\n" + line, self.style("buffers--values"))
@@ -60,6 +71,8 @@ class BuffersView(View):
                 text = f"{'▸' if chosen else ' '}{status.glyph} q{s['queue']} {s['position']} {slot} {s['state_label']}"
                 if s["tile"]:
                     text += f"  {s['tile']}"
+                if s.get("format"):
+                    text += f" {s['format']}"
                 style = self.style(status.style)
                 if chosen:
                     style = style + self.style("buffers--selected")

@@ -24,6 +24,7 @@ ENTRIES = (
     ("?", "short.help", ("help",)),
     ("q", "short.quit", ("quit",)),
     ("⇧←→", "short.kind_of", ("kind(-1)", "kind(1)")),
+    ("c", "cpp.short", ("cpp",)),
     ("b", "short.breakpoint", ("breakpoint",)),
     ("+-", "short.speed", ("speed(1)", "speed(-1)")),
     ("tab", "short.pane", ("app.focus_next",)),

@@ -10,14 +10,17 @@ from .pane import View
 
 
 class NarrationView(View):
-    """Model: ``text``, ``problem`` (a step that is not in the run) and ``host`` (what the host is doing; the
-    current event itself is on the status line, in sight at any size)."""
+    """Model: ``text``, ``diagnosis`` (what the step's symptom means, or a note that it is hidden: lesson 10),
+    ``problem`` (a step that is not in the run) and ``host`` (what the host is doing; the current event itself is
+    on the status line, in sight at any size)."""
 
     WRAP = True
     COMPONENT_CLASSES: ClassVar[set[str]] = {"narration--problem", "narration--now"}
 
     def draw(self, model: dict, width: int) -> Text:
         out = Text(model.get("text", ""))
+        if model.get("diagnosis"):
+            out.append("\n\n" + model["diagnosis"])
         if model.get("problem"):
             out.append("\n" + model["problem"], self.style("narration--problem"))
         out.append(f"\n▶ {model['host']}", self.style("narration--now"))

@@ -135,7 +135,7 @@ def bench(as_json: bool, quick: bool) -> None:
     doc = run_bench(quick=quick, progress=phase)
     factor = doc["machine"]["factor"]
     click.echo(f"bench [4/{total}] replay: seeking in a huge run, stepping a small one ...", err=True)
-    for figure in replay_figures(quick, factor):
+    for figure in replay_figures(quick):
         doc["figures"][figure.name] = figure.to_dict()
         if quick:
             doc["figures"][figure.name]["ok"] = None
@@ -148,8 +148,8 @@ def bench(as_json: bool, quick: bool) -> None:
     m = doc["machine"]
     click.echo(
         f"This machine: {m['cores']} cores, Python {m['python']}, numpy {m['numpy']}; it runs the yardstick "
-        f"{factor:.2f} x as slowly as the machine issue 23's targets were set on: targets in seconds are read x "
-        f"{factor:.2f}{'  (quick: sizes reduced, targets not judged)' if quick else ''}"
+        f"{factor:.2f} x as slowly as the machine issue 23's targets were set on (an estimate; the targets are "
+        f"judged as they are){'  (quick: sizes reduced, targets not judged)' if quick else ''}"
     )
     for name, f in doc["figures"].items():
         sign = "<=" if f["better"] == "lower" else ">="

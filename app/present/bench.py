@@ -5,8 +5,7 @@
 * ``replay_step_ms`` — one step forward or back (``state_at(s + 1)`` / ``state_at(s - 1)``) on a
   256^3 matmul on 4 cores with numerics, median.
 
-Their targets (issue 23's seek under 50 ms; 5 ms a step) are read for this machine as the engine's are:
-times the machine factor (:mod:`engine.tools.bench`).
+Their targets: issue 23's seek under 50 ms; 5 ms a step.
 """
 
 from __future__ import annotations
@@ -35,7 +34,7 @@ SEEK_TARGET_MS = 50
 STEP_TARGET_MS = 5
 
 
-def replay_figures(quick: bool = False, factor: float = 1.0) -> list[Figure]:
+def replay_figures(quick: bool = False) -> list[Figure]:
     size = 1024 if quick else 8192
     run = run_scenario("matmul", m=size, n=size, k=size, numerics=False)
     t0 = time.perf_counter()
@@ -55,16 +54,16 @@ def replay_figures(quick: bool = False, factor: float = 1.0) -> list[Figure]:
         Figure(
             "replay_state_at_ms",
             round(seek, 2),
-            round(SEEK_TARGET_MS * factor, 2),
+            SEEK_TARGET_MS,
             "lower",
             "ms",
             f"{size}^3 timing-only trace, {len(replay.trace)} rows: replay built in {build:.2f} s, "
-            f"median of {len(steps)} random seeks; issue 23: < {SEEK_TARGET_MS} ms on its machine, x {factor:.2f} here",
+            f"median of {len(steps)} random seeks",
         ),
         Figure(
             "replay_step_ms",
             round(step, 2),
-            round(STEP_TARGET_MS * factor, 2),
+            STEP_TARGET_MS,
             "lower",
             "ms",
             f"256^3 matmul on 4 cores with numerics, {len(lesson)} steps: median of {len(moves)} steps back and forth",

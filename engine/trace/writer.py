@@ -73,6 +73,7 @@ class Trace:
         self._chunk_starts: list[int] = []
         self._rows: list[tuple] = []
         self._packed = 0
+        self._moved = 0  # rows freeze moved into its result (still counted: len() is the rows recorded)
         self.names = Interner()
         self.srcs = Interner()
         self.lanes = Interner()
@@ -162,7 +163,7 @@ class Trace:
 
     # -- rows ---------------------------------------------------------------------------------
     def __len__(self) -> int:
-        return self._packed + len(self._rows)
+        return self._moved + self._packed + len(self._rows)
 
     def add(
         self,
@@ -301,6 +302,7 @@ class Trace:
         chunks = self._chunks
         self._chunks, self._chunk_starts = [], []
         n, self._packed = self._packed, 0
+        self._moved += n
 
         def take(name: str, dtype) -> np.ndarray:  # one column of every chunk, the chunks letting go of it
             parts = [chunk.pop(name) for chunk in chunks]

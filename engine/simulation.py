@@ -130,7 +130,7 @@ class Simulation(HostChecks):
         self.numerics = numerics
         self.strict = strict
         self.fast = fast  # let kernels with a fast path use it (identical programs, tested)
-        self.steady = steady  # place repeated stretches of stamped steps by shifting them (engine.aicore.steady; tested)
+        self.steady = steady  # place repeated stretches of stamped steps by shifting (engine.aicore.steady; tested)
         self.clock = EventCore()
         self.trace = Trace()
         self.trace.on_progress = progress  # called with the trace rows so far, now and then (never prints)

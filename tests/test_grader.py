@@ -63,9 +63,9 @@ def _harness_processes() -> list[int]:
     out = []
     for pid in os.listdir("/proc"):
         try:
-            if pid.isdigit() and harness in Path(f"/proc/{pid}/cmdline").read_bytes():
-                if "bwrap" not in _ancestors(int(pid)):
-                    out.append(int(pid))
+            ours = pid.isdigit() and harness in Path(f"/proc/{pid}/cmdline").read_bytes()
+            if ours and "bwrap" not in _ancestors(int(pid)):
+                out.append(int(pid))
         except OSError:
             pass
     return out

@@ -55,18 +55,19 @@ def draw_uneven(rng: np.random.Generator) -> dict:
     m = BASE_M * int(rng.integers(1, 4)) + tail
     n = 16 * int(rng.integers(17, 48))
     n += 16 if n % BASE_N == 0 else 0
-    return {"m": m, "n": n, "k": 16 * int(rng.integers(4, 17)), "seed": int(rng.integers(12, 1 << 20)), "slots": 2}
+    k = 16 * int(rng.integers(4, 16))  # 64 .. 240: a K slice of 64 and a shorter one
+    return {"m": m, "n": n, "k": k, "seed": int(rng.integers(12, 1 << 20)), "slots": 2}
 
 
 def draw_other_chip(rng: np.random.Generator) -> dict:
-    """ascend910b3 (20 AI cores; source: INI), more base blocks per AI core than the visible case and another
-    number of workspace slots (1 or 3)."""
+    """ascend910b3 (20 AI cores; source: INI), more base blocks per AI core than the visible case and one workspace
+    slot per AI core instead of two (a slot reused at every block)."""
     return {
-        "m": BASE_M * int(rng.integers(1, 4)),
+        "m": BASE_M * int(rng.choice([3, 5])),  # 3 or 5 AI cores
         "n": BASE_N * int(rng.integers(4, 7)),
         "k": 16 * int(rng.integers(4, 9)),
         "seed": int(rng.integers(12, 1 << 20)),
-        "slots": int(rng.choice([1, 3])),
+        "slots": 1,
         "profile": "ascend910b3",
     }
 

@@ -184,8 +184,14 @@ def hidden_wrong(lesson: int) -> dict[str, tuple[str, set[str]]]:
     if lesson == 11:  # the cooperation written for the visible case only: two slots, even rows per base block
         return {
             # the slot count of the visible case, whatever the host's tiling says
-            "two_slots": (edit(good, "    t = asc.get_tiling_data(tiling)\n", "    t = asc.get_tiling_data(tiling)\n"
-                                "    t.slots = 2  # the visible case's\n"), {"other_chip"}),
+            "two_slots": (
+                edit(
+                    good,
+                    "    t = asc.get_tiling_data(tiling)\n",
+                    "    t = asc.get_tiling_data(tiling)\n    t.slots = 2  # the visible case's\n",
+                ),
+                {"other_chip"},
+            ),
             # each AIV takes mr // 2 rows: the odd row of a base block is nobody's
             "half_rows": (
                 edit(

@@ -53,9 +53,14 @@ def window(height, width, m_start, k_start, rows, cols):
     """L1 -> L0 of the ``rows x cols`` window at (``m_start``, ``k_start``) of an NZ matrix ``height`` rows high and
     ``width`` columns wide: the image-to-column load used as a matmul load (a 1 x 1 filter over one row)."""
     return asc.LoadData3DParamsV2(
-        l1_h=1, l1_w=height, channel_size=width, k_extension=cols, m_extension=rows, k_start_pt=k_start,
+        l1_h=1,
+        l1_w=height,
+        channel_size=width,
+        k_extension=cols,
+        m_extension=rows,
+        k_start_pt=k_start,
         m_start_pt=m_start,
-    )  # fmt: skip
+    )
 
 
 @asc.jit(kernel_type=asc.KernelType.MIX_AIC_1_2)

@@ -2,7 +2,7 @@
 
 The host tiling (matmul_leaky_relu_tiling) and the data paths are written: the AIC computes each base block of its
 region of C and the fixpipe leaves it, fp32, in one of the GM workspace slots the host gave this AI core
-(td.slots, two here); each AIV reads rows of the block back into UB, applies LeakyReLU, casts to fp16 and
+(t.slots, two here); each AIV reads rows of the block back into UB, applies LeakyReLU, casts to fp16 and
 writes C. What is missing is the cooperation: the three cores run at the same time and nothing orders them.
 Write (the TODOs say where):
   1. in vector_part, which rows of each block this AIV takes: AIV 0 and AIV 1 (asc.get_subblockidx()) share
@@ -17,7 +17,7 @@ Check it with:  ascendsim lesson check 11
 
 第 11 课练习：在每个 AI Core 的 Cube 核（AIC）和它的两个 Vector 核（AIV）上计算 C = LeakyReLU(A @ B)，MIX 1:2。
 主机 tiling（matmul_leaky_relu_tiling）和数据通路都已写好：AIC 计算它那部分 C 的每个基本块，fixpipe 把它以 fp32
-写入主机分给这个 AI Core 的某个 GM workspace 槽位（td.slots，这里是两个）；每个 AIV 把块的若干行读回 UB，做
+写入主机分给这个 AI Core 的某个 GM workspace 槽位（t.slots，这里是两个）；每个 AIV 把块的若干行读回 UB，做
 LeakyReLU，转成 fp16 并写入 C。缺的是协作：三个核同时运行，没有任何东西约束它们的先后。请写出（位置见 TODO）：
   1. 在 vector_part 中，这个 AIV 负责每个块的哪些行：AIV 0 和 AIV 1（asc.get_subblockidx()）共同处理每个块，
      各处理约一半的行，每一行恰好读一次（约 2 行代码）；

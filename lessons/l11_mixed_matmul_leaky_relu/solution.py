@@ -1,10 +1,9 @@
 """Lesson 11 reference solution: C = LeakyReLU(A @ B) on each AI core's Cube and its two Vector cores (MIX 1:2).
 
-The AIC computes the base blocks of its region of C and leaves each, fp32, in one of its GM workspace slots
-(the host's td.slots, two here);
-the two AIVs of the same AI core each read half of the block's rows back, apply LeakyReLU, cast to fp16 and
-write C. Cross-core flags (mode 2) hand the slots back and forth: READY + slot (AIC -> both AIVs) after the
-fixpipe wrote the slot, FREE + slot (each AIV -> AIC) after the AIV's reads of the slot.
+The AIC computes the base blocks of its region of C and leaves each, fp32, in one of its GM workspace slots (the
+host's t.slots, two here); the two AIVs of the same AI core each read half of the block's rows back, apply LeakyReLU,
+cast to fp16 and write C. Cross-core flags (mode 2) hand the slots back and forth: READY + slot (AIC -> both AIVs)
+after the fixpipe wrote the slot, FREE + slot (each AIV -> AIC) after the AIV's reads of the slot.
 """
 
 from engine import TilingContext, asc

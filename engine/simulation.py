@@ -123,12 +123,14 @@ class Simulation(HostChecks):
         numerics: bool = True,
         strict: bool = False,
         fast: bool = True,
+        steady: bool = True,
         progress: Callable[[int], None] | None = None,
     ):
         self.profile = load_profile(profile) if isinstance(profile, str | Path) else profile
         self.numerics = numerics
         self.strict = strict
         self.fast = fast  # let kernels with a fast path use it (identical programs, tested)
+        self.steady = steady  # place repeated stretches of stamped steps by shifting (engine.aicore.steady; tested)
         self.clock = EventCore()
         self.trace = Trace()
         self.trace.on_progress = progress  # called with the trace rows so far, now and then (never prints)

@@ -7,10 +7,10 @@ memory (the gunicorn workers and the jobs they fork), sampled every 0.2 s.
 
 ``python -m tests.class_load --users 5,10,20,40`` prints the table (a benchmark: figures, no pass/fail);
 ``--phases`` adds each user's progress lines with their times, and ``CLASS_LOAD_LOG=FILE`` keeps the server's log.
-The acceptance test (20 users on ``gunicorn -w 2``, every one sees their own run) is not in the suite yet. On this
-2-core machine all 20 now see their run, but p95 is 60-100 s: the jobs queue behind one another while the 20
-Chromiums on the same two cores use several times the server's CPU (the browsers' column is a lower bound:
-renderers that exit between samples are not counted).
+The acceptance test (tests/test_class_load.py: 20 users on ``gunicorn -w 2``, each with a small run, every one
+sees their own run) is in the suite. ``--http`` replays what each page sends without browsers
+(tests/class_load_http.py). The browsers' CPU column is a lower bound: renderers that exit between samples are
+not counted.
 """
 
 from __future__ import annotations
@@ -99,8 +99,9 @@ async def _user(browser, url: str, i: int, expected: int, load: Load, steps: int
     page = await context.new_page()
     page.set_default_timeout(TIMEOUT_S * 1000)
     try:
-        await page.goto(url + "/")
-        await page.wait_for_selector("#step-label")
+        if steps:  # the lessons page first (0 steps: straight to the playground)
+            await page.goto(url + "/")
+            await page.wait_for_selector("#step-label")
         for s in range(2, steps + 2):
             await page.click("#step-forward")
             await page.wait_for_function(
@@ -158,14 +159,17 @@ async def _drive(url: str, users: int, expected: list[int], load: Load, steps: i
         await browser.close()
 
 
-def measure(users: int, workers: int = 2, steps: int = STEPS, small: bool = False) -> Load:
+def measure(
+    users: int, workers: int = 2, steps: int = STEPS, small: bool = False, http: bool = False, threads: int = 0
+) -> Load:
     """One class of ``users`` on a fresh ``gunicorn -w workers`` over an empty runs folder (``small``: each
-    user's matmul 64 to 320 on a side instead of 256 to 1024)."""
+    user's matmul 64 to 320 on a side instead of 256 to 1024; ``http``: clients that send what a page sends,
+    without browsers: tests/class_load_http.py)."""
     import psutil
 
-    expected = [events(*shape(i, small)) for i in range(users)]
+    expected = [] if http else [events(*shape(i, small)) for i in range(users)]
     with tempfile.TemporaryDirectory() as tmp:
-        server = Server(Path(tmp), workers=workers, log_dir=Path(tmp))
+        server = Server(Path(tmp), workers=workers, log_dir=Path(tmp), threads=threads)
         load = Load(users)
         done = threading.Event()
 
@@ -185,7 +189,12 @@ def measure(users: int, workers: int = 2, steps: int = STEPS, small: bool = Fals
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
         try:
-            asyncio.run(_drive(server.url, users, expected, load, steps, small))
+            if http:
+                from tests.class_load_http import drive
+
+                drive(server.url, users, [shape(i, small) for i in range(users)], load)
+            else:
+                asyncio.run(_drive(server.url, users, expected, load, steps, small))
         finally:
             done.set()
             sampler.join()
@@ -203,6 +212,8 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=STEPS, help="steps each user takes before running")
     parser.add_argument("--small", action="store_true", help="each user's matmul 64 to 320 on a side")
     parser.add_argument("--phases", action="store_true", help="also print each user's progress lines, timed")
+    parser.add_argument("--http", action="store_true", help="HTTP clients that send what a page sends, no browsers")
+    parser.add_argument("--threads", type=int, default=0, help="gunicorn --threads (0: its sync workers)")
     args = parser.parse_args()
     print(
         "| users | runs seen | run-to-views p50 (s) | p95 (s) | errors | CPU (mean) | server RSS (max) "
@@ -210,7 +221,7 @@ def main() -> None:
     )
     print("|---|---|---|---|---|---|---|---|---|")
     for users in (int(x) for x in args.users.split(",")):
-        load = measure(users, steps=args.steps, small=args.small)
+        load = measure(users, steps=args.steps, small=args.small, http=args.http, threads=args.threads)
         print(load.row(), flush=True)
         for e in load.errors[:3]:
             print(f"    {e}")

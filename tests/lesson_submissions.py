@@ -181,6 +181,27 @@ def hidden_wrong(lesson: int) -> dict[str, tuple[str, set[str]]]:
         }
     if lesson == 7:  # the 24 cores of the visible chip, whatever make_tiling is told
         return {"all_24_cores": (edit(good, "    best = None\n", "    best = None\n    cores = 24\n"), {"other_chip"})}
+    if lesson == 11:  # the cooperation written for the visible case only: two slots, even rows per base block
+        return {
+            # the slot count of the visible case, whatever the host's tiling says
+            "two_slots": (
+                edit(
+                    good,
+                    "    t = asc.get_tiling_data(tiling)\n",
+                    "    t = asc.get_tiling_data(tiling)\n    t.slots = 2  # the visible case's\n",
+                ),
+                {"other_chip"},
+            ),
+            # each AIV takes mr // 2 rows: the odd row of a base block is nobody's
+            "half_rows": (
+                edit(
+                    good,
+                    "        upper = (mr + 1) // 2",
+                    "        upper = mr // 2",
+                ).replace("(upper, mr - upper)", "(upper, upper)"),
+                {"uneven"},
+            ),
+        }
     if lesson == 12:  # the operator project: what holds for the visible chip and the visible 2-D shapes only
         return {
             # the 910B1's 48 vector cores, whatever the platform says

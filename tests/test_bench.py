@@ -28,4 +28,11 @@ def test_bench_quick_reports_every_figure():
     for name, f in doc["figures"].items():
         assert f["value"] > 0, name
         assert f["target"] > 0 and f["better"] in ("lower", "higher") and f["ok"] is None
-    assert doc["machine"]["cores"] >= 1 and doc["quick"] is True
+    assert doc["machine"]["cores"] >= 1 and doc["quick"] is True and doc["machine"]["factor"] > 0
+    from app.cli.scale import QUICK_SIZES
+
+    assert [r["size"] for r in doc["scale"]] == list(QUICK_SIZES)  # the scale table: one row per size, measured
+    for row in doc["scale"]:
+        assert row["events"] > 0 and row["instructions"] > 0 and row["peak_mb"] > 0 and row["bytes_per_event"] >= 0
+    small, big = doc["scale"]
+    assert big["instructions"] > 2 * small["instructions"]  # 8x the work: the rows measure different runs

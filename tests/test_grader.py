@@ -38,12 +38,33 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def _ancestors(pid: int) -> list[str]:
+    """The command names of a process's parents up to init."""
+    names = []
+    while pid > 1:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            break
+        pid = int(stat[stat.rindex(")") + 2 :].split()[1])
+        try:
+            names.append(Path(f"/proc/{pid}/comm").read_text().strip())
+        except OSError:
+            break
+    return names
+
+
 def _harness_processes() -> list[int]:
-    """Processes still running the child harness (a grandchild that escaped its sandbox would be one)."""
+    """Processes running this checkout's child harness outside any live sandbox: a grandchild that escaped its
+    sandbox, or outlived it, would be one. (The sandbox binds the harness at its own path, so another
+    checkout's gradings are not counted; a grading running at the same time in another test is under its
+    bwrap.)"""
+    harness = str(REPO / "lessons" / "harness.py").encode()
     out = []
     for pid in os.listdir("/proc"):
         try:
-            if pid.isdigit() and b"lessons/harness.py" in Path(f"/proc/{pid}/cmdline").read_bytes():
+            ours = pid.isdigit() and harness in Path(f"/proc/{pid}/cmdline").read_bytes()
+            if ours and "bwrap" not in _ancestors(int(pid)):
                 out.append(int(pid))
         except OSError:
             pass

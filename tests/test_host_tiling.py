@@ -16,7 +16,14 @@ import pytest
 
 LESSONS = Path(__file__).resolve().parent.parent / "lessons"
 TILING_FUNCTIONS = frozenset(("balanced_tiling", "get_block_range", "compute_optimal_tiling"))
-ON_TILING_DATA = ("l02_spmd_partition", "l04_tiling_ub", "l05_double_buffer", "l10_debugging", "l12_operator_project")
+ON_TILING_DATA = (
+    "l02_spmd_partition",
+    "l04_tiling_ub",
+    "l05_double_buffer",
+    "l10_debugging",
+    "l11_mixed_matmul_leaky_relu",
+    "l12_operator_project",
+)
 FOLDERS = sorted(p for p in LESSONS.glob("l[0-9][0-9]_*") if p.is_dir())
 
 

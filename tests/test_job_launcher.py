@@ -15,6 +15,14 @@ import pytest
 from app.server.launcher import Launcher, LauncherGone
 
 
+def _ended(pid: int) -> bool:
+    """Whether process ``pid`` has ended (gone, or a zombie not yet reaped)."""
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
 def _wait(predicate, timeout: float = 20.0) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -79,7 +87,7 @@ def test_a_job_is_the_launchers_child_and_is_cancelled_by_its_pid(launched):
     job = psutil.Process(pid)
     assert job.ppid() == launcher.pid != os.getpid()
     os.kill(pid, signal.SIGKILL)  # what Dash's cancel does with the pid it was given
-    assert _wait(lambda: not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE)
+    assert _wait(lambda: _ended(pid))
     assert _wait(lambda: not psutil.pid_exists(pid))  # reaped by the launcher, not left a zombie
     assert cache.get("done-long") is None
 
@@ -109,7 +117,7 @@ def test_the_launcher_ends_with_its_server_and_says_so_when_gone(tmp_path):
 def test_a_result_is_delivered_although_its_job_is_reaped_while_dash_cleans_it_up(tmp_path, monkeypatch):
     """Dash's ``get_result`` takes the result out of the cache, then terminates the job; a job the launcher reaped
     in between (its ``children()`` raise NoSuchProcess) must not turn the poll into an error and lose the run."""
-    from app.server.jobs import LocalManager
+    from app.server.managers import LocalManager
 
     manager = LocalManager(tmp_path / "callbacks")
     manager.handle.set("result-key", {"run": 1})
@@ -158,7 +166,7 @@ def test_a_request_sent_again_polls_the_job_it_started_and_a_taken_result_is_the
     """What a page sends when an answer was lost with the worker that gave it (app/web/assets/player.js): the
     click sent again polls the job the first one started while it runs, and a poll sent again finds the result
     the first poll took. A new identical click after the job has ended gets a job of its own and its own answer."""
-    from app.server.jobs import LocalManager
+    from app.server.managers import LocalManager
 
     folder = tmp_path / "callbacks"
     manager = LocalManager(folder)
@@ -174,10 +182,99 @@ def test_a_request_sent_again_polls_the_job_it_started_and_a_taken_result_is_the
         assert manager.call_job_fn("k", job, (1.0,), {}) == first  # the click sent again: the same job
         assert _wait(lambda: manager.get_result("k", first) is not manager.UNDEFINED)
         assert manager.get_result("k", first) == {"slept": 1.0}  # a poll sent again: the result is still there
-        assert _wait(lambda: not manager.job_running(first))
+        assert _wait(lambda: _ended(first))
         again = manager.call_job_fn("k", job, (0.5,), {})  # a later click with the same inputs
         assert again != first
         assert manager.get_result("k", again) is manager.UNDEFINED  # not what the ended job answered
         assert _wait(lambda: manager.get_result("k", again) == {"slept": 0.5})
+    finally:
+        manager._launcher.close()
+
+
+def test_an_answer_written_between_a_polls_two_looks_still_reaches_the_page(tmp_path):
+    """Dash asks for the result, then whether the job runs: a job that wrote its answer and ended in between must
+    count as running, so the next poll takes the answer (Dash's own manager said "ended": the page stopped
+    polling and the run never arrived). Also: a finished job's process id is never killed again."""
+    from app.server.managers import LocalManager
+
+    folder = tmp_path / "callbacks"
+    manager = LocalManager(folder)
+
+    def job(result_key, _progress_key, args, _context):
+        time.sleep(args[0])
+        diskcache.Cache(str(folder)).set(result_key, {"slept": args[0]})
+
+    manager.func_registry = {"job": job}
+    manager.start()
+    try:
+        pid = manager.call_job_fn("k", job, (0.3,), {})
+        assert manager.get_result("k", pid) is manager.UNDEFINED
+        assert _wait(lambda: _ended(pid))
+        assert manager.job_running(pid)
+        assert manager.get_result("k", pid) == {"slept": 0.3}
+        manager.terminate_job(pid)  # what Dash does next: the job has ended, so nothing is killed
+    finally:
+        manager._launcher.close()
+
+
+def _poll(manager, key: str, job, timeout: float = 30.0):
+    """What a page's polls get, as Dash asks: the result, or None when Dash would stop polling without one."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = manager.get_result(key, job)
+        if found is not manager.UNDEFINED:
+            return found
+        if not manager.job_running(job):
+            return None
+        time.sleep(0.05)
+    raise AssertionError(f"no answer for {key} within {timeout} s")
+
+
+def _marked_job(folder, marker):
+    def job(result_key, _progress_key, args, _context):
+        with open(marker, "a") as fh:
+            fh.write(f"{os.getpid()}\n")
+        if args[0] == "die":
+            os.kill(os.getpid(), signal.SIGKILL)
+        time.sleep(args[0])
+        diskcache.Cache(str(folder)).set(result_key, {"slept": args[0]})
+
+    return job
+
+
+def test_a_job_whose_process_is_killed_is_started_again_for_its_page_and_one_that_always_dies_is_given_up(tmp_path):
+    """The out-of-memory killer or an operator ends a job's process: the page's next poll starts it again (at most
+    TAKEOVERS times) and the run arrives; a job that always dies is given up and its answer says so; a cancelled
+    job is not started again."""
+    from app.server.jobs import LOST, TAKEOVERS
+    from app.server.managers import LocalManager
+
+    folder, marker = tmp_path / "callbacks", tmp_path / "ran"
+    manager = LocalManager(folder)
+    job = _marked_job(folder, marker)
+    manager.func_registry = {"job": job}
+    manager.start()
+
+    def ran() -> list[int]:
+        return [int(x) for x in marker.read_text().split()] if marker.exists() else []
+
+    try:
+        first = manager.call_job_fn("killed", job, (1.0,), {})
+        assert _wait(ran)
+        os.kill(first, signal.SIGKILL)
+        assert _poll(manager, "killed", first) == {"slept": 1.0}
+        assert len(ran()) == 2
+
+        marker.unlink()
+        doomed = manager.call_job_fn("doomed", job, ("die",), {})
+        assert _poll(manager, "doomed", doomed) == {"background_callback_error": {"msg": LOST, "tb": ""}}
+        assert len(ran()) == 1 + TAKEOVERS
+
+        marker.unlink()
+        cancelled = manager.call_job_fn("cancelled", job, (5.0,), {})
+        assert _wait(ran)
+        manager.terminate_job(cancelled)
+        assert _poll(manager, "cancelled", cancelled) is None  # Dash stops polling, with no answer
+        assert len(ran()) == 1
     finally:
         manager._launcher.close()

@@ -1,7 +1,7 @@
 """Hidden cases and predictions, as a trainee meets them in the check's report (text and JSON, both languages).
 
-For lessons 1, 3, 6, 7 and 8: the reference solution passes every hidden case; a submission right on the visible cases
-but wrong on a hidden kind fails, and the report names that kind and never the case's values or the seed. A
+For lessons 1, 3, 6, 7, 8 and 11: the reference solution passes every hidden case; a submission right on the visible
+cases but wrong on a hidden kind fails, and the report names that kind and never the case's values or the seed. A
 prediction never changes the verdict or the score, and a check with no predictions reveals no answer and no
 explanation. And the folding of hidden criteria itself (:func:`lessons.hidden.merge`), without grading.
 """
@@ -56,7 +56,7 @@ def _values(lesson) -> set[str]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("number", [1, 3, 6, 7, 8])
+@pytest.mark.parametrize("number", [1, 3, 6, 7, 8, 11])
 def test_a_hidden_failure_names_its_kind_and_nothing_of_the_case(number, tmp_path):
     lesson = catalog.get(number)
     subs = {"reference": (solution(number), set()), **hidden_wrong(number)}
@@ -190,3 +190,11 @@ def test_a_criterion_right_on_the_visible_cases_but_wrong_on_a_hidden_one_fails_
     assert kinds == [{"kind": "unaligned", "passed": False}]
     again, kinds = merge(_Lesson, visible, [(case, [Criterion("numerics", True)])])
     assert again == visible and kinds == [{"kind": "unaligned", "passed": True}]
+
+
+@pytest.mark.parametrize("lesson", catalog.lessons(), ids=lambda x: x.slug)
+def test_every_hidden_kind_says_what_to_think_of_in_both_languages(lesson):
+    for kind in lesson.hidden:
+        assert kind.hint and kind.hint["en"].strip() and kind.hint["zh"].strip(), (lesson.slug, kind.id)
+        assert any("\u4e00" <= ch <= "\u9fff" for ch in kind.hint["zh"]), (lesson.slug, kind.id)
+        assert kind.hint["en"] != kind.hint["zh"]

@@ -138,3 +138,50 @@ def test_a_window_is_small_json(lesson1):
     w = frames(lesson1, 0, len(lesson1), CoreRef("AIV", 0))
     size = len(json.dumps(w))
     assert size < 800 * len(lesson1)  # bytes per step, parts included (575 measured)
+
+
+class _EveryTensor(dict):
+    """Every tensor name a tile may carry, each with an index (a run without named GM tensors still has tiles)."""
+
+    def __contains__(self, name) -> bool:
+        return True
+
+    def __getitem__(self, name) -> int:
+        return self.setdefault(name, len(self))
+
+
+@pytest.mark.parametrize("name", ["matmul-odd", "matmul-leaky-relu", "vector-add", "dynamic-shapes"])
+def test_the_tiles_of_a_whole_window_are_each_steps_own_slot_for_slot(name):
+    """The window's tile pass (all steps at once) lists, at every step and for every core, what the one-step path
+    (the core's state: its buffers' slots) lists, in the same order. dynamic-shapes runs 8 blocks on each core:
+    what an earlier block wrote is not held by a later one."""
+    from app.present.tile_pass import core_tiles
+
+    if name == "dynamic-shapes":
+        replay = Replay(run_scenario(name, count=3).result)
+        tensors = _EveryTensor()
+    else:
+        replay = _replay(name)
+        tensors = {info.name: i for i, info in enumerate(replay.result.gm.values())}
+    rows = replay.steps.astype(np.int64)
+    cores = range(len(replay.index.cores))
+    if name == "dynamic-shapes":  # core 0 into its second block (the whole run takes half a minute)
+        second = replay.index.lane_rows[replay.index.cores[0].block_lane][1]
+        rows, cores = rows[rows <= second + 300], (0,)
+    times = replay.trace.start[rows].astype(np.int64)
+    held = 0
+    for c in cores:
+        want = []
+        for row, time in zip(rows.tolist(), times.tolist(), strict=True):
+            state = replay.core_state(c, row, time)
+            want.append(
+                [
+                    [tensors[s.tile["tensor"]], b.name, s.tile["row"], s.tile["col"], s.tile["rows"], s.tile["cols"]]
+                    for b in state.buffers
+                    for s in b.slots
+                    if s.tile and s.tile["tensor"] in tensors
+                ]
+            )
+        assert core_tiles(replay, c, rows, times, tensors) == want, c
+        held += sum(map(len, want))
+    assert held, "no core held a tile at any step: the test would compare nothing"

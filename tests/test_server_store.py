@@ -17,6 +17,7 @@ from app.server.store import RunSpec, RunStore, StoreError
 from app.web.runs import RunRequestError, Runs, usable
 
 SMALL = {"length": 4096, "buffer_num": 2, "tile_length": 1024, "cores": 2}
+LESSON_RUN = {"lesson": 1}
 
 
 def _spec(seed: int = 0, numerics: bool = False) -> RunSpec:
@@ -137,6 +138,34 @@ def test_a_read_only_folder_is_said_in_one_line(tmp_path):
             runs.compute(request, "session-aaaaaaaa", lambda phase, values: None)
 
 
+def test_a_store_that_turns_read_only_mid_session_keeps_what_it_has_and_says_why_in_both_languages(tmp_path):
+    """The runs folder is remounted read-only while the server runs: the runs already stored are still served
+    (by this worker and by another one), a new run is refused in one line naming the folder and the need, in the
+    page's language, and nothing half-written is left; once writable again the same run is made."""
+    with small_disk(tmp_path / "disk", 16) as disk:
+        runs = Runs(disk)
+        kept = {"scenario": "vector-add", "params": SMALL, "numerics": False}
+        runs.compute(kept, "session-aaaaaaaa", lambda phase, values: None)
+        runs.load(LESSON_RUN)
+        subprocess.run(["mount", "-o", "remount,ro", str(disk)], check=True)
+        try:
+            new = {"scenario": "vector-add", "params": {**SMALL, "seed": 3}, "numerics": False}
+            with pytest.raises(RunRequestError) as info:
+                runs.compute(new, "session-bbbbbbbb", lambda phase, values: None)
+            en, zh = info.value.text("en"), info.value.text("zh")
+            assert (
+                "read-only" in en and "只读" in zh and all(str(runs.code_dir) in t and "\n" not in t for t in (en, zh))
+            )
+            other = Runs(disk)  # another worker, nothing in its memory
+            assert other.problem and "read-only" in other.problem
+            assert other.load(kept).events > 0 and other.load(LESSON_RUN).events > 0  # nothing lost
+            assert not list(runs.code_dir.glob(".*.tmp"))
+        finally:
+            subprocess.run(["mount", "-o", "remount,rw", str(disk)], check=True)
+        runs.compute(new, "session-cccccccc", lambda phase, values: None)
+        assert Runs(disk).stored(Runs(disk).spec(new))
+
+
 def _compute(directory: str, request: dict, counter: str, session: str) -> None:
     import engine.scenarios.runner
 
@@ -213,7 +242,7 @@ def _wait_for_slot(folder: str, out: str) -> None:
         Path(folder, "ran").touch()
 
 
-def test_the_first_window_is_prepared_in_the_job_as_a_request_would_render_it_and_leaves_with_its_run(tmp_path):
+def test_the_first_views_are_prepared_in_the_job_as_a_request_would_render_them_and_leave_with_their_run(tmp_path):
     from app.web import render
 
     runs = Runs(tmp_path, disk_bytes=64 << 20)
@@ -228,6 +257,17 @@ def test_the_first_window_is_prepared_in_the_job_as_a_request_would_render_it_an
     assert kept is not None and kept == json.loads(json.dumps(render.window(loaded, *key)))
     assert runs.prepared(loaded, (0, meta["window"], meta["cores"][0], "en", ())) is None  # only the job's language
     assert runs.prepared(loaded, (1, meta["window"], meta["cores"][0], "zh", ())) is None
+    from plotly.utils import PlotlyJSONEncoder
+
+    from app.web import player
+
+    views = runs.prepared_views(loaded, "zh")  # the run's views too (its whole analysis: no request does it)
+    assert views == json.loads(json.dumps(render.run_views(loaded, "zh", True), cls=PlotlyJSONEncoder))
+    assert runs.prepared_views(loaded, "en") is None
+    doc = json.loads(runs.views_path(runs.spec(request), "zh").read_text())
+    doc["views"][3] = "drawn by the job"
+    runs.views_path(runs.spec(request), "zh").write_text(json.dumps(doc))
+    assert player.Callbacks(runs).run_views(meta, "zh", request)[3] == "drawn by the job"  # served, not drawn
     spec = runs.spec(request)
     runs.store.disk_bytes = 0  # everything goes: the prepared views with their run
     runs.store.evict()

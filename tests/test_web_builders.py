@@ -420,7 +420,7 @@ def test_validation_names_the_field_the_limit_and_the_value():
         ({"buffer_num": 3}, "buffer_num must be one of 1, 2, got 3"),
         ({"cores": 99}, "cores must be in 1..24 (ascend910b1), got 99"),
         ({"m": 8192, "n": 8192, "k": 8192}, "m x n x k with numerics must be <= 68,719,476,736 (4096^3)"),
-        ({"evil": 1}, "evil is not a parameter of matmul"),
+        ({"evil": 1}, "'evil' is not a parameter of matmul"),
     ]
     for params, expected in cases:
         with pytest.raises(RunRequestError) as err:
@@ -486,7 +486,9 @@ def test_breakpoints_from_the_browser_are_validated(runs):
         breakpoints_of([{"kind": "NOPE"}], loaded)
     with pytest.raises(RunRequestError, match=r"^breakpoint core must be one of"):
         breakpoints_of([{"core": "AIC 99"}], loaded)
-    with pytest.raises(RunRequestError, match=r"^breakpoint src: a source line is written file:line"):
+    with pytest.raises(
+        RunRequestError, match=r"^breakpoint source line must be file:line such as kernels/add.py:42 .*, got 'x.py'"
+    ):
         breakpoints_of([{"src": "x.py"}], loaded)
 
 

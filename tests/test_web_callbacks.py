@@ -14,7 +14,7 @@ from dash import Dash, no_update
 from dash.exceptions import PreventUpdate
 
 from app.present.messages import t as msg
-from app.server import jobs
+from app.server import managers
 from app.web import compare, exercise, pages, player, playground
 from app.web.runs import Runs
 from lessons.catalog import get
@@ -75,7 +75,7 @@ def _request(meta, **changes) -> dict:
 
 # -- the wiring ----------------------------------------------------------------------------------------------
 def test_every_server_callback_is_a_method_of_its_modules_callbacks(tmp_path, runs):
-    app = Dash(__name__, background_callback_manager=jobs.LocalManager(tmp_path / "callbacks"))
+    app = Dash(__name__, background_callback_manager=managers.LocalManager(tmp_path / "callbacks"))
     pages.register(app, runs, "en")
     for module in (playground, compare, player, exercise):
         module.register(app, runs)
@@ -86,6 +86,34 @@ def test_every_server_callback_is_a_method_of_its_modules_callbacks(tmp_path, ru
         assert fn.__self__.runs is runs and fn.__name__ in vars(type(fn.__self__))
     owners = {type(fn.__self__).__module__ for fn in wired}
     assert owners == {f"app.web.{m}" for m in ("pages", "playground", "compare", "player", "exercise")}
+
+
+def test_a_job_that_failed_outside_its_own_handling_is_said_in_the_page_in_both_languages(tmp_path, runs):
+    """Each background callback's on_error puts one line (both languages: a poll carries no page state) in its
+    own error or status output, and nothing else; the error's text stays in the server's log."""
+    from dash import Output
+
+    from app.server.jobs import LOST
+
+    seen = []
+
+    class Recording(Dash):
+        def callback(self, *args, **kwargs):
+            if kwargs.get("background"):
+                seen.append(([a for a in args if isinstance(a, Output)], kwargs["on_error"]))
+            return super().callback(*args, **kwargs)
+
+    app = Recording(__name__, background_callback_manager=managers.LocalManager(tmp_path / "callbacks"))
+    for module in (playground, compare, exercise):
+        module.register(app, runs)
+    assert len(seen) == 3
+    for outputs, on_error in seen:
+        for err, key in ((RuntimeError(f"... {LOST} ..."), "web.job_lost"), (KeyError("internal"), "web.job_failed")):
+            said = on_error(err)
+            assert len(said) == len(outputs)
+            (at,) = [i for i, v in enumerate(said) if v is not no_update]
+            assert outputs[at].component_id in ("pg-error", "cmp-error", "ex-status")
+            assert said[at] == f"{msg(key, 'en')} / {msg(key, 'zh')}" and "internal" not in said[at]
 
 
 # -- the player: a run, a window, the timeline ------------------------------------------------------------------
@@ -225,7 +253,7 @@ def test_breakpoints_are_added_checked_and_removed(play, meta):
     got = play.breakpoints(3, [None, None], None, "AIV 999", "", None, items, LESSON, "en", **add)
     assert got[:2] == (no_update, no_update) and "AIV 999" in got[2]  # not a core of this run: said inline
     got = play.breakpoints(3, [None, None], None, None, "no-line-here", None, items, LESSON, "en", **add)
-    assert got[:2] == (no_update, no_update) and got[2].startswith("breakpoint src")
+    assert got[:2] == (no_update, no_update) and got[2].startswith("breakpoint source line")
     items, shown, _e = play.breakpoints(
         3, [None, 1], None, None, "", None, items, LESSON, "en", trigger={"type": "bp-del", "i": 0}
     )
@@ -239,9 +267,11 @@ def test_breakpoints_are_added_checked_and_removed(play, meta):
 def test_a_slots_numbers_or_why_not(play, meta):
     no_core = play.tile_values({"buf": "UB", "q": 0, "s": 0}, 0, LESSON, "AIV 999", "zh")
     assert no_core.children == msg("web.no_core", "zh")
+    note = play.tile_values({"buf": "UB", "q": 7, "s": 9}, 0, LESSON, meta["cores"][0], "zh")  # no such slot
+    assert note.className == "note" and note.children == msg("web.no_slot", "zh", buf="UB", q=7, s=9)
     for click, step in (({"buf": "UB", "q": 0, "s": 0}, 10**12), (["x"], 0), ({"buf": "UB", "q": "x", "s": 0}, 0)):
-        note = play.tile_values(click, step, LESSON, meta["cores"][0], "en")
-        assert note.className == "note" and note.children
+        with pytest.raises(PreventUpdate):  # what the page's own panel could not have sent
+            play.tile_values(click, step, LESSON, meta["cores"][0], "en")
     with pytest.raises(PreventUpdate):
         play.tile_values(None, 0, LESSON, meta["cores"][0], "en")
 
@@ -420,15 +450,47 @@ def test_a_playground_run_is_computed_stored_and_plays(runs):
     assert meta["n"] == len(runs.load(run).replay) > 0 and meta["cores"]
 
 
+@pytest.mark.parametrize("damage", ["truncated", "empty", "zeroed"])
+def test_a_damaged_playground_run_is_computed_again_and_the_form_says_so(tmp_path, damage):
+    """A stored playground run whose file was truncated, emptied or zeroed: the Run click computes it again, the
+    form's note says so (in the page's language), and the run plays."""
+    runs = Runs(tmp_path)
+    cb = playground.Callbacks(runs)
+    run = _click(cb, session="callbacktests0003")[0]
+    path = runs.store.path(runs.spec(run))
+    data = path.read_bytes()
+    path.write_bytes({"truncated": data[: len(data) // 3], "empty": b"", "zeroed": bytes(len(data))}[damage])
+    again = Runs(tmp_path)  # another worker: nothing in its memory
+    answer = playground.Callbacks(again).run_clicked(
+        lambda _x: None,
+        1,
+        [],
+        "matmul",
+        "ascend910b1",
+        "64",
+        "64",
+        "64",
+        [],
+        [],
+        [],
+        None,
+        "zh",
+        "callbacktests0004",
+        trigger="pg-run",
+    )
+    assert answer[2] == "" and answer[3] == msg("web.note.damaged", "zh")
+    assert path.is_file() and again.load(run).events > 0
+
+
 # -- the compare page ---------------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("a", "b", "said"),
     [
         ((["matmul"], ""), ("matmul", ""), "A: scenario must be one of"),
         (("matmul", ""), ("matmul", "--nope 1"), "options: '--nope' is not an option of matmul"),
-        (("matmul", ["--m"]), ("matmul", ""), "A: options must be text, got list"),
+        (("matmul", ["--m"]), ("matmul", ""), "A: options must be text, got ['--m']"),
         (("matmul", "--m 0"), ("matmul", ""), "A: m must be >= 1"),
-        (("matmul", '--m "64'), ("matmul", ""), "options: No closing quotation"),
+        (("matmul", '--m "64'), ("matmul", ""), "A: options: a quote is not closed in '--m \"64'"),
     ],
 )
 def test_a_bad_comparison_is_answered_inline(runs, a, b, said):

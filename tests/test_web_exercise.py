@@ -9,7 +9,6 @@ real Celery worker), Debian's Chromium through Playwright, bubblewrap around eve
 from __future__ import annotations
 
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -17,7 +16,8 @@ import time
 from pathlib import Path
 
 import pytest
-from web_browser import CHROMIUM, CHROMIUM_ARGS, ROOT, VIEWPORT, Server, Tab, free_port, need_browser
+from celery_helpers import Worker, redis_server
+from web_browser import CHROMIUM, CHROMIUM_ARGS, ROOT, VIEWPORT, Server, Tab, need_browser
 
 from lessons.catalog import get
 from lessons.sandbox import missing
@@ -359,65 +359,46 @@ def _comm(p: Path) -> str:
         return ""
 
 
-def test_with_redis_a_celery_worker_not_the_web_process_runs_the_trainees_code(browser, tmp_path):
-    for tool in ("redis-server", "celery"):
-        if shutil.which(tool) is None and not (tool == "celery" and _has_celery()):
-            message = f"the Celery test needs {tool} (apt-get install -y redis-server; pip install -e '.[test]')"
-            pytest.fail(message) if os.environ.get("CI") == "true" else pytest.skip(message)
-    port = free_port()
-    redis = subprocess.Popen(
-        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"redis://127.0.0.1:{port}/0"
-    env = {"ASCENDSIM_REDIS_URL": url, "ASCENDSIM_RUNS": str(tmp_path / "runs"), "PYTHONPATH": str(ROOT)}
-    log = (tmp_path / "worker.log").open("w")
-    worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "app.web.celery_worker", "worker", "--concurrency", "1"],
-        cwd=ROOT,
-        env={**os.environ, **env},
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    server = None
-    try:
-        server = Server(tmp_path / "runs", log_dir=tmp_path, env=env)
-        context = browser.new_context(viewport=VIEWPORT)
-        tab = Tab(context, server.url)
-        _exercise(tab)
-        slow = "import time\ntime.sleep(4)\n" + REFERENCE  # long enough to see who runs the sandbox
-        tab.page.evaluate("code => window.AscendSimEditor.setValue('ex-editor', code)", slow)
-        tab.page.click("#ex-run")
-        deadline, seen = time.monotonic() + 60, []
-        while time.monotonic() < deadline and not seen:
-            seen = [b for b in _bwraps() if worker.pid in _ancestors(b)]
-            stray = [b for b in _bwraps() if server.proc.pid in _ancestors(b)]
-            assert not stray, "the web process started a sandbox"
-            time.sleep(0.1)
-        assert seen, "no sandbox under the Celery worker"
-        tab.page.wait_for_function(
-            "() => (document.getElementById('ex-verdict') || {}).innerText?.includes('PASS')", timeout=90_000
-        )
-        tab.assert_no_errors()
-        context.close()
-    finally:
-        if server is not None:
-            server.stop()
-        worker.terminate()
+def test_with_redis_a_celery_worker_not_the_web_process_runs_the_trainees_code(tmp_path):
+    """Over HTTP as the page sends Run & check (the browser's part of the panel is tested above): the sandbox runs
+    under the Celery worker, never the web process, and the verdict comes back through the job."""
+    need_sandbox()
+    import requests
+    from class_load_http import Page
+
+    with redis_server() as url:
+        env = {"ASCENDSIM_REDIS_URL": url, "ASCENDSIM_RUNS": str(tmp_path / "runs"), "PYTHONPATH": str(ROOT)}
+        worker = Worker("app.web.celery_worker", env, tmp_path / "worker.log")
+        server = None
         try:
-            worker.wait(20)
-        except subprocess.TimeoutExpired:
-            worker.kill()
-        log.close()
-        redis.terminate()
-        redis.wait(10)
-
-
-def _has_celery() -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec("celery") is not None
+            server = Server(tmp_path / "runs", log_dir=tmp_path, env=env)
+            deps = requests.get(server.url + "/_dash-dependencies", timeout=60).json()
+            page = Page(server.url, f"/?lesson={LESSON}", deps)
+            slow = "import time\ntime.sleep(4)\n" + REFERENCE  # long enough to see who runs the sandbox
+            page.held.update(
+                {
+                    "ex-submit.data": {"code": slow, "lesson": LESSON, "n": 1},
+                    "lang-page.data": "en",
+                    "session.data": "celeryexercise0001",
+                }
+            )
+            dep = page.dep("ex-result.data", "ex-status.children")
+            started = page.call(dep, "ex-submit.data")
+            query = f"&cacheKey={started['cacheKey']}&job={started['job']}"
+            deadline, seen, answer = time.monotonic() + 120, [], {}
+            while "response" not in answer:
+                assert time.monotonic() < deadline, "no verdict within 120 s"
+                seen += [b for b in _bwraps() if worker.proc.pid in _ancestors(b)]
+                stray = [b for b in _bwraps() if server.proc.pid in _ancestors(b)]
+                assert not stray, "the web process started a sandbox"
+                time.sleep(0.25)
+                answer = page.call(dep, "ex-submit.data", query)
+            assert seen, "no sandbox under the Celery worker"
+            assert page.held["ex-result.data"]["verdict"] == "PASS", page.held["ex-result.data"]
+        finally:
+            if server is not None:
+                server.stop()
+            worker.stop()
 
 
 def test_unsandboxed_code_binds_only_to_localhost_and_the_page_warns():

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import itertools
 import json
 import os
 import signal
+import statistics
 import subprocess
 import sys
 import time
@@ -18,6 +20,7 @@ import urllib.error
 import urllib.request
 
 import pytest
+from celery_helpers import Worker, redis_server
 from test_server_store import small_disk
 from web_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, ROOT, VIEWPORT, Server, Tab, need_browser
 
@@ -55,25 +58,29 @@ def _events(m: int, n: int, k: int, numerics: bool = False) -> int:
 
 # -- polls answered late ------------------------------------------------------------------------------------
 @pytest.mark.parametrize("delay_s", [0.35, 1.0])
-def test_a_run_arrives_when_every_poll_is_answered_late(tmp_path, delay_s):
+def test_a_run_arrives_when_every_poll_is_answered_late(plain_server, delay_s):
     """The old page fired its poll every 300 ms whether or not the last one had been answered, and dropped the
-    answers it had superseded: once a poll took 350 ms a finished run never appeared."""
+    answers it had superseded: once a poll took 350 ms a finished run never appeared. Also: the job's polls back
+    off while it runs (assets/player.js), one in flight at a time."""
     need_browser()
     from playwright.async_api import async_playwright
 
-    server = Server(tmp_path)
-    shape = (8192, 3584, 8192)
-    want = _events(*shape)
+    server = plain_server
+    # each variant its own run (a stored one comes at once), long enough for several of its polls
+    shape = (8192, 3584, 8192) if delay_s < 1 else (8192, 8192, 8192)
 
     async def scenario() -> tuple[float, int]:
         async with async_playwright() as p:
             b = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             page = await (await b.new_context(viewport=VIEWPORT)).new_page()
             polls = [0]
+            sent: list[float] = []  # when each of the job's polls left the page
 
             async def late(route):
                 if "_dash-update-component" in route.request.url:
                     polls[0] += 1
+                    if "cacheKey=" in route.request.url:
+                        sent.append(time.monotonic())
                     await asyncio.sleep(delay_s)
                 await route.continue_()
 
@@ -86,21 +93,25 @@ def test_a_run_arrives_when_every_poll_is_answered_late(tmp_path, delay_s):
                 await page.click("#pg-numerics input")
             t0 = time.monotonic()
             await page.click("#pg-run")
-            await page.wait_for_function(
-                "n => (document.getElementById('step-label') || {}).innerText?.includes(' / ' + n)",
-                arg=want,
+            await page.wait_for_function(  # a playground run of millions of events is drawn
+                "() => +(((document.getElementById('step-label') || {}).innerText || '').match(/ \\/ (\\d+)/)"
+                " || [0, 0])[1] >= 1000000",
                 timeout=180_000,
             )
             took = time.monotonic() - t0
+            shown = await page.inner_text("#step-label")
             await b.close()
-            return took, polls[0]
+            return took, polls[0], shown, sent
 
-    try:
-        took, polls = asyncio.run(scenario())
-    finally:
-        server.stop()
+    took, polls, shown, sent = asyncio.run(scenario())
+    assert shown.endswith(f" / {_stored_events(server.runs, shape)}")  # this run
     print(f"\n{delay_s * 1000:.0f} ms late polls: the {shape} run arrived after {took:.1f} s, {polls} requests")
     assert polls < took / delay_s + 40  # one poll in flight at a time: not 3.3 a second whatever happens
+    gaps = [b - a for a, b in itertools.pairwise(sent)]
+    print(f"gaps between polls: first {[round(g, 2) for g in gaps[:4]]}, last {[round(g, 2) for g in gaps[-4:]]}")
+    assert len(gaps) >= 4, "the job was too short to see its polls back off"
+    slope = statistics.linear_regression(range(len(gaps)), gaps).slope
+    assert slope > 0.03  # later polls wait longer: 60 ms more each in assets/player.js, at least half of it seen
 
 
 @pytest.mark.slow
@@ -165,7 +176,9 @@ def test_a_lost_answer_is_asked_for_again_and_the_page_says_so(tmp_path):
 # -- requests no browser sends --------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def plain_server(tmp_path_factory):
-    server = Server(tmp_path_factory.mktemp("http"))
+    runs = tmp_path_factory.mktemp("http")
+    server = Server(runs)
+    server.runs = runs
     yield server
     server.stop()
 
@@ -263,28 +276,47 @@ def _job_workers(master: int, after_s: float, within_s: float = 30.0) -> set[int
     return found
 
 
+@pytest.fixture(scope="module")
+def workers(tmp_path_factory):
+    """One ``gunicorn -w 2`` for the killed-worker runs (gunicorn starts a new worker for each one killed)."""
+    runs = tmp_path_factory.mktemp("killed")
+    server = Server(runs, workers=2)
+    server.runs = runs
+    yield server
+    server.stop()
+
+
+def _stored_events(runs_dir, shape) -> int:
+    """The events of the playground run of ``shape`` (timing only) the server stored: what its page must show."""
+    from app.web.runs import Runs
+
+    found = Runs(runs_dir)
+    request = {"scenario": "matmul", "params": dict(zip("mnk", shape, strict=True)), "numerics": False}
+    result = found.store.get(found.spec(request))
+    assert result is not None, f"the run {shape} was not stored"
+    return len(result.trace)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("after_s", [0.0, 0.5, 1.0, 3.0])
-def test_a_run_arrives_although_the_worker_that_started_it_is_killed(browser, tmp_path, after_s):
+def test_a_run_arrives_although_the_worker_that_started_it_is_killed(browser, workers, after_s):
     """At 0.0 the worker dies as soon as its job exists, mostly before it has answered the click; later, mostly
     between polls, and now and then while it answers one (the page then used to keep the job's last progress
-    and never ask again: test_a_run_arrives_although_answers_are_lost makes that certain)."""
-    server = Server(tmp_path, workers=2)
-    try:
-        shape = (8192, 8192, 8192)  # timing only, about 6 s of simulation: still running when the worker dies
-        want = _events(*shape)
-        context = browser.new_context(viewport=VIEWPORT)
-        tab = Tab(context, server.url).open("/playground")
-        _play(tab, *shape, numerics=False)
-        killed = _job_workers(server.proc.pid, after_s)
-        assert len(killed) == 1, killed  # the worker whose launcher runs the job, not the other one
-        for pid in killed:
-            os.kill(pid, signal.SIGKILL)
-        tab.wait_steps(want, timeout=120_000, stage=f"after workers {sorted(killed)} were killed at {after_s} s")
-        assert tab.text("#pg-error").strip() == ""
-        context.close()
-    finally:
-        server.stop()
+    and never ask again: test_a_run_arrives_although_answers_are_lost makes that certain). Each variant runs its
+    own shape (a stored run would arrive at once)."""
+    shape = (8192, 8192, 8192 - 32 * int(after_s * 2))  # timing only, about 6 s: still running when the worker dies
+    context = browser.new_context(viewport=VIEWPORT)
+    tab = Tab(context, workers.url).open("/playground")
+    _play(tab, *shape, numerics=False)
+    killed = _job_workers(workers.proc.pid, after_s)
+    assert len(killed) == 1, killed  # the worker whose launcher runs the job, not the other one
+    for pid in killed:
+        os.kill(pid, signal.SIGKILL)
+    stage = f"after workers {sorted(killed)} were killed at {after_s} s"
+    tab.wait_steps(10**6, timeout=120_000, stage=stage, at_least=True)  # a run of millions of events is drawn
+    assert tab.step()[1] == _stored_events(workers.runs, shape)  # and it is this run
+    assert tab.text("#pg-error").strip() == ""
+    context.close()
 
 
 @pytest.mark.slow
@@ -292,7 +324,6 @@ def test_a_run_arrives_although_answers_are_lost(browser, tmp_path):
     """What a worker killed while it answers leaves: the server did the work (started the job, handed out its
     progress, its result) and the page never got the answer. Here the answer to the click, to the first poll and
     to the poll that carries the result are each lost once (the request went through, its answer is dropped)."""
-    server = Server(tmp_path)
     lost: list[str] = []
 
     def answer(route):
@@ -310,6 +341,7 @@ def test_a_run_arrives_although_answers_are_lost(browser, tmp_path):
         else:
             route.fulfill(response=response)
 
+    server = Server(tmp_path)
     try:
         shape = (4096, 4096, 4096)  # timing only, about 2 s: a few polls
         context = browser.new_context(viewport=VIEWPORT)
@@ -322,6 +354,42 @@ def test_a_run_arrives_although_answers_are_lost(browser, tmp_path):
         context.close()
     finally:
         server.stop()
+
+
+@pytest.mark.slow
+def test_on_celery_a_click_sent_again_joins_its_task_and_a_result_taken_is_there_again(tmp_path):
+    """The class server's job path (a real Redis, a real Celery worker, two web workers) answers what a page that
+    lost answers sends again (assets/player.js), over HTTP as the page sends it: the Run click sent again gets the
+    task the first started (Dash's manager started a second, refused as a second job of the tab), a poll sent
+    again after the one that took the result gets the result again (Dash's had deleted it), and the run plays."""
+    import requests
+    from class_load_http import Page, fill_playground, views
+
+    with redis_server() as url:
+        env = {"ASCENDSIM_REDIS_URL": url, "ASCENDSIM_RUNS": str(tmp_path), "PYTHONPATH": str(ROOT)}
+        worker = Worker("app.web.celery_worker", env, tmp_path / "worker.log")
+        server = Server(tmp_path, workers=2, log_dir=tmp_path, env=env)
+        try:
+            deps = requests.get(server.url + "/_dash-dependencies", timeout=60).json()
+            page = Page(server.url, "/playground", deps)
+            fill_playground(page, (2048, 2048, 2048), "celerytab00000001", numerics=False)
+            dep = page.dep("pg-last.data", "pg-error.children")
+            first = page.call(dep, "pg-run.n_clicks")  # its answer lost with the worker that gave it...
+            again = page.call(dep, "pg-run.n_clicks")  # ...so the page sends the click again
+            assert again["job"].rpartition("~")[0] == first["job"].rpartition("~")[0]  # the same task
+            query = f"&cacheKey={again['cacheKey']}&job={again['job']}"
+            deadline = time.monotonic() + 120
+            while "response" not in (result := page.call(dep, "pg-run.n_clicks", query)):
+                assert time.monotonic() < deadline, "no result within 120 s"
+                time.sleep(0.25)
+            assert page.call(dep, "pg-run.n_clicks", query).get("response") == result["response"]  # sent again
+            run = page.held["run.data"]
+            assert page.held.get("pg-error.children") == "" and run["params"]["m"] == "2048"
+            views(page, run)
+            assert page.held["window.data"]["n"] == page.held["meta.data"]["n"] > 10_000
+        finally:
+            server.stop()
+            worker.stop()
 
 
 # -- the store at the web's level ------------------------------------------------------------------------------

@@ -54,7 +54,9 @@ def free_port() -> int:
 class Server:
     """A dashboard server in a child process: ``ascendsim web`` or gunicorn with several workers."""
 
-    def __init__(self, runs_dir: Path, workers: int = 0, log_dir: Path | None = None, env: dict | None = None) -> None:
+    def __init__(
+        self, runs_dir: Path, workers: int = 0, log_dir: Path | None = None, env: dict | None = None, threads: int = 0
+    ) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = {**os.environ, "ASCENDSIM_RUNS": str(runs_dir), "PYTHONPATH": str(ROOT), **(env or {})}
@@ -68,6 +70,7 @@ class Server:
                 "gunicorn",
                 "-w",
                 str(workers),
+                *(["--threads", str(threads)] if threads else []),
                 "-b",
                 f"127.0.0.1:{self.port}",
                 "app.web:server",
@@ -128,12 +131,14 @@ class Tab:
             timeout=timeout,
         )
 
-    def wait_steps(self, n: int, timeout: float = 60_000, stage: str = "") -> None:
-        """Until a run of ``n`` steps is loaded and drawn (on a timeout, what the page said instead)."""
+    def wait_steps(self, n: int, timeout: float = 60_000, stage: str = "", at_least: bool = False) -> None:
+        """Until a run of ``n`` steps (``at_least``: of ``n`` or more) is loaded and drawn (on a timeout, what the
+        page said instead)."""
         try:
             self.page.wait_for_function(
-                "n => (document.getElementById('step-label') || {}).innerText?.includes(' / ' + n)",
-                arg=n,
+                "([n, least]) => { const m = ((document.getElementById('step-label') || {}).innerText || '')"
+                ".match(/ \\/ (\\d+)/); return !!m && (least ? +m[1] >= n : +m[1] === n); }",
+                arg=[n, at_least],
                 timeout=timeout,
             )
         except Exception as exc:

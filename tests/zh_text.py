@@ -51,8 +51,8 @@ UI_TERMS = frozenset(
     re.findall(
         r"\S+",
         """Host Device Tiling tiling CopyIn CopyOut Compute Ascend repeat English Home End space Chrome Perfetto
-        True False flop JSON CSV Kernel kernel Unified Buffer Atlas msprof Task Duration Block Dim devkit docs Hard Swish min
-        max stable drifting random""",
+        True False flop JSON CSV Kernel kernel Unified Buffer Atlas msprof Task Duration Block Dim devkit docs Hard
+        Swish min max stable drifting random""",
     )
 )
 

@@ -115,12 +115,17 @@ def profiles_show(name: str, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
 @click.option("--quick", is_flag=True, help="small sizes: checks that every figure is produced, not the targets")
 def bench(as_json: bool, quick: bool) -> None:
-    """Measure the simulator's own speed on this machine against its targets (about 30 s; --quick: 10 s)."""
+    """Measure the simulator's own speed on this machine against its targets, and how it scales (about 2 min;
+    --quick: 20 s)."""
     from app.present.bench import replay_figures
     from engine.tools.bench import run_bench
 
-    def phase(index: int, total: int, what: str) -> None:  # the engine's measurements, then the replay's
-        click.echo(f"bench [{index}/{total + 1}] {what} ...", err=True)
+    from .scale import QUICK_SIZES, SIZES, render_rows, scale_rows
+
+    total = 5
+
+    def phase(index: int, _total: int, what: str) -> None:  # the engine's measurements, then the replay's
+        click.echo(f"bench [{index}/{total}] {what} ...", err=True)
 
     click.echo(
         "Measuring how fast the simulator runs on this computer. The figures describe this machine "
@@ -128,24 +133,32 @@ def bench(as_json: bool, quick: bool) -> None:
         err=True,
     )
     doc = run_bench(quick=quick, progress=phase)
-    click.echo("bench [4/4] replay: seeking in a huge run, stepping a small one ...", err=True)
+    factor = doc["machine"]["factor"]
+    click.echo(f"bench [4/{total}] replay: seeking in a huge run, stepping a small one ...", err=True)
     for figure in replay_figures(quick):
         doc["figures"][figure.name] = figure.to_dict()
         if quick:
             doc["figures"][figure.name]["ok"] = None
+    sizes = QUICK_SIZES if quick else SIZES
+    click.echo(f"bench [5/{total}] scale: timing-only matmuls of {', '.join(f'{n}^3' for n in sizes)} ...", err=True)
+    doc["scale"] = scale_rows(sizes)
     if as_json:
         click.echo(json.dumps(doc))
         return
     m = doc["machine"]
     click.echo(
-        f"This machine: {m['cores']} cores, Python {m['python']}, numpy {m['numpy']}"
-        f"{'  (quick: sizes reduced, targets not judged)' if quick else ''}"
+        f"This machine: {m['cores']} cores, Python {m['python']}, numpy {m['numpy']}; it runs the yardstick "
+        f"{factor:.2f} x as slowly as the machine issue 23's targets were set on (an estimate; the targets are "
+        f"judged as they are){'  (quick: sizes reduced, targets not judged)' if quick else ''}"
     )
     for name, f in doc["figures"].items():
         sign = "<=" if f["better"] == "lower" else ">="
         status = {True: "meets the target", False: "below the target on this machine", None: ""}[f["ok"]]
         click.echo(f"{name:<24} {f['value']:>14,} {f['unit']:<9} target {sign} {f['target']:>12,}  {status}")
         click.echo(f"{'':<24} {f['detail']}")
+    click.echo("scale (timing-only matmuls, a fresh process each; B/event: peak memory per event, replay included):")
+    for line in render_rows(doc["scale"]):
+        click.echo(f"  {line}")
 
 
 # -- run / trace ---------------------------------------------------------------------------------

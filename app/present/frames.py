@@ -34,6 +34,7 @@ from .lanes import lane_name
 from .messages import t as msg
 from .phases import phase_bounds
 from .replay import Breakpoint, Replay
+from .tile_pass import core_tiles
 from .views import code_view, core_view_of, count_landed, grid_cores, host_view_of, step_label, to_us
 from .vocabulary import PIPE_ACTIVITY, Activity
 
@@ -186,7 +187,12 @@ class FrameSource:
         writers = index.gm_writers() if tensors else {}
         outputs = [(i, writers[ident]) for i, ident in enumerate(replay.result.gm) if ident in writers]
         change = {c_sel: self.core_changes(c_sel, rows, times)} if c_sel >= 0 else {}
-        tile_change = {c: self.tile_changes(c, rows, times) for c in range(len(cores))} if show_tiles else {}
+        held_at: dict[int, dict[int, list]] = {}  # core -> {frame offset: the tiles it holds from there on}
+        for c in range(len(cores)) if show_tiles else ():
+            changed = self.tile_changes(c, rows, times)
+            changed[0] = True
+            at = np.flatnonzero(changed)
+            held_at[c] = dict(zip(at.tolist(), core_tiles(replay, c, rows[at], times[at], tensors), strict=True))
         core_now = None
         tiles = _Parts()
         tile_changes: list[list[int]] = []
@@ -212,8 +218,8 @@ class FrameSource:
                 parts.add("core", core_now)
             if show_tiles:
                 for c in range(len(cores)):
-                    if i == 0 or tile_change[c][i]:
-                        held = _tiles_of(replay.core_state(c, row, time), tensors)
+                    held = held_at[c].get(i)
+                    if held is not None:
                         k = tiles.intern("tiles", held)
                         if held_now.get(c) != k:
                             held_now[c] = k
@@ -288,17 +294,6 @@ def core_part(replay: Replay, c: int, row: int, time: int, lang: str) -> dict:
     for pipe in view["pipes"]:
         del pipe["progress"]
     return view
-
-
-def _tiles_of(state, tensors: dict[str, int]) -> list[list]:
-    """The tiles of the named GM tensors that core ``state`` holds: [tensor, buffer, row, col, rows, cols]."""
-    out = []
-    for b in state.buffers:
-        for sl in b.slots:
-            ref = sl.tile
-            if ref and ref["tensor"] in tensors:
-                out.append([tensors[ref["tensor"]], b.name, ref["row"], ref["col"], ref["rows"], ref["cols"]])
-    return out
 
 
 def frames(

@@ -82,6 +82,19 @@ class Effects:
         j = lo + int(np.searchsorted(self.rows[lo:hi], row, side="right"))
         return int(self.rows[j - 1]) if j > 0 else -1
 
+    def last_many(self, times: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """:meth:`last` for many steps at once (``times``, ``rows``: int64 arrays): one search for all of them.
+
+        The group is sorted by (end, row); a complex number orders the same way (real part, then imaginary),
+        and holds both exactly while they are below 2**53 (a run's picoseconds and rows are far below)."""
+        if not len(self.rows):
+            return np.full(len(rows), -1, dtype=np.int64)
+        if max(int(self.ends[-1]), int(self.rows.max()), int(times.max(initial=0)), int(rows.max(initial=0))) >= 2**53:
+            return np.array([self.last(int(a), int(b)) for a, b in zip(times, rows, strict=True)], dtype=np.int64)
+        keys = self.ends.astype(np.float64) + 1j * self.rows.astype(np.float64)
+        j = np.searchsorted(keys, times.astype(np.float64) + 1j * rows.astype(np.float64), side="right")
+        return np.where(j > 0, self.rows[np.maximum(j - 1, 0)], -1).astype(np.int64)
+
 
 def effect_groups(keys: np.ndarray, rows: np.ndarray, ends: np.ndarray) -> dict:
     return {k: Effects(r, ends[r]) for k, r in groups(keys, rows).items()}

@@ -50,6 +50,11 @@ WEB = MappingProxyType(
         ),
         "web.view.system": ("System: host, link, device", "系统：主机、链路、设备"),
         "web.view.core": ("Inside one core", "一个核的内部"),
+        "web.bad_kind": ("kind must be one of {kinds}, got {got}", "事件类型必须是 {kinds} 之一，收到 {got}"),
+        "web.no_slot": (
+            "{buf} has no slot {q}.{s} at this step on this core.",
+            "在这一步，这个核上的 {buf} 没有槽位 {q}.{s}。",
+        ),
         "web.no_core": (
             "No AI core ran a block in this run: its matmuls (if any) run at op level, each one task on the AI-core "
             "array costed from a measured table or a roofline, not instruction by instruction. Lesson 3 opens a "
@@ -165,6 +170,15 @@ WEB = MappingProxyType(
         "web.resent": (
             "The server lost an answer (a worker restarted): the page asked again and carried on; nothing was lost.",
             "服务器丢失了一个应答（有工作进程重启）：页面已重新请求并继续，没有丢失任何内容。",
+        ),
+        "web.job_lost": (
+            "The server lost this job's process again and again and gave up: press the button again "
+            "(if it happens again, the run is too big for this server).",
+            "服务器多次失去了这个作业的进程，已放弃：请再按一次按钮（如果再次发生，说明这次运行超出了服务器的能力）。",
+        ),
+        "web.job_failed": (
+            "The server failed while doing this (its log says why): press the button again.",
+            "服务器在处理时出错（原因见服务器日志）：请再按一次按钮。",
         ),
         "web.busy.session": (
             "One run at a time per browser tab: wait for the one running, or cancel it.",

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from functools import cache
 
+from .redis_jobs import connect_beats
+
 
 @cache
 def celery_for(url: str):
@@ -23,9 +25,16 @@ def celery_for(url: str):
 
     app = Celery("ascendsim", broker=url, backend=url)
     app.conf.update(
-        task_acks_late=True,  # a worker killed in the middle: the job goes back to the queue
-        task_reject_on_worker_lost=True,
+        # a task is taken off the queue when it starts; one lost with its worker is sent again by the web server's
+        # next poll (app.server.redis_jobs: it stops beating), a bounded number of times. Celery's own requeue
+        # (acks_late with reject_on_worker_lost) would run a task that kills its worker again and again.
+        task_acks_late=False,
+        task_reject_on_worker_lost=False,
+        task_track_started=True,
         worker_prefetch_multiplier=1,  # one job at a time per worker process, first come first served
+        # a task a worker took but had not started when it was lost goes back to the queue after this
+        broker_transport_options={"visibility_timeout": 300},
         result_expires=3600,
     )
+    connect_beats(app)  # a job says it runs while it runs: one lost with its worker is sent again (redis_jobs)
     return app

@@ -43,6 +43,7 @@ def check(scenario: Scenario, profile: Profile, values: dict, numerics: bool, ma
             f"{field}: this run would record about {cost.events:,} events, more than the server's limit of "
             f"{max_events:,} (got {shown})",
             *names,
+            zh=f"{field}：这次运行将记录约 {cost.events:,} 个事件，超过了服务器的上限 {max_events:,}（收到 {shown}）",
         )
     size = scenario.numeric_size(values) if numerics and scenario.numeric_size is not None else None
     if size is not None and size.value > (limit := NUMERIC_LIMITS[size.unit]):
@@ -53,6 +54,8 @@ def check(scenario: Scenario, profile: Profile, values: dict, numerics: bool, ma
             f"{field} with numerics must be <= {limit:,}{power}, got {size.value:,}{given}; "
             "turn numerics off for a timing-only run",
             *size.params,
+            zh=f"开启 numerics 时 {field} 必须 <= {limit:,}{power}，收到 {size.value:,}{given}；"
+            "关闭 numerics 即可只计时运行",
         )
     return cost
 

@@ -52,15 +52,18 @@ _READ_ONLY = (errno.EROFS, errno.EACCES, errno.EPERM)
 
 
 class StoreError(OSError):
-    """A run could not be written: the message names the folder and what it needs (one line); ``reason`` is
-    ``"full"``, ``"read-only"`` or ``"other"``, ``need_mb`` what the write needed, for a page to say it."""
+    """A run could not be written: the message names the folder and what it needs (one line; ``zh``: the same in
+    Chinese); ``reason`` is ``"full"``, ``"read-only"`` or ``"other"``, ``need_mb`` what the write needed."""
 
-    def __init__(self, errno_: int | None, message: str, folder: Path, reason: str, need_mb: int) -> None:
+    def __init__(self, errno_: int | None, message: str, folder: Path, reason: str, need_mb: int, zh: str) -> None:
         super().__init__(errno_, message)
-        self.folder, self.reason, self.need_mb = folder, reason, need_mb
+        self.folder, self.reason, self.need_mb, self.zh = folder, reason, need_mb, zh
 
     def __str__(self) -> str:
         return self.strerror
+
+    def text(self, lang: str) -> str:
+        return self.zh if lang == "zh" else self.strerror
 
 
 class CorruptRun(ValueError):
@@ -152,12 +155,21 @@ def store_error(exc: OSError, folder: Path, need: int) -> StoreError:
     """One line for a write that failed: the folder, what it needs, and why."""
     mb = max(1, round(need / 2**20))
     if exc.errno in _FULL:
-        reason, why = "full", f"the disk is full: it needs {mb} MB more"
+        reason, why, why_zh = "full", f"the disk is full: it needs {mb} MB more", f"磁盘已满：还需要 {mb} MB"
     elif exc.errno in _READ_ONLY:
         reason, why = "read-only", "it is read-only: the server needs to write there"
+        why_zh = "它是只读的：服务器需要在那里写入"
     else:
         reason, why = "other", exc.strerror or str(exc)
-    return StoreError(exc.errno, f"cannot store runs in {folder}: {why}", folder, reason, mb)
+        why_zh = f"写入失败（错误码 {exc.errno}）"
+    return StoreError(
+        exc.errno,
+        f"cannot store runs in {folder}: {why}",
+        folder,
+        reason,
+        mb,
+        f"无法把运行结果保存到 {folder}：{why_zh}",
+    )
 
 
 # -- the cache -----------------------------------------------------------------------------------------
@@ -302,8 +314,8 @@ class RunStore:
 
 
 def unstored(exc: StoreError) -> tuple[str, dict]:
-    """The note of a run that is served but could not be stored."""
-    return "web.note.unstored", {"why": str(exc)}
+    """The note of a run that is served but could not be stored (why, in each language)."""
+    return "web.note.unstored", {"why": {"en": str(exc), "zh": exc.zh}}
 
 
 def _is_code_folder(name: str) -> bool:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from dash import Dash
 
-from app.server import jobs
+from app.server import managers
 from app.server.store import DISK_BYTES
 
 from . import compare, exercise, layout, pages, player, playground
@@ -49,7 +49,7 @@ def create_app(
         suppress_callback_exceptions=True,
         title="AscendSim",
         update_title=None,
-        background_callback_manager=(manager := jobs.manager(runs.coordinator.folder)),
+        background_callback_manager=(manager := managers.manager(runs.coordinator.folder)),
     )
     app.layout = layout.shell(lang)
     pages.register(app, runs, lang)
@@ -58,7 +58,7 @@ def create_app(
     player.register(app, runs)
     exercise.register(app, runs)
     guard(app.server)
-    if isinstance(manager, jobs.LocalManager):  # jobs of this machine: their launcher, forked now (see its doc)
+    if isinstance(manager, managers.LocalManager):  # jobs of this machine: their launcher, forked now (see its doc)
         manager.start()
     app.server.config["ASCENDSIM_RUNS"] = str(runs.directory)
     return app

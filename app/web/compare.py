@@ -19,9 +19,10 @@ from engine.profiles.profile import DEFAULT_PROFILE
 from engine.scenarios import registry
 
 from . import figures, layout, render
+from .errors import job_failed, shown
 from .pages import describe
 from .panels import fmt_value
-from .playground import JOB_POLL_MS, phase_line, plain, session_id
+from .playground import JOB_POLL_MS, phase_line, plain, session_id, ticked
 from .runs import RunRequestError, Runs, validate_request
 
 
@@ -30,20 +31,26 @@ def parse_options(scenario: str, text: str) -> dict:
     params = {p.flag: p for p in registry()[scenario].params}
     try:
         words = shlex.split(text or "")
-    except ValueError as exc:
-        raise RunRequestError(f"options: {exc}") from None
+    except ValueError:
+        raise RunRequestError(
+            f"options: a quote is not closed in {shown(text)}", f"选项：{shown(text)} 中有未闭合的引号"
+        ) from None
     out, i = {}, 0
     while i < len(words):
         word = words[i]
         p = params.get(word)
         if p is None:
-            raise RunRequestError(f"options: {word!r} is not an option of {scenario} ({', '.join(params)})")
+            flags = ", ".join(params)
+            raise RunRequestError(
+                f"options: {shown(word)} is not an option of {scenario} ({flags})",
+                f"选项：{shown(word)} 不是 {scenario} 的选项（{flags}）",
+            )
         if p.type is bool:
             out[p.name] = True
             i += 1
             continue
         if i + 1 >= len(words):
-            raise RunRequestError(f"options: {word} needs a value")
+            raise RunRequestError(f"options: {word} needs a value", f"选项：{word} 后面需要一个值")
         out[p.name] = words[i + 1]
         i += 2
     return out
@@ -66,13 +73,18 @@ class Callbacks:
                 for label, scenario, options in (("A", sa, oa), ("B", sb, ob))
             ]
             for label, req in zip("AB", requests, strict=True):
-                self.runs.compute(
-                    req,
-                    session_id(session),
-                    lambda phase, v, label=label: set_progress([[f"{label}: ", *_items(phase_line(phase, v, lang))]]),
-                )
+                try:
+                    self.runs.compute(
+                        req,
+                        session_id(session),
+                        lambda phase, v, label=label: set_progress(
+                            [[f"{label}: ", *_items(phase_line(phase, v, lang))]]
+                        ),
+                    )
+                except RunRequestError as exc:
+                    raise _sided(label, exc) from None
         except RunRequestError as exc:
-            return str(exc), no_update, no_update
+            return exc.text(lang), no_update, no_update
         except Busy as exc:
             return msg(exc.key, lang, **exc.values), no_update, no_update
         shown = [plain(r) for r in requests]
@@ -108,6 +120,7 @@ def register(app, runs: Runs) -> None:
         progress_default=[""],
         running=[(Output("cmp-run", "disabled"), True, False)],
         interval=JOB_POLL_MS,
+        on_error=job_failed(3, 0),  # cmp-error
         prevent_initial_call=True,
     )(cb.compare)
     app.callback(
@@ -127,21 +140,35 @@ def _items(line) -> list:
 def _request(label: str, scenario, options, numerics) -> dict:
     """One side's request, validated (RunRequestError naming the side and the field)."""
     if not isinstance(scenario, str) or scenario not in registry():
-        raise RunRequestError(f"{label}: scenario must be one of {', '.join(registry())}, got {scenario!r}")
+        choices = ", ".join(registry())
+        raise RunRequestError(
+            f"{label}: scenario must be one of {choices}, got {shown(scenario)}",
+            f"{label}：场景必须是 {choices} 之一，收到 {shown(scenario)}",
+        )
     if not isinstance(options, str | type(None)):
-        raise RunRequestError(f"{label}: options must be text, got {type(options).__name__}")
-    params = parse_options(scenario, options)
+        raise RunRequestError(
+            f"{label}: options must be text, got {shown(options)}", f"{label}：选项必须是文本，收到 {shown(options)}"
+        )
+    try:
+        params = parse_options(scenario, options)
+    except RunRequestError as exc:
+        raise _sided(label, exc) from None
     req = {
         "scenario": scenario,
         "profile": params.pop("profile", DEFAULT_PROFILE),
         "params": params,
-        "numerics": "on" in (numerics or []),
+        "numerics": ticked(numerics),
     }
     try:
         validate_request(req)
     except RunRequestError as exc:
-        raise RunRequestError(f"{label}: {exc}") from None
+        raise _sided(label, exc) from None
     return req
+
+
+def _sided(label: str, exc: RunRequestError) -> RunRequestError:
+    """``exc`` said of run ``label`` (A or B), in both languages."""
+    return RunRequestError(f"{label}: {exc}", f"{label}：{exc.zh}")
 
 
 _SHARES = ("percent_of_peak", "cube_utilization", "mte2_compute_overlap", "copy_compute_overlap")

@@ -27,6 +27,7 @@ from lessons.grader import VERDICTS, GradeResult
 
 from . import diagnosis
 from .editor import editor, editor_buttons
+from .errors import job_failed
 from .exercise_diff import comparison, diff_view
 from .exercise_text import TEXT, text
 from .playground import JOB_POLL_MS, session_id
@@ -83,7 +84,6 @@ def panel(lesson: Lesson, lang: str, code_runs: tuple[str, str]) -> html.Div:
                 className="row",
                 style={"display": "none"},
             ),
-            dcc.Store(id="ex-submit"),
             dcc.Store(id="ex-line"),
             dcc.Store(id="ex-number", data=lesson.number),
         ],
@@ -295,7 +295,7 @@ class Callbacks:
                 submit.get("lesson"), submit.get("code"), lang, session_id(session), report, policy == "sandbox"
             )
         except RunRequestError as exc:
-            return no_update, no_update, f"{text('failed', lang)}: {exc}", no_update, *_UNCHANGED
+            return no_update, no_update, f"{text('failed', lang)}: {exc.text(lang)}", no_update, *_UNCHANGED
         except Busy as exc:
             return (
                 no_update,
@@ -316,7 +316,12 @@ class Callbacks:
     def go(self, clicks, mine, run, *, trigger=FROM_DASH):
         """A statement's link: the trainee's run in the views, at the step where it shows."""
         trigger = triggered(trigger)
-        if not isinstance(trigger, dict) or not any(clicks or []) or not isinstance(mine, dict):
+        if (
+            not isinstance(trigger, dict)
+            or not isinstance(clicks, list)
+            or not any(clicks)
+            or not isinstance(mine, dict)
+        ):
             raise PreventUpdate
         step = trigger.get("step")
         if type(step) is not int or step < 0:
@@ -393,6 +398,7 @@ def register(app, runs: Runs) -> None:
         ],
         cancel=[Input("ex-cancel", "n_clicks")],
         interval=JOB_POLL_MS,
+        on_error=job_failed(4 + len(_VIEWS), 2),  # ex-status
         prevent_initial_call=True,
     )(cb.check)
     app.callback(

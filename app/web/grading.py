@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import os
 import tempfile
 import threading
@@ -22,7 +23,7 @@ from app.files import atomic_path
 from app.server.store import RunSpec, StoreError
 from lessons.catalog import Lesson
 
-from .errors import RunRequestError, lesson_of
+from .errors import RunRequestError, lesson_of, shown
 
 MAX_CODE_CHARS = 256 * 1024  # a trainee's exercise sent from the editor
 WALL_ENV = "ASCENDSIM_EXERCISE_WALL_S"  # an instructor's cap on an exercise's wall time (at most the lesson's)
@@ -40,9 +41,12 @@ class Exercises:
         not get that far)."""
         lesson = lesson_of(number)
         if not isinstance(code, str):
-            raise RunRequestError(f"code: must be text, got {type(code).__name__}")
+            raise RunRequestError(f"code: must be text, got {shown(code)}", f"code：必须是文本，收到 {shown(code)}")
         if len(code) > MAX_CODE_CHARS:
-            raise RunRequestError(f"code: at most {MAX_CODE_CHARS:,} characters, got {len(code):,}")
+            raise RunRequestError(
+                f"code: at most {MAX_CODE_CHARS:,} characters, got {len(code):,}",
+                f"code：最多 {MAX_CODE_CHARS:,} 个字符，收到 {len(code):,} 个",
+            )
         with (
             self.coordinator.session(session),
             self.coordinator.slot(lambda n: report("queued", {"ahead": n})),
@@ -134,7 +138,8 @@ class Exercises:
                     refs=self._kept_refs(lesson),
                 )
             except GraderError as exc:
-                raise RunRequestError(str(exc)) from None
+                logging.getLogger("ascendsim").warning("lesson %d: the grader failed: %s", lesson.number, exc)
+                raise RunRequestError(str(exc), "评分器无法完成这次检查（原因见服务器日志）") from None
             finally:
                 stop.set()
             if not keep.is_file():

@@ -378,6 +378,8 @@ def lessons_page(lang: str, lessons, number: int | None = None) -> html.Div:
             html.Div(id="lesson-cpp", className="hidden"),  # the lesson's whole program in C++ (Ascend C)
             dcc.Store(id="ex-result"),  # the last grade: outside the exercise panel, which a language switch rebuilds
             dcc.Store(id="ex-mine"),  # its run (what the views load): the small part callbacks send back
+            # what Run & check sends: outside the panel, so that drawing the panel does not start a grading job
+            dcc.Store(id="ex-submit"),
             html.Div(player(ui), id="player-area"),
         ],
         className="main",

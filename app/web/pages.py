@@ -23,6 +23,7 @@ from engine.scenarios import registry
 from lessons.catalog import LessonError, get
 
 from . import layout, tool_pages
+from .errors import lesson_of
 from .exercise import panel
 from .panels import program_panel
 from .runs import RunRequestError, Runs
@@ -76,9 +77,9 @@ class Callbacks:
     def lesson(self, number, lang, run):
         lang = known_lang(lang)
         try:
-            les = get(int(number or 1))
-        except (LessonError, ValueError, TypeError) as exc:
-            return no_update, html.Div(str(exc), className="error"), [], [], []
+            les = lesson_of(1 if number is None else number)
+        except RunRequestError as exc:
+            return no_update, html.Div(exc.text(lang), className="error"), [], [], []
         head = html.Div(
             [
                 html.H2(msg("web.lesson_n", lang, n=les.number, title=les.title[lang])),
@@ -149,7 +150,11 @@ class Callbacks:
                 texts.append(no_update)
                 classes.append(no_update)
                 continue
-            question = next(q for q in les.questions if q.id == ident["q"])
+            question = next((q for q in les.questions if q.id == ident.get("q")), None)
+            if question is None:  # a question this lesson does not ask: nothing to check
+                texts.append(no_update)
+                classes.append(no_update)
+                continue
             if yours is None:
                 texts.append(msg("web.choose_first", lang))
                 classes.append("answer")
@@ -175,7 +180,7 @@ class Callbacks:
         try:
             loaded = self.runs.load(run)
         except RunRequestError as exc:
-            return no_update, str(exc)
+            return no_update, exc.text(known_lang(lang))
         name = export_name(run)
         which = triggered(trigger)
         if which == "exp-chrome":

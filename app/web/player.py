@@ -23,6 +23,7 @@ from app.present.messages import known_lang
 from app.present.messages import t as msg
 
 from . import panels, render
+from .errors import shown
 from .layout import VIEWS
 from .playground import note_text
 from .runs import RunRequestError, Runs, breakpoints_of
@@ -43,8 +44,8 @@ class Callbacks:
         try:
             loaded = self.runs.load(run)
         except RunRequestError as exc:
-            return (no_update,) * 7 + (str(exc),)
-        if old and old.get("key") == loaded.key:
+            return (no_update,) * 7 + (exc.text(known_lang(lang)),)
+        if isinstance(old, dict) and old.get("key") == loaded.key:
             raise PreventUpdate
         meta = render.meta(loaded)
         cores = meta["cores"]
@@ -54,12 +55,9 @@ class Callbacks:
 
     def status_in(self, lang, run, meta):
         """The status line again in the language switched to (the run it describes is already loaded)."""
-        if not run or not meta:
+        if not run or not isinstance(meta, dict):
             raise PreventUpdate
-        try:
-            loaded = self.runs.load(run)
-        except RunRequestError:
-            raise PreventUpdate from None
+        loaded = self._loaded(run)
         if loaded.key != meta.get("key"):
             raise PreventUpdate
         return run_status(loaded, known_lang(lang))
@@ -69,18 +67,16 @@ class Callbacks:
         if not meta or not run:
             raise PreventUpdate
         lang = known_lang(lang)
-        loaded = self.runs.load(run)
-        sys = panels.system_panel(views.device_view(loaded.replay, lang), lang)
-        metrics = panels.metrics_panel(views.metrics_view(loaded.replay, lang), lang, tryable="lesson" not in run)
-        figure, note = render.matrices(loaded, lang)
-        style = {} if loaded.outline["tensors"] else {"display": "none"}
-        return sys, metrics, figure, note, style
+        loaded = self._loaded(run)
+        tryable = "lesson" not in run
+        kept = self.runs.prepared_views(loaded, lang) if tryable else None  # what the run's job drew
+        return tuple(kept) if kept is not None else render.run_views(loaded, lang, tryable)
 
     # -- a window of frames --------------------------------------------------------------------------------
     def fetch_window(self, req, run, expand, follow, view):
         if not req or not run or not isinstance(req, dict):
             raise PreventUpdate
-        loaded = self.runs.load(run)
+        loaded = self._loaded(run)
         if req.get("run") != loaded.key:
             raise PreventUpdate
         lang = known_lang(req.get("lang"))
@@ -90,6 +86,9 @@ class Callbacks:
             bps = ()
         first, count = _integer(req.get("first", 0)), max(1, min(_integer(req.get("count", 1)), render.WINDOW * 3))
         core = req.get("core")
+        if not (core is None or isinstance(core, str)):
+            raise PreventUpdate  # a page names a core by its name (or none)
+        expand = _names(expand)
         key = (first, count, core, lang, bps)
         w = loaded.window(
             key, lambda: self.runs.prepared(loaded, key) or render.window(loaded, first, count, core, lang, bps)
@@ -115,9 +114,10 @@ class Callbacks:
     def zoom(self, relayout, _whole, _work, expand, follow, run, step, lang, view, *, trigger=FROM_DASH):
         if not run:
             raise PreventUpdate
-        loaded = self.runs.load(run)
+        loaded = self._loaded(run)
         step = _step_of(step, loaded)
         lang = known_lang(lang)
+        expand = _names(expand)
         end = loaded.outline["end_us"]
         view = view if isinstance(view, dict) and view.get("run") == loaded.key else None
         trigger = triggered(trigger)
@@ -151,6 +151,10 @@ class Callbacks:
                     raise PreventUpdate
             except (TypeError, ValueError):
                 raise PreventUpdate from None
+            if shown is not None:  # a range the chart can send: finite, ordered, within a run's length of the run
+                if not (len(shown) == 2 and all(map(math.isfinite, shown)) and shown[0] < shown[1]):
+                    raise PreventUpdate
+                shown = (max(shown[0], -end), min(shown[1], 2 * end))
             span = None if shown is None or shown[1] - shown[0] >= end else max(shown[1] - shown[0], 0.0) or None
             return moved(render.timeline(loaded, step, lang, shown, expand or []), span, [])
         if view is None or (trigger == "tl-follow" and not follow):
@@ -166,12 +170,12 @@ class Callbacks:
     def jump(self, _prev, _next, step, kind, run, lang, *, trigger=FROM_DASH):
         if not run or not kind:
             raise PreventUpdate
-        loaded = self.runs.load(run)
+        loaded = self._loaded(run)
         forward = triggered(trigger) == "jump-next"
         from engine.trace import Kind
 
         if not isinstance(kind, str) or kind not in Kind.__members__:
-            return no_update, f"kind must be one of {', '.join(Kind.__members__)}, got {kind!r}"
+            return no_update, msg("web.bad_kind", known_lang(lang), kinds=", ".join(Kind.__members__), got=shown(kind))
         found = loaded.replay.next_of_kind(_step_of(step, loaded), kind, forward)
         if found is None:
             return no_update, f"{kind}: -"
@@ -179,18 +183,20 @@ class Callbacks:
 
     # -- breakpoints ---------------------------------------------------------------------------------------
     def breakpoints(self, _add, deletes, kind, core, src, mark, current, run, lang, *, trigger=FROM_DASH):
-        current = list(current or [])
+        # what the page keeps: a list of breakpoints as this callback wrote them (anything else is dropped)
+        current = [_kept_bp(bp) for bp in current] if isinstance(current, list) else []
+        current = [bp for bp in current if bp is not None]
         trigger = triggered(trigger)
         if isinstance(trigger, dict) and trigger.get("type") == "bp-del":
-            if not any(deletes):
+            if not isinstance(deletes, list) or not any(deletes):
                 raise PreventUpdate
-            i = trigger["i"]
+            i = trigger.get("i")
             current = [bp for j, bp in enumerate(current) if j != i]
         elif trigger == "bp-add":
             item = {
                 "kind": kind or None,
                 "core": core or None,
-                "src": (src or "").strip() or None,
+                "src": src.strip() or None if isinstance(src, str) else (src or None),
                 "mark": mark.strip() if isinstance(mark, str) and mark.strip() else None,
             }
             if item["mark"] is None and isinstance(mark, str) and mark == "" and not any(item.values()):
@@ -199,27 +205,37 @@ class Callbacks:
                 if run:
                     breakpoints_of([item], self.runs.load(run))
             except RunRequestError as exc:
-                return no_update, no_update, str(exc)
+                return no_update, no_update, exc.text(known_lang(lang))
             if any(v is not None for v in item.values()) and item not in current:
                 current.append(item)
         return current, _bp_list(current, known_lang(lang)), ""
 
     # -- a slot's numbers ------------------------------------------------------------------------------------
     def tile_values(self, click, step, run, core, lang):
-        if not click or not run:
+        if not click or not run or not isinstance(click, dict):
             raise PreventUpdate
-        loaded = self.runs.load(run)
+        loaded = self._loaded(run)
         lang = known_lang(lang)
-        ref = loaded.core(core)
+        step = _step_of(step, loaded)
+        buf, q, s = click.get("buf"), click.get("q"), click.get("s")
+        if not isinstance(buf, str) or type(q) is not int or type(s) is not int:
+            raise PreventUpdate  # a slot the page's own panel could not have named
+        ref = loaded.core(core) if isinstance(core, str) else None
         if ref is None:
             return html.Div(msg("web.no_core", lang), className="note")
         try:
-            view = views.tile_view(
-                loaded.replay, int(step or 0), ref, str(click["buf"]), int(click["q"]), int(click["s"]), 12, lang
-            )
-        except (KeyError, LookupError, TypeError, ValueError) as exc:
-            return html.Div(str(exc), className="note")
+            view = views.tile_view(loaded.replay, step, ref, buf, q, s, 12, lang)
+        except (KeyError, LookupError, TypeError, ValueError):
+            return html.Div(msg("web.no_slot", lang, buf=buf[:40], q=q, s=s), className="note")
         return panels.tile_panel(view, lang)
+
+    def _loaded(self, run):
+        """The run a page plays; PreventUpdate if it cannot be loaded (the status line already says why: the
+        player's load_run answers the same run dict first)."""
+        try:
+            return self.runs.load(run)
+        except RunRequestError:
+            raise PreventUpdate from None
 
 
 def register(app, runs: Runs) -> None:
@@ -380,6 +396,22 @@ def register(app, runs: Runs) -> None:
         State("core-select", "options"),
         prevent_initial_call=True,
     )
+
+
+BP_FIELDS = ("kind", "core", "src", "mark")
+
+
+def _kept_bp(bp) -> dict | None:
+    """A breakpoint the page kept, as this callback wrote it (its fields: text or nothing); None for anything else."""
+    if not isinstance(bp, dict):
+        return None
+    kept = {k: bp.get(k) for k in BP_FIELDS}
+    return kept if all(v is None or (isinstance(v, str) and len(v) <= 300) for v in kept.values()) else None
+
+
+def _names(value) -> list[str]:
+    """A checklist's values a page sent (core names): the strings in it; anything else is none."""
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
 def _integer(value) -> int:

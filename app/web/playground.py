@@ -22,6 +22,7 @@ from engine.profiles.profile import DEFAULT_PROFILE, load_profile
 from engine.scenarios import registry
 
 from . import panels
+from .errors import job_failed
 from .runs import RunRequestError, Runs
 from .trigger import FROM_DASH, triggered
 
@@ -152,7 +153,7 @@ class Callbacks:
                 request, session_id(session), lambda phase, v: set_progress([phase_line(phase, v, lang)]), lang
             )
         except RunRequestError as exc:
-            return no_update, no_update, str(exc), "", *unchanged
+            return no_update, no_update, exc.text(lang), "", *unchanged
         except Busy as exc:
             return no_update, no_update, msg(exc.key, lang, **exc.values), "", *unchanged
         clean = plain(request)
@@ -215,6 +216,7 @@ def register(app, runs: Runs) -> None:
         ],
         cancel=[Input("pg-cancel", "n_clicks")],
         interval=JOB_POLL_MS,
+        on_error=job_failed(8, 2),  # pg-error
         prevent_initial_call=True,
     )(cb.run_clicked)
 
@@ -235,8 +237,13 @@ def _request(runs: Runs, trigger, tries, scenario, profile, mnk, ids, values, nu
         params = [_form_value(named.get(i.get("name")), request["params"].get(i.get("name"))) for i in ids]
         return request, [*form, params]
     if not isinstance(values, list) or len(values) != len(ids):
-        raise RunRequestError("params: the form's fields and values do not match")
-    return request_of(scenario, profile, *mnk, ids, values, "on" in (numerics or [])), unchanged
+        raise RunRequestError("params: the form's fields and values do not match", "参数：表单的字段与取值对不上")
+    return request_of(scenario, profile, *mnk, ids, values, ticked(numerics)), unchanged
+
+
+def ticked(checklist) -> bool:
+    """Whether a one-box checklist a page sent (``["on"]`` or ``[]``) is ticked; anything else is not."""
+    return isinstance(checklist, list) and "on" in checklist
 
 
 def session_id(session) -> str:
@@ -257,10 +264,12 @@ def phase_line(phase: str, values: dict, lang: str):
 
 
 def note_text(note, lang: str) -> str:
-    """A run's note (a message key and its values) in ``lang``."""
+    """A run's note (a message key and its values; a value given in each language, ``{"en": ..., "zh": ...}``, is
+    said in ``lang``) in ``lang``."""
     if not note:
         return ""
     key, values = note
+    values = {k: v.get(lang, v.get("en")) if isinstance(v, dict) else v for k, v in values.items()}
     return msg(key, lang, **values)
 
 
@@ -301,4 +310,5 @@ __all__ = (
     "register",
     "request_of",
     "session_id",
+    "ticked",
 )

@@ -36,10 +36,13 @@ TIMELINE_BARS = 400  # per lane, above this the timeline shows busy share per bu
 
 
 def window_size(loaded: Loaded) -> int:
+    """Steps per window: a short run in one, unless every core's tiles are tracked on many cores (a matmul: its
+    first window is drawn by its job, and a class's jobs share a server's cores: 250 steps, not the whole run)."""
     n = len(loaded.replay)
-    if n <= SMALL_RUN:
-        return n
-    return WINDOW_WITH_TILES if loaded.outline["tensors"] and len(loaded.outline["cores"]) > 4 else WINDOW
+    tiles = loaded.outline["tensors"] and len(loaded.outline["cores"]) > 4
+    if tiles:
+        return min(n, WINDOW_WITH_TILES)
+    return n if n <= SMALL_RUN else WINDOW
 
 
 def meta(loaded: Loaded) -> dict:
@@ -111,6 +114,17 @@ def matrices(loaded: Loaded, lang: str) -> tuple[dict, str]:
     view = views.matrices_view(loaded.replay, 0, 48, lang)
     note = "" if loaded.replay.tiles.inputs is not None else msg("web.no_values", lang)
     return figures.matrices_figure(view), note
+
+
+def run_views(loaded: Loaded, lang: str, tryable: bool) -> tuple:
+    """The views of a run that change with the language, not the step: the system panel, the metrics panel
+    (the run's whole analysis: the longest part for a big run), the matrices figure, its note and whether it
+    shows. ``tryable``: the recommendations offer a "try it" (a playground run's, not a lesson's)."""
+    sys = panels.system_panel(views.device_view(loaded.replay, lang), lang)
+    metrics = panels.metrics_panel(views.metrics_view(loaded.replay, lang), lang, tryable=tryable)
+    figure, note = matrices(loaded, lang)
+    style = {} if loaded.outline["tensors"] else {"display": "none"}
+    return sys, metrics, figure, note, style
 
 
 def labels(lang: str) -> dict:

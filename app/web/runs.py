@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import os
 import tempfile
 import threading
@@ -26,20 +27,17 @@ from collections.abc import Callable
 from pathlib import Path
 
 from app.files import atomic_path
-from app.present import Breakpoint, Replay
+from app.present import Replay
 from app.present.frames import FrameSource, outline
 from app.present.walkthrough import lesson_stops, run_lesson
-from app.server import limits
 from app.server.jobs import Coordinator
 from app.server.store import DISK_BYTES, RunSpec, RunStore, StoreError, store_error, unstored
-from app.web.errors import RunRequestError, lesson_of
+from app.web.errors import RunRequestError, lesson_of, shown
 from app.web.grading import Exercises
 from app.web.loaded import Loaded
-from engine.profiles.profile import DEFAULT_PROFILE, ProfileError, list_profiles, load_profile
-from engine.scenarios import Scenario, ScenarioArgError, ScenarioFailed, registry
-from engine.scenarios.cost import Cost
-from engine.trace import Kind
-from engine.trace.locations import SourceLine
+from app.web.validate import breakpoints_of, validate_request
+from engine.profiles.profile import DEFAULT_PROFILE, load_profile
+from engine.scenarios import ScenarioArgError, ScenarioFailed, registry
 from lessons import sandbox
 from lessons.catalog import Lesson, get, lessons
 
@@ -63,106 +61,6 @@ def fingerprint(*folders: str) -> str:
                 h.update(str(path.relative_to(ROOT)).encode())
                 h.update(path.read_bytes())
     return h.hexdigest()[:16]
-
-
-# -- validating what a browser sends -------------------------------------------------------------------
-def _field(message: str, params) -> str:
-    """A scenario message names its CLI flags (``--buffer-num``); the page names the fields (``buffer_num``)."""
-    for p in params:
-        message = message.replace(p.flag, p.name)
-    return message
-
-
-def _coerce(p, raw):
-    """A form value (number, text, bool or empty) as the parameter's type, or ScenarioArgError."""
-    if p.type is bool:
-        return bool(raw)
-    if raw is None or raw == "":
-        if p.default is None:
-            return None
-        raise ScenarioArgError(f"{p.name} is required (default {p.default}), got nothing", p.name)
-    if p.type is int:
-        if isinstance(raw, float) and raw.is_integer():
-            return int(raw)
-        if isinstance(raw, str):
-            try:
-                return int(raw.strip())
-            except ValueError:
-                raise ScenarioArgError(f"{p.name} must be an integer, got {raw!r}", p.name) from None
-    if p.type is float and isinstance(raw, str):
-        try:
-            return float(raw.strip())
-        except ValueError:
-            raise ScenarioArgError(f"{p.name} must be a number, got {raw!r}", p.name) from None
-    if p.type is str and not isinstance(raw, str):
-        raise ScenarioArgError(f"{p.name} must be text, got {raw!r}", p.name)
-    return raw
-
-
-def validate_request(request: dict) -> tuple[RunSpec, Scenario, Cost]:
-    """A playground request as a :class:`RunSpec` (raises :class:`RunRequestError` naming the field)."""
-    scenarios = registry()
-    name = request.get("scenario")
-    if not isinstance(name, str) or name not in scenarios:
-        raise RunRequestError(f"scenario must be one of {', '.join(scenarios)}, got {name!r}")
-    scenario = scenarios[name]
-    profile_name = request.get("profile") or DEFAULT_PROFILE
-    if profile_name not in list_profiles():
-        raise RunRequestError(f"profile must be one of {', '.join(list_profiles())}, got {profile_name!r}")
-    try:
-        profile = load_profile(profile_name)
-    except ProfileError as exc:
-        raise RunRequestError(f"profile: {exc}") from None
-    raw = request.get("params") or {}
-    if not isinstance(raw, dict):
-        raise RunRequestError(f"params must be a mapping, got {type(raw).__name__}")
-    unknown = sorted(set(raw) - {p.name for p in scenario.params})
-    if unknown:
-        raise RunRequestError(
-            f"{unknown[0]} is not a parameter of {name} ({', '.join(p.name for p in scenario.params)})"
-        )
-    numerics = request.get("numerics", True)
-    if not isinstance(numerics, bool):
-        raise RunRequestError(f"numerics must be true or false, got {numerics!r}")
-    try:
-        values = {p.name: _coerce(p, raw.get(p.name, p.default)) for p in scenario.params}
-        values = scenario.validate(profile, values)
-        cost = limits.check(scenario, profile, values, numerics)
-    except ScenarioArgError as exc:  # every refusal names its parameters (exc.params)
-        named = {p.name: p for p in scenario.params}
-        raise RunRequestError(_field(str(exc), [named[n] for n in exc.params if n in named])) from None
-    return RunSpec.of(name, profile_name, values, numerics), scenario, cost
-
-
-def breakpoints_of(items, loaded: Loaded) -> tuple[Breakpoint, ...]:
-    """Breakpoints a browser sent, validated (an invalid one raises RunRequestError)."""
-    out = []
-    for item in items or []:
-        if not isinstance(item, dict):
-            raise RunRequestError(f"a breakpoint must be a mapping, got {item!r}")
-        kind, core = item.get("kind") or None, item.get("core") or None
-        src, mark = item.get("src") or None, item.get("mark")
-        if kind is not None and kind not in Kind.__members__:
-            raise RunRequestError(f"breakpoint kind must be one of {', '.join(Kind.__members__)}, got {kind!r}")
-        if core is not None:
-            ref = loaded.core(core)
-            if ref is None:
-                cores = ", ".join(loaded.outline["cores"])
-                raise RunRequestError(f"breakpoint core must be one of {cores}, got {core!r}")
-            core = ref
-        if src is not None:
-            if not isinstance(src, str) or len(src) > 300:
-                raise RunRequestError(f"breakpoint src must be file:line (at most 300 characters), got {src!r}")
-            try:
-                src = SourceLine.parse(src)  # what a person typed
-            except ValueError as exc:
-                raise RunRequestError(f"breakpoint src: {exc}") from None
-        if mark is not None and (not isinstance(mark, str) or len(mark) > 100):
-            raise RunRequestError(f"breakpoint mark must be text of at most 100 characters, got {mark!r}")
-        if kind is None and core is None and src is None and mark is None:
-            continue
-        out.append(Breakpoint(kind=kind, core=core, src=src, mark=mark))
-    return tuple(out)
 
 
 class Runs(Exercises):
@@ -195,11 +93,14 @@ class Runs(Exercises):
         """The spec of a run dict (validated: a lesson that exists, a trainee's run of one, or a valid playground
         request)."""
         if not isinstance(run, dict):
-            raise RunRequestError(f"a run must be a mapping, got {type(run).__name__}")
+            raise RunRequestError(f"a run must be a mapping, got {shown(run)}", f"运行必须是映射，收到 {shown(run)}")
         if "exercise" in run:
             code = run.get("code")
             if not (isinstance(code, str) and len(code) == 32 and all(c in "0123456789abcdef" for c in code)):
-                raise RunRequestError(f"code: must be 32 hexadecimal digits, got {str(code)[:40]!r}")
+                raise RunRequestError(
+                    f"code: must be 32 hexadecimal digits, got {shown(code)}",
+                    f"code：必须是 32 位十六进制数字，收到 {shown(code)}",
+                )
             return RunSpec.of(f"exercise:{lesson_of(run['exercise']).number}", DEFAULT_PROFILE, {"code": code})
         if "lesson" in run:
             return RunSpec.of(f"lesson:{lesson_of(run['lesson']).number}", DEFAULT_PROFILE, {})
@@ -221,8 +122,8 @@ class Runs(Exercises):
         :class:`~app.server.jobs.Busy` (the session's or the queue's limits)."""
         spec, _scenario, cost = validate_request(request)
         with self.coordinator.session(session):
-            if not self.stored(spec) and (problem := usable(self.code_dir)):
-                raise RunRequestError(problem)  # said before the run, not after it (the folder may have healed since)
+            if not self.stored(spec) and (problem := unusable(self.code_dir)):
+                raise RunRequestError(str(problem), problem.zh)  # said before the run (the folder may have healed)
             return self._make(spec, cost.events, report, request, lang)
 
     def _make(self, spec: RunSpec, events: int, report, request: dict, lang: str | None) -> tuple | None:
@@ -238,7 +139,7 @@ class Runs(Exercises):
                 try:
                     self.store.put(spec, result)
                 except StoreError as exc:
-                    raise RunRequestError(str(exc)) from None
+                    raise RunRequestError(str(exc), exc.zh) from None
                 if lang is not None:
                     report("preparing", {})
                     self.prepare(spec, request, lang)
@@ -249,8 +150,12 @@ class Runs(Exercises):
         return self.store.path(spec).with_suffix(f".views-{lang}.json")
 
     def prepare(self, spec: RunSpec, run: dict, lang: str) -> None:
-        """Render the window a page asks for first (step 0, the first core, no breakpoints) in ``lang`` and keep
-        it beside the stored run, so no request renders it. A folder that cannot take it only costs speed."""
+        """Render what a page asks for first, in ``lang``: the window at step 0 (the first core, no breakpoints)
+        and the run's views (its metrics are its whole analysis); keep them beside the stored run, so no
+        request renders them (a big run's analysis took longer than a web worker may take). A folder that cannot
+        take them only costs speed."""
+        from plotly.utils import PlotlyJSONEncoder
+
         from . import render
 
         loaded = self.load(run)
@@ -258,21 +163,32 @@ class Runs(Exercises):
         core = meta["cores"][0] if meta["cores"] else None
         key = [0, meta["window"], core, lang]
         window = render.window(loaded, 0, meta["window"], core, lang, ())
+        shown = render.run_views(loaded, lang, tryable=True)
         with contextlib.suppress(OSError), atomic_path(self.views_path(spec, lang)) as tmp:
-            tmp.write_text(json.dumps({"key": key, "window": window}))
+            tmp.write_text(json.dumps({"key": key, "window": window, "views": shown}, cls=PlotlyJSONEncoder))
 
     def prepared(self, loaded: Loaded, key: tuple) -> dict | None:
         """The window :meth:`prepare` kept for ``key`` (first, count, core, lang, breakpoints), or None."""
         first, count, core, lang, bps = key
-        if first != 0 or bps or lang not in ("en", "zh"):
+        if first != 0 or bps:
+            return None
+        doc = self._kept(loaded, lang)
+        return doc.get("window") if doc is not None and doc.get("key") == [0, count, core, lang] else None
+
+    def prepared_views(self, loaded: Loaded, lang: str) -> list | None:
+        """The run's views (a playground run's: "try it" offered) :meth:`prepare` kept in ``lang``, or None."""
+        doc = self._kept(loaded, lang)
+        views = doc.get("views") if doc is not None else None
+        return views if isinstance(views, list) and len(views) == 5 else None
+
+    def _kept(self, loaded: Loaded, lang: str) -> dict | None:
+        if lang not in ("en", "zh"):
             return None
         try:
             doc = json.loads(self.views_path(loaded.spec, lang).read_text())
         except (OSError, ValueError):
             return None
-        if not isinstance(doc, dict) or doc.get("key") != [0, count, core, lang]:
-            return None
-        return doc.get("window")
+        return doc if isinstance(doc, dict) else None
 
     def _simulate(self, spec: RunSpec, events: int, report: Callable[[str, dict], None]):
         from engine.scenarios.runner import run_scenario
@@ -291,7 +207,7 @@ class Runs(Exercises):
                 spec.scenario, spec.profile, numerics=spec.numerics, progress=progress, **dict(spec.params)
             ).result
         except (ScenarioArgError, ScenarioFailed) as exc:
-            raise RunRequestError(str(exc).splitlines()[0]) from None
+            raise RunRequestError(str(exc).splitlines()[0], exc.zh.splitlines()[0]) from None
 
     # -- loading a run for playing ------------------------------------------------------------------------------
     def load(self, run: dict) -> Loaded:
@@ -332,9 +248,15 @@ class Runs(Exercises):
             return Loaded(spec.key, spec, replay, FrameSource(replay), outline(replay), lesson, stops, note=note)
         result = self.store.get(spec)
         if result is None and "exercise" in run:
-            raise RunRequestError("your run is no longer kept on this server: press Run & check again")
+            raise RunRequestError(
+                "your run is no longer kept on this server: press Run & check again",
+                "服务器上已不再保存你的这次运行：请重新点击“运行并检查”",
+            )
         if result is None:
-            raise RunRequestError(f"run {spec.scenario} {dict(spec.params)} is not finished yet")
+            raise RunRequestError(
+                f"run {spec.scenario} {dict(spec.params)} is not finished yet",
+                f"运行 {spec.scenario} {dict(spec.params)} 尚未完成",
+            )
         if "exercise" in run:
             lesson = lesson_of(run["exercise"])
             try:
@@ -363,8 +285,10 @@ class Runs(Exercises):
                 try:
                     result = run_lesson(lesson)
                 except Exception as exc:  # a lesson being written may be broken: say so on the page
+                    logging.getLogger("ascendsim").exception("lesson %d: its scenario failed", lesson.number)
                     raise RunRequestError(
-                        f"lesson {lesson.number}: its scenario failed: {type(exc).__name__}: {exc}"
+                        f"lesson {lesson.number}: its scenario failed (the server's log says why)",
+                        f"第 {lesson.number} 课：课程的场景运行失败（原因见服务器日志）",
                     ) from exc
                 try:
                     self.store.put(spec, result)
@@ -378,8 +302,10 @@ class Runs(Exercises):
     def truth(self, lesson: Lesson, question: str) -> str:
         """What the simulator answers to a lesson's predict-then-run question (computed once, kept on disk)."""
         if question not in {q.id for q in lesson.questions}:
+            ids = ", ".join(q.id for q in lesson.questions)
             raise RunRequestError(
-                f"question must be one of {', '.join(q.id for q in lesson.questions)}, got {question!r}"
+                f"question must be one of {ids}, got {shown(question)}",
+                f"问题必须是 {ids} 之一，收到 {shown(question)}",
             )
         path = self.code_dir / f"truth-{lesson.number}-{question}.txt"
         if path.is_file():
@@ -392,13 +318,19 @@ class Runs(Exercises):
 
 def usable(folder: Path) -> str | None:
     """Why ``folder`` cannot hold runs (one line naming it and the need), or None when it can."""
+    problem = unusable(folder)
+    return None if problem is None else str(problem)
+
+
+def unusable(folder: Path) -> StoreError | None:
+    """Why ``folder`` cannot hold runs (a :class:`StoreError`: one line in each language), or None when it can."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
         probe = folder / f".probe-{os.getpid()}-{threading.get_ident()}"
         probe.write_bytes(b"ok")
         probe.unlink()
     except OSError as exc:
-        return str(store_error(exc, folder, 1 << 20))
+        return store_error(exc, folder, 1 << 20)
     return None
 
 

@@ -30,10 +30,10 @@ from heapq import heappop, heappush
 
 import numpy as np
 
-from ..host.acl_codes import ACL_ERROR_RT_AICORE_EXCEPTION
 from ..trace import Kind, LaneKind, Trace
 from ..trace.locations import CoreRef
-from .dispatch_messages import cross_message, describe, describe_zh, stuck_message, unmatched_message
+from .cross_flags import cross_set, cross_take
+from .dispatch_messages import KernelFault, cross_message, stuck_message, unmatched_message
 from .memory_system import SharedMemorySystem
 from .pipes import LANE_NAMES, N_PIPES, Pipe
 from .program import (
@@ -46,29 +46,17 @@ from .program import (
     XSET,
     XWAIT,
     Program,
-    cross_peers,
     sched_of,
     topological_order,
 )
 from .scalar_unit import issue_rows, new_marks
+from .steady import UNKNOWN, Placements, StretchMemo, place_rows
 
-_NEXT_BLOCK, _SHARED = 0, 1
+_NEXT_BLOCK, _SHARED = 0, 1  # what a heap event is: a group takes its next block, a core goes on
 _PROGRESS_EVERY = 4096  # scheduler steps between progress reports (Trace.progress)
 
 AIC_PIPES = (Pipe.S, Pipe.M, Pipe.MTE1, Pipe.MTE2, Pipe.FIX)
 AIV_PIPES = (Pipe.S, Pipe.V, Pipe.MTE2, Pipe.MTE3)
-
-
-class KernelFault(Exception):
-    """A kernel cannot go on (deadlock, exception on the core); carries an ACL code, a finding kind and the
-    message in English and Chinese (``message_zh``, required: written from the same facts where it is raised)."""
-
-    def __init__(self, code: int, kind: str, message: str, message_zh: str, details: dict | None = None):
-        super().__init__(message)
-        self.code = code
-        self.kind = kind
-        self.message_zh = message_zh
-        self.details = details or {}
 
 
 class PhysicalCore:
@@ -100,10 +88,13 @@ class _CoreRun:
         "issue",
         "itab",
         "marks",
+        "offsets",
         "order",
         "pending",
+        "pending_state",
         "pipe_done",
         "pipe_free",
+        "placed",
         "program",
         "role",
         "sc0",
@@ -112,6 +103,7 @@ class _CoreRun:
         "slot",
         "sp0",
         "starts",
+        "stretches",
         "waiting",
     )
 
@@ -153,6 +145,7 @@ class KernelScheduler:
         record_block: Callable[[int, int], list[Program]],
         cause: int,
         block_name: Callable[[int], tuple[int, int]],  # block -> (trace name id, detail id)
+        memo: bool = True,  # place repeated stretches of stamped templates by shifting (exact; see .steady)
     ) -> None:
         self.trace = trace
         self.memory = memory
@@ -161,6 +154,7 @@ class KernelScheduler:
         self.cross_max = cross_flag_max_count
         self.block_dim = block_dim
         self.groups = [_Group(i) for i in range(min(block_dim, len(groups)))]
+        self.memo = StretchMemo() if memo else None
         self.runs: list[_CoreRun] = []
         for group, cores in zip(self.groups, groups, strict=False):
             for role, core in enumerate(cores):
@@ -168,6 +162,7 @@ class KernelScheduler:
                 run.group = group
                 run.role = role
                 run.itab = issue[core.kind]
+                run.stretches = self.memo.table(run.itab) if self.memo is not None else None
                 group.runs.append(run)
                 self.runs.append(run)
         self.record_block = record_block
@@ -208,6 +203,10 @@ class KernelScheduler:
         """Instructions timed and not yet appended to the trace (for progress reports)."""
         return sum(run.base + run.cursor for run in self.runs if run.program is not None and run.starts is not None)
 
+    def release(self, when: int, run: _CoreRun) -> None:
+        """``run`` goes on at ``when`` (a cross-core flag it waited for has arrived)."""
+        self._push(when, _SHARED, run.slot)
+
     def _push(self, time: int, what: int, slot: int) -> None:
         heappush(self._heap, (time, self._seq, what, slot))
         self._seq += 1
@@ -234,7 +233,7 @@ class KernelScheduler:
                 raise KernelFault(
                     0, "deadlock", *stuck_message(self.trace, run.core, block, instrs, stuck), {"block": block}
                 )
-            segs = [(*sched_of([instrs[i] for i in order]), None)]
+            segs = [(*sched_of([instrs[i] for i in order]), None, None)]
         else:
             segs = program.sched_segments()
         run.program = program
@@ -257,6 +256,9 @@ class KernelScheduler:
         # typed arrays per segment, filled by position: no lists of ints, no index arithmetic
         run.starts = [array("q", bytes(8 * len(seg[0]))) for seg in segs]
         run.ends = [array("q", bytes(8 * len(seg[0]))) for seg in segs]
+        run.offsets = np.cumsum([0, *(len(seg[0]) for seg in segs[:-1])]).tolist()  # each segment's first row
+        run.placed = Placements()  # stretches the memo placed (their rows are written with the block's)
+        run.pending_state = None  # (stretch, entry, reference) of a placed stretch whose state is partly pending
 
     def _advance(self, run: _CoreRun) -> None:
         """Time instructions from the cursor until a GM transfer must wait its turn, or the block ends.
@@ -264,7 +266,9 @@ class KernelScheduler:
         The hot loop of the simulator: column lists indexed by position, plain comparisons instead of
         max(), locals instead of attributes (each of these measurably matters here). ``issue`` is when
         the scalar unit has issued everything so far; it is busy from ``sc0`` on until it must wait (for
-        scalar work, a barrier or a cross-core flag), and that interval goes to ``marks``.
+        scalar work, a barrier or a cross-core flag), and that interval goes to ``marks``. A stamped
+        template's stretch entered in a state met before is placed by the memo (:mod:`.steady`);
+        ``won`` says whether the issue time decided a start in the stretch being timed.
         """
         segs = run.segs
         issue = run.issue
@@ -276,11 +280,12 @@ class KernelScheduler:
         marks = run.marks
         sc0, sp0 = run.sc0, run.sp0
         flag_ps = self.flag_ps
+        stretches = run.stretches
         op_set, op_wait, op_local, op_note = SET, WAIT, LOCAL, NOTE  # locals: the fastest lookups
         i = run.cursor
         b = run.base
         while run.seg < len(segs):
-            pipes, ops, costs, rates, keys, sizes, read_keys = segs[run.seg]
+            pipes, ops, costs, rates, keys, sizes, read_keys, template = segs[run.seg]
             starts = run.starts[run.seg]
             ends = run.ends[run.seg]
             n = len(pipes)
@@ -301,103 +306,130 @@ class KernelScheduler:
                 ends[i] = e
                 i += 1
             first = i
-            for i in range(first, n):
-                op = ops[i]
-                p = pipes[i]
-                # the frequent kinds first, each complete (pipe_done[p] >= pipe_free[p] always holds)
-                if op == op_set:  # fires once everything earlier on the pipe is done (data arrived)
-                    issue += t_set[p]
-                    s = pipe_done[p]
-                    if issue > s:
-                        s = issue
-                    e = s + flag_ps
-                    flags[keys[i]].append(e)
-                    pipe_free[p] = pipe_done[p] = e
-                elif op == op_wait:
-                    issue += t_wait[p]
-                    s = pipe_free[p]
-                    if issue > s:
-                        s = issue
-                    queue = flags[keys[i]]
-                    if not queue:
-                        raise KernelFault(
-                            0, "deadlock", *unmatched_message(self.trace, run, b + i, s), {"block": run.block}
-                        )
-                    e = queue.popleft()
-                    e = (e if e > s else s) + flag_ps
-                    pipe_free[p] = e
-                    if e > pipe_done[p]:
-                        pipe_done[p] = e
-                elif op == op_local:
-                    issue += t_local[p]
-                    s = pipe_free[p]
-                    if issue > s:
-                        s = issue
-                    e = s + costs[i]
-                    pipe_free[p] = e
-                    if e > pipe_done[p]:
-                        pipe_done[p] = e
-                elif op == op_note:  # a buffer event: no time, no issue slot, placed where its pipe is
-                    s = pipe_free[p]
-                    if issue > s:
-                        s = issue
-                    starts[i] = s
-                    ends[i] = s
-                    continue
-                else:
-                    cost = tab[op][p]
-                    issue += cost
-                    s = pipe_free[p]
-                    if issue > s:
-                        s = issue
-                    if op == BARRIER:
-                        s = max(*pipe_done, *pipe_free, issue)
+            stop = n
+            stretch = None
+            won = False
+            if template is not None and stretches is not None and first < n:
+                stretch = stretches.get((template, first), UNKNOWN)
+                if stretch is UNKNOWN:
+                    stretch = self.memo.find(stretches, template, first, ops, pipes, keys, tab)
+                if stretch is not None:
+                    found = self.memo.enter(run, stretch, issue)
+                    if found is None:  # met before: placed, shifted
+                        issue += stretch.cost
+                        first = stretch.end
+                        stretch = None
+                    else:  # timed below, then remembered if the issue time decided nothing
+                        ref, state = found
+                        stop = stretch.end
+                        at = issue - ref
+            while True:
+                for i in range(first, stop):
+                    op = ops[i]
+                    p = pipes[i]
+                    # the frequent kinds first, each complete (pipe_done[p] >= pipe_free[p] always holds)
+                    if op == op_set:  # fires once everything earlier on the pipe is done (data arrived)
+                        issue += t_set[p]
+                        s = pipe_done[p]
+                        if issue > s:
+                            s = issue
+                            won = True
                         e = s + flag_ps
-                        for q in range(N_PIPES):
-                            pipe_free[q] = e
-                            pipe_done[q] = e
-                        if issue > sc0:  # the scalar unit waits for every pipe to drain
-                            marks.extend((sc0, issue, sp0, b + i + 1))
-                        issue = sc0 = e
-                        sp0 = b + i + 1
-                    elif op == XSET:  # cross-core flag: fires once the pipe's earlier work is done
-                        d = pipe_done[p]
-                        if d > s:
-                            s = d
-                        e = s + flag_ps
-                        self._cross_set(run, keys[i], e + self.cross_ps, b + i)
-                    elif op == XWAIT:  # holds every later instruction (ADK CrossCoreWaitFlag), not just its pipe
-                        fired = self._cross_take(run, keys[i])
-                        if fired is None:  # the other core has not set it yet: park until it does
+                        flags[keys[i]].append(e)
+                        pipe_free[p] = pipe_done[p] = e
+                    elif op == op_wait:
+                        issue += t_wait[p]
+                        s = pipe_free[p]
+                        if issue > s:
+                            s = issue
+                            won = True
+                        queue = flags[keys[i]]
+                        if not queue:
+                            raise KernelFault(
+                                0, "deadlock", *unmatched_message(self.trace, run, b + i, s), {"block": run.block}
+                            )
+                        e = queue.popleft()
+                        e = (e if e > s else s) + flag_ps
+                        pipe_free[p] = e
+                        if e > pipe_done[p]:
+                            pipe_done[p] = e
+                    elif op == op_local:
+                        issue += t_local[p]
+                        s = pipe_free[p]
+                        if issue > s:
+                            s = issue
+                            won = True
+                        e = s + costs[i]
+                        pipe_free[p] = e
+                        if e > pipe_done[p]:
+                            pipe_done[p] = e
+                    elif op == op_note:  # a buffer event: no time, no issue slot, placed where its pipe is
+                        s = pipe_free[p]
+                        if issue > s:
+                            s = issue
+                            won = True
+                        starts[i] = s
+                        ends[i] = s
+                        continue
+                    else:
+                        cost = tab[op][p]
+                        issue += cost
+                        s = pipe_free[p]
+                        if issue > s:
+                            s = issue
+                        if op == BARRIER:
+                            s = max(*pipe_done, *pipe_free, issue)
+                            e = s + flag_ps
+                            for q in range(N_PIPES):
+                                pipe_free[q] = e
+                                pipe_done[q] = e
+                            if issue > sc0:  # the scalar unit waits for every pipe to drain
+                                marks.extend((sc0, issue, sp0, b + i + 1))
+                            issue = sc0 = e
+                            sp0 = b + i + 1
+                        elif op == XSET:  # cross-core flag: fires once the pipe's earlier work is done
+                            d = pipe_done[p]
+                            if d > s:
+                                s = d
+                            e = s + flag_ps
+                            cross_set(self, run, keys[i], e + self.cross_ps, b + i)
+                        elif op == XWAIT:  # holds every later instruction (ADK CrossCoreWaitFlag), not just its pipe
+                            fired = cross_take(run, keys[i])
+                            if fired is None:  # the other core has not set it yet: park until it does
+                                run.cursor = i
+                                run.base = b
+                                run.issue = issue - cost
+                                run.sc0, run.sp0 = sc0, sp0
+                                run.waiting = keys[i]
+                                return
+                            e = (fired if fired > s else s) + flag_ps
+                            if issue > sc0:  # the scalar unit waits for the other core
+                                marks.extend((sc0, issue, sp0, b + i + 1))
+                            issue = sc0 = e
+                            sp0 = b + i + 1
+                        else:  # GM_READ / GM_WRITE: take a turn on the shared links, in time order
                             run.cursor = i
                             run.base = b
-                            run.issue = issue - cost
+                            run.issue = issue
                             run.sc0, run.sp0 = sc0, sp0
-                            run.waiting = keys[i]
+                            run.pending = s
+                            self._push(s, _SHARED, run.slot)
                             return
-                        e = (fired if fired > s else s) + flag_ps
-                        if issue > sc0:  # the scalar unit waits for the other core
+                        pipe_free[p] = e
+                        if e > pipe_done[p]:
+                            pipe_done[p] = e
+                    if not p:  # scalar work holds the dispatcher
+                        if issue > sc0:
                             marks.extend((sc0, issue, sp0, b + i + 1))
                         issue = sc0 = e
                         sp0 = b + i + 1
-                    else:  # GM_READ / GM_WRITE: take a turn on the shared links, in time order
-                        run.cursor = i
-                        run.base = b
-                        run.issue = issue
-                        run.sc0, run.sp0 = sc0, sp0
-                        run.pending = s
-                        self._push(s, _SHARED, run.slot)
-                        return
-                    pipe_free[p] = e
-                    if e > pipe_done[p]:
-                        pipe_done[p] = e
-                if not p:  # scalar work holds the dispatcher
-                    if issue > sc0:
-                        marks.extend((sc0, issue, sp0, b + i + 1))
-                    issue = sc0 = e
-                    sp0 = b + i + 1
-                starts[i] = s
-                ends[i] = e
+                    starts[i] = s
+                    ends[i] = e
+                if stretch is None:
+                    break
+                if not won:
+                    stretch.keep(self.memo, state, at, ref, pipe_free, pipe_done, flags, starts, ends)
+                first, stop, stretch = stop, n, None
             run.seg += 1
             b += n
             i = 0
@@ -409,6 +441,7 @@ class KernelScheduler:
         self._finish_block(run)
 
     def _finish_block(self, run: _CoreRun) -> None:
+        StretchMemo.settle(run)  # (nothing is pending here: a placed stretch's successor is in its template)
         end = max(run.pipe_done)
         # the block's row first: among rows starting at the same instant it then comes before its instructions
         name, detail = self.block_name(run.block)
@@ -421,41 +454,6 @@ class KernelScheduler:
         if group.remaining == 0:  # the group takes the next block when all its cores are done
             self._push(group.end, _NEXT_BLOCK, group.index)
 
-    # -- cross-core flags (mixed kernels: 1 AIC + 2 AIV) -------------------------------------------
-    def _cross_set(self, run: _CoreRun, flag: int, when: int, at: int) -> None:
-        """An AIC's set reaches both AIVs of its group (at ``when``); an AIV's set reaches the AIC."""
-        group = run.group
-        for receiver in (group.runs[r] for r in cross_peers(run.role, len(group.runs))):
-            queue = group.queues.setdefault((flag, receiver.role, run.role), deque())
-            queue.append(when)
-            if len(queue) > self.cross_max:
-                ins = run.program.instrs[at]
-                raise KernelFault(
-                    ACL_ERROR_RT_AICORE_EXCEPTION,
-                    "kernel-error",
-                    f"block {run.block}: {describe(self.trace, ins)} in {run.core.label} is set number "
-                    f"{len(queue)} of cross-core flag {flag} that {receiver.core.label} has not waited for yet; "
-                    f"a flag's counter holds at most {self.cross_max} sets (ADK CrossCoreSetFlag)",
-                    f"块 {run.block}: {run.core.label} 中的 {describe_zh(self.trace, ins)} 是跨核 flag {flag} 的第 "
-                    f"{len(queue)} 次 set，而 {receiver.core.label} 尚未等待它；一个 flag 的计数器最多容纳 "
-                    f"{self.cross_max} 次 set（ADK CrossCoreSetFlag）",
-                    {"block": run.block},
-                )
-            if receiver.waiting == flag and self._cross_ready(receiver, flag):
-                receiver.waiting = None
-                self._push(when, _SHARED, receiver.slot)
-
-    def _cross_ready(self, run: _CoreRun, flag: int) -> bool:
-        queues = run.group.queues
-        return all(queues.get((flag, run.role, sender)) for sender in cross_peers(run.role, len(run.group.runs)))
-
-    def _cross_take(self, run: _CoreRun, flag: int) -> int | None:
-        """Consume one set from each sender (the AIC waits for both AIVs); None if one is missing."""
-        if not self._cross_ready(run, flag):
-            return None
-        queues = run.group.queues
-        return max(queues[(flag, run.role, s)].popleft() for s in cross_peers(run.role, len(run.group.runs)))
-
     def _flush(self, run: _CoreRun) -> None:
         """Append the block's instructions to the trace as columns."""
         if not run.cursor:
@@ -466,9 +464,11 @@ class KernelScheduler:
             cols = {k: v[idx] for k, v in cols.items()}
         n = run.cursor
         self.instructions += int((cols["op"][:n] != NOTE).sum())
+        starts, ends = _joined(run.starts, n), _joined(run.ends, n)
+        place_rows(starts, ends, run.placed)
         self.trace.extend(
-            start=_joined(run.starts, n),
-            end=_joined(run.ends, n),
+            start=starts,
+            end=ends,
             lane=run.core.lanes[cols["pipe"][:n]],
             kind=cols["tkind"][:n],
             name=cols["name"][:n],
@@ -478,7 +478,7 @@ class KernelScheduler:
             cause=np.full(n, self.cause, dtype=np.int32),
         )
         issue_rows(self.trace, run.marks, cols["op"][:n], int(run.core.lanes[Pipe.S]), self.cause)
-        run.starts = run.ends = run.marks = None  # the trace owns the arrays now
+        run.starts = run.ends = run.marks = run.placed = None  # the trace owns the arrays now
 
 
 def _joined(parts: list[array], n: int) -> np.ndarray:

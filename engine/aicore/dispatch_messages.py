@@ -1,4 +1,4 @@
-"""Why a kernel cannot go on, in words: the messages of the scheduler's deadlock faults.
+"""Why a kernel cannot go on, in words: the scheduler's fault and the messages of its deadlocks.
 
 Each names the block, the core, the instruction (its name, pipe and source line) and what it waits
 for, so a trainee can find the line to fix (:mod:`engine.aicore.dispatch` raises them).
@@ -9,6 +9,18 @@ from __future__ import annotations
 from ..trace import Trace
 from .pipes import LANE_NAMES
 from .program import KEY, NAME, OP, PIPE, SET, SRC, WAIT
+
+
+class KernelFault(Exception):
+    """A kernel cannot go on (deadlock, exception on the core); carries an ACL code, a finding kind and the
+    message in English and Chinese (``message_zh``, required: written from the same facts where it is raised)."""
+
+    def __init__(self, code: int, kind: str, message: str, message_zh: str, details: dict | None = None):
+        super().__init__(message)
+        self.code = code
+        self.kind = kind
+        self.message_zh = message_zh
+        self.details = details or {}
 
 
 def src_text(trace: Trace, ins: tuple) -> str:

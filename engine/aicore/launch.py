@@ -324,6 +324,7 @@ class KernelLaunch:
             self._record_block,
             task.cause,
             self._block_name,
+            memo=self.sim.steady,
         )
         before = device.memory.stats()
         try:

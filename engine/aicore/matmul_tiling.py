@@ -34,13 +34,15 @@ FP32 = 4
 
 
 class TilingError(ValueError):
-    """A tiling constraint is violated: ``field``, ``limit`` and ``value`` say which and how."""
+    """A tiling constraint is violated: ``field``, ``limit`` and ``value`` say which and how (``limit_zh``: the
+    limit in Chinese, for the UIs that show the trainee's language; :attr:`zh` is the whole message)."""
 
-    def __init__(self, field: str, limit: str, value) -> None:
+    def __init__(self, field: str, limit: str, value, limit_zh: str) -> None:
         super().__init__(f"{field} {limit}, got {value}")
         self.field = field
         self.limit = limit
         self.value = value
+        self.zh = f"{field} {limit_zh}，收到 {value}"
 
 
 @dataclass(frozen=True)
@@ -106,6 +108,7 @@ def _l1_slots(t: TCubeTiling, depth: str, steps: tuple[str, str]) -> int:
             f"counts base blocks in L1: must be {steps[0]}*{steps[1]} ({chunk}, one buffer) or twice it "
             f"({2 * chunk}, double buffered)",
             value,
+            f"是 L1 中基本块的个数：必须是 {steps[0]}*{steps[1]}（{chunk}，单缓冲）或它的两倍（{2 * chunk}，双缓冲）",
         )
     return value // chunk
 
@@ -116,50 +119,71 @@ def validate(t: TCubeTiling, profile: Profile, out_bytes: int = FP16) -> None:
     cores = profile.chip.aic_cores
     fr = profile.compute.cube_m
 
-    def need(ok: bool, field: str, limit: str, value) -> None:
+    def need(ok: bool, field: str, limit: str, value, limit_zh: str) -> None:
         if not ok:
-            raise TilingError(field, limit, value)
+            raise TilingError(field, limit, value, limit_zh)
 
     for name in ("M", "N", "Ka", "Kb", "singleCoreM", "singleCoreN", "singleCoreK", "baseM", "baseN", "baseK"):
-        need(getattr(t, name) >= 1, name, "must be >= 1", getattr(t, name))
-    need(t.Ka == t.Kb, "Kb", f"must equal Ka ({t.Ka})", t.Kb)
+        need(getattr(t, name) >= 1, name, "must be >= 1", getattr(t, name), "必须 >= 1")
+    need(t.Ka == t.Kb, "Kb", f"must equal Ka ({t.Ka})", t.Kb, f"必须等于 Ka（{t.Ka}）")
     need(
         1 <= t.usedCoreNum <= cores,
         "usedCoreNum",
         f"must be in 1..{cores} (Cube cores of {profile.name})",
         t.usedCoreNum,
+        f"必须在 1..{cores} 之间（{profile.name} 的 Cube 核数）",
     )
     need(
         t.m_cores * t.n_cores <= t.usedCoreNum,
         "usedCoreNum",
         f"must cover ceil(M/singleCoreM) x ceil(N/singleCoreN) = {t.m_cores * t.n_cores} core regions",
         t.usedCoreNum,
+        f"必须覆盖 ceil(M/singleCoreM) x ceil(N/singleCoreN) = {t.m_cores * t.n_cores} 个核区域",
     )
-    need(t.singleCoreK == t.Ka, "singleCoreK", f"must equal K ({t.Ka}): split-K is not supported", t.singleCoreK)
+    need(
+        t.singleCoreK == t.Ka,
+        "singleCoreK",
+        f"must equal K ({t.Ka}): split-K is not supported",
+        t.singleCoreK,
+        f"必须等于 K（{t.Ka}）：不支持切分 K",
+    )
     for name in ("baseM", "baseN", "baseK"):
-        need(getattr(t, name) % fr == 0, name, f"must be a multiple of {fr}", getattr(t, name))
+        need(getattr(t, name) % fr == 0, name, f"must be a multiple of {fr}", getattr(t, name), f"必须是 {fr} 的倍数")
     for name in ("dbL0A", "dbL0B", "dbL0C"):
-        need(getattr(t, name) in (1, 2), name, "must be 1 or 2", getattr(t, name))
+        need(getattr(t, name) in (1, 2), name, "must be 1 or 2", getattr(t, name), "必须是 1 或 2")
     for name in ("stepM", "stepN"):
-        need(getattr(t, name) == 1, name, "must be 1 (one base block of M/N per L1 load)", getattr(t, name))
+        need(
+            getattr(t, name) == 1,
+            name,
+            "must be 1 (one base block of M/N per L1 load)",
+            getattr(t, name),
+            "必须是 1（每次 L1 载入一个 M/N 方向的基本块）",
+        )
     for name in ("stepKa", "stepKb"):
-        need(getattr(t, name) >= 1, name, "must be >= 1", getattr(t, name))
+        need(getattr(t, name) >= 1, name, "must be >= 1", getattr(t, name), "必须 >= 1")
     _l1_slots(t, "depthA1", ("stepM", "stepKa"))  # each depth is one or two K steps of base blocks
     _l1_slots(t, "depthB1", ("stepN", "stepKb"))
-    need(t.iterateOrder in (0, 1), "iterateOrder", "must be 0 (M first) or 1 (N first)", t.iterateOrder)
-    need(t.isBias == 0, "isBias", "must be 0 (bias is not supported)", t.isBias)
+    need(
+        t.iterateOrder in (0, 1),
+        "iterateOrder",
+        "must be 0 (M first) or 1 (N first)",
+        t.iterateOrder,
+        "必须是 0（先 M）或 1（先 N）",
+    )
+    need(t.isBias == 0, "isBias", "must be 0 (bias is not supported)", t.isBias, "必须是 0（不支持偏置）")
     l0a = t.baseM * t.baseK * FP16 * t.dbL0A
-    need(l0a <= b.l0a, "baseM*baseK*2*dbL0A", f"must fit L0A ({b.l0a} B)", f"{l0a} B")
+    need(l0a <= b.l0a, "baseM*baseK*2*dbL0A", f"must fit L0A ({b.l0a} B)", f"{l0a} B", f"必须放得进 L0A（{b.l0a} B）")
     l0b = t.baseN * t.baseK * FP16 * t.dbL0B
-    need(l0b <= b.l0b, "baseN*baseK*2*dbL0B", f"must fit L0B ({b.l0b} B)", f"{l0b} B")
+    need(l0b <= b.l0b, "baseN*baseK*2*dbL0B", f"must fit L0B ({b.l0b} B)", f"{l0b} B", f"必须放得进 L0B（{b.l0b} B）")
     l0c = t.baseM * t.baseN * FP32 * t.dbL0C
-    need(l0c <= b.l0c, "baseM*baseN*4*dbL0C", f"must fit L0C ({b.l0c} B)", f"{l0c} B")
+    need(l0c <= b.l0c, "baseM*baseN*4*dbL0C", f"must fit L0C ({b.l0c} B)", f"{l0c} B", f"必须放得进 L0C（{b.l0c} B）")
     l1 = l1_bytes(t)
     need(
         l1 <= b.l1,
         "L1 (depthA1*baseM*baseK + depthB1*baseK*baseN)*2",
         f"must fit L1 ({b.l1} B)",
         f"{l1} B",
+        f"必须放得进 L1（{b.l1} B）",
     )
 
 
@@ -339,7 +363,12 @@ def auto_tiling(
             if best is None or key < best[0]:
                 best = (key, (b, step, mc, nc))
     if best is None:
-        raise TilingError("baseM,baseN,baseK", f"no valid tiling for this shape on {profile.name}", base or (m, n, k))
+        raise TilingError(
+            "baseM,baseN,baseK",
+            f"no valid tiling for this shape on {profile.name}",
+            base or (m, n, k),
+            f"在 {profile.name} 上这个形状找不到合法的 tiling",
+        )
     b, step, mc, nc = best[1]
     tiling = make_tiling(m, n, k, cores, b, buffer_num, step, mc, nc, 0)
     validate(tiling, profile, out_bytes)
@@ -392,17 +421,22 @@ class MultiCoreMatmulTiling:
     def set_c_type(self, dtype) -> None:
         size = getattr(dtype, "sizeof", lambda: 0)()
         if size not in (FP16, FP32):
-            raise TilingError("C type", "must be float16 or float32", dtype)
+            raise TilingError("C type", "must be float16 or float32", dtype, "必须是 float16 或 float32")
         self._out_bytes = size
 
     def _require_fp16(self, dtype, which: str) -> None:
         if getattr(dtype, "sizeof", lambda: 0)() != FP16:
-            raise TilingError(f"{which} type", "must be float16 (fp16 inputs, fp32 accumulation)", dtype)
+            raise TilingError(
+                f"{which} type",
+                "must be float16 (fp16 inputs, fp32 accumulation)",
+                dtype,
+                "必须是 float16（fp16 输入，fp32 累加）",
+            )
 
     def set_shape(self, m: int, n: int, k: int) -> None:
         for name, v in (("M", m), ("N", n), ("K", k)):
             if not isinstance(v, int) or v < 1:
-                raise TilingError(name, "must be an integer >= 1", v)
+                raise TilingError(name, "must be an integer >= 1", v, "必须是 >= 1 的整数")
         self._shape = (m, n, k)
 
     set_org_shape = set_shape
@@ -412,15 +446,22 @@ class MultiCoreMatmulTiling:
 
     def set_buffer_num(self, buffer_num: int) -> None:
         if buffer_num not in (1, 2):
-            raise TilingError("buffer_num", "must be 1 or 2", buffer_num)
+            raise TilingError("buffer_num", "must be 1 or 2", buffer_num, "必须是 1 或 2")
         self._buffer_num = buffer_num
 
     def get_tiling(self) -> TCubeTiling:
         if self._shape is None:
-            raise TilingError("shape", "must be set with set_shape(M, N, K) first", None)
+            raise TilingError(
+                "shape", "must be set with set_shape(M, N, K) first", None, "必须先用 set_shape(M, N, K) 设置"
+            )
         cores = self.profile.chip.aic_cores
         if not isinstance(self._dim, int) or not 1 <= self._dim <= cores:
-            raise TilingError("dim", f"must be in 1..{cores} (Cube cores of {self.profile.name})", self._dim)
+            raise TilingError(
+                "dim",
+                f"must be in 1..{cores} (Cube cores of {self.profile.name})",
+                self._dim,
+                f"必须在 1..{cores} 之间（{self.profile.name} 的 Cube 核数）",
+            )
         m, n, k = self._shape
         if self._base is not None:
             bm, bn, bk = self._base
@@ -428,7 +469,7 @@ class MultiCoreMatmulTiling:
             validate(replace(probe, M=max(m, 16), N=max(n, 16)), self.profile, self._out_bytes)
             for name, v in (("baseM", bm), ("baseN", bn), ("baseK", bk)):
                 if v < 16 or v % 16:
-                    raise TilingError(name, "must be a multiple of 16", v)
+                    raise TilingError(name, "must be a multiple of 16", v, "必须是 16 的倍数")
         tiling, self.candidates_scored = auto_tiling(
             self.profile, m, n, k, self._dim, self._buffer_num, self._base, self._out_bytes
         )

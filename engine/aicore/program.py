@@ -152,15 +152,16 @@ class Program:
 
     def sched_segments(self) -> list[tuple]:
         """What the scheduler's hot loop reads, segment by segment, without copying templates:
-        ``(pipe, op, cost, rate, key, nbytes, read_keys)`` column lists, where ``read_keys`` maps a
-        position to the GM tile key of that copy of a template (None for recorded runs)."""
+        ``(pipe, op, cost, rate, key, nbytes, read_keys, template)`` column lists, where ``read_keys`` maps a
+        position to the GM tile key of that copy of a template and ``template`` is the template (both None for
+        recorded runs)."""
         out = []
         for seg in self.segments:
             if seg[0] == "rec":
-                out.append((*sched_of(seg[1]), None))
+                out.append((*sched_of(seg[1]), None, None))
             else:
                 template, keys = seg[1], seg[2]
-                out.append((*template.sched, dict(zip(template.reads, keys, strict=True))))
+                out.append((*template.sched, dict(zip(template.reads, keys, strict=True)), template))
         return out
 
     def columns(self) -> dict[str, np.ndarray]:

@@ -71,7 +71,10 @@ class HostCallLog:
         self._dev_alloc = sim.devmem.space.by_ptr
         self._pinned_alloc = sim.hostmem.pinned.by_ptr
         self._srcs = sim.trace.srcs.items
-        self._known: dict[tuple, tuple] = {}  # (code object, instruction offset, arguments...) -> what a call knows
+        # (id of the call site's code object, instruction offset, arguments...) -> what a call knows. Keyed by the
+        # code object's id, not the object: hashing a code object hashes its constants and names, every call
+        self._known: dict[tuple, tuple] = {}
+        self._codes: dict[int, object] = {}  # id -> code object, held so that no other code object takes its id
         self._log: list[int] = []  # per call
         self._append = self._log.append
         self._copies: list[int] = []  # per copy, four numbers: source ident, offset, destination ident, offset
@@ -101,7 +104,7 @@ class HostCallLog:
     # -- the calls ----------------------------------------------------------------------------------
     def malloc_host(self, size: int) -> tuple[int, int]:
         f = _getframe(1)
-        known = self._known.get((f.f_code, f.f_lasti))
+        known = self._known.get((id(f.f_code), f.f_lasti))
         if known is None or self.sim.caller is not None:
             known = self._site(f, MALLOC_HOST)
         try:
@@ -115,7 +118,7 @@ class HostCallLog:
 
     def free_host(self, ptr: int) -> int:
         f = _getframe(1)
-        known = self._known.get((f.f_code, f.f_lasti))
+        known = self._known.get((id(f.f_code), f.f_lasti))
         if known is None or self.sim.caller is not None:
             known = self._site(f, FREE_HOST)
         try:
@@ -129,7 +132,7 @@ class HostCallLog:
 
     def memcpy_async(self, dst, dst_max: int, src, count: int, kind: int, stream: int) -> int:
         f = _getframe(1)
-        key = (f.f_code, f.f_lasti, stream, kind, count, dst_max)
+        key = (id(f.f_code), f.f_lasti, stream, kind, count, dst_max)
         known = self._known.get(key)
         # the common case: a pinned copy like one this call site made before, whole live allocations by pointer
         if (
@@ -186,7 +189,7 @@ class HostCallLog:
             and type(count) is int
             and sim.caller is None
         ):
-            self._known[key] = (entry, found, plan.direction)  # the next copy like it from here takes the common case
+            self._remember(key, f, (entry, found, plan.direction))  # the next copy like it from here: the common case
         self._append(entry)
         self._copies.extend((s_.ident, s_off, d.ident, d_off))
         if sim.numerics:
@@ -196,7 +199,7 @@ class HostCallLog:
     def matmul(self, a: int, b: int, c: int, m: int, n: int, k: int, stream: int, out_dtype: str = "fp16") -> int:
         sim = self.sim
         f = _getframe(1)
-        key = (f.f_code, f.f_lasti, a, b, c, m, n, k, stream, out_dtype)
+        key = (id(f.f_code), f.f_lasti, a, b, c, m, n, k, stream, out_dtype)
         known = self._known.get(key)
         args = (a, b, c, m, n, k, stream, out_dtype)
         if known is not None and sim.caller is None:
@@ -223,7 +226,7 @@ class HostCallLog:
         self._kernels.setdefault(task_plan, kernel)
         entry = (((task_plan + 1) << SRC_BITS | (site + 1)) << CODE_BITS) | MATMUL
         if site >= 0 and sim.caller is None:
-            self._known[key] = (entry, found, self._kernels[task_plan])
+            self._remember(key, f, (entry, found, self._kernels[task_plan]))
         self._append(entry)
         return ACL_SUCCESS
 
@@ -233,8 +236,12 @@ class HostCallLog:
         site = self.sim.src_from(frame)
         known = ((site + 1) << CODE_BITS | code, self._srcs[site] if site >= 0 else "")
         if self.sim.caller is None:
-            self._known[(frame.f_code, frame.f_lasti)] = known
+            self._remember((id(frame.f_code), frame.f_lasti), frame, known)
         return known
+
+    def _remember(self, key: tuple, frame, known: tuple) -> None:
+        self._codes[id(frame.f_code)] = frame.f_code
+        self._known[key] = known
 
     # -- playing the log ----------------------------------------------------------------------------
     def flush(self) -> None:

@@ -22,11 +22,25 @@ class ScenarioArgError(ValueError):
     """A scenario argument is out of range; the message names the argument, its limit and the value.
 
     ``params`` are the names of the parameters at fault (``("cores",)``, ``("m", "n", "k")``; empty when the
-    error is about the scenario itself), so a form can mark its fields without reading the message."""
+    error is about the scenario itself), so a form can mark its fields without reading the message.
+    ``zh`` is the same message in Chinese, written where the error is made from the same facts (the UIs
+    show the trainee's language)."""
 
-    def __init__(self, message: str, *params: str) -> None:
+    def __init__(self, message: str, *params: str, zh: str) -> None:
         super().__init__(message)
         self.params = params
+        self.zh = zh
+
+    def text(self, lang: str) -> str:
+        return self.zh if lang == "zh" else str(self)
+
+
+class ParamValueError(ValueError):
+    """A parameter's ``parse`` refused a value: what it must be, in English and (``zh``) Chinese."""
+
+    def __init__(self, message: str, zh: str) -> None:
+        super().__init__(message)
+        self.zh = zh
 
 
 def flag_of(name: str) -> str:
@@ -35,11 +49,13 @@ def flag_of(name: str) -> str:
 
 
 class ScenarioFailed(RuntimeError):
-    """A host API call of the scenario returned an ACL error; ``code`` is it, the message says why."""
+    """A host API call of the scenario returned an ACL error; ``code`` is it, the message says why (``zh``: the
+    same in Chinese)."""
 
-    def __init__(self, message: str, code: int) -> None:
+    def __init__(self, message: str, code: int, zh: str) -> None:
         super().__init__(message)
         self.code = code
+        self.zh = zh
 
 
 @dataclass(frozen=True)
@@ -69,18 +85,36 @@ class Param:
             try:
                 return self.parse(value)
             except (TypeError, ValueError) as exc:
-                raise ScenarioArgError(f"{flag} {exc}, got {value!r}", self.name) from None
+                zh = exc.zh if isinstance(exc, ParamValueError) else "的值无法识别"
+                raise ScenarioArgError(
+                    f"{flag} {exc}, got {value!r}", self.name, zh=f"{flag} {zh}，收到 {value!r}"
+                ) from None
         if self.choices is not None and value not in self.choices:
             choices = ", ".join(map(str, self.choices))
-            raise ScenarioArgError(f"{flag} must be one of {choices}, got {value!r}", self.name)
+            raise ScenarioArgError(
+                f"{flag} must be one of {choices}, got {value!r}",
+                self.name,
+                zh=f"{flag} 必须是 {choices} 之一，收到 {value!r}",
+            )
         if self.type in (int, float):
             kinds, noun = (int, "an integer") if self.type is int else ((int, float), "a number")
+            noun_zh = "整数" if self.type is int else "数字"
             if isinstance(value, bool) or not isinstance(value, kinds) or value != value:  # noqa: PLR0124 (NaN)
-                raise ScenarioArgError(f"{flag} must be {noun}, got {value!r}", self.name)
+                raise ScenarioArgError(
+                    f"{flag} must be {noun}, got {value!r}", self.name, zh=f"{flag} 必须是{noun_zh}，收到 {value!r}"
+                )
             if self.minimum is not None and value < self.minimum:
-                raise ScenarioArgError(f"{flag} must be >= {self.minimum}, got {value}", self.name)
+                raise ScenarioArgError(
+                    f"{flag} must be >= {self.minimum}, got {value}",
+                    self.name,
+                    zh=f"{flag} 必须 >= {self.minimum}，收到 {value}",
+                )
             if self.maximum is not None and value > self.maximum:
-                raise ScenarioArgError(f"{flag} must be <= {self.maximum}, got {value}", self.name)
+                raise ScenarioArgError(
+                    f"{flag} must be <= {self.maximum}, got {value}",
+                    self.name,
+                    zh=f"{flag} 必须 <= {self.maximum}，收到 {value}",
+                )
         return value
 
 

@@ -21,7 +21,7 @@ from ..host.acl_codes import ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVIC
 from ..host.dynamic_shapes import POLICIES, DynamicShapeCoordinator
 from ..simulation import Simulation
 from ..trace import LaneKind
-from . import SEED_MAX, Outcome, Param, Scenario, ScenarioArgError
+from . import SEED_MAX, Outcome, Param, ParamValueError, Scenario, ScenarioArgError
 from .cost import Cost, summed_cost
 from .host_lifecycle import check_ret
 from .kernels import matmul_cost, matmul_tolerance
@@ -44,9 +44,12 @@ def parse_sequence(text: str):
     for part in text.split(","):
         sides = part.strip().lower().split("x")
         if len(sides) != 3 or not all(s.isdigit() and int(s) > 0 for s in sides):
-            raise ValueError(f"must be {', '.join(SEQUENCES)} or shapes like 512x512x256,1024x512x256 ({part!r})")
+            raise ParamValueError(
+                f"must be {', '.join(SEQUENCES)} or shapes like 512x512x256,1024x512x256 ({part!r})",
+                f"必须是 {', '.join(SEQUENCES)} 之一，或像 512x512x256,1024x512x256 这样的形状（{part!r}）",
+            )
         if max(int(s) for s in sides) > MAX_SIDE:
-            raise ValueError(f"sides must be <= {MAX_SIDE} ({part!r})")
+            raise ParamValueError(f"sides must be <= {MAX_SIDE} ({part!r})", f"每条边必须 <= {MAX_SIDE}（{part!r}）")
         shapes.append(tuple(int(s) for s in sides))
     return tuple(shapes)
 
@@ -169,7 +172,9 @@ def check(profile, values: dict) -> None:
     need = max(m * k + k * n + m * n for m, n, k in shapes) * 2 * 2
     if need > profile.chip.device_memory_bytes:
         raise ScenarioArgError(
-            f"--sequence: the largest shape needs {need} B of device memory, more than there is", "sequence"
+            f"--sequence: the largest shape needs {need} B of device memory, more than there is",
+            "sequence",
+            zh=f"--sequence：最大的形状需要 {need} B 设备内存，超过了设备内存总量",
         )
 
 

@@ -23,7 +23,9 @@ from .cost import host_lifecycle_cost
 
 def check_ret(ret: int, what: str) -> None:
     if ret != ACL_SUCCESS:
-        raise ScenarioFailed(f"{what} failed: {error_name(ret)} ({ret})", ret)
+        raise ScenarioFailed(
+            f"{what} failed: {error_name(ret)} ({ret})", ret, zh=f"{what} 失败：{error_name(ret)}（{ret}）"
+        )
 
 
 def run(sim: Simulation, n: int, seed: int) -> Outcome:
@@ -85,6 +87,8 @@ def check(profile, values: dict) -> None:
             f"--n: three {values['n']}x{values['n']} fp16 device buffers need {need} B, more than "
             f"{profile.name}'s {profile.chip.device_memory_bytes} B of device memory (got --n {values['n']})",
             "n",
+            zh=f"--n：三个 {values['n']}x{values['n']} fp16 设备缓冲区需要 {need} B，超过了 {profile.name} 的 "
+            f"{profile.chip.device_memory_bytes} B 设备内存（收到 --n {values['n']}）",
         )
 
 

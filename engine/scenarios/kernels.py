@@ -17,7 +17,7 @@ from ..aicore.matmul_tiling import MultiCoreMatmulTiling, TilingError
 from ..analysis.pipes import kernel_metrics
 from ..host.acl_codes import ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE
 from ..simulation import Simulation
-from . import SEED, NumericSize, Outcome, Param, Scenario, ScenarioArgError, flag_of
+from . import SEED, NumericSize, Outcome, Param, ParamValueError, Scenario, ScenarioArgError, flag_of
 from .cost import Cost, matmul_cost_of, vector_add_cost
 from .host_lifecycle import check_ret
 
@@ -28,10 +28,13 @@ def parse_base(text: str | tuple[int, int, int]) -> tuple[int, int, int]:
     """``"128,256,64"`` (or an already parsed triple: validating twice is harmless) -> (128, 256, 64)."""
     parts = [str(p) for p in text] if isinstance(text, tuple | list) else str(text).split(",")
     if len(parts) != 3 or not all(p.strip().isdigit() for p in parts):
-        raise ValueError("must be three integers BM,BN,BK (multiples of 16) like 128,256,64")
+        raise ParamValueError(
+            "must be three integers BM,BN,BK (multiples of 16) like 128,256,64",
+            "必须是三个整数 BM,BN,BK（16 的倍数），例如 128,256,64",
+        )
     base = tuple(int(p) for p in parts)
     if any(v < 16 or v % 16 for v in base):
-        raise ValueError("must be multiples of 16 (one Cube fractal)")
+        raise ParamValueError("must be multiples of 16 (one Cube fractal)", "必须是 16 的倍数（一个 Cube 分形）")
     return base
 
 
@@ -222,7 +225,11 @@ def matmul_tolerance(ref: np.ndarray, k: int, out_dtype: str) -> float:
 def check_matmul(profile, v: dict) -> None:
     cores = v["cores"]
     if cores is not None and not 1 <= cores <= profile.chip.aic_cores:
-        raise ScenarioArgError(f"--cores must be in 1..{profile.chip.aic_cores} ({profile.name}), got {cores}", "cores")
+        raise ScenarioArgError(
+            f"--cores must be in 1..{profile.chip.aic_cores} ({profile.name}), got {cores}",
+            "cores",
+            zh=f"--cores 必须在 1..{profile.chip.aic_cores} 之间（{profile.name}），收到 {cores}",
+        )
     out = OUT_TYPES[v["out_dtype"]].sizeof()
     need = v["m"] * v["k"] * 2 + v["k"] * v["n"] * 2 + v["m"] * v["n"] * out
     if need > profile.chip.device_memory_bytes:
@@ -232,6 +239,8 @@ def check_matmul(profile, v: dict) -> None:
             "m",
             "n",
             "k",
+            zh=f"--m/--n/--k：A、B 和 C 需要 {need} B，超过了 {profile.name} 的 "
+            f"{profile.chip.device_memory_bytes} B 设备内存（收到 {v['m']}x{v['n']}x{v['k']}）",
         )
     if v["base"] is None:
         return  # the automatic tiler finds a tiling for any shape
@@ -241,7 +250,8 @@ def check_matmul(profile, v: dict) -> None:
         )
     except TilingError as exc:
         names = ("base",) if v["base"] else ("m", "n", "k")
-        raise ScenarioArgError(f"{'/'.join(map(flag_of, names))}: {exc}", *names) from None
+        flags = "/".join(map(flag_of, names))
+        raise ScenarioArgError(f"{flags}: {exc}", *names, zh=f"{flags}：{exc.zh}") from None
 
 
 def check_matmul_leaky_relu(profile, v: dict) -> None:
@@ -250,9 +260,15 @@ def check_matmul_leaky_relu(profile, v: dict) -> None:
             f"--profile: {profile.name} has coupled AI cores (no AIC/AIV groups); mixed kernels need a split chip "
             "such as ascend910b1",
             "profile",
+            zh=f"--profile：{profile.name} 的 AI 核是耦合架构（没有 AIC/AIV 分组）；混合核函数需要分离架构的芯片，"
+            "例如 ascend910b1",
         )
     if v["n"] % 16:
-        raise ScenarioArgError(f"--n must be a multiple of 16 (C rows leave UB in 32-byte blocks), got {v['n']}", "n")
+        raise ScenarioArgError(
+            f"--n must be a multiple of 16 (C rows leave UB in 32-byte blocks), got {v['n']}",
+            "n",
+            zh=f"--n 必须是 16 的倍数（C 的行以 32 字节块离开 UB），收到 {v['n']}",
+        )
     check_matmul(profile, {**v, "out_dtype": "fp32"})  # tiling for the Cube's fp32 workspace results
 
 
@@ -297,16 +313,27 @@ def run_vector_add(sim: Simulation, length: int, buffer_num: int, tile_length: i
 def check_vector_add(profile, v: dict) -> None:
     cores = v["cores"]
     if cores is not None and not 1 <= cores <= profile.limits.max_block_dim:
-        raise ScenarioArgError(f"--cores must be in 1..{profile.limits.max_block_dim}, got {cores}", "cores")
+        raise ScenarioArgError(
+            f"--cores must be in 1..{profile.limits.max_block_dim}, got {cores}",
+            "cores",
+            zh=f"--cores 必须在 1..{profile.limits.max_block_dim} 之间，收到 {cores}",
+        )
     if v["tile_length"] * 2 * 3 * v["buffer_num"] > profile.buffers.ub:
         raise ScenarioArgError(
             f"--tile-length: 3 queues x {v['buffer_num']} slots x {v['tile_length']} fp16 need "
             f"{v['tile_length'] * 6 * v['buffer_num']} B, more than the {profile.buffers.ub} B of UB "
             f"(got --tile-length {v['tile_length']})",
             "tile_length",
+            zh=f"--tile-length：3 个队列 x {v['buffer_num']} 个槽位 x {v['tile_length']} 个 fp16 需要 "
+            f"{v['tile_length'] * 6 * v['buffer_num']} B，超过了 UB 的 {profile.buffers.ub} B"
+            f"（收到 --tile-length {v['tile_length']}）",
         )
     if v["length"] * 6 > profile.chip.device_memory_bytes:
-        raise ScenarioArgError(f"--length: x, y and z need {v['length'] * 6} B, more than device memory", "length")
+        raise ScenarioArgError(
+            f"--length: x, y and z need {v['length'] * 6} B, more than device memory",
+            "length",
+            zh=f"--length：x、y 和 z 需要 {v['length'] * 6} B，超过了设备内存",
+        )
 
 
 # the parameters both matmul scenarios take alike

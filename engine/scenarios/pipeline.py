@@ -238,14 +238,19 @@ def check(profile, values: dict) -> None:
             "--sync-each: synchronising after every batch defeats --prefetch-depth; use one of them",
             "sync_each",
             "prefetch_depth",
+            zh="--sync-each：每批之后都同步会让 --prefetch-depth 失去作用；两者只能用其一",
         )
     if depth > values["batches"]:
         raise ScenarioArgError(
-            f"--prefetch-depth must be <= --batches ({values['batches']}), got {depth}", "prefetch_depth"
+            f"--prefetch-depth must be <= --batches ({values['batches']}), got {depth}",
+            "prefetch_depth",
+            zh=f"--prefetch-depth 必须 <= --batches（{values['batches']}），收到 {depth}",
         )
     if streams > profile.limits.max_streams:
         raise ScenarioArgError(
-            f"--streams must be <= {profile.limits.max_streams} ({profile.name}), got {streams}", "streams"
+            f"--streams must be <= {profile.limits.max_streams} ({profile.name}), got {streams}",
+            "streams",
+            zh=f"--streams 必须 <= {profile.limits.max_streams}（{profile.name}），收到 {streams}",
         )
     per_buffer = n * n * 2 + profile.limits.malloc_pad + profile.limits.malloc_round
     need = 3 * (depth + 1 if depth else streams) * per_buffer
@@ -256,6 +261,9 @@ def check(profile, values: dict) -> None:
             f"more than {profile.name}'s {profile.chip.device_memory_bytes} B of device memory "
             f"(got --n {n} --streams {streams})",
             *names,
+            zh=f"{'/'.join(map(flag_of, names))}：{streams} 个流 x 3 个 {n}x{n} fp16 设备缓冲区需要 {need} B，"
+            f"超过了 {profile.name} 的 {profile.chip.device_memory_bytes} B 设备内存"
+            f"（收到 --n {n} --streams {streams}）",
         )
 
 

@@ -28,7 +28,10 @@ class ScenarioRun:
 def get_scenario(name: str) -> Scenario:
     scenarios = registry()
     if name not in scenarios:
-        raise ScenarioArgError(f"SCENARIO must be one of {', '.join(scenarios)}, got {name!r}")
+        raise ScenarioArgError(
+            f"SCENARIO must be one of {', '.join(scenarios)}, got {name!r}",
+            zh=f"SCENARIO 必须是 {', '.join(scenarios)} 之一，收到 {name!r}",
+        )
     return scenarios[name]
 
 
@@ -52,8 +55,12 @@ def run_scenario(
     try:
         outcome = scenario.run(sim, **values)
     except ScenarioFailed as exc:  # say what the device reported, in one line
-        causes = [f.message.splitlines()[0] for f in sim.findings if f.code and f.kind != "acl-error"]
-        raise ScenarioFailed(f"{name}: {exc}" + "".join(f"; {c}" for c in causes[:1]), exc.code) from None
+        causes = [f for f in sim.findings if f.code and f.kind != "acl-error"][:1]
+        raise ScenarioFailed(
+            f"{name}: {exc}" + "".join(f"; {f.message.splitlines()[0]}" for f in causes),
+            exc.code,
+            zh=f"{name}：{exc.zh}" + "".join(f"；{f.message_zh.splitlines()[0]}" for f in causes),
+        ) from None
     result = sim.finish()
     wall = time.perf_counter() - t0
     return ScenarioRun(scenario, values, result, outcome, wall)

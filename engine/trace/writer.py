@@ -73,6 +73,7 @@ class Trace:
         self._chunk_starts: list[int] = []
         self._rows: list[tuple] = []
         self._packed = 0
+        self._moved = 0  # rows freeze moved into its result (still counted: len() is the rows recorded)
         self.names = Interner()
         self.srcs = Interner()
         self.lanes = Interner()
@@ -162,7 +163,7 @@ class Trace:
 
     # -- rows ---------------------------------------------------------------------------------
     def __len__(self) -> int:
-        return self._packed + len(self._rows)
+        return self._moved + self._packed + len(self._rows)
 
     def add(
         self,
@@ -293,23 +294,43 @@ class Trace:
 
     def freeze(self) -> TraceData:
         """Sort by start time (ties in the order a call-by-call run appends them: append order, unless rows
-        were placed elsewhere, see :mod:`engine.trace.order`) and return immutable numpy columns."""
-        cols = self._compact()
+        were placed elsewhere, see :mod:`engine.trace.order`) and return immutable numpy columns.
+
+        The rows move into the result: column by column, so that a large trace is never held twice (the
+        trace is empty afterwards; a simulation freezes its trace once, when it finishes)."""
+        self._pack()
+        chunks = self._chunks
+        self._chunks, self._chunk_starts = [], []
+        n, self._packed = self._packed, 0
+        self._moved += n
+
+        def take(name: str, dtype) -> np.ndarray:  # one column of every chunk, the chunks letting go of it
+            parts = [chunk.pop(name) for chunk in chunks]
+            if not parts:
+                return np.zeros(0, dtype=dtype)
+            return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+        start = take("start", np.int64)
         if self.order.needed:
-            major, sub = self.order.keys(len(cols["start"]))
-            order = np.lexsort((sub, major, cols["start"]))
+            major, sub = self.order.keys(n)
+            order = np.lexsort((sub, major, start))
+            del major, sub
         else:
-            order = np.argsort(cols["start"], kind="stable")
-        inverse = np.empty_like(order)
-        inverse[order] = np.arange(len(order))
-        sorted_cols = {k: v[order] for k, v in cols.items()}
+            order = np.argsort(start, kind="stable")
+        sorted_cols = {"start": start[order]}
+        del start
+        for name, _code, dtype in COLUMNS[1:]:
+            sorted_cols[name] = take(name, dtype)[order]
         cause = sorted_cols["cause"]
         has = cause >= 0
+        inverse = np.empty_like(order)
+        inverse[order] = np.arange(n)
         cause[has] = inverse[cause[has]]
+        del inverse, order, has
         for v in sorted_cols.values():
             v.setflags(write=False)
         return TraceData(
-            columns=sorted_cols,
+            columns={name: sorted_cols[name] for name in COLUMN_NAMES},
             names=tuple(self.names.items),
             srcs=tuple(self.srcs.items),
             lanes=tuple(self.lane_info),

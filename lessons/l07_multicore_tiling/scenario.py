@@ -69,7 +69,12 @@ def problem(tiling, shape: tuple[int, int, int], profile: str = "ascend910b1") -
     try:
         validate(tiling, load_profile(profile))
         if (tiling.M, tiling.N, tiling.Ka) != shape:
-            raise TilingError("M, N, Ka", f"must be the shape asked for {shape}", (tiling.M, tiling.N, tiling.Ka))
+            raise TilingError(
+                "M, N, Ka",
+                f"must be the shape asked for {shape}",
+                (tiling.M, tiling.N, tiling.Ka),
+                f"必须是要求的形状 {shape}",
+            )
     except (TilingError, AttributeError, TypeError) as exc:
         return str(exc)
     return None

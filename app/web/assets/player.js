@@ -397,9 +397,28 @@
         clearTimeout(resentTimer);
         resentTimer = setTimeout(function () { note.hidden = true; }, RESENT_SHOWN_MS);
     };
+    // -- a job's polls back off while it runs --------------------------------------------------------------------
+    // Dash polls a background job a fixed interval after each answer (one poll in flight). A job that waits in the
+    // queue or runs long does not need 3-4 polls a second from every waiting page: each poll of a job waits
+    // BACKOFF_STEP_MS longer than the one before, up to BACKOFF_MAX_MS, so a short job still answers quickly.
+    const BACKOFF_STEP_MS = 60, BACKOFF_MAX_MS = 1500, polled = new Map();
+    const backoff = function (url) {
+        const m = /[?&]cacheKey=([^&]+)/.exec(url);
+        if (!m) { return 0; }
+        if (polled.size > 64) { polled.clear(); }
+        const n = polled.get(m[1]) || 0;
+        polled.set(m[1], n + 1);
+        return Math.min(BACKOFF_MAX_MS, n * BACKOFF_STEP_MS);
+    };
+    const later = function (ms) { return new Promise(function (go) { setTimeout(go, ms); }); };
     const sendOnce = window.fetch.bind(window);
     window.fetch = function (url, init) {
         if (typeof url !== "string" || url.indexOf("_dash-update-component") < 0) { return sendOnce(url, init); }
+        const wait = backoff(url);
+        if (wait > 0) { return later(wait).then(function () { return resend(url, init); }); }
+        return resend(url, init);
+    };
+    const resend = function (url, init) {
         const since = Date.now();
         return new Promise(function (resolve, reject) {
             (function send(n) {

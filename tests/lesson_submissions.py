@@ -41,7 +41,7 @@ def write(folder: Path, name: str, text: str) -> Path:
 # -- lesson 3 variants: (name, source, expected verdict) -------------------------------------------
 def l3_variants() -> dict[str, tuple[str, str]]:
     good = solution(3)
-    head = "from engine import asc\n"
+    head = "from engine import TilingContext, asc\n"
     return {
         "good": (good, "PASS"),
         "stub": (stub(3), "FAIL"),

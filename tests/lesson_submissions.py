@@ -181,6 +181,19 @@ def hidden_wrong(lesson: int) -> dict[str, tuple[str, set[str]]]:
         }
     if lesson == 7:  # the 24 cores of the visible chip, whatever make_tiling is told
         return {"all_24_cores": (edit(good, "    best = None\n", "    best = None\n    cores = 24\n"), {"other_chip"})}
+    if lesson == 13:  # lesson 13's visible cases are all fp16 with at least as many 512-byte units as cores
+        return {
+            # every core launched, whatever the data: idle blocks with empty ranges when units are fewer than cores
+            "all_cores": (
+                edit(good, "    block_dim = min(core_num, units)  # never a core without a unit\n", "    block_dim = core_num\n"),
+                {"few", "fp32"},
+            ),
+            # the input tile typed as fp16 whatever x holds: right while every case is fp16
+            "half_tiles": (
+                edit(good, "    x_local = in_q.alloc_tensor(dtype)\n", "    x_local = in_q.alloc_tensor(asc.half)\n"),
+                {"fp32"},
+            ),
+        }
     if lesson in TILING_OVERFITS:
         return {name: (edit(good, old, new), kinds) for name, (old, new, kinds) in TILING_OVERFITS[lesson].items()}
     raise ValueError(f"no hidden-case submission for lesson {lesson}")

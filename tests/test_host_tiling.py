@@ -22,6 +22,7 @@ ON_TILING_DATA = (
     "l04_tiling_ub",
     "l05_double_buffer",
     "l10_debugging",
+    "l13_unaligned_data",
 )
 FOLDERS = sorted(p for p in LESSONS.glob("l[0-9][0-9]_*") if p.is_dir())
 

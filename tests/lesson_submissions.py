@@ -185,7 +185,11 @@ def hidden_wrong(lesson: int) -> dict[str, tuple[str, set[str]]]:
         return {
             # every core launched, whatever the data: idle blocks with empty ranges when units are fewer than cores
             "all_cores": (
-                edit(good, "    block_dim = min(core_num, units)  # never a core without a unit\n", "    block_dim = core_num\n"),
+                edit(
+                    good,
+                    "    block_dim = min(core_num, units)  # never a core without a unit\n",
+                    "    block_dim = core_num\n",
+                ),
                 {"few", "fp32"},
             ),
             # the input tile typed as fp16 whatever x holds: right while every case is fp16

@@ -29,7 +29,7 @@ def draw_unaligned(rng: np.random.Generator) -> dict:
 
 
 def draw_few(rng: np.random.Generator) -> dict:
-    """Hidden: fewer elements than cores (8 to 16 cores): the host's tiling launches one block, shorter than 32 bytes."""
+    """Hidden: fewer elements than cores (8 to 16 cores): the host's tiling launches one block of under 32 bytes."""
     blocks = int(rng.integers(8, 17))
     return {"total": int(rng.integers(1, blocks)), "blocks": blocks, "seed": int(rng.integers(10, 1 << 20))}
 

@@ -1,4 +1,4 @@
-"""Lesson 3 reference solution: y = relu(a*x + b) with CopyIn / Compute / CopyOut through TQues, on the host's tiling."""
+"""Lesson 3 reference solution: y = relu(a*x + b), CopyIn / Compute / CopyOut through TQues, on the host's tiling."""
 
 from engine import TilingContext, asc
 

@@ -41,7 +41,7 @@ def write(folder: Path, name: str, text: str) -> Path:
 # -- lesson 3 variants: (name, source, expected verdict) -------------------------------------------
 def l3_variants() -> dict[str, tuple[str, str]]:
     good = solution(3)
-    head = "from engine import asc\n"
+    head = "from engine import TilingContext, asc\n"
     return {
         "good": (good, "PASS"),
         "stub": (stub(3), "FAIL"),
@@ -200,6 +200,23 @@ def hidden_wrong(lesson: int) -> dict[str, tuple[str, set[str]]]:
                     "        upper = mr // 2",
                 ).replace("(upper, mr - upper)", "(upper, upper)"),
                 {"uneven"},
+            ),
+        }
+    if lesson == 13:  # lesson 13's visible cases are all fp16 with at least as many 512-byte units as cores
+        return {
+            # every core launched, whatever the data: idle blocks with empty ranges when units are fewer than cores
+            "all_cores": (
+                edit(
+                    good,
+                    "    block_dim = min(core_num, units)  # never a core without a unit\n",
+                    "    block_dim = core_num\n",
+                ),
+                {"few", "fp32"},
+            ),
+            # the input tile typed as fp16 whatever x holds: right while every case is fp16
+            "half_tiles": (
+                edit(good, "    x_local = in_q.alloc_tensor(dtype)\n", "    x_local = in_q.alloc_tensor(asc.half)\n"),
+                {"fp32"},
             ),
         }
     if lesson == 12:  # the operator project: what holds for the visible chip and the visible 2-D shapes only

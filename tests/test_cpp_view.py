@@ -84,8 +84,8 @@ def test_a_lesson_s_whole_program_puts_the_kernel_first_and_the_host_after(lesso
     assert files == [SOLUTION3, "lessons/hostkit.py"]
     kernel, host = ("\n".join(p["lines"]) for p in program["parts"])
     assert (
-        'extern "C" __global__ __aicore__ void relu_axpb(GM_ADDR x, GM_ADDR y, int32_t total, float a, float b)'
-        in kernel
+        'extern "C" __global__ __aicore__ void relu_axpb(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)' in kernel
+        and "GET_TILING_DATA(t, tiling);" in kernel
     )
     assert "KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);" in kernel and "PREDICTIONS" not in kernel
     assert "void *p = nullptr;\n        ret = aclrtMalloc(&p, size, ACL_MEM_MALLOC_HUGE_FIRST);" in host

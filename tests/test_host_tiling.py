@@ -18,11 +18,13 @@ LESSONS = Path(__file__).resolve().parent.parent / "lessons"
 TILING_FUNCTIONS = frozenset(("balanced_tiling", "get_block_range", "compute_optimal_tiling"))
 ON_TILING_DATA = (
     "l02_spmd_partition",
+    "l03_copyin_compute_copyout",
     "l04_tiling_ub",
     "l05_double_buffer",
     "l10_debugging",
     "l11_mixed_matmul_leaky_relu",
     "l12_operator_project",
+    "l13_unaligned_data",
 )
 FOLDERS = sorted(p for p in LESSONS.glob("l[0-9][0-9]_*") if p.is_dir())
 
@@ -54,14 +56,7 @@ def kernels_without_tiling_data(source: str) -> list[str]:
     return out
 
 
-def _marks(folder: Path):
-    if folder.name == "l03_copyin_compute_copyout":
-        reason = "lesson 3 is the exercise-kit branch's: its kernel still tiles on the device (to be moved)"
-        return [pytest.mark.xfail(strict=True, reason=reason)]
-    return []
-
-
-@pytest.mark.parametrize("folder", [pytest.param(f, id=f.name, marks=_marks(f)) for f in FOLDERS])
+@pytest.mark.parametrize("folder", [pytest.param(f, id=f.name) for f in FOLDERS])
 def test_no_lesson_kernel_tiles_on_the_device(folder):
     used = {f.name: device_tiling(f.read_text(encoding="utf-8")) for f in sorted(folder.glob("*.py"))}
     assert {name: where for name, where in used.items() if where} == {}

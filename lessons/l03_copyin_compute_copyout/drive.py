@@ -1,15 +1,13 @@
 """Lesson 3 drive (runs in the child): the trainee's kernel on the seeded cases and the hidden ones, recorded."""
 
-from lessons.hostkit import run_vector_kernel
-
-from .scenario import CASES, A, B, inputs
+from .scenario import CASES, inputs, run_case
 
 RUNS = {name: {} for name, *_ in CASES}  # the simulations' settings (the grader's replay uses these)
 
 
 def _one(exercise, rec, name: str, total: int, blocks: int, seed: int) -> None:
     sim = rec.simulation(name)
-    y = run_vector_kernel(sim, exercise.relu_axpb, [inputs(seed, total)], total, blocks, total, A, B)
+    y = run_case(sim, exercise, inputs(seed, total), blocks)
     rec.run(name, sim)
     rec.output(f"y_{name}", y)
 

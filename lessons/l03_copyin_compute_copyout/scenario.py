@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine import Simulation
+from engine import Simulation, TilingContext
 from lessons.hostkit import run_vector_kernel, uniform
 from lessons.selectors import lane_facts, resolve
 
@@ -29,7 +29,7 @@ def draw_unaligned(rng: np.random.Generator) -> dict:
 
 
 def draw_few(rng: np.random.Generator) -> dict:
-    """Hidden: fewer elements than cores (8 to 16 cores): some blocks get one element, the others none."""
+    """Hidden: fewer elements than cores (8 to 16 cores): the host's tiling launches one block of under 32 bytes."""
     blocks = int(rng.integers(8, 17))
     return {"total": int(rng.integers(1, blocks)), "blocks": blocks, "seed": int(rng.integers(10, 1 << 20))}
 
@@ -43,11 +43,20 @@ def expected(x: np.ndarray) -> np.ndarray:
     return np.maximum(x * np.float16(A) + np.float16(B), np.float16(0))
 
 
+def run_case(sim: Simulation, program, x: np.ndarray, cores: int, tensors: tuple = ()) -> np.ndarray:
+    """The host side: the program's tiling function fills its TilingData for ``cores`` cores, the kernel is
+    launched on the block count it chose with the raw tiling buffer as its last argument; returns y."""
+    context = TilingContext()
+    program.relu_tiling(context, x.size, cores, A, B)
+    raw = context.get_raw_tiling_data()
+    return run_vector_kernel(sim, program.relu_axpb, [x], x.size, context.get_block_dim(), raw, tensors=tensors)
+
+
 def scenario(sim: Simulation) -> dict:
-    from .solution import relu_axpb
+    from . import solution
 
     x = scenario_inputs()["x"]
-    y = run_vector_kernel(sim, relu_axpb, [x], x.size, 2, x.size, A, B, tensors=(("x", x.shape), ("y", x.shape)))
+    y = run_case(sim, solution, x, 2, tensors=(("x", x.shape), ("y", x.shape)))
     return {"correct": bool(np.array_equal(y, expected(x)))}
 
 

@@ -1,16 +1,47 @@
-"""Lesson 3 reference solution: y = relu(a*x + b) with CopyIn / Compute / CopyOut through TQues."""
+"""Lesson 3 reference solution: y = relu(a*x + b), CopyIn / Compute / CopyOut through TQues, on the host's tiling."""
 
-from engine import asc
-from engine.aicore.tiling import balanced_tiling, get_block_range
+from engine import TilingContext, asc
 
 TILE = 4096  # elements per tile: 8 KiB of fp16 per queue slot
+BLOCK_BYTES = 32  # DataCopy moves whole 32-byte data blocks between GM and UB
+
+
+class ReluTilingData(asc.TilingData):  # BEGIN_TILING_DATA_DEF(ReluTilingData): filled on the host by relu_tiling
+    total_length = asc.Field(asc.uint32)  # N: elements to process
+    former_num = asc.Field(asc.uint32)  # big cores: blocks 0 .. former_num - 1
+    former_length = asc.Field(asc.uint32)  # elements of a big core
+    tail_length = asc.Field(asc.uint32)  # elements of a small core (the others)
+    a = asc.Field(asc.float32)
+    b = asc.Field(asc.float32)
+
+
+def relu_tiling(context: TilingContext, total: int, core_num: int, a: float, b: float) -> None:
+    """Host side, given (lesson 2's tiling function): N elements in 32-byte data blocks over at most core_num
+    blocks, big cores first, into ReluTilingData, with the block count the launch uses."""
+    align = BLOCK_BYTES // asc.half.sizeof()  # elements per data block
+    blocks = max(1, -(-total // align))  # data blocks, the last one possibly part-filled
+    block_dim = min(core_num, blocks)  # never a core without a data block
+    tiling = ReluTilingData()
+    tiling.set_total_length(total)
+    tiling.set_former_num(blocks % block_dim)
+    tiling.set_former_length(-(-blocks // block_dim) * align)
+    tiling.set_tail_length(blocks // block_dim * align)
+    tiling.set_a(a)
+    tiling.set_b(b)
+    context.set_block_dim(block_dim)
+    tiling.save_to_buffer(context.get_raw_tiling_data())
 
 
 @asc.jit(kernel_type=asc.KernelType.AIV_ONLY)
-def relu_axpb(x: asc.GlobalAddress, y: asc.GlobalAddress, total: int, a: float, b: float):
-    tiling = balanced_tiling(total, asc.get_block_num())
-    start, end = get_block_range(tiling, asc.get_block_idx())
-    length = end - start
+def relu_axpb(x: asc.GlobalAddress, y: asc.GlobalAddress, tiling: asc.TilingAddress):
+    t = asc.get_tiling_data(tiling)  # GET_TILING_DATA(t, tiling): the host's tiling, copied from GM
+    idx = asc.get_block_idx()
+    start = idx * t.former_length  # a big core: blocks 0 .. former_num - 1
+    length = t.former_length
+    if idx >= t.former_num:  # a small core, after the big ones
+        start = t.former_num * t.former_length + (idx - t.former_num) * t.tail_length
+        length = t.tail_length
+    length = min(length, t.total_length - start)  # the last block stops at N
     x_gm, y_gm = asc.GlobalTensor(), asc.GlobalTensor()
     x_gm.set_global_buffer(x + start, length)
     y_gm.set_global_buffer(y + start, length)
@@ -22,7 +53,7 @@ def relu_axpb(x: asc.GlobalAddress, y: asc.GlobalAddress, total: int, a: float, 
     for offset in range(0, length, TILE):
         count = min(TILE, length - offset)
         copy_in(x_gm[offset:], in_q, count)
-        compute(in_q, out_q, count, a, b)
+        compute(in_q, out_q, count, t.a, t.b)
         copy_out(y_gm[offset:], out_q, count)
 
 

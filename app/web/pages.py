@@ -89,8 +89,8 @@ class Callbacks:
         )
         steps = []
         for i, step in enumerate(les.steps):
-            first = step.text[lang].split("\n", 1)[0]
-            steps.append(html.Button(f"{i + 1}. {first[:70]}", id={"type": "lesson-step", "i": i}, className="lstep"))
+            first = _preview(step.text[lang].split("\n", 1)[0])
+            steps.append(html.Button(f"{i + 1}. {first}", id={"type": "lesson-step", "i": i}, className="lstep"))
         questions = []
         if les.questions:
             questions.append(html.H4(msg("web.questions", lang)))
@@ -350,3 +350,18 @@ def export_name(run: dict) -> str:
 
 
 __all__ = ("Callbacks", "describe", "export_name", "register")
+
+
+def _preview(line: str, width: int = 70) -> str:
+    """A step's first line cut to ``width`` characters, never inside a word of Latin letters (an identifier such
+    as DataCopyPad is kept whole or left out), with an ellipsis when cut."""
+    if len(line) <= width:
+        return line
+
+    def latin(ch: str) -> bool:
+        return ch.isascii() and (ch.isalnum() or ch == "_")
+
+    cut = width
+    while cut > 0 and latin(line[cut - 1]) and latin(line[cut]):
+        cut -= 1
+    return line[:cut].rstrip() + "…"

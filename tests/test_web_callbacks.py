@@ -570,7 +570,8 @@ def test_the_trainees_run_and_the_reference_and_a_statements_link(runs):
 def test_a_steps_preview_is_cut_between_words_never_inside_an_identifier():
     from app.web.pages import _preview
 
-    line = "最后一个核的分块是 1041 个元素、2082 字节：不是整数个 32 字节数据块，" + "DataCopy 会拒绝它。copy_in 使用 DataCopyPad：..."
+    line = "最后一个核的分块是 1041 个元素、2082 字节：不是整数个 32 字节数据块，"
+    line += "DataCopy 会拒绝它。copy_in 使用 DataCopyPad：..."
     cut = _preview(line)
     assert cut.endswith("…") and len(cut) <= 71 and "DataCopy 会" in cut and "Dat…" not in cut
     assert cut.removesuffix("…").split()[-1] in line.split()  # the last word is whole

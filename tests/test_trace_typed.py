@@ -120,7 +120,6 @@ def test_rows_built_column_by_column_equal_row_by_row():
         assert any(isinstance(r["detail"], TaskInfo) for r in trace.rows(mask))
 
 
-
 def test_a_finished_simulations_trace_still_counts_every_event_it_recorded():
     """freeze moves the rows into the result (never held twice): the live trace still says how many it recorded,
     which the grader's judging progress sums over its simulations."""

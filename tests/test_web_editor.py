@@ -151,6 +151,7 @@ def value(tab: Tab) -> str:
 
 def type_at_end(tab: Tab, text: str) -> None:
     tab.page.click("#ex-editor .cm-content")
+    tab.page.wait_for_selector("#ex-editor .cm-editor.cm-focused")  # the keys go to the editor, not the page
     tab.page.keyboard.press("Control+End")
     tab.page.keyboard.type(text)
 

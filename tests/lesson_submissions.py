@@ -281,3 +281,16 @@ TILING_OVERFITS = {  # lesson -> name -> (text of the reference, its replacement
     # every tile taken whole: right while every share is whole tiles (the visible 4 x 8192 per core)
     10: {"whole_tiles": (*_WHOLE_TILES, {"odd_length", "other_chip"})},
 }
+
+
+def reference_recording(lesson, folder: Path) -> dict:
+    """What the sandboxed child records of ``lesson``'s reference solution (its host calls, by value), decoded."""
+    from lessons.child import run_child
+    from lessons.wire import decode, read_first, split
+
+    child = run_child(lesson, write(folder, "ref", lesson.solution_file.read_text(encoding="utf-8")))
+    assert child.status == "result", child.message
+    _, at = read_first(child.frame)
+    doc = decode(split(child.frame.read_bytes()[at:])[0])
+    child.frame.unlink()
+    return doc

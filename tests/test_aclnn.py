@@ -183,21 +183,17 @@ def test_a_hostile_recorded_acl_tensor_is_refused(doc, message):
     ],
 )
 def test_an_edited_aclnn_recording_is_tampered(tmp_path, edit, message):
-    from lesson_submissions import write
+    from lesson_submissions import reference_recording
 
     from lessons import catalog, sandbox
-    from lessons.child import run_child
     from lessons.grader import judge_in_worker
     from lessons.judge import references
-    from lessons.wire import decode, encode, read_first, split
+    from lessons.wire import encode
 
     if sandbox.missing():
         pytest.skip(sandbox.missing())
     lesson = catalog.get(12)
-    child = run_child(lesson, write(tmp_path, "ref", lesson.solution_file.read_text(encoding="utf-8")))
-    assert child.status == "result", child.message
-    _, at = read_first(child.frame)
-    doc = decode(split(child.frame.read_bytes()[at:])[0])
+    doc = reference_recording(lesson, tmp_path)
     call = next(e for e in doc["host"] if e[0] == "c" and e[2] == "get_workspace_size")
     if edit == "negative_dim":
         call[3][1]["t"][0]["f"]["shape"] = {"tp": [-1, 4]}

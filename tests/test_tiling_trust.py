@@ -14,13 +14,12 @@ import os
 
 import pytest
 from hostile_submissions import forged_tiling_l2
-from lesson_submissions import write
+from lesson_submissions import reference_recording, write
 
 from lessons import catalog, sandbox
-from lessons.child import run_child
 from lessons.grader import grade_file, judge_in_worker
 from lessons.judge import references
-from lessons.wire import decode, encode, read_first, split
+from lessons.wire import encode
 
 L2 = catalog.get(2)
 
@@ -32,13 +31,7 @@ if sandbox.missing():
 
 @pytest.fixture(scope="module")
 def recording(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("rec")
-    child = run_child(L2, write(folder, "ref", L2.solution_file.read_text(encoding="utf-8")))
-    assert child.status == "result", child.message
-    _, at = read_first(child.frame)
-    doc = decode(split(child.frame.read_bytes()[at:])[0])
-    child.frame.unlink()
-    return doc
+    return reference_recording(L2, tmp_path_factory.mktemp("rec"))
 
 
 def _judge(doc: dict, tmp_path) -> dict:

@@ -85,6 +85,27 @@ def test_matmul_is_the_stated_model_exactly(m, n, k, k_step, data):
     np.testing.assert_array_equal(got.view(np.uint32), reference(a, b, k_step).view(np.uint32))
 
 
+def straddling(rng, shape, axis) -> np.ndarray:
+    """fp16 rows (``axis`` 1) or columns (0) each with a few big entries and the rest 2^d smaller, d from 8
+    to 30: the sums' spreads straddle fp64's 53 bits, where the test for BLAS being exact must be right."""
+    x = rng.uniform(0.5, 1, shape) * rng.choice([-1, 1], shape)
+    lines = shape[1 - axis]
+    drop = np.exp2(-rng.integers(8, 31, lines)).reshape((-1, 1) if axis == 1 else (1, -1))
+    small = rng.random(shape) < 0.8
+    x = np.where(small, x * drop, x) * np.exp2(rng.integers(-2, 12, lines)).reshape(drop.shape)
+    return x.astype(np.float16)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_sums_near_the_limit_of_fp64_are_still_exact(seed):
+    rng = np.random.default_rng(seed)
+    a, b = straddling(rng, (12, 64), 1), straddling(rng, (64, 12), 0)
+    np.testing.assert_array_equal(cube.matmul(a, b, 64).view(np.uint32), reference(a, b, 64).view(np.uint32))
+    ka, kb = cube._operand(a, 1, 64), cube._operand(b, 0, 64)
+    rows, _ = cube._inexact(ka.peak[:, 0], ka.mass[:, 0], kb.peak[0], kb.mass[0])
+    assert 0 < len(rows) < a.shape[0] * b.shape[1], "both sides of the limit are tried"
+
+
 def test_an_entry_does_not_depend_on_the_rest_of_the_matrix():
     """The fast path computes a launch at once, the instruction-level path a base block at a time."""
     rng = np.random.default_rng(4)

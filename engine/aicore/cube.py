@@ -30,14 +30,16 @@ How it is computed: an exact sum has one value whatever the order of its additio
 sums come from numpy's float64 matmul (BLAS, in whatever order and on however many threads it
 likes) wherever that is provably exact, and from an exact route of array arithmetic wherever it may
 not be. Exact: every product a[i, t] * b[t, j] of fp16 (or fp32) operands is exact in fp64; all of
-row i's operands are multiples of 2^lo_i and smaller than 2^hi_i (likewise column j's, lo_j and
-hi_j), so every partial sum, in any order, is a multiple of 2^(lo_i + lo_j) smaller than
-k * 2^(hi_i + hi_j): it fits fp64's 53-bit significand when
-``(hi_i - lo_i) + (hi_j - lo_j) + ceil(log2 k) <= 53``. For operands in [-1, 1] that holds for all
-but about one entry in 16,000 (2048^3 in mmads of k = 64); rows or columns of a wide dynamic range,
-inf or NaN take the exact route (:func:`_split_sums`; :func:`math.fsum` for fp32 operands), which
-is slower. It assumes BLAS forms each entry from the products a[i, t] * b[t, j] (no Strassen-like
-recombination), as OpenBLAS, MKL and Accelerate do.
+row i's nonzero operands are multiples of 2^lo_i (likewise column j's, 2^lo_j), so every partial
+sum, in any order, is a multiple of 2^(lo_i + lo_j) no larger than sum_t |a[i, t] * b[t, j]|, which
+is at most min(max_i * L1_j, L1_i * max_j) (the largest magnitude in the row times the column's sum
+of magnitudes, or the other way round). That fits fp64's 53-bit significand when
+``min(log2(max_i) + log2(L1_j), log2(L1_i) + log2(max_j)) - lo_i - lo_j < 53``. For operands in
+[-1, 1] or of a standard normal that holds for all but a few entries in 10^5 (2048^3 in mmads of
+k = 64); rows or columns of a wide dynamic range, inf or NaN take the exact route
+(:func:`_split_sums`; :func:`math.fsum` for fp32 operands), which is slower. It assumes BLAS forms
+each entry from the products a[i, t] * b[t, j] (no Strassen-like recombination), as OpenBLAS, MKL
+and Accelerate do.
 """
 
 from __future__ import annotations
@@ -48,9 +50,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-_SIGNIFICAND = 53  # bits of an fp64 significand
-_NONE = -(1 << 20)  # spread of an all-zero row or column: exact with anything but inf or NaN
-_NONFINITE = 1 << 24  # spread of a row or column holding inf or NaN: never summed by BLAS
+_BOUND = 53 - 1e-6  # bits of an fp64 significand, less a margin for log2's rounding
+_ROUND_UP = 1 + 2.0**-20  # on a float64 sum of magnitudes (k < 2^30 terms): at least the exact sum
+_NONE = -float(1 << 20)  # bound of an all-zero row or column: exact with anything but inf or NaN
+_NONFINITE = float(1 << 24)  # bound of a row or column holding inf or NaN: never summed by BLAS
 _NAN = np.float32("nan")
 _BATCH = 1 << 20  # products held at once by the exact route
 _SPLIT_MAX_K = 8192  # deepest mmad whose fp16 sums the array method makes exact
@@ -87,24 +90,33 @@ def fixpipe(values: np.ndarray, dtype) -> np.ndarray:
 
 @dataclass(frozen=True)
 class _Operand:
-    """An mmad operand in fp64 (exact), with the exponent spread (:func:`_spread`) of each of its rows
-    (A, ``axis`` 1) or columns (B, ``axis`` 0) over each step of K: prepared once for a whole K loop."""
+    """An mmad operand in fp64 (exact), with the bounds (:func:`_bounds`) of each of its rows (A, ``axis``
+    1) or columns (B, ``axis`` 0) over each step of K: prepared once for a whole K loop."""
 
     values: np.ndarray
-    spread: np.ndarray
+    peak: np.ndarray
+    mass: np.ndarray
     axis: int
     fp16: bool
 
     def step(self, i: int, k0: int, k_step: int) -> _Operand:
         """The operand of the loop's ``i``-th mmad: K from ``k0``, ``k_step`` deep."""
         if self.axis == 1:
-            return _Operand(self.values[:, k0 : k0 + k_step], self.spread[:, i : i + 1], 1, self.fp16)
-        return _Operand(self.values[k0 : k0 + k_step], self.spread[i : i + 1], 0, self.fp16)
+            cut = (slice(None), slice(i, i + 1))
+            return _Operand(self.values[:, k0 : k0 + k_step], self.peak[cut], self.mass[cut], 1, self.fp16)
+        cut = (slice(i, i + 1), slice(None))
+        return _Operand(self.values[k0 : k0 + k_step], self.peak[cut], self.mass[cut], 0, self.fp16)
 
 
 def _operand(x: np.ndarray, axis: int, k_step: int) -> _Operand:
-    spread = _spread(x, axis, k_step) if x.shape[axis] else np.zeros((1, 1), np.int32)
-    return _Operand(x.astype(np.float64), spread, axis, x.dtype == np.float16)
+    if x.dtype.kind != "f":
+        raise TypeError(f"the Cube multiplies floating-point operands, not {x.dtype}")
+    values = x.astype(np.float64)
+    if not x.shape[axis]:
+        empty = np.full((1, 1), _NONE)
+        return _Operand(values, empty, empty, axis, x.dtype == np.float16)
+    peak, mass = _bounds(x, values, axis, k_step)
+    return _Operand(values, peak, mass, axis, x.dtype == np.float16)
 
 
 def _mmad(acc: np.ndarray, a: _Operand, b: _Operand, init: bool, out: np.ndarray | None) -> None:
@@ -128,18 +140,16 @@ def _partial_sums(a: _Operand, b: _Operand, out: np.ndarray | None) -> np.ndarra
         out[...] = 0.0
         return out
     np.matmul(a.values, b.values, out=out)
-    rows, cols = _inexact(a.spread[:, 0], b.spread[0], _SIGNIFICAND - math.ceil(math.log2(k)))
+    rows, cols = _inexact(a.peak[:, 0], a.mass[:, 0], b.peak[0], b.mass[0])
     if len(rows):
         out[rows, cols] = _exact_sums(a.values, b.values, rows, cols, a.fp16)
     return out
 
 
-def _spread(x: np.ndarray, axis: int, k_step: int) -> np.ndarray:
-    """Per row (``axis`` 1) or column (0) of ``x`` and per ``k_step`` of K: hi - lo, where every nonzero
-    entry is a multiple of 2^lo and smaller than 2^hi (from the exponent fields: the ulp of the
-    smallest, the bound of the largest)."""
-    if x.dtype.kind != "f":
-        raise TypeError(f"the Cube multiplies floating-point operands, not {x.dtype}")
+def _bounds(x: np.ndarray, values: np.ndarray, axis: int, k_step: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per row (``axis`` 1) or column (0) of ``x`` and per ``k_step`` of K, with 2^lo the ulp of its smallest
+    nonzero entry: ``peak`` = log2(largest magnitude) - lo and ``mass`` = log2(sum of magnitudes) - lo, the
+    sum rounded up. An all-zero row gives :data:`_NONE`, one holding inf or NaN :data:`_NONFINITE`."""
     info = np.finfo(x.dtype)
     bits = x.view(f"u{x.dtype.itemsize}")
     top = (1 << info.nexp) - 1  # the field of inf and NaN
@@ -147,12 +157,18 @@ def _spread(x: np.ndarray, axis: int, k_step: int) -> np.ndarray:
     field = ((bits >> info.nmant) & top).astype(small)
     np.maximum(field, 1, out=field)  # a subnormal's ulp is the smallest normal's
     nonzero = (bits & ((1 << (8 * x.dtype.itemsize - 1)) - 1)) != 0
-    hi = _per_step(np.maximum, np.where(nonzero, field, small(0)), axis, k_step).astype(np.int32)
-    lo = _per_step(np.minimum, np.where(nonzero, field, small(top + 1)), axis, k_step).astype(np.int32)
-    spread = hi - lo + info.nmant + 1
-    spread[hi == 0] = _NONE  # all zero
-    spread[hi == top] = _NONFINITE
-    return spread
+    lo = _per_step(np.minimum, np.where(nonzero, field, small(top)), axis, k_step).astype(np.float64)
+    lo -= info.maxexp - 1 + info.nmant  # the field's exponent, less the significand's bits: the ulp's
+    magnitudes = np.abs(values)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        peak = np.log2(_per_step(np.maximum, magnitudes, axis, k_step)) - lo
+        mass = np.log2(_per_step(np.add, magnitudes, axis, k_step) * _ROUND_UP) - lo
+    zero = np.isneginf(peak)
+    nonfinite = ~np.isfinite(mass) & ~zero
+    for bound in (peak, mass):
+        bound[zero] = _NONE
+        bound[nonfinite] = _NONFINITE
+    return peak, mass
 
 
 def _per_step(ufunc: np.ufunc, x: np.ndarray, axis: int, k_step: int) -> np.ndarray:
@@ -165,13 +181,17 @@ def _per_step(ufunc: np.ufunc, x: np.ndarray, axis: int, k_step: int) -> np.ndar
     return ufunc.reduce(x.reshape(k // k_step, k_step, x.shape[1]), axis=1)
 
 
-def _inexact(spread_a: np.ndarray, spread_b: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
-    """(rows, cols) of the entries whose fp64 matmul is not certainly exact."""
-    rows = np.flatnonzero(spread_a + spread_b.max(initial=_NONE) > bound)
+def _inexact(
+    peak_a: np.ndarray, mass_a: np.ndarray, peak_b: np.ndarray, mass_b: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, cols) of the entries whose fp64 matmul is not certainly exact: both of the sum's bounds,
+    max_i * L1_j and L1_i * max_j, reach 2^53 ulps."""
+    rows = np.flatnonzero((peak_a + mass_b.max() >= _BOUND) & (mass_a + peak_b.max() >= _BOUND))
     if not len(rows):
         return rows, rows
-    cols = np.flatnonzero(spread_b + spread_a.max() > bound)
-    r, c = np.nonzero(spread_a[rows, None] + spread_b[None, cols] > bound)
+    cols = np.flatnonzero((peak_b + mass_a.max() >= _BOUND) & (mass_b + peak_a.max() >= _BOUND))
+    pa, ma = peak_a[rows, None], mass_a[rows, None]
+    r, c = np.nonzero((pa + mass_b[None, cols] >= _BOUND) & (ma + peak_b[None, cols] >= _BOUND))
     return rows[r], cols[c]
 
 

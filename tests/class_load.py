@@ -31,6 +31,8 @@ from tests.web_browser import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, Server
 
 STEPS = 20
 TIMEOUT_S = 240
+POLL_MS = 50  # how often a user looks at the page for what it waits for (Playwright's default looks at every
+# animation frame: twenty pages redrawn 60 times a second, browser work no trainee causes)
 
 
 def shape(i: int, small: bool = False) -> tuple[int, int, int]:
@@ -105,7 +107,9 @@ async def _user(browser, url: str, i: int, expected: int, load: Load, steps: int
         for s in range(2, steps + 2):
             await page.click("#step-forward")
             await page.wait_for_function(
-                "s => (document.getElementById('step-label').innerText.match(/(\\d+) \\//) || [])[1] == s", arg=s
+                "s => (document.getElementById('step-label').innerText.match(/(\\d+) \\//) || [])[1] == s",
+                arg=s,
+                polling=POLL_MS,
             )
         await page.goto(url + "/playground")
         await page.wait_for_selector("#pg-params .param")
@@ -118,7 +122,9 @@ async def _user(browser, url: str, i: int, expected: int, load: Load, steps: int
         watch = asyncio.create_task(_watch(page, t0, load.phases.setdefault(i, [])))
         try:
             await page.wait_for_function(
-                "n => (document.getElementById('step-label') || {}).innerText?.includes(' / ' + n)", arg=expected
+                "n => (document.getElementById('step-label') || {}).innerText?.includes(' / ' + n)",
+                arg=expected,
+                polling=POLL_MS,
             )
         finally:
             watch.cancel()

@@ -272,3 +272,26 @@ def test_the_first_views_are_prepared_in_the_job_as_a_request_would_render_them_
     runs.store.disk_bytes = 0  # everything goes: the prepared views with their run
     runs.store.evict()
     assert not runs.views_path(spec, "zh").exists() and not runs.store.path(spec).exists()
+
+
+def test_a_job_waiting_for_a_slot_reports_each_change_once(tmp_path):
+    """A waiting job looks for a slot ten times a second; each report is a write to the jobs' cache that every
+    waiting page's poll reads, so only a change is reported."""
+    import threading
+
+    runs = Runs(tmp_path / "runs")
+    said: list[tuple[str, dict]] = []
+    request = {"scenario": "vector-add", "params": {**SMALL, "seed": 11}, "numerics": False}
+    with contextlib.ExitStack() as held:
+        for _ in range(runs.coordinator.slots):  # every slot taken: the job queues
+            held.enter_context(runs.coordinator.slot())
+        job = threading.Thread(target=runs.compute, args=(request, "tab3cccccccc", lambda p, v: said.append((p, v))))
+        job.start()
+        deadline = time.monotonic() + 10
+        while not said and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(1.0)  # ten looks at the slots
+    job.join(60)
+    phases = [p for p, _v in said]
+    assert phases.count("queued") == 1 and said[0] == ("queued", {"ahead": 0})
+    assert "simulating" in phases and runs.stored(runs.spec(request))

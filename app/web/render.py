@@ -31,13 +31,13 @@ from .markup import to_html
 
 SMALL_RUN = 3000  # steps: a run this short is sent as one window
 WINDOW = 1000  # steps per window of a longer run
-WINDOW_WITH_TILES = 250  # ... when every core's tiles are tracked (matmul-sized runs: about 1.5 ms a step)
+WINDOW_WITH_TILES = 100  # ... when every core's tiles are tracked (matmul-sized runs: about 1.5 ms a step)
 TIMELINE_BARS = 400  # per lane, above this the timeline shows busy share per bucket
 
 
 def window_size(loaded: Loaded) -> int:
     """Steps per window: a short run in one, unless every core's tiles are tracked on many cores (a matmul: its
-    first window is drawn by its job, and a class's jobs share a server's cores: 250 steps, not the whole run)."""
+    first window is drawn by its job, and a class's jobs share a server's cores: 100 steps, not the whole run)."""
     n = len(loaded.replay)
     tiles = loaded.outline["tensors"] and len(loaded.outline["cores"]) > 4
     if tiles:

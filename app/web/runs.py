@@ -121,6 +121,7 @@ class Runs(Exercises):
         :class:`RunRequestError` (a bad request, a store that cannot take the run) or
         :class:`~app.server.jobs.Busy` (the session's or the queue's limits)."""
         spec, _scenario, cost = validate_request(request)
+        report = _changes_only(report)
         with self.coordinator.session(session):
             if not self.stored(spec) and (problem := unusable(self.code_dir)):
                 raise RunRequestError(str(problem), problem.zh)  # said before the run (the folder may have healed)
@@ -344,3 +345,16 @@ def jobs_folder(code_dir: Path) -> Path:
 
 
 __all__ = ("Loaded", "RunRequestError", "Runs", "breakpoints_of", "fingerprint", "validate_request")
+
+
+def _changes_only(report: Callable[[str, dict], None]) -> Callable[[str, dict], None]:
+    """``report`` called only when what it says changes: a job waiting for a slot looks 10 times a second, and
+    each report is a write to the jobs' cache that every waiting page's poll reads."""
+    last: list = []
+
+    def say(phase: str, values: dict) -> None:
+        if last != [phase, values]:
+            last[:] = [phase, values]
+            report(phase, values)
+
+    return say

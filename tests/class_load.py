@@ -1,7 +1,7 @@
 """A class's load on one server: N real browser users at once against ``gunicorn -w 2``.
 
-Each user opens the lessons page, steps lesson 1 twenty times, then runs a playground matmul of its own
-shape (numerics on, 256 to 1024) and waits until its run is drawn. Measured: run-to-views per user (click
+Each user opens the lessons page, steps lesson 1 twenty times, goes to the playground by the menu, then runs
+a matmul of its own shape (numerics on, 256 to 1024) and waits until its run is drawn. Measured: run-to-views per user (click
 to the step label showing the run's event count), errors, the machine's CPU and the server's resident
 memory (the gunicorn workers and the jobs they fork), sampled every 0.2 s.
 
@@ -111,7 +111,10 @@ async def _user(browser, url: str, i: int, expected: int, load: Load, steps: int
                 arg=s,
                 polling=POLL_MS,
             )
-        await page.goto(url + "/playground")
+        if steps:  # on to the playground as a trainee goes, by the menu (the page is not loaded again)
+            await page.click("#nav-playground")
+        else:
+            await page.goto(url + "/playground")
         await page.wait_for_selector("#pg-params .param")
         for ident, value in zip(("pg-m", "pg-n", "pg-k"), shape(i, small), strict=True):
             await page.fill(f"#{ident}", str(value))

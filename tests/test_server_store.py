@@ -295,3 +295,27 @@ def test_a_job_waiting_for_a_slot_reports_each_change_once(tmp_path):
     phases = [p for p, _v in said]
     assert phases.count("queued") == 1 and said[0] == ("queued", {"ahead": 0})
     assert "simulating" in phases and runs.stored(runs.spec(request))
+
+
+def test_jobs_waiting_for_a_slot_are_served_first_come_first_served(tmp_path):
+    """A class's runs arrive together: the one that queued first runs first, so no run waits behind later ones."""
+    import threading
+
+    jobs = Coordinator(tmp_path, slots=1, queue_max=8)
+    order: list[str] = []
+
+    def job(name: str) -> None:
+        with jobs.slot():
+            order.append(name)
+            time.sleep(0.03)
+
+    threads = []
+    with jobs.slot():
+        for name in "abcdef":
+            threads.append(threading.Thread(target=job, args=(name,)))
+            threads[-1].start()
+            time.sleep(0.04)  # each queues after the one before it
+        time.sleep(0.3)
+    for t in threads:
+        t.join(20)
+    assert order == list("abcdef")

@@ -33,6 +33,7 @@ from .leases import POLL_S, RedisLease, job_owner, lease_s, redis_client
 REDIS_ENV = "ASCENDSIM_REDIS_URL"
 SLOTS = max(1, os.cpu_count() or 1)  # heavy jobs at once on this machine (a class server: its cores)
 QUEUE_MAX = 32  # jobs that may wait for a slot; one more is refused
+TICKET_STALE_S = 10.0  # a queue ticket not refreshed for this long is a lost job's (a waiting job looks every POLL_S)
 PER_MINUTE = 10  # jobs a session may start per minute
 CACHE_BYTES = 256 * 2**20  # the jobs' results and progress waiting to be fetched
 RESULT_KEPT_S = 120.0  # a job's result stays this long after a poll fetched it (the page may ask again)
@@ -110,11 +111,11 @@ class Coordinator:
         :class:`Busy` if the queue is full."""
         ticket = self._ticket()
         try:
-            while True:
-                held = self._try_slot()
+            while True:  # first come, first served: a job takes a slot only when fewer than ``slots`` wait before it
+                ahead = self._ahead(ticket)
+                held = self._try_slot() if ahead < self.slots else None
                 if held is not None:
                     break
-                ahead = self._ahead(ticket)
                 if waiting is not None:
                     waiting(ahead)
                 time.sleep(POLL_S)
@@ -135,6 +136,9 @@ class Coordinator:
             self._redis.zadd(_QUEUE, {ticket: int(ticket)})
             return ticket
         queue = self.folder / "queue"
+        for p in queue.iterdir():  # tickets their jobs no longer refresh (lost with their process)
+            if not _fresh(p):
+                p.unlink(missing_ok=True)
         if sum(1 for _ in queue.iterdir()) >= self.queue_max:
             raise Busy("web.busy.queue", n=self.queue_max)
         ticket = f"{time.time_ns():020d}-{uuid.uuid4().hex[:8]}"
@@ -148,6 +152,8 @@ class Coordinator:
                 self._drop_stale_tickets()
             rank = self._redis.zrank(_QUEUE, ticket)
             return int(rank or 0)
+        with contextlib.suppress(OSError):  # still waiting: the ticket stays fresh
+            os.utime(self.folder / "queue" / ticket)
         return sum(1 for p in (self.folder / "queue").iterdir() if p.name < ticket and _fresh(p))
 
     def _leave(self, ticket: str) -> None:
@@ -241,8 +247,9 @@ def _number(text: str) -> bool:
     return True
 
 
-def _fresh(path: Path, max_age_s: float = 3600.0) -> bool:
-    """A queue ticket of a job that may still be waiting (one its dead owner left behind stops counting)."""
+def _fresh(path: Path, max_age_s: float = TICKET_STALE_S) -> bool:
+    """A queue ticket of a job that may still be waiting: its job refreshes it at every look (one its dead owner
+    left behind stops counting, and is swept by the next job that queues)."""
     try:
         return time.time() - path.stat().st_mtime < max_age_s
     except OSError:

@@ -1,9 +1,9 @@
 """A class's load on one server: N real browser users at once against ``gunicorn -w 2``.
 
 Each user opens the lessons page, steps lesson 1 twenty times, goes to the playground by the menu, then runs
-a matmul of its own shape (numerics on, 256 to 1024) and waits until its run is drawn. Measured: run-to-views per user (click
-to the step label showing the run's event count), errors, the machine's CPU and the server's resident
-memory (the gunicorn workers and the jobs they fork), sampled every 0.2 s.
+a matmul of its own shape (numerics on, 256 to 1024) and waits until its run is drawn. Measured: run-to-views
+per user (click to the step label showing the run's event count), errors, the machine's CPU and the server's
+resident memory (the gunicorn workers and the jobs they fork), sampled every 0.2 s.
 
 ``python -m tests.class_load --users 5,10,20,40`` prints the table (a benchmark: figures, no pass/fail);
 ``--phases`` adds each user's progress lines with their times, and ``CLASS_LOAD_LOG=FILE`` keeps the server's log.

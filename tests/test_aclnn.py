@@ -63,6 +63,7 @@ def test_the_two_phases_in_order_launch_the_kernel_once():
         ("null_workspace", C.ACLNN_ERR_PARAM_NULLPTR, "workspace is a null device address"),
         ("reused", C.ACLNN_ERR_PARAM_INVALID, "executor runs once"),
         ("not_executor", C.ACLNN_ERR_PARAM_INVALID, "executor is an aclOpExecutor"),
+        ("forged_executor", C.ACLNN_ERR_PARAM_INVALID, "executor is an aclOpExecutor"),
     ],
 )
 def test_a_wrong_second_phase_fails_with_aclnns_code(misuse, code, words):
@@ -79,6 +80,8 @@ def test_a_wrong_second_phase_fails_with_aclnns_code(misuse, code, words):
     elif misuse == "reused":
         assert nn.launch(ws, size, executor, stream) == 0
         ret = nn.launch(ws, size, executor, stream)
+    elif misuse == "forged_executor":  # an aclOpExecutor no GetWorkspaceSize made
+        ret = nn.launch(ws, size, type(executor).__new__(type(executor)), stream)
     else:
         ret = nn.launch(ws, size, "executor", stream)
     assert ret == code

@@ -208,7 +208,8 @@ class Nn:
     def launch(self, workspace: Any, workspace_size: int, executor: Any, stream: Any) -> int:
         """``aclnn<op>(workspace, workspaceSize, executor, stream)``: queue the executor's kernel on ``stream``."""
         sim = self._sim
-        known = isinstance(executor, AclOpExecutor)
+        # one GetWorkspaceSize made for this run (an object made without it, or for another run, is not)
+        known = isinstance(executor, AclOpExecutor) and vars(executor).get("_sim") is sim
         with sim.api(f"aclnn{executor.op_type}" if known else "aclnnOp", sim.profile.host.launch_call_us) as call:
             sim.require_device()
             if executor is None:
@@ -217,7 +218,7 @@ class Nn:
                     "aclOpExecutor: call aclnnXxxGetWorkspaceSize first",
                     "aclOpExecutor：请先调用 aclnnXxxGetWorkspaceSize",
                 )
-            if not known or executor._sim is not sim:
+            if not known:
                 raise _invalid(
                     "executor",
                     "is an aclOpExecutor of this run's GetWorkspaceSize",

@@ -291,6 +291,11 @@ class Live:
         object.__setattr__(self, "_h", h)
 
     def __getattr__(self, name: str):
+        if name in Live.__slots__:  # a Live made with __new__, not by an API call: no object behind it
+            raise RecordingError(
+                "an API object the program made itself (not one an API call returned) / "
+                "程序自己构造的 API 对象（不是 API 调用返回的）"
+            )
         if name.startswith("__") and name not in _MODULE_ATTRS:
             raise AttributeError(name)
         return self._t.get(self._h, name)

@@ -344,9 +344,6 @@ def jobs_folder(code_dir: Path) -> Path:
     return Path(tempfile.gettempdir()) / f"ascendsim-jobs-{os.getuid()}-{tag}"
 
 
-__all__ = ("Loaded", "RunRequestError", "Runs", "breakpoints_of", "fingerprint", "validate_request")
-
-
 def _changes_only(report: Callable[[str, dict], None]) -> Callable[[str, dict], None]:
     """``report`` called only when what it says changes: a job waiting for a slot looks 10 times a second, and
     each report is a write to the jobs' cache that every waiting page's poll reads."""
@@ -358,3 +355,6 @@ def _changes_only(report: Callable[[str, dict], None]) -> Callable[[str, dict], 
             report(phase, values)
 
     return say
+
+
+__all__ = ("Loaded", "RunRequestError", "Runs", "breakpoints_of", "fingerprint", "validate_request")

@@ -6,6 +6,7 @@ import contextlib
 import json
 import os
 import subprocess
+import threading
 import time
 from multiprocessing import get_context
 from pathlib import Path
@@ -277,8 +278,6 @@ def test_the_first_views_are_prepared_in_the_job_as_a_request_would_render_them_
 def test_a_job_waiting_for_a_slot_reports_each_change_once(tmp_path):
     """A waiting job looks for a slot ten times a second; each report is a write to the jobs' cache that every
     waiting page's poll reads, so only a change is reported."""
-    import threading
-
     runs = Runs(tmp_path / "runs")
     said: list[tuple[str, dict]] = []
     request = {"scenario": "vector-add", "params": {**SMALL, "seed": 11}, "numerics": False}
@@ -299,8 +298,6 @@ def test_a_job_waiting_for_a_slot_reports_each_change_once(tmp_path):
 
 def test_jobs_waiting_for_a_slot_are_served_first_come_first_served(tmp_path):
     """A class's runs arrive together: the one that queued first runs first, so no run waits behind later ones."""
-    import threading
-
     jobs = Coordinator(tmp_path, slots=1, queue_max=8)
     order: list[str] = []
 

@@ -136,10 +136,13 @@ class Coordinator:
             self._redis.zadd(_QUEUE, {ticket: int(ticket)})
             return ticket
         queue = self.folder / "queue"
-        for p in queue.iterdir():  # tickets their jobs no longer refresh (lost with their process)
-            if not _fresh(p):
+        waiting = 0
+        for p in queue.iterdir():
+            if _fresh(p):
+                waiting += 1
+            else:  # a ticket its job no longer refreshes (lost with its process)
                 p.unlink(missing_ok=True)
-        if sum(1 for _ in queue.iterdir()) >= self.queue_max:
+        if waiting >= self.queue_max:
             raise Busy("web.busy.queue", n=self.queue_max)
         ticket = f"{time.time_ns():020d}-{uuid.uuid4().hex[:8]}"
         (queue / ticket).touch()

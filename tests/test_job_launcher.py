@@ -278,3 +278,20 @@ def test_a_job_whose_process_is_killed_is_started_again_for_its_page_and_one_tha
         assert len(ran()) == 1
     finally:
         manager._launcher.close()
+
+
+def test_every_worker_signs_with_one_secret_that_a_full_jobs_cache_does_not_evict(tmp_path):
+    """Dash kept the secret that signs a page's job handles in the jobs' cache; once the cache was full it was
+    evicted, and a worker started afterwards signed with a new one, so open pages' polls no longer verified."""
+    from app.server.managers import LocalManager
+
+    folder = tmp_path / "callbacks"
+    first, second = LocalManager(folder), LocalManager(folder)
+    secret = first.get_or_create_signing_secret(lambda: os.urandom(32))
+    assert len(secret) == 32
+    assert second.get_or_create_signing_secret(lambda: os.urandom(32)) == secret
+    first.handle.clear()  # what eviction does to everything the cache holds
+    restarted = LocalManager(folder)
+    assert restarted.get_or_create_signing_secret(lambda: os.urandom(32)) == secret
+    assert oct((tmp_path / "signing-secret").stat().st_mode & 0o777) == "0o600"
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temporary file left behind

@@ -146,7 +146,9 @@ class Tab:
                 "() => ['step-label', 'pg-error', 'pg-progress', 'pg-note', 'player-status']"
                 ".map(i => i + ': ' + ((document.getElementById(i) || {}).innerText || '-')).join(' | ')"
             )
-            raise AssertionError(f"no run of {n} steps drawn {stage}; the page says {said}") from exc
+            raise AssertionError(
+                f"no run of {n} steps drawn {stage}; the page says {said}; its console errors: {self.errors[-3:]}"
+            ) from exc
 
     def cursor(self, graph: str = "timeline-graph") -> float:
         """The time (us) the cursor laid over a chart stands at."""

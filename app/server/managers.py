@@ -68,6 +68,25 @@ class LocalManager(DiskcacheManager):
         if self._launcher is None:
             self._launcher = Launcher(self._run_job)
 
+    def get_or_create_signing_secret(self, generate):
+        """The secret that signs pages' job handles, the same in every worker. Dash keeps it in the jobs' cache,
+        which evicts it, oldest first, once full: a worker started after that (one killed, restarted) signs with
+        another secret, and every open page's polls it takes stop verifying (the run never arrives). Here it is a
+        file beside the cache, made once by whichever worker comes first; Dash's way if the folder cannot keep it."""
+        path = Path(self.folder).parent / "signing-secret"
+        try:
+            if not path.is_file():
+                tmp = path.with_name(f".{path.name}.{os.getpid()}")
+                tmp.write_bytes(generate())
+                tmp.chmod(0o600)
+                with contextlib.suppress(FileExistsError):
+                    os.link(tmp, path)  # the first worker's wins; the others read it
+                tmp.unlink()
+            found = path.read_bytes()
+        except OSError:
+            found = b""
+        return found or super().get_or_create_signing_secret(generate)
+
     def _run_job(self, name: str, args: tuple) -> None:
         self.func_registry[name](*args)
 

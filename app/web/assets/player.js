@@ -384,10 +384,10 @@
     // -- a callback request whose answer was lost is sent again ------------------------------------------------
     // Dash ends a callback whose request got no answer and never asks again: when the worker that took a job's
     // poll died (killed, restarted), the page kept the last progress it had shown and the run never arrived,
-    // though the job ran on and any other worker could answer. So a request that got no answer, or a proxy's
-    // "no worker" (502, 503, 504), is sent again until RESEND_FOR_MS; the server answers it as it would have
-    // answered the first (a job's result stays a while after a poll took it; a job-starting request sent again
-    // polls the job the first one started: app/server/jobs.py, LocalManager).
+    // though the job ran on and any other worker could answer. So a request that got no answer or only part of
+    // one, or a proxy's "no worker" (502, 503, 504), is sent again until RESEND_FOR_MS; the server answers it as
+    // it would have answered the first (a job's result stays a while after a poll took it; a job-starting request
+    // sent again polls the job the first one started: app/server/jobs.py, LocalManager).
     const RESEND_MS = [200, 400, 800, 1600], RESEND_FOR_MS = 60000, RESENT_SHOWN_MS = 15000;
     let resentTimer = null;
     const resent = function () { // the page says so (the shell's note, in the page's language), for a while
@@ -424,12 +424,18 @@
             (function send(n) {
                 const again = function () { setTimeout(send, RESEND_MS[Math.min(n, RESEND_MS.length - 1)], n + 1); };
                 const late = function () { return Date.now() - since > RESEND_FOR_MS; };
+                const lost = function (err) { if (late()) { reject(err); } else { again(); } };
                 sendOnce(url, init).then(function (res) {
-                    if ([502, 503, 504].indexOf(res.status) < 0 || late()) {
+                    if ([502, 503, 504].indexOf(res.status) >= 0 && !late()) { again(); return; }
+                    // the whole body before it counts as an answer: a worker killed while it wrote one leaves
+                    // its status line and half a body, and Dash reads the body where a failure is never handled
+                    res.arrayBuffer().then(function (body) {
                         if (n > 0 && res.ok) { resent(); }
-                        resolve(res);
-                    } else { again(); }
-                }, function (err) { if (late()) { reject(err); } else { again(); } });
+                        const empty = [101, 204, 205, 304].indexOf(res.status) >= 0;
+                        resolve(new Response(empty ? null : body,
+                                             {status: res.status, statusText: res.statusText, headers: res.headers}));
+                    }, lost);
+                }, lost);
             }(0));
         });
     };

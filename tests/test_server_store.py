@@ -216,6 +216,28 @@ def test_a_session_runs_one_job_at_a_time_and_a_few_a_minute(tmp_path):
     assert info.value.key == "web.busy.rate" and info.value.values == {"n": 3}
 
 
+def test_the_same_requests_job_started_again_passes_the_session_while_the_first_still_runs(tmp_path):
+    """A worker killed after it forked a job but before it kept the job's process id: the page sends its request
+    again, another worker starts the job again, and the first one, orphaned, still holds the session. The second
+    must join the first's computation, not tell the trainee that a run of theirs is going."""
+    jobs = Coordinator(tmp_path, per_minute=4)
+    with jobs.session("tab1aaaaaaaa", "run-a"):
+        with jobs.session("tab1aaaaaaaa", "run-a"):
+            pass
+        for other in ("run-b", None):
+            with pytest.raises(Busy) as info, jobs.session("tab1aaaaaaaa", other):
+                pass
+            assert info.value.key == "web.busy.session"
+    with pytest.raises(Busy), jobs.session("tab1aaaaaaaa", "run-b"), jobs.session("tab1aaaaaaaa", "run-a"):
+        pass  # the work a job once held is not a pass once it has ended
+    for _ in range(2):  # the job that joined did not count as a start: two more fit in the minute's four
+        with jobs.session("tab1aaaaaaaa", "run-c"):
+            pass
+    with pytest.raises(Busy) as info, jobs.session("tab1aaaaaaaa", "run-d"):
+        pass
+    assert info.value.key == "web.busy.rate"
+
+
 def test_slots_bound_the_jobs_and_tell_each_how_many_are_ahead(tmp_path):
     jobs = Coordinator(tmp_path, slots=1, queue_max=2)
     seen = []

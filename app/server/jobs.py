@@ -186,8 +186,14 @@ class Coordinator:
 
     # -- what one session may do -----------------------------------------------------------------------------
     @contextlib.contextmanager
-    def session(self, session: str) -> Iterator[None]:
-        """One job at a time per browser session, and at most ``per_minute`` started a minute (:class:`Busy`)."""
+    def session(self, session: str, work: str | None = None) -> Iterator[None]:
+        """One job at a time per browser session, and at most ``per_minute`` started a minute (:class:`Busy`).
+
+        ``work`` names what the job computes (a run's key). On this machine a job of the session that computes
+        the same thing passes instead of being refused: it is the same request's job started again, its first
+        job having lost the worker that started it before the worker kept its process id (the first runs on,
+        orphaned); the second then waits for the first's computation (:meth:`single`). With Redis a request
+        sent again polls the same Celery task, so the case does not arise."""
         name = "".join(c for c in str(session) if c.isalnum())[:64] or "anonymous"
         now = time.time()
         if self._redis is not None:
@@ -208,12 +214,17 @@ class Coordinator:
                 lease.release()
             return
         path = self.folder / "sessions" / f"{name}.lock"
+        doing = path.with_suffix(".work")  # what the holder computes, while it holds the lock
         with open(path, "a+") as fh:
             try:
                 fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
+                if work and _read(doing) == work:
+                    yield  # the same request's job again: it joins the first one's computation
+                    return
                 raise Busy("web.busy.session") from None
             try:
+                doing.write_text(work or "")
                 fh.seek(0)
                 stamps = [float(x) for x in fh.read().split() if _number(x) and float(x) > now - 60]
                 if len(stamps) >= self.per_minute:
@@ -224,6 +235,8 @@ class Coordinator:
                 fh.flush()
                 yield
             finally:
+                with contextlib.suppress(OSError):
+                    doing.write_text("")
                 fcntl.flock(fh, fcntl.LOCK_UN)
 
 
@@ -232,6 +245,13 @@ _QUEUE = "ascendsim:queue"
 
 def _waiting(ticket: str) -> str:
     return f"ascendsim:waiting:{ticket}"
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
 
 
 def _unlock(fh) -> None:

@@ -122,7 +122,7 @@ class Runs(Exercises):
         :class:`~app.server.jobs.Busy` (the session's or the queue's limits)."""
         spec, _scenario, cost = validate_request(request)
         report = _changes_only(report)
-        with self.coordinator.session(session):
+        with self.coordinator.session(session, spec.key):
             if not self.stored(spec) and (problem := unusable(self.code_dir)):
                 raise RunRequestError(str(problem), problem.zh)  # said before the run (the folder may have healed)
             return self._make(spec, cost.events, report, request, lang)

@@ -124,12 +124,15 @@ class Tab:
     def wait_step(self, i: int, n: int | None = None, timeout: float = 30_000) -> None:
         """Until the step label shows step ``i`` (1-based) [of ``n``]."""
         tail = f" / {n}" if n is not None else " / "
-        self.page.wait_for_function(
-            "([i, tail]) => { const t = (document.getElementById('step-label') || {}).innerText || '';"
-            " const m = t.match(/(\\d+) \\/ (\\d+)/); return m && +m[1] === i && t.includes(tail); }",
-            arg=[i, tail],
-            timeout=timeout,
-        )
+        try:
+            self.page.wait_for_function(
+                "([i, tail]) => { const t = (document.getElementById('step-label') || {}).innerText || '';"
+                " const m = t.match(/(\\d+) \\/ (\\d+)/); return m && +m[1] === i && t.includes(tail); }",
+                arg=[i, tail],
+                timeout=timeout,
+            )
+        except Exception as exc:
+            raise AssertionError(f"step {i}{tail} not shown; {self._said()}") from exc
 
     def wait_steps(self, n: int, timeout: float = 60_000, stage: str = "", at_least: bool = False) -> None:
         """Until a run of ``n`` steps (``at_least``: of ``n`` or more) is loaded and drawn (on a timeout, what the
@@ -142,13 +145,15 @@ class Tab:
                 timeout=timeout,
             )
         except Exception as exc:
-            said = self.page.evaluate(
-                "() => ['step-label', 'pg-error', 'pg-progress', 'pg-note', 'player-status']"
-                ".map(i => i + ': ' + ((document.getElementById(i) || {}).innerText || '-')).join(' | ')"
-            )
-            raise AssertionError(
-                f"no run of {n} steps drawn {stage}; the page says {said}; its console errors: {self.errors[-3:]}"
-            ) from exc
+            raise AssertionError(f"no run of {n} steps drawn {stage}; {self._said()}") from exc
+
+    def _said(self) -> str:
+        """What the page shows where a run, a step or a problem would be said, and its last console errors."""
+        said = self.page.evaluate(
+            "() => ['step-label', 'pg-error', 'pg-progress', 'pg-note', 'player-status']"
+            ".map(i => i + ': ' + ((document.getElementById(i) || {}).innerText || '-')).join(' | ')"
+        )
+        return f"the page says {said}; its console errors: {self.errors[-3:]}"
 
     def cursor(self, graph: str = "timeline-graph") -> float:
         """The time (us) the cursor laid over a chart stands at."""

@@ -124,28 +124,32 @@ class Tab:
     def wait_step(self, i: int, n: int | None = None, timeout: float = 30_000) -> None:
         """Until the step label shows step ``i`` (1-based) [of ``n``]."""
         tail = f" / {n}" if n is not None else " / "
-        try:
-            self.page.wait_for_function(
-                "([i, tail]) => { const t = (document.getElementById('step-label') || {}).innerText || '';"
-                " const m = t.match(/(\\d+) \\/ (\\d+)/); return m && +m[1] === i && t.includes(tail); }",
-                arg=[i, tail],
-                timeout=timeout,
-            )
-        except Exception as exc:
-            raise AssertionError(f"step {i}{tail} not shown; {self._said()}") from exc
+        self._until(
+            "([i, tail]) => { const t = (document.getElementById('step-label') || {}).innerText || '';"
+            " const m = t.match(/(\\d+) \\/ (\\d+)/); return m && +m[1] === i && t.includes(tail); }",
+            [i, tail],
+            timeout,
+            f"step {i}{tail} not shown",
+        )
 
     def wait_steps(self, n: int, timeout: float = 60_000, stage: str = "", at_least: bool = False) -> None:
         """Until a run of ``n`` steps (``at_least``: of ``n`` or more) is loaded and drawn (on a timeout, what the
         page said instead)."""
+        self._until(
+            "([n, least]) => { const m = ((document.getElementById('step-label') || {}).innerText || '')"
+            ".match(/ \\/ (\\d+)/); return !!m && (least ? +m[1] >= n : +m[1] === n); }",
+            [n, at_least],
+            timeout,
+            f"no run of {n} steps drawn {stage}",
+        )
+
+    def _until(self, script: str, arg: list, timeout: float, failed: str) -> None:
+        """Until ``script(arg)`` is true in the page; on a timeout an AssertionError: ``failed`` and what the page
+        said."""
         try:
-            self.page.wait_for_function(
-                "([n, least]) => { const m = ((document.getElementById('step-label') || {}).innerText || '')"
-                ".match(/ \\/ (\\d+)/); return !!m && (least ? +m[1] >= n : +m[1] === n); }",
-                arg=[n, at_least],
-                timeout=timeout,
-            )
+            self.page.wait_for_function(script, arg=arg, timeout=timeout)
         except Exception as exc:
-            raise AssertionError(f"no run of {n} steps drawn {stage}; {self._said()}") from exc
+            raise AssertionError(f"{failed}; {self._said()}") from exc
 
     def _said(self) -> str:
         """What the page shows where a run, a step or a problem would be said, and its last console errors."""

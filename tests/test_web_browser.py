@@ -155,6 +155,55 @@ def test_the_labelled_step_box_counts_from_1(tab, lesson1):
     assert tab.cursor() == pytest.approx(lesson1.event(41).start / 1e6, abs=1e-6)
 
 
+def test_a_jump_whose_answer_arrives_with_a_window_s_is_not_lost(tab):
+    """The page asks for the window around a step it moved to while a jump is on its way; when both answers land in
+    one turn, Dash runs the player once and names only one input as its trigger (the first that changed). The jump
+    still moves the step (a CI failure: "next COMPUTE" from step 76 stayed on 76, no error)."""
+    replay = Replay(run_scenario("matmul", m=64, n=64, k=64).result)  # windows of 100 steps: tiles tracked
+    tab.open("/playground")
+    p = tab.page
+    p.wait_for_selector("#pg-params .param")
+    _run_playground(tab, 64, 64, 64)
+    n = len(replay)
+    tab.wait_steps(n)
+    held: list = []
+    released: list[str] = []
+
+    def answer(route):
+        body = route.request.post_data or ""
+        if '"id":"window-request"' in body:
+            held.append(route)  # the window's answer waits for the jump's
+        elif '"id":"jump-next"' in body and held:
+            jump = route.fetch()
+            windows = [(r, r.fetch()) for r in held]
+            for r, response in windows:  # the window first: Dash then names it as the trigger
+                r.fulfill(response=response)
+            route.fulfill(response=jump)
+            released.append("window+jump")
+            held.clear()
+        else:
+            route.continue_()
+
+    tab.choose("jump-kind", "COMPUTE")
+    start = n // 2  # far from the loaded window: the page asks for another one
+    target = replay.next_of_kind(start - 1, "COMPUTE")
+    assert target is not None and target > start - 1  # the step box counts from 1
+    p.route("**/_dash-update-component*", answer)
+    box = p.locator("#step-goto")
+    box.fill(str(start))
+    box.press("Enter")
+    tab.wait_step(start, n)
+    for _ in range(100):  # the window request goes out with the step
+        if held:
+            break
+        p.wait_for_timeout(50)
+    assert held, "the step did not ask for a window"
+    p.click("#jump-next")
+    tab.wait_step(target + 1, n, timeout=15_000)
+    assert released == ["window+jump"]
+    p.unroute("**/_dash-update-component*")
+
+
 def test_the_timeline_opens_on_the_devices_work_and_turns_pages_with_the_cursor(tab, lesson1):
     """Lesson 1 is 90 % set-up: the timeline's window is the device's work wide (app.present.viewport, the TUI's
     rule too); following the cursor shows the page the server computed for each step; "device work" shows the

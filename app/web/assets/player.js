@@ -27,13 +27,31 @@
     const RETRY_MS = 4000; // a window request whose answer never came (its server died) is asked again
 
     function nu() { return window.dash_clientside.no_update; }
-    function trigger() {
-        const c = window.dash_clientside.callback_context;
-        return c ? c.triggered_id : undefined;
+    // what moved the step: Dash names only the first of the inputs that changed since the callback last ran
+    // (``triggered_id``), and a window or a run's views arriving in the same turn as a click or a jump can come
+    // first; so every changed input is read, and a trainee's action wins over a tick, a tick over data arriving.
+    // A lesson's buttons (pattern-matching ids) count only when clicked: drawn again (a language switch), they
+    // change without a click.
+    const DATA = ["meta", "window", "core-select", "player-lang", "breakpoints", "sys-device"];
+    function idOf(propId) {
+        if (propId.charAt(0) === "{") { return JSON.parse(propId.substring(0, propId.lastIndexOf("}") + 1)); }
+        const dot = propId.lastIndexOf(".");
+        return dot < 0 ? propId : propId.substring(0, dot);
     }
-    function clicked() {
+    function triggers() {
         const c = window.dash_clientside.callback_context;
-        return !!(c && c.triggered && c.triggered.some(function (t) { return t.value; }));
+        const out = [];
+        for (const t of (c && c.triggered) || []) {
+            const id = idOf(t.prop_id);
+            if (typeof id !== "object" || t.value) { out.push(id); }
+        }
+        return out;
+    }
+    function trigger(ids) {
+        const rank = function (id) { return id === "play-timer" ? 1 : (DATA.indexOf(id) >= 0 ? 2 : 0); };
+        let best;
+        for (const id of ids) { if (best === undefined || rank(id) < rank(best)) { best = id; } }
+        return best;
     }
     function clamp(x, lo, hi) { return Math.max(lo, Math.min(hi, x)); }
     function tickOf(meta, speed) { return meta.speeds[String(speed)] || [1000, 1]; } // [interval ms, events]
@@ -68,7 +86,6 @@
             play = false;
         }
         const kind = (id && typeof id === "object") ? id.type : id;
-        if ((kind === "lesson-step" || kind === "ls-nav") && !clicked()) { return same; }
         if (kind === "step-back") { s -= 1; play = false; }
         else if (kind === "step-forward") { s += 1; play = false; }
         else if (kind === "step-first") { s = 0; play = false; }
@@ -352,10 +369,11 @@
     function player(_back, _fwd, slider, _ticks, jump, _play, _first, _last, _lsteps, _lnav, meta, win, core, lang,
                     bps, _device, step, speed, playing, follow, req) {
         const ctx = window.dash_clientside.callback_context;
-        if (trigger() === "sys-device") { memo.last.tiles = undefined; memo.last.done = undefined; }
+        const ids = triggers();
+        if (ids.indexOf("sys-device") >= 0) { memo.last.tiles = undefined; memo.last.done = undefined; }
         const lists = (ctx && ctx.outputs_list) || [];
         const buttons = Array.isArray(lists[8]) ? lists[8].length : 0;
-        const moved = control(trigger(), slider, jump, meta, step, win, speed, playing);
+        const moved = control(trigger(ids), slider, jump, meta, step, win, speed, playing);
         const s = moved[0] === nu() ? ((typeof step === "number") ? step : 0) : moved[0];
         const patch = render(s, win, follow, meta);
         const asked = request(s, meta, core, lang, bps, win, req);

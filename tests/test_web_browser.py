@@ -204,6 +204,23 @@ def test_a_jump_whose_answer_arrives_with_a_window_s_is_not_lost(tab):
     p.unroute("**/_dash-update-component*")
 
 
+def test_a_click_that_lands_with_the_slider_s_echo_still_moves_the_step(tab, lesson1):
+    """Moving the step sets the slider to it, and the slider's change runs the player again; a click that comes
+    in the same turn as that echo is the trainee's action and moves the step (a CI failure: one → of lesson 9 was
+    lost). Here the echo and the click are made in one turn of the page."""
+    tab.open("/")
+    n = len(lesson1)
+    tab.wait_steps(n)
+    i, _n = tab.step()
+    for k in range(1, 4):
+        tab.page.evaluate(
+            """s => { window.dash_clientside.set_props('step-slider', {value: s});
+                      document.getElementById('step-forward').click(); }""",
+            i + k - 2,  # the slider's value as the player set it (0-based): the step shown
+        )
+        tab.wait_step(i + k, n, timeout=10_000)
+
+
 def test_the_timeline_opens_on_the_devices_work_and_turns_pages_with_the_cursor(tab, lesson1):
     """Lesson 1 is 90 % set-up: the timeline's window is the device's work wide (app.present.viewport, the TUI's
     rule too); following the cursor shows the page the server computed for each step; "device work" shows the

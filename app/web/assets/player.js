@@ -48,7 +48,13 @@
         return out;
     }
     function trigger(ids) {
-        const rank = function (id) { return id === "play-timer" ? 1 : (DATA.indexOf(id) >= 0 ? 2 : 0); };
+        // the slider also changes when this callback moved the step (its value set to the step: an echo that can
+        // come in one turn with the next click), so any other action wins over it
+        const rank = function (id) {
+            if (id === "step-slider") { return 1; }
+            if (id === "play-timer") { return 2; }
+            return DATA.indexOf(id) >= 0 ? 3 : 0;
+        };
         let best;
         for (const id of ids) { if (best === undefined || rank(id) < rank(best)) { best = id; } }
         return best;

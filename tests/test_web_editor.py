@@ -96,7 +96,11 @@ def page_app() -> Dash:
         ]
     )
 
-    @app.callback(Output("holder", "children"), Input("show-3", "n_clicks"), Input("show-4", "n_clicks"))
+    # not at load: the initial call would draw the editor again after the page is up, and a test that had
+    # already found it would then act on the one replaced (a CI failure: a marked line on the replaced editor)
+    @app.callback(
+        Output("holder", "children"), Input("show-3", "n_clicks"), Input("show-4", "n_clicks"), prevent_initial_call=True
+    )
     def show(_a, _b):
         from dash import ctx
 

@@ -55,16 +55,20 @@ def _ancestors(pid: int) -> list[str]:
 
 
 def _harness_processes() -> list[int]:
-    """Processes running this checkout's child harness outside any live sandbox: a grandchild that escaped its
-    sandbox, or outlived it, would be one. (The sandbox binds the harness at its own path, so another
-    checkout's gradings are not counted; a grading running at the same time in another test is under its
-    bwrap.)"""
+    """Processes running this checkout's child harness that no sandbox and no grader holds: a grandchild that
+    escaped its sandbox, or outlived it, would be one (an orphan, its parent gone). (The sandbox binds the
+    harness at its own path, so another checkout's gradings are not counted. A grading running at the same
+    time in another test, in another test process, is not counted either: its bwrap, whose command line names
+    the harness, and its harness under that bwrap; or, run unsandboxed, its harness under a grader's Python.)"""
     harness = str(REPO / "lessons" / "harness.py").encode()
     out = []
     for pid in os.listdir("/proc"):
         try:
             ours = pid.isdigit() and harness in Path(f"/proc/{pid}/cmdline").read_bytes()
-            if ours and "bwrap" not in _ancestors(int(pid)):
+            if not ours:
+                continue
+            held = [Path(f"/proc/{pid}/comm").read_text().strip(), *_ancestors(int(pid))]
+            if "bwrap" not in held and not any(name.startswith("python") for name in held[1:]):
                 out.append(int(pid))
         except OSError:
             pass

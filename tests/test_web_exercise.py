@@ -9,6 +9,7 @@ real Celery worker), Debian's Chromium through Playwright, bubblewrap around eve
 from __future__ import annotations
 
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -119,7 +120,9 @@ def test_a_wrong_solution_fails_a_fixed_one_passes_and_plays_a_syntax_error_is_m
     tab.shot("exercise-l3-pass-en")
     tab.page.click("#ex-show-mine")  # the trainee's run, not the reference, in the views
     tab.page.wait_for_function("() => document.getElementById('player-status').innerText.includes('exercise:3')")
-    mine = tab.step()[1]
+    # the status names the run first; the step label follows when the run's description has arrived
+    mine = int(re.search(r"exercise:3: ([\d,]+) events", tab.text("#player-status")).group(1).replace(",", ""))
+    tab.wait_steps(mine)
     assert mine != reference_steps
     assert "Your run of lesson 3" in tab.text("#narration")  # not the lesson's narration of its own run
     tab.page.click("#step-forward")

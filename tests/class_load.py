@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.scenarios.runner import run_scenario
-from tests.web_browser import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, Server
+from tests.web_browser import CHROMIUM, CHROMIUM_ARGS, SAID, VIEWPORT, Server
 
 STEPS = 20
 TIMEOUT_S = 240
@@ -139,10 +139,6 @@ async def _user(browser, url: str, i: int, expected: int, load: Load, steps: int
         load.errors.append(f"user {i}: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}; the page says {said}")
     finally:
         await context.close()
-
-
-SAID = """() => ['step-label', 'pg-error', 'pg-progress', 'pg-note', 'player-status']
-    .map(i => i + ': ' + ((document.getElementById(i) || {}).innerText || '-')).join(' | ')"""
 
 
 async def _watch(page, t0: float, seen: list[tuple[float, str]]) -> None:

@@ -101,6 +101,10 @@ class Server:
         self._out.close()
 
 
+SAID = """() => ['step-label', 'pg-error', 'pg-progress', 'pg-note', 'player-status']
+    .map(i => i + ': ' + ((document.getElementById(i) || {}).innerText || '-')).join(' | ')"""  # what a page says
+
+
 class Tab:
     """One browser page with its console errors recorded."""
 
@@ -153,11 +157,7 @@ class Tab:
 
     def _said(self) -> str:
         """What the page shows where a run, a step or a problem would be said, and its last console errors."""
-        said = self.page.evaluate(
-            "() => ['step-label', 'pg-error', 'pg-progress', 'pg-note', 'player-status']"
-            ".map(i => i + ': ' + ((document.getElementById(i) || {}).innerText || '-')).join(' | ')"
-        )
-        return f"the page says {said}; its console errors: {self.errors[-3:]}"
+        return f"the page says {self.page.evaluate(SAID)}; its console errors: {self.errors[-3:]}"
 
     def cursor(self, graph: str = "timeline-graph") -> float:
         """The time (us) the cursor laid over a chart stands at."""

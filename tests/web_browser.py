@@ -114,7 +114,7 @@ class Tab:
         self.errors: list[str] = []
         self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
-        self.page.set_default_timeout(60_000)  # the suite runs two test files at once on CI's 2 cores
+        self.page.set_default_timeout(30_000)
 
     def open(self, path: str = "/") -> Tab:
         self.page.goto(self.url + path)

@@ -97,6 +97,34 @@ def test_lesson_1_loads_ready_to_play_with_every_view(tab, lesson1):
     tab.shot("lessons")
 
 
+def test_the_page_draws_with_the_trimmed_plotly_bundle_and_never_fetches_the_full_one(tab, lesson1):
+    """assets/plotly.bundle.js (bar, heatmap, scatter, scattergl) is window.Plotly before Dash's Graph looks for
+    it, so the 4.8 MB plotly.min.js is never requested; every trace drawn has its module; scattergl draws."""
+    requests = []
+    tab.page.on("request", lambda r: requests.append(r.url))
+    tab.open("/")
+    tab.wait_steps(len(lesson1))
+    p = tab.page
+    p.wait_for_selector("#metrics-body .card")
+    assert not [u for u in requests if "plotly.min.js" in u or not u.startswith(tab.url)], requests
+    assert p.evaluate("() => Object.keys(Plotly.PlotSchema.get().traces).sort()") == sorted(
+        p.evaluate("() => Plotly.AscendSimTraces")
+    )
+    drawn = p.evaluate(
+        "() => [...document.querySelectorAll('.js-plotly-plot')]"
+        ".flatMap(g => g._fullData.map(t => [t.type, !!t._module]))"
+    )
+    assert drawn and all(ok for _, ok in drawn), drawn  # a trace type the bundle lacks would have no module
+    webgl = p.evaluate(
+        """async () => { const d = document.createElement('div'); d.style.width = '400px'; d.style.height = '200px';
+        document.body.appendChild(d);
+        await Plotly.newPlot(d, [{type: 'scattergl', mode: 'lines', x: [0, 1, null, 2, 3], y: [0, 0, null, 1, 1]}]);
+        const out = [d._fullData[0].type, !!d._fullData[0]._module, d.querySelectorAll('canvas').length];
+        Plotly.purge(d); d.remove(); return out; }"""
+    )
+    assert webgl[:2] == ["scattergl", True] and webgl[2] > 0, webgl
+
+
 def test_buttons_and_arrow_keys_move_the_step_cursor_and_core_view_back_and_forth(tab, lesson1):
     tab.open("/")
     n = len(lesson1)

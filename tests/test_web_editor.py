@@ -1,8 +1,7 @@
 """The Exercise panel's code editor (``app/web/editor.py``, ``assets/editor.bundle.js``, ``assets/editor-init.js``).
 
-Without a browser: the committed bundle was built from the committed sources (the hash its first line records,
-recomputed here without Node), the npm versions are pinned, the licence notice names what is bundled, and the
-Dash components carry what the browser needs in both languages.
+Without a browser: the Dash components carry what the browser needs in both languages (the bundle's build, pins
+and licences: tests/test_web_bundles.py).
 
 In Debian's headless Chromium: a tiny Dash app holding only the editor and its buttons (every asset of the
 real dashboard loaded), served from this process on a free port. Typing edits the code, Ctrl+Z undoes, brackets
@@ -12,11 +11,9 @@ Reset brings the stub back, Download saves the code, and the page asks nothing o
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import threading
-from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
@@ -30,46 +27,7 @@ GET = "id => window.AscendSimEditor.getValue(id)"
 KEY = ed.DRAFT_PREFIX + "3"
 
 
-# -- the bundle and its sources, without Node ---------------------------------------------------------------
-def sources_digest(folder: Path) -> str:
-    """What build.sh records: sha256 of ``sha256sum`` over its inputs, in its order."""
-    names = ["build.sh", "notice.js", "package.json", "package-lock.json"]
-    names += sorted(p.relative_to(folder).as_posix() for p in (folder / "src").rglob("*") if p.is_file())
-    listing = "".join(f"{hashlib.sha256((folder / n).read_bytes()).hexdigest()}  {n}\n" for n in names)
-    return hashlib.sha256(listing.encode()).hexdigest()
-
-
-def test_the_committed_bundle_was_built_from_the_committed_sources():
-    first = ed.BUNDLE.read_text(encoding="utf-8").split("\n", 1)[0]
-    recorded = re.search(r"sources-sha256=([0-9a-f]{64})", first)
-    assert recorded, f"the bundle's first line records no sources hash: {first[:200]}"
-    assert recorded.group(1) == sources_digest(ed.SOURCES), (
-        "app/web/editor/ changed since assets/editor.bundle.js was built: run app/web/editor/build.sh and commit"
-    )
-
-
-def test_npm_packages_are_pinned_and_their_licences_ship_beside_the_bundle():
-    package = json.loads((ed.SOURCES / "package.json").read_text())
-    lock = json.loads((ed.SOURCES / "package-lock.json").read_text())["packages"]
-    notice = (ed.ASSETS / "editor.bundle.LICENSE.txt").read_text()
-    wanted = {**package["dependencies"], **package["devDependencies"]}
-    assert {"@codemirror/state", "@codemirror/view", "@codemirror/lang-python", "esbuild"} <= set(wanted)
-    for name, version in wanted.items():
-        assert re.fullmatch(r"\d+\.\d+\.\d+", version), f"{name} is not pinned: {version}"
-        assert lock[f"node_modules/{name}"]["version"] == version, name
-    for name, version in package["dependencies"].items():
-        assert f"{name} {version} (MIT)" in notice, name
-    assert "esbuild" not in notice  # a build tool, not in the bundle
-    assert "Permission is hereby granted" in notice
-
-
-def test_the_bundle_fetches_nothing():
-    text = ed.BUNDLE.read_text(encoding="utf-8")
-    assert len(text) < 450_000, f"the editor bundle grew to {len(text)} bytes"
-    assert not re.search(r"\bfetch\(|XMLHttpRequest|\bimport\(|@import|url\((?!'data:)", text)  # data: is inline
-    assert set(re.findall(r"https?://[^\"' )]+", text)) <= {"http://www.w3.org/2000/svg"}
-
-
+# -- the Dash components, without a browser (the bundle's build and licences: tests/test_web_bundles.py) ------
 def test_components_carry_the_lesson_and_stub_and_speak_both_languages():
     div = ed.editor(3, STUB, "zh", filename="lesson3.py")
     assert div.id == "ex-editor" and div.className == "ascendsim-editor"
@@ -99,7 +57,10 @@ def page_app() -> Dash:
     # not at load: the initial call would draw the editor again after the page is up, and a test that had
     # already found it would then act on the one replaced (a CI failure: a marked line on the replaced editor)
     @app.callback(
-        Output("holder", "children"), Input("show-3", "n_clicks"), Input("show-4", "n_clicks"), prevent_initial_call=True
+        Output("holder", "children"),
+        Input("show-3", "n_clicks"),
+        Input("show-4", "n_clicks"),
+        prevent_initial_call=True,
     )
     def show(_a, _b):
         from dash import ctx

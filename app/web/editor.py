@@ -1,7 +1,7 @@
 """The code editor of a lesson's Exercise panel: the Dash components, and how the browser side loads.
 
 The editor is CodeMirror 6, built from pinned npm packages into ``assets/editor.bundle.js`` by
-``app/web/editor/build.sh`` (committed: installing ascendsim needs no Node). Dash serves every ``.js`` file of
+``app/web/bundles/build.sh`` (committed: installing ascendsim needs no Node). Dash serves every ``.js`` file of
 ``assets/`` on every page before its renderer starts, so the bundle is loaded before any callback runs.
 ``assets/editor-init.js`` mounts the editor as soon as :func:`editor`'s element appears (a MutationObserver)
 and wires the buttons of :func:`editor_buttons`; nothing else on the page has to call ``mount``.
@@ -43,7 +43,7 @@ from dash import html
 
 ASSETS = Path(__file__).resolve().parent / "assets"
 BUNDLE = ASSETS / "editor.bundle.js"
-SOURCES = Path(__file__).resolve().parent / "editor"  # package.json, package-lock.json, src/, build.sh
+SOURCES = Path(__file__).resolve().parent / "bundles"  # package.json, package-lock.json, src/, build.sh
 
 EDITOR_ID = "ex-editor"
 RESET_ID = "ex-reset"

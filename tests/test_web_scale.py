@@ -1,4 +1,5 @@
-"""How fast the dashboard is in a real browser, and how much it sends: one step of lesson 1, a 2048^3
+"""How fast the dashboard is in a real browser, and how much it sends: the first lesson page (cold: the server's
+first request for lesson 1; warm: the run stored, a new browser context each time), one step of lesson 1, a 2048^3
 playground matmul from the click to its views, and the bytes an 8192^3 timing-only run sends while it
 is played and jumped through. The figures are written to tests/artifacts/measurements.json."""
 
@@ -71,6 +72,31 @@ def _steps(tab: Tab, count: int) -> dict:
         "dom_median_ms": round(statistics.median(dom), 1),
         "steps": count,
     }
+
+
+def _load_lesson_page(browser, server) -> float:
+    """Seconds from opening the lessons page in a new browser context until it is ready to step: the step label
+    counts the run's steps and the timeline and metrics are drawn."""
+    tab = _tab(browser, server)
+    t0 = time.perf_counter()
+    tab.open("/")
+    tab.page.wait_for_function(
+        "() => document.getElementById('step-label')?.innerText.includes(' / ')"
+        " && document.querySelector('#timeline-graph .js-plotly-plot')?.data?.length > 0"
+        " && document.querySelector('#metrics-body .card')",
+        polling=20,
+    )
+    seconds = time.perf_counter() - t0
+    tab.assert_no_errors()
+    tab.page.context.close()
+    return seconds
+
+
+def test_the_first_lesson_page_loads(setup):  # first in this file: its first load is the server's first
+    browser, server = setup
+    cold = _load_lesson_page(browser, server)
+    warm = sorted(_load_lesson_page(browser, server) for _ in range(5))
+    _record("lesson_page_load_s", {"cold": round(cold, 2), "warm_median": round(statistics.median(warm), 2)})
 
 
 def test_one_step_of_lesson_1_renders_quickly(setup):

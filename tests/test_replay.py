@@ -9,7 +9,7 @@ import pytest
 from app.present import Breakpoint, Replay, StepFilter
 from engine.scenarios.runner import get_scenario, run_scenario
 from engine.trace import LaneKind
-from engine.trace.detail import QueueOp, QueueOpKind
+from engine.trace.detail import NO_SLOT, QueueOp, QueueOpKind
 from engine.trace.locations import CoreRef
 from tests.replay_helpers import run_with_truth
 
@@ -139,3 +139,32 @@ def test_navigation_filters_and_breakpoints():
     t = full.trace
     mid = int(t.start[len(t) // 2])
     assert full.trace.start[full.row(full.step_at_time(mid))] <= mid
+
+
+def test_a_slot_holds_its_content_since_the_last_alloc_before_its_write():
+    """``SlotState.since`` (memoised alloc rows, a binary search per slot) against a scan of the trace: the slot's
+    last ``alloc_tensor`` row before the write that filled it, or the block's start if later."""
+    run = run_scenario("matmul", m=256, n=256, k=512, cores=2, numerics=False)
+    replay = Replay(run.result)
+    t = replay.trace
+    allocs = defaultdict(list)  # (core, queue, slot) -> alloc rows, in row order
+    for c in range(len(replay.index.cores)):
+        for row in replay.index.core_rows(c).tolist():
+            d = t.detail_of(row)
+            if isinstance(d, QueueOp) and d.op == QueueOpKind.ALLOC:
+                allocs[(c, d.queue, d.slot)].append(row)
+    checked = 0
+    for step in range(0, len(replay), 7):
+        state = replay.state_at(step)
+        for core in state.cores:
+            c = replay.index.core_index(core.core)
+            for buf in core.buffers:
+                for s in buf.slots:
+                    if s.writer < 0:
+                        continue
+                    key = (c, s.queue, NO_SLOT if s.slot < 0 else s.slot)
+                    before = [r for r in allocs.get(key, ()) if r < s.writer]
+                    block_row = replay.index.block_at(c, state.row)
+                    assert s.since == max(block_row, before[-1] if before else -1), (step, core.core, s)
+                    checked += 1
+    assert checked > 100

@@ -4,6 +4,8 @@ layout; memoised per write, since a step's core view asks it of every slot of ev
 
 from __future__ import annotations
 
+import numpy as np
+
 from engine.aicore.tensor import Buffer
 from engine.trace.detail import NO_SLOT, QueueOpKind
 
@@ -20,6 +22,7 @@ class HeldTiles:
         self.tiles = tiles
         self._since: dict[tuple, int] = {}  # (core, queue, slot, writer) -> the slot's alloc before it, or -1
         self._held: dict[tuple, tuple] = {}  # (core, queue, slot, writer, block row) -> what the slot holds
+        self._allocs: dict[tuple, np.ndarray] = {}  # (core, queue index key) -> its alloc_tensor rows, ascending
 
     def held(self, c: int, buf: int, queue: int, slot: int, writer: int, block_row: int) -> tuple:
         """(tile dict, the row after which it was written, its format's value) of a slot last written at
@@ -43,16 +46,24 @@ class HeldTiles:
         key = (c, queue, slot, writer)
         found = self._since.get(key)
         if found is None:
-            effects = self.index.queue_index(c).get(queue * 1024 + (NO_SLOT if slot < 0 else slot))
-            found = -1
-            if effects is not None:
-                rows = effects.rows[effects.rows < writer]
-                allocs = rows[self.index.tables.q_op[self.index.dindex[rows]] == QueueOpKind.ALLOC]
-                found = int(allocs[-1]) if len(allocs) else -1
+            allocs = self._alloc_rows(c, queue * 1024 + (NO_SLOT if slot < 0 else slot))
+            i = int(np.searchsorted(allocs, writer)) - 1  # the last alloc before the write
+            found = int(allocs[i]) if i >= 0 else -1
             if len(self._since) > _MEMO:
                 self._since.clear()
             self._since[key] = found
         return max(block_row, found)
+
+    def _alloc_rows(self, c: int, key: int) -> np.ndarray:
+        """The ``alloc_tensor`` rows of one queue slot of core ``c`` (its queue index ``key``), ascending: found
+        once, so a seek asks a binary search, not a scan of every operation on the slot."""
+        found = self._allocs.get((c, key))
+        if found is None:
+            effects = self.index.queue_index(c).get(key)
+            rows = effects.rows if effects is not None else np.empty(0, np.int64)
+            found = np.sort(rows[self.index.tables.q_op[self.index.dindex[rows]] == QueueOpKind.ALLOC])
+            self._allocs[(c, key)] = found
+        return found
 
 
 def _tile(ref) -> dict | None:

@@ -47,7 +47,7 @@ class HeldTiles:
         found = self._since.get(key)
         if found is None:
             allocs = self._alloc_rows(c, queue * 1024 + (NO_SLOT if slot < 0 else slot))
-            i = int(np.searchsorted(allocs, writer)) - 1  # the last alloc before the write
+            i = int(allocs.searchsorted(writer)) - 1  # the last alloc before the write
             found = int(allocs[i]) if i >= 0 else -1
             if len(self._since) > _MEMO:
                 self._since.clear()

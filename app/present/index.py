@@ -36,7 +36,7 @@ def groups(keys: np.ndarray, rows: np.ndarray) -> dict[int, np.ndarray]:
 
 def last_at_or_before(rows: np.ndarray, row: int) -> int:
     """The last of ascending ``rows`` that is <= ``row``, or -1."""
-    i = int(np.searchsorted(rows, row, side="right")) - 1
+    i = int(rows.searchsorted(row, side="right")) - 1  # the method: np.searchsorted's dispatch costs as much
     return int(rows[i]) if i >= 0 else -1
 
 
@@ -58,7 +58,7 @@ class Effects:
 
     def position(self, row: int) -> int:
         """Where ``row`` is in this group (the writes into one slot land in the order they started)."""
-        i = int(np.searchsorted(self.rows, row))
+        i = int(self.rows.searchsorted(row))
         if i < len(self.rows) and self.rows[i] == row:
             return i
         return int(np.flatnonzero(self.rows == row)[0])
@@ -77,9 +77,9 @@ class Effects:
 
     def last(self, time: int, row: int) -> int:
         """The row that took effect last by (``time``, ``row``), or -1."""
-        hi = int(np.searchsorted(self.ends, time, side="right"))
-        lo = int(np.searchsorted(self.ends, time, side="left"))
-        j = lo + int(np.searchsorted(self.rows[lo:hi], row, side="right"))
+        hi = int(self.ends.searchsorted(time, side="right"))
+        lo = int(self.ends.searchsorted(time, side="left"))
+        j = lo + int(self.rows[lo:hi].searchsorted(row, side="right")) if hi > lo else lo  # a tie at ``time``: by row
         return int(self.rows[j - 1]) if j > 0 else -1
 
     def last_many(self, times: np.ndarray, rows: np.ndarray) -> np.ndarray:

@@ -288,21 +288,23 @@ def _kernel_detail(t: TraceData, profile, start: int, end: int, blocks: np.ndarr
     block_time = int((c["end"][blocks] - c["start"][blocks]).sum())
     compute_pipe = Pipe.M if cube else Pipe.V
     waits = computes = overlap = compute_total = 0
-    window = (c["start"] >= start) & (c["start"] < end)
+    on_lane = _rows_by_lane(c, start, end)
     for core in block_cores:
         comp = t.core_lane(core, compute_pipe)
         mte2 = t.core_lane(core, Pipe.MTE2)
         if comp is None:
             continue
-        on_comp = window & (c["lane"] == comp)
-        busy = on_comp & (c["kind"] == Kind.COMPUTE)
-        wait = on_comp & (c["kind"] == Kind.FLAG_WAIT) & for_data
+        on_comp = on_lane(comp)
+        kind = c["kind"][on_comp]
+        busy = on_comp[kind == Kind.COMPUTE]
+        wait = on_comp[(kind == Kind.FLAG_WAIT) & for_data[on_comp]]
         waits += int((c["end"][wait] - c["start"][wait]).sum())
         comp_iv = merged(c["start"][busy], c["end"][busy])
         comp_busy = int((comp_iv[1] - comp_iv[0]).sum())
         computes += comp_busy
         if mte2 is not None:
-            loads = window & (c["lane"] == mte2) & (c["kind"] == Kind.MOVE)
+            on_mte2 = on_lane(mte2)
+            loads = on_mte2[c["kind"][on_mte2] == Kind.MOVE]
             overlap += intersection(comp_iv, merged(c["start"][loads], c["end"][loads]))
             compute_total += comp_busy
     return {
@@ -315,6 +317,20 @@ def _kernel_detail(t: TraceData, profile, start: int, end: int, blocks: np.ndarr
         "mte2_compute_overlap": round(overlap / compute_total, 4) if compute_total else 0.0,
         "pipe_ratios_per_core": _per_core_ratios(t, block_cores, start, end),
     }
+
+
+def _rows_by_lane(c: dict, start: int, end: int):
+    """``lane -> rows on it that start in [start, end)``, ascending: the window's rows sorted by lane once, so
+    each core's lanes cost a slice, not a pass over the whole trace."""
+    rows = np.flatnonzero((c["start"] >= start) & (c["start"] < end))
+    order = np.argsort(c["lane"][rows], kind="stable")
+    rows = rows[order]
+    lanes = c["lane"][rows].astype(np.int64)  # searched with Python ints: a narrower column would be cast per search
+
+    def on_lane(lane: int) -> np.ndarray:
+        return rows[lanes.searchsorted(lane, "left") : lanes.searchsorted(lane, "right")]
+
+    return on_lane
 
 
 def _per_core_ratios(t: TraceData, cores, start: int, end: int) -> dict[str, dict[str, float]]:

@@ -224,7 +224,16 @@ class RunStore:
     def put(self, spec: RunSpec, result: RunResult) -> None:
         """Store ``result`` (whole, fsynced); :class:`StoreError` if the folder cannot take it. The run stays
         in this process's memory either way."""
+        self.remember(spec, result)
+        self.write(spec, result)
+
+    def remember(self, spec: RunSpec, result: RunResult) -> None:
+        """Keep ``result`` in this process's memory (:meth:`get` finds it) without writing it."""
         self._remember(spec.key, result)
+
+    def write(self, spec: RunSpec, result: RunResult) -> None:
+        """Write ``result``'s file (whole, fsynced; :class:`StoreError` if the folder cannot take it). Most of it
+        is deflating and checksumming, which let other threads run."""
         data = encode(result, spec)
         try:
             self.directory.mkdir(parents=True, exist_ok=True)  # says why when its parent is read-only or full

@@ -24,6 +24,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from app.files import atomic_path
@@ -137,13 +138,19 @@ class Runs(Exercises):
                 note = self.store.notes.pop(spec.key, None)
                 result = self._simulate(spec, events, report)
                 report("storing", {})
-                try:
-                    self.store.put(spec, result)
-                except StoreError as exc:
-                    raise RunRequestError(str(exc), exc.zh) from None
-                if lang is not None:
-                    report("preparing", {})
-                    self.prepare(spec, request, lang)
+                self.store.remember(spec, result)
+                with ThreadPoolExecutor(1, thread_name_prefix="store") as pool:  # the file is deflated (zlib lets
+                    written = pool.submit(self.store.write, spec, result)  # the GIL go) while the views render
+                    if lang is not None:
+                        report("preparing", {})
+                        self.prepare(spec, request, lang)
+                    try:
+                        written.result()
+                    except StoreError as exc:
+                        if lang is not None:  # no views kept for a run that was not
+                            with contextlib.suppress(OSError):
+                                self.views_path(spec, lang).unlink(missing_ok=True)
+                        raise RunRequestError(str(exc), exc.zh) from None
         return note
 
     # -- the first window, rendered in the job that made the run -------------------------------------------

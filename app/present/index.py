@@ -25,7 +25,8 @@ def groups(keys: np.ndarray, rows: np.ndarray) -> dict[int, np.ndarray]:
     """``{key: rows with that key, ascending}`` (``rows`` ascending on input)."""
     if not len(rows):
         return {}
-    order = np.argsort(keys, kind="stable")
+    narrow = int(keys.min()) >= 0 and int(keys.max()) < 1 << 16  # numpy's stable sort of 16-bit keys is a radix sort
+    order = np.argsort(keys.astype(np.uint16) if narrow else keys, kind="stable")
     k = keys[order]
     r = rows[order]
     cut = np.flatnonzero(np.diff(k)) + 1

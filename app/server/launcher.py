@@ -41,8 +41,8 @@ class Launcher:
     Make it while the calling process has one thread; a process forked from this one later (a server's
     worker) makes its own launcher on first use."""
 
-    def __init__(self, run: Callable[[str, tuple], None]) -> None:
-        self._run = run
+    def __init__(self, run: Callable[[str, tuple], None], warm: Callable[[], None] | None = None) -> None:
+        self._run, self._warm = run, warm
         self._lock = threading.Lock()
         self._spawn()
 
@@ -53,6 +53,7 @@ class Launcher:
             ours.close()
             code = 0
             try:
+                _warm(self._warm)
                 _serve(theirs, self._run)
             except BaseException:  # said on stderr; the process ends either way
                 traceback.print_exc()
@@ -113,6 +114,19 @@ def _serve(sock: socket.socket, run: Callable[[str, tuple], None]) -> None:
                 _flush()
                 os._exit(code)
         _send(sock, struct.pack("!q", pid))
+
+
+def _warm(warm: Callable[[], None] | None) -> None:
+    """Run ``warm`` once in the launcher, before it forks any job: every job inherits what it imported and cached
+    (a request sent meanwhile waits in the socket). A failure only costs speed: said on stderr, and the launcher
+    serves on."""
+    if warm is None:
+        return
+    try:
+        warm()
+    except Exception:
+        traceback.print_exc()
+        _flush()
 
 
 def _reap() -> None:

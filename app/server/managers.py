@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import diskcache
@@ -63,10 +64,11 @@ class LocalManager(DiskcacheManager):
     def make_job_fn(self, fn, progress, key=None):
         return _make_job_fn(fn, _PerProcessCache(self.folder), progress)
 
-    def start(self) -> None:
-        """Make the launcher (call it once every background callback is registered, while single-threaded)."""
+    def start(self, warm: Callable[[], None] | None = None) -> None:
+        """Make the launcher (call it once every background callback is registered, while single-threaded);
+        ``warm``: what it runs once before forking jobs (see :class:`~app.server.launcher.Launcher`)."""
         if self._launcher is None:
-            self._launcher = Launcher(self._run_job)
+            self._launcher = Launcher(self._run_job, warm)
 
     def get_or_create_signing_secret(self, generate):
         """The secret that signs pages' job handles, the same in every worker. Dash keeps it in the jobs' cache,

@@ -59,7 +59,7 @@ def create_app(
     exercise.register(app, runs)
     guard(app.server)
     if isinstance(manager, managers.LocalManager):  # jobs of this machine: their launcher, forked now (see its doc)
-        manager.start()
+        manager.start(warm=runs.warm)
     app.server.config["ASCENDSIM_RUNS"] = str(runs.directory)
     return app
 

@@ -374,12 +374,17 @@ def register(app, runs: Runs) -> None:
         Input("core-select", "value"),
         Input("player-lang", "data"),
         Input("breakpoints", "data"),
-        Input("sys-device", "children"),  # the run's views arrived: draw the grid and the overlays again
         State("step", "data"),
         State("speed", "value"),
         State("playing", "data"),
         State("tl-follow", "value"),
         State("window-request", "data"),
+        prevent_initial_call=True,
+    )
+    app.clientside_callback(  # the run's views arrived: the grid and the overlays drawn again on them
+        ClientsideFunction("ascendsim", "viewsArrived"),
+        Output("matrices-graph", "figure", allow_duplicate=True),
+        Input("sys-device", "children"),
         prevent_initial_call=True,
     )
     app.clientside_callback(

@@ -32,7 +32,7 @@
     // first; so every changed input is read, and a trainee's action wins over a tick, a tick over data arriving.
     // A lesson's buttons (pattern-matching ids) count only when clicked: drawn again (a language switch), they
     // change without a click.
-    const DATA = ["meta", "window", "core-select", "player-lang", "breakpoints", "sys-device"];
+    const DATA = ["meta", "window", "core-select", "player-lang", "breakpoints"];
     function idOf(propId) {
         if (propId.charAt(0) === "{") { return JSON.parse(propId.substring(0, propId.lastIndexOf("}") + 1)); }
         const dot = propId.lastIndexOf(".");
@@ -373,15 +373,15 @@
 
     // -- one callback per step: move, draw, ask for frames if needed, narrate ------------------------------
     function player(_back, _fwd, slider, _ticks, jump, _play, _first, _last, _lsteps, _lnav, meta, win, core, lang,
-                    bps, _device, step, speed, playing, follow, req) {
+                    bps, step, speed, playing, follow, req) {
         const ctx = window.dash_clientside.callback_context;
         const ids = triggers();
-        if (ids.indexOf("sys-device") >= 0) { memo.last.tiles = undefined; memo.last.done = undefined; }
         const lists = (ctx && ctx.outputs_list) || [];
         const buttons = Array.isArray(lists[8]) ? lists[8].length : 0;
         const moved = control(trigger(ids), slider, jump, meta, step, win, speed, playing);
         const s = moved[0] === nu() ? ((typeof step === "number") ? step : 0) : moved[0];
         const patch = render(s, win, follow, meta);
+        memo.drawn = {step: s, win: win, follow: follow, meta: meta};
         const asked = request(s, meta, core, lang, bps, win, req);
         memo.seen = win;
         if (asked !== nu()) {
@@ -390,6 +390,17 @@
         }
         const told = narrate(s, meta, win, lang, buttons);
         return moved.concat([patch], told);
+    }
+
+    // -- a run's views arrived (the system panel with its core grid, the matrices figure): the step drawn again
+    // on them. A callback of its own: were the views an input of ``player``, Dash would hold every step (and the
+    // first window's request) until the views' answer came.
+    function viewsArrived(_device) {
+        const d = memo.drawn;
+        if (!d) { return nu(); }
+        memo.last.tiles = undefined;
+        memo.last.done = undefined;
+        return render(d.step, d.win, d.follow, d.meta);
     }
 
     // -- the timeline's relayout events: only a user's zoom or pan goes to the server ------------------------
@@ -402,7 +413,7 @@
     }
 
     window.dash_clientside = Object.assign({}, window.dash_clientside, {
-        ascendsim: {player: player, zoomGate: zoomGate},
+        ascendsim: {player: player, viewsArrived: viewsArrived, zoomGate: zoomGate},
     });
 
     // -- a callback request whose answer was lost is sent again ------------------------------------------------

@@ -295,3 +295,35 @@ def test_every_worker_signs_with_one_secret_that_a_full_jobs_cache_does_not_evic
     assert restarted.get_or_create_signing_secret(lambda: os.urandom(32)) == secret
     assert oct((tmp_path / "signing-secret").stat().st_mode & 0o777) == "0o600"
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temporary file left behind
+
+
+def test_what_the_warm_up_did_is_in_every_job_and_a_failing_one_leaves_the_launcher_serving(tmp_path):
+    seen: dict = {}
+    folder = str(tmp_path)
+
+    def warm() -> None:
+        seen["warm pid"] = os.getpid()
+
+    def run(name: str, args: tuple) -> None:  # the job reports what its process inherited from the launcher
+        diskcache.Cache(folder).set(f"done-{args[-1]}", seen.get("warm pid"))
+
+    launcher = Launcher(run, warm)
+    try:
+        launcher.start("write", ("a",))
+        launcher.start("write", ("b",))
+        cache = diskcache.Cache(folder)
+        assert _wait(lambda: cache.get("done-a") is not None and cache.get("done-b") is not None)
+        assert cache.get("done-a") == cache.get("done-b") == launcher.pid  # warmed once, in the launcher
+        assert "warm pid" not in seen  # and not in the server's process
+    finally:
+        launcher.close()
+
+    def broken() -> None:
+        raise RuntimeError("a warm-up that fails")
+
+    launcher = Launcher(_job(folder), broken)
+    try:
+        launcher.start("write", ("after a failed warm-up",))
+        assert _wait(lambda: diskcache.Cache(folder).get("done-after a failed warm-up") is not None)
+    finally:
+        launcher.close()

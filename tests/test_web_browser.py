@@ -97,6 +97,39 @@ def test_lesson_1_loads_ready_to_play_with_every_view(tab, lesson1):
     tab.shot("lessons")
 
 
+def test_the_runs_views_arriving_after_its_first_window_are_drawn_on_at_once(tab, lesson1):
+    """The first window is asked for as soon as the run's meta arrives, not after its views (the system panel with
+    the core grid, the matrices figure): when the views come last, the step shown is drawn on them as they land,
+    without waiting for the next step."""
+    held, holding = [], [True]
+
+    def hold(route):  # the views' answer waits until the window is drawn
+        if holding[0] and "sys-device.children" in (route.request.post_data or ""):
+            held.append(route)
+        else:
+            route.continue_()
+
+    p = tab.page
+    p.route("**/_dash-update-component*", hold)
+    tab.open("/")
+    p.wait_for_selector("#code-body .line.current")  # the first window, drawn while the views wait
+    assert tab.step() == (1, len(lesson1))
+    for _ in range(100):
+        if held:
+            break
+        p.wait_for_timeout(50)
+    assert held, "the page never asked for the run's views"
+    assert p.locator("#core-grid .cell").count() == 0  # the system panel is not there yet
+    holding[0] = False
+    for route in held:
+        route.continue_()
+    p.wait_for_selector("#metrics-body .card")
+    p.wait_for_function("() => document.querySelectorAll('#core-grid .cell').length === 24 + 48", timeout=10_000)
+    cell = p.locator("#core-grid .cell").nth(24)
+    assert (cell.inner_text(), cell.get_attribute("data-core")) == ("V0", "AIV 0")
+    assert tab.step() == (1, len(lesson1))  # nothing stepped to draw it
+
+
 def test_the_page_draws_with_the_trimmed_plotly_bundle_and_never_fetches_the_full_one(tab, lesson1):
     """assets/plotly.bundle.js (bar, heatmap, scatter, scattergl) is window.Plotly before Dash's Graph looks for
     it, so the 4.8 MB plotly.min.js is never requested; every trace drawn has its module; scattergl draws."""

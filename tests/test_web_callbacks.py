@@ -578,3 +578,32 @@ def test_a_steps_preview_is_cut_between_words_never_inside_an_identifier():
     words = "copy_in_with_a_long_name " * 4
     assert _preview(words) == "copy_in_with_a_long_name copy_in_with_a_long_name…"
     assert _preview("short") == "short"
+
+
+def test_a_warmed_process_prepares_a_playground_run_without_translating_its_kernel_again(tmp_path):
+    """What the job launcher does once before forking jobs (``Runs.warm``), in a fresh process: it stores nothing,
+    and a playground job after it finds the kernel's C++ view already made (the longest of a job's first-time
+    costs)."""
+    import subprocess
+    import sys
+
+    script = f"""
+import json
+from app.present.cpp.module import translate
+from app.web.runs import Runs, validate_request
+runs = Runs({str(tmp_path)!r})
+runs.warm()
+warmed = translate.cache_info()
+stored = sorted(str(f) for f in runs.store.path(runs.spec({{"scenario": "matmul", "params": {{}}}})).parent.parent.rglob("*.npz"))
+request = {{"scenario": "matmul", "params": {{"m": 256, "n": 192, "k": 320}}, "numerics": True}}
+spec, _s, cost = validate_request(request)
+runs.store.remember(spec, runs._simulate(spec, cost.events, lambda *a: None))
+runs.prepare(spec, request, "en")
+after = translate.cache_info()
+print(json.dumps({{"stored": stored, "warmed": warmed.currsize, "misses": [warmed.misses, after.misses], "hits": [warmed.hits, after.hits]}}))
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["warmed"] >= 1, got
+    assert got["misses"][1] == got["misses"][0] and got["hits"][1] > got["hits"][0], got
+    assert got["stored"] == [], got

@@ -156,6 +156,16 @@ def test_the_page_draws_with_the_trimmed_plotly_bundle_and_never_fetches_the_ful
         Plotly.purge(d); d.remove(); return out; }"""
     )
     assert webgl[:2] == ["scattergl", True] and webgl[2] > 0, webgl
+    # without Dash's @babel/polyfill: the browser's own methods, and the regeneratorRuntime Dash's bundles call
+    assert not [u for u in requests if "polyfill" in u], requests
+    assert p.evaluate(
+        "() => [String.prototype.trim, Number.prototype.toFixed, Uint8Array.prototype.toLocaleString]"
+        ".every(f => /\\[native code\\]/.test(Function.prototype.toString.call(f)))"
+        " && typeof regeneratorRuntime.mark === 'function'"
+    )
+    tab.choose("jump-kind", "MOVE")  # a dropdown: dcc's async chunk, made with the regenerator runtime
+    p.click("#jump-next")
+    p.wait_for_function("() => !document.getElementById('step-label').innerText.startsWith('1 /')")
 
 
 def test_buttons_and_arrow_keys_move_the_step_cursor_and_core_view_back_and_forth(tab, lesson1):

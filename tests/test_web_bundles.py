@@ -21,7 +21,7 @@ from app.web import editor as ed
 from app.web import figures, render
 from engine.scenarios.runner import run_scenario
 
-BUNDLES = {"editor": 450_000, "plotly": 1_800_000}  # each bundle's size cap, bytes (full plotly.min.js: 4.8 MB)
+BUNDLES = {"editor": 450_000, "plotly": 1_800_000, "regenerator": 10_000}  # size caps, bytes (plotly.min.js: 4.8 MB)
 
 
 def sources_digest(folder: Path) -> str:
@@ -59,6 +59,7 @@ def test_npm_packages_are_pinned_and_their_licences_ship_beside_the_bundles():
         assert f"{name} {package['dependencies'][name]} (MIT)" in notices["editor"], name
     assert "plotly.js 4.1.1 (MIT)" in notices["plotly"] and "@plotly/d3 " in notices["plotly"]
     assert "regl-scatter2d " in notices["plotly"]  # scattergl's WebGL drawing, bundled with its licence
+    assert "regenerator-runtime 0.13.11 (MIT)" in notices["regenerator"]
     for name, notice in notices.items():
         assert f"Third-party software in {name}.bundle.js" in notice
         assert "Permission is hereby granted" in notice
@@ -74,6 +75,25 @@ def test_the_bundle_is_small_and_fetches_no_code(name):
     if name == "editor":
         assert not re.search(r"\bfetch\(|XMLHttpRequest|@import|url\((?!'data:)", text)  # data: is inline
         assert set(re.findall(r"https?://[^\"' )]+", text)) <= {"http://www.w3.org/2000/svg"}
+
+
+def test_the_page_loads_the_regenerator_runtime_before_dash_and_not_dash_s_polyfill():
+    """Dash's @babel/polyfill 7 is left out of every page (app/web/app.py); what Dash's bundles need of it, the
+    global ``regeneratorRuntime``, is an asset, and assets load before Dash's renderer and components."""
+    import tempfile
+
+    from app.web.app import create_app
+
+    with tempfile.TemporaryDirectory() as tmp:
+        page = create_app(tmp).server.test_client().get("/").get_data(as_text=True)
+    scripts = re.findall(r'<script[^>]*src="([^"]+)"', page)
+    assert not [s for s in scripts if "polyfill" in s], scripts
+    first = {
+        name: next(i for i, s in enumerate(scripts) if name in s)
+        for name in ("regenerator.bundle.js", "dash_renderer", "dash_core_components.")
+    }
+    assert first["regenerator.bundle.js"] < first["dash_renderer"] < first["dash_core_components."], scripts
+    assert "window.regeneratorRuntime=" in bundle("regenerator").replace(" ", "")
 
 
 def _trace_types(figure: dict) -> set[str]:

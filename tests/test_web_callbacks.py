@@ -594,13 +594,14 @@ from app.web.runs import Runs, validate_request
 runs = Runs({str(tmp_path)!r})
 runs.warm()
 warmed = translate.cache_info()
-stored = sorted(str(f) for f in runs.store.path(runs.spec({{"scenario": "matmul", "params": {{}}}})).parent.parent.rglob("*.npz"))
+stored = sorted(str(f) for f in runs.directory.rglob("*.npz"))
 request = {{"scenario": "matmul", "params": {{"m": 256, "n": 192, "k": 320}}, "numerics": True}}
 spec, _s, cost = validate_request(request)
 runs.store.remember(spec, runs._simulate(spec, cost.events, lambda *a: None))
 runs.prepare(spec, request, "en")
 after = translate.cache_info()
-print(json.dumps({{"stored": stored, "warmed": warmed.currsize, "misses": [warmed.misses, after.misses], "hits": [warmed.hits, after.hits]}}))
+got = {{"stored": stored, "warmed": warmed.currsize, "misses": [warmed.misses, after.misses]}}
+print(json.dumps({{**got, "hits": [warmed.hits, after.hits]}}))
 """
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
     got = json.loads(out.stdout.strip().splitlines()[-1])

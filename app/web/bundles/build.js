@@ -1,4 +1,5 @@
-/* esbuild for build.sh: `node build.js NAME OUT META`. editor: CodeMirror 6 as one IIFE. plotly: plotly.js's
+/* esbuild for build.sh: `node build.js NAME OUT META`. editor: CodeMirror 6 as one IIFE. regenerator: the
+ * regeneratorRuntime global Dash's bundles need (src/regenerator.js). plotly: plotly.js's
  * own esbuild set-up (its esbuild-config.js: shaders inlined by the glsl plugin, CSS inlined, regl and stream
  * aliased to the browser builds) on src/plotly.js, exposed as window.Plotly. */
 "use strict";
@@ -12,6 +13,7 @@ const common = {
 };
 const builds = {
     editor: () => ({ ...common, entryPoints: ["src/editor.js"], target: "es2020" }),
+    regenerator: () => ({ ...common, entryPoints: ["src/regenerator.js"], target: "es2016" }),
     plotly: () => {
         const { environmentPlugin } = require("esbuild-plugin-environment");
         const { glsl } = require("esbuild-plugin-glsl");

@@ -3,6 +3,7 @@
 # src/: `npm ci`, then esbuild (build.js: one minified IIFE each, no imports, nothing fetched at run time):
 #   app/web/assets/editor.bundle.js  the Exercise panel's code editor (CodeMirror 6)
 #   app/web/assets/plotly.bundle.js  plotly.js with the trace types the figures draw (src/plotly.js)
+#   app/web/assets/regenerator.bundle.js  what Dash's bundles need of @babel/polyfill (src/regenerator.js)
 # and NAME.bundle.LICENSE.txt beside each. Each bundle's first line records a sha256 of this folder's inputs
 # (tests/test_web_bundles.py recomputes it without Node: rebuild after changing any of them).
 # Needs Node 20 and npm; the built files are committed, so installing ascendsim needs neither.
@@ -20,8 +21,9 @@ trap 'rm -rf "$tmp"' EXIT
 declare -A what=(
     [editor]="AscendSim code editor (CodeMirror 6, MIT"
     [plotly]="plotly.js for AscendSim (bar, heatmap, scatter, scattergl; MIT"
+    [regenerator]="regenerator-runtime for Dash's bundles (MIT"
 )
-for name in editor plotly; do
+for name in editor plotly regenerator; do
     node build.js "$name" "$tmp/$name.js" "$tmp/$name.meta.json"
     {
         printf '/*! %s: see %s.bundle.LICENSE.txt). ' "${what[$name]}" "$name"

@@ -287,9 +287,6 @@ def test_the_language_switch_translates_every_marked_text(runs):
     assert zh == [msg("web.questions", "zh"), msg("web.lesson", "zh")] and all(CJK.search(x) for x in zh)
     assert cb.translate("en", outputs=outputs) == [msg("web.questions", "en"), msg("web.lesson", "en")]
     assert cb.translate("fr", outputs=outputs[:1]) == [msg("web.questions", "en")]  # an unknown language: English
-    assert cb.mirror_lang("zh", "en") == "zh"
-    with pytest.raises(PreventUpdate):
-        cb.mirror_lang("zh", "zh")
 
 
 def test_routes_in_the_default_language_and_the_one_asked(runs):

@@ -107,7 +107,6 @@ def _calls(state):
     ex_ids = [{"type": "pg-param", "name": "base"}]
     return [
         ("pages", "route", {"path": "/", "search": "?lesson=2", "lang": "en"}),
-        ("pages", "mirror_lang", {"lang": "zh", "current": "en"}),
         ("pages", "remember", {"run": LESSON}),
         ("pages", "lesson", {"number": 2, "lang": "en", "run": LESSON}),
         ("pages", "lesson_menu", {"lang": "zh"}),

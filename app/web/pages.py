@@ -16,7 +16,7 @@ from dash import ALL, Input, Output, State, dcc, html, no_update
 from dash.exceptions import PreventUpdate
 
 from app.present.cpp.view import lesson_program
-from app.present.messages import known_lang
+from app.present.messages import LANGS, known_lang
 from app.present.messages import t as msg
 from engine.profiles.profile import DEFAULT_PROFILE, list_profiles
 from engine.scenarios import registry
@@ -54,12 +54,6 @@ class Callbacks:
         if path == "/export":
             return tool_pages.export_page(lang)
         return tool_pages.not_found(lang)
-
-    def mirror_lang(self, lang, current):
-        lang = known_lang(lang)
-        if lang == current:
-            raise PreventUpdate
-        return lang
 
     # from the switch itself (in the header, on every page): its first call, with the language the browser
     # kept, translates the header too (pages are built in that language already)
@@ -207,11 +201,13 @@ def register(app, runs: Runs, default_lang: str) -> None:
     app.callback(
         Output("page", "children"), Input("url", "pathname"), State("url", "search"), State("lang-switch", "value")
     )(cb.route)
-    app.callback(
+    app.clientside_callback(  # known_lang in the browser: no server round trip before a page's first callbacks
+        f"""(lang, now) => {{ const l = {json.dumps(list(LANGS))}.indexOf(lang) >= 0 ? lang : {json.dumps(LANGS[0])};
+            return l === now ? window.dash_clientside.no_update : l; }}""",
         Output("lang-page", "data"),
         Input("lang-switch", "value"),
         State("lang-page", "data"),
-    )(cb.mirror_lang)
+    )
     app.callback(
         Output({"type": "t", "key": ALL, "n": ALL}, "children"),
         Input("lang-switch", "value"),

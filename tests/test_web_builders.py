@@ -341,6 +341,34 @@ def test_to_html_escapes_and_refuses_what_it_cannot_write():
         markup.to_html(dcc.Graph())
 
 
+def test_the_panels_elements_write_what_dash_s_components_write():
+    """The window's panels are built from :class:`markup.h` (no Dash component's bookkeeping): each element and
+    prop they use is written as the same call of ``dash.html`` is, and data-* attributes in the order given
+    (Dash's own order changed from one process to the next)."""
+
+    def tree(el):
+        return el.Div(
+            [
+                el.H4("<title>"),
+                el.Span("a & b", className="num"),
+                el.Button([el.B("x"), "y"], className="slot free", title='64 "B"', **{"data-buf": "L1"}),
+                el.Table([el.Caption("pipes"), el.Tbody([el.Tr([el.Td("", className="")], className="busy")])]),
+                el.Pre([el.Span([el.I("3"), "t"], className="l c")], className="code"),
+                el.Ul([el.Li("note")]),
+                el.Div(el.Div(className="fill", style={"width": "25.0%"}), className="bar"),
+            ],
+            className="core",
+            style={"backgroundColor": "#fff"},
+        )
+
+    assert markup.to_html(tree(markup.h)) == markup.to_html(tree(html))
+    assert markup.to_html(markup.h.Button("b", **{"data-s": 0, "data-buf": "L1"})) == (
+        '<button data-s="0" data-buf="L1">b</button>'
+    )
+    with pytest.raises(TypeError, match="no prop 'onclick'"):
+        markup.to_html(markup.h.Div("x", onclick="alert(1)"))
+
+
 # -- layouts: the automation contract --------------------------------------------------------------------------------
 def test_every_contract_id_exists_on_the_lesson_and_playground_pages():
     shell = _ids(layout.shell("en"))

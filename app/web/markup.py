@@ -1,10 +1,12 @@
-"""Dash ``html`` components written out as HTML text.
+"""HTML text of the panels a player swaps in at every step, and of Dash ``html`` components.
 
-The panels a player swaps in at every step (host and streams, the core opened up, the code) are built
-as Dash components by :mod:`.panels` and sent to the browser as HTML text, which the browser puts in
-place itself: a page whose every slot and code line were Dash components would make each step cost
-time in proportion to the whole layout (Dash re-evaluates every component on each update). Text is
-escaped; only ``html`` components with plain props are accepted.
+The panels a player swaps in at every step (host and streams, the core opened up, the code) are built by
+:mod:`.panels` from the elements of :class:`h` (the same calls as ``dash.html``'s components, without a Dash
+component's validation and bookkeeping: a window's panels are thousands of them, and making them as Dash
+components took half of rendering a window) and sent to the browser as HTML text, which the browser puts in
+place itself: a page whose every slot and code line were Dash components would make each step cost time in
+proportion to the whole layout (Dash re-evaluates every component on each update). :func:`to_html` also
+writes Dash ``html`` components with plain props. Text is escaped.
 """
 
 from __future__ import annotations
@@ -25,10 +27,57 @@ def _style(style: dict) -> str:
     return "; ".join(out)
 
 
+class Element:
+    """An HTML element made by :class:`h`: its tag, its children and its props (as ``dash.html`` names them)."""
+
+    __slots__ = ("children", "props", "tag")
+
+    def __init__(self, tag: str, children, props: dict) -> None:
+        self.tag, self.children, self.props = tag, children, props
+
+    def html(self) -> str:
+        props = self.props
+        attrs = []
+        for prop in _ORDER:  # the order Dash's components list these props in (to_html writes theirs so)
+            value = props.get(prop)
+            if value is not None:
+                attrs.append(f' {_ATTRS.get(prop, prop)}="{escape(_style(value) if prop == "style" else str(value))}"')
+        for key, value in props.items():
+            if key.startswith(("data-", "aria-")) and value is not None:
+                attrs.append(f' {key}="{escape(str(value))}"')
+            elif key not in _ORDER:
+                raise TypeError(f"{self.tag}: no prop {key!r} here")
+        head = f"<{self.tag}{''.join(attrs)}>"
+        return head if self.tag in _VOID else f"{head}{to_html(self.children)}</{self.tag}>"
+
+
+_ORDER = ("id", "className", "style", "title")
+
+
+def _element(tag: str):
+    def make(children=None, **props) -> Element:
+        return Element(tag, children, props)
+
+    make.__name__ = make.__qualname__ = tag.capitalize()
+    return make
+
+
+class h:
+    """The elements :mod:`.panels` writes as HTML: ``h.Div(children, className=..., style=..., title=...,
+    **{"data-x": ...})`` as with ``dash.html``."""
+
+    Div, Span, B, H4, Pre, Button = map(_element, ("div", "span", "b", "h4", "pre", "button"))
+    I = _element("i")  # noqa: E741 - the <i> element, as dash.html.I
+    Table, Caption, Tbody, Tr, Td, Ul, Li = map(_element, ("table", "caption", "tbody", "tr", "td", "ul", "li"))
+
+
 def to_html(node) -> str:
-    """``node`` (a component, a string, a number, None or a list of them) as HTML text."""
+    """``node`` (an :class:`Element`, a Dash ``html`` component, a string, a number, None or a list of them) as
+    HTML text."""
     if node is None:
         return ""
+    if isinstance(node, Element):
+        return node.html()
     if isinstance(node, (list, tuple)):
         return "".join(to_html(n) for n in node)
     if isinstance(node, bool):
@@ -59,4 +108,4 @@ def to_html(node) -> str:
     return f"{head}{to_html(getattr(node, 'children', None))}</{tag}>"
 
 
-__all__ = ("to_html",)
+__all__ = ("Element", "h", "to_html")

@@ -1,4 +1,5 @@
-"""Layout builders for the views drawn as HTML: plain functions from view-model dicts to Dash components.
+"""Layout builders for the views drawn as HTML: plain functions from view-model dicts to Dash components, or to
+the elements of :class:`~.markup.h` for the panels a window sends as HTML text (host, core, code, C++).
 
 The system view's host, link and streams, the core view, the code view, a tile's numbers, the
 metrics and a lesson's text are built here from the dicts of :mod:`app.present.views` (and the parts
@@ -15,6 +16,7 @@ from app.present.text import readable
 from app.present.vocabulary import Activity, SlotStatus
 
 from . import figures
+from .markup import Element, h
 
 
 def _bytes(n: int) -> str:
@@ -25,14 +27,14 @@ def _bytes(n: int) -> str:
     return f"{n} B"
 
 
-def bar(share: float, cls: str = "") -> html.Div:
-    """A horizontal fill bar (0..1)."""
+def bar(share: float, cls: str = "", el=html):
+    """A horizontal fill bar (0..1); ``el``: ``dash.html`` (a component) or :class:`~.markup.h` (HTML text)."""
     pct = max(0.0, min(1.0, share)) * 100
-    return html.Div(html.Div(className="fill", style={"width": f"{pct:.1f}%"}), className=f"bar {cls}".strip())
+    return el.Div(el.Div(className="fill", style={"width": f"{pct:.1f}%"}), className=f"bar {cls}".strip())
 
 
 # -- system -----------------------------------------------------------------------------------------------
-def host_panel(part: dict, lang: str) -> html.Div:
+def host_panel(part: dict, lang: str) -> Element:
     """The host, the link's copy engines and the streams (``app.present.views.host_view_of``)."""
     host = part["host"]
     engines = []
@@ -40,12 +42,12 @@ def host_panel(part: dict, lang: str) -> html.Div:
         what = e["task"] or msg("no_copy", lang)
         detail = f"{_bytes(e['bytes_done'])} / {_bytes(e['bytes_total'])}" if e["busy"] else ""
         engines.append(
-            html.Div(
+            h.Div(
                 [
-                    html.Span(e["label"], className="name"),
-                    html.Span(what, className="what"),
-                    bar(e["progress"]),
-                    html.Span(detail, className="num"),
+                    h.Span(e["label"], className="name"),
+                    h.Span(what, className="what"),
+                    bar(e["progress"], el=h),
+                    h.Span(detail, className="num"),
                 ],
                 className="engine busy" if e["busy"] else "engine",
             )
@@ -54,24 +56,24 @@ def host_panel(part: dict, lang: str) -> html.Div:
     for st in part["streams"]:
         running = st["running"] or "-"
         streams.append(
-            html.Div(
+            h.Div(
                 [
-                    html.Span(st["label"], className="name"),
-                    html.Span(f"{msg('pending', lang)} {st['pending']}", className="num"),
-                    html.Span(f"{msg('running', lang)}: {running}", className="what"),
-                    html.Span(f"{msg('done', lang)} {st['done']}", className="num"),
+                    h.Span(st["label"], className="name"),
+                    h.Span(f"{msg('pending', lang)} {st['pending']}", className="num"),
+                    h.Span(f"{msg('running', lang)}: {running}", className="what"),
+                    h.Span(f"{msg('done', lang)} {st['done']}", className="num"),
                 ],
                 className="stream busy" if st["running"] else "stream",
             )
         )
-    return html.Div(
+    return h.Div(
         [
-            html.Div(
-                [html.H4(host["title"]), html.Div(host["doing"], className="doing")],
+            h.Div(
+                [h.H4(host["title"]), h.Div(host["doing"], className="doing")],
                 className="box host blocked" if host["blocked"] else "box host",
             ),
-            html.Div([html.H4(part["link"]["title"]), *engines], className="box link"),
-            html.Div([html.H4(msg("web.streams", lang)), *streams], className="box streams"),
+            h.Div([h.H4(part["link"]["title"]), *engines], className="box link"),
+            h.Div([h.H4(msg("web.streams", lang)), *streams], className="box streams"),
         ],
         className="hostlink",
     )
@@ -93,17 +95,17 @@ def system_panel(static: dict, lang: str) -> html.Div:
 
 
 # -- one core -------------------------------------------------------------------------------------------------
-def core_panel(part: dict | None, lang: str) -> html.Div:
+def core_panel(part: dict | None, lang: str) -> Element:
     """One core: header, each buffer with its fill and slots (clickable), each pipe and its instruction."""
     if part is None:
-        return html.Div(msg("web.no_core", lang), className="note")
+        return h.Div(msg("web.no_core", lang), className="note")
     block = msg("web.block", lang, block=part["block"]) if part["block"] is not None else msg("web.no_block", lang)
     activity = Activity(part["activity"])
-    header = html.Div(
+    header = h.Div(
         [
-            html.B(part["core"]),
-            html.Span(block, className="num"),
-            html.Span(msg(f"activity.{activity}", lang, block=part["block"]), className=f"act {activity.css}"),
+            h.B(part["core"]),
+            h.Span(block, className="num"),
+            h.Span(msg(f"activity.{activity}", lang, block=part["block"]), className=f"act {activity.css}"),
         ],
         className="corehead",
     )
@@ -117,12 +119,12 @@ def core_panel(part: dict | None, lang: str) -> html.Div:
                 else f"{sl['position']} q{sl['queue']} TBuf"
             )
             slots.append(
-                html.Button(
+                h.Button(
                     [
-                        html.Span(name, className="pos"),
-                        html.Span(sl["state_label"], className="state"),
-                        html.Span(sl["tile"] or "-", className="tile"),
-                        *_format_badge(sl),
+                        h.Span(name, className="pos"),
+                        h.Span(sl["state_label"], className="state"),
+                        h.Span(sl["tile"] or "-", className="tile"),
+                        *_format_badge(sl, el=h),
                     ],
                     className=f"slot {SlotStatus(sl['state']).css}",
                     title=f"{_bytes(sl['length'])} @ {sl['offset']}",
@@ -131,12 +133,10 @@ def core_panel(part: dict | None, lang: str) -> html.Div:
             )
         used = msg("web.of", lang, used=_bytes(b["used"]), capacity=_bytes(b["capacity"]))
         buffers.append(
-            html.Div(
+            h.Div(
                 [
-                    html.Div(
-                        [html.B(b["name"]), html.Span(used, className="num"), bar(b["fill"])], className="bufhead"
-                    ),
-                    html.Div(slots, className="slots"),
+                    h.Div([h.B(b["name"]), h.Span(used, className="num"), bar(b["fill"], el=h)], className="bufhead"),
+                    h.Div(slots, className="slots"),
                 ],
                 className="buffer",
             )
@@ -144,32 +144,33 @@ def core_panel(part: dict | None, lang: str) -> html.Div:
     rows = []
     for p in part["pipes"]:
         rows.append(
-            html.Tr(
+            h.Tr(
                 [
-                    html.Td(p["title"]),
-                    html.Td(p["instruction"] or "-", className="instr"),
-                    html.Td(p["kind"] if p["busy"] else ""),
-                    html.Td(f"{p['start_us']:.4f} - {p['end_us']:.4f} us" if p["busy"] else ""),
-                    html.Td(p["src"] if p["busy"] else "", className="src"),
+                    h.Td(p["title"]),
+                    h.Td(p["instruction"] or "-", className="instr"),
+                    h.Td(p["kind"] if p["busy"] else ""),
+                    h.Td(f"{p['start_us']:.4f} - {p['end_us']:.4f} us" if p["busy"] else ""),
+                    h.Td(p["src"] if p["busy"] else "", className="src"),
                 ],
                 className="busy" if p["busy"] else "",
             )
         )
-    return html.Div(
+    return h.Div(
         [
             header,
-            html.Div(buffers or [html.Div(msg("empty_slot", lang), className="note")], className="buffers"),
-            html.Div(msg("web.click_slot", lang), className="hint"),
-            html.Table([html.Caption(msg("web.pipes", lang)), html.Tbody(rows)], className="pipes"),
+            h.Div(buffers or [h.Div(msg("empty_slot", lang), className="note")], className="buffers"),
+            h.Div(msg("web.click_slot", lang), className="hint"),
+            h.Table([h.Caption(msg("web.pipes", lang)), h.Tbody(rows)], className="pipes"),
         ],
         className="core",
     )
 
 
-def _format_badge(slot: dict) -> list:
-    """A slot of L1 / L0 holding one tile's fractals: its layout (NZ, ZZ, ZN) beside the tile."""
+def _format_badge(slot: dict, el=html) -> list:
+    """A slot of L1 / L0 holding one tile's fractals: its layout (NZ, ZZ, ZN) beside the tile (``el``: as
+    :func:`bar`'s)."""
     fmt = slot.get("format")
-    return [html.Span(fmt, className="fmt", title=slot.get("format_label", ""))] if fmt else []
+    return [el.Span(fmt, className="fmt", title=slot.get("format_label", ""))] if fmt else []
 
 
 def tile_panel(view: dict, lang: str) -> html.Div:
@@ -236,49 +237,47 @@ def fractal_grid(f: dict) -> list:
 
 
 # -- code ------------------------------------------------------------------------------------------------------
-def code_panel(view: dict) -> html.Div:
+def code_panel(view: dict) -> Element:
     """The lines around the current event's source line, that line marked (``code_view`` with context)."""
     if not view["lines"]:
-        return html.Div(
-            [html.Div(view.get("file") or "", className="file"), html.Div(view.get("note", ""), className="note")]
-        )
+        return h.Div([h.Div(view.get("file") or "", className="file"), h.Div(view.get("note", ""), className="note")])
     first = view["first_line"]
     lines = []
     for i, text in enumerate(view["lines"]):
         number = first + i
         lines.append(
-            html.Div(
-                [html.Span(str(number), className="ln"), html.Span(text or " ", className="tx")],
+            h.Div(
+                [h.Span(str(number), className="ln"), h.Span(text or " ", className="tx")],
                 className="line current" if number == view["line"] else "line",
             )
         )
-    return html.Div([html.Div(f"{view['file']}:{view['line']}", className="file"), html.Pre(lines, className="code")])
+    return h.Div([h.Div(f"{view['file']}:{view['line']}", className="file"), h.Pre(lines, className="code")])
 
 
-def cpp_panel(view: dict) -> html.Div:
+def cpp_panel(view: dict) -> Element:
     """The C++ (Ascend C) of the current line and its neighbours, the lines that render it marked
     (:func:`app.present.cpp.view.cpp_view` with context; its notes are :func:`cpp_notes`)."""
-    head = html.Div(view.get("label") or view.get("file") or "", className="file")
+    head = h.Div(view.get("label") or view.get("file") or "", className="file")
     if not view["lines"]:
-        return html.Div([head, html.Div(view.get("note", ""), className="note")])
+        return h.Div([head, h.Div(view.get("note", ""), className="note")])
     cur = set(view["current"])
     lines = [  # the first C++ line of a Python statement carries its line number; light markup: a window holds many
-        html.Span([html.I(str(py)), text] if py is not None else (text or " "), className="l c" if i in cur else "l")
+        h.Span([h.I(str(py)), text] if py is not None else (text or " "), className="l c" if i in cur else "l")
         for i, (text, py) in enumerate(zip(view["lines"], view["py"], strict=True))
     ]
-    body = [head, html.Pre(lines, className="code cpp")]
+    body = [head, h.Pre(lines, className="code cpp")]
     if view.get("note"):
-        body.append(html.Div(view["note"], className="note"))
-    return html.Div(body)
+        body.append(h.Div(view["note"], className="note"))
+    return h.Div(body)
 
 
-def cpp_notes(part: dict) -> html.Div:
+def cpp_notes(part: dict) -> Element:
     """How CANN differs from the simulator's Python for the API calls of the current line (a frames part of its
     own: the same list serves every line that makes the same calls)."""
     if not part["notes"]:
-        return html.Div()
-    return html.Div(
-        [html.Div(part["title"], className="cpphead"), html.Ul([html.Li(n) for n in part["notes"]])],
+        return h.Div()
+    return h.Div(
+        [h.Div(part["title"], className="cpphead"), h.Ul([h.Li(n) for n in part["notes"]])],
         className="cppnotes",
     )
 

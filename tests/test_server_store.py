@@ -284,9 +284,9 @@ def test_the_first_views_are_prepared_in_the_job_as_a_request_would_render_them_
 
     from app.web import player
 
-    views = runs.prepared_views(loaded, "zh")  # the run's views too (its whole analysis: no request does it)
+    views = runs.prepared_views(request, "zh")  # the run's views too (its whole analysis: no request does it)
     assert views == json.loads(json.dumps(render.run_views(loaded, "zh", True), cls=PlotlyJSONEncoder))
-    assert runs.prepared_views(loaded, "en") is None
+    assert runs.prepared_views(request, "en") is None
     doc = json.loads(runs.views_path(runs.spec(request), "zh").read_text())
     doc["views"][3] = "drawn by the job"
     runs.views_path(runs.spec(request), "zh").write_text(json.dumps(doc))
@@ -295,6 +295,52 @@ def test_the_first_views_are_prepared_in_the_job_as_a_request_would_render_them_
     runs.store.disk_bytes = 0  # everything goes: the prepared views with their run
     runs.store.evict()
     assert not runs.views_path(spec, "zh").exists() and not runs.store.path(spec).exists()
+
+
+def test_a_worker_answers_a_playground_runs_first_requests_from_its_job_without_loading_it(tmp_path):
+    """The page's first three questions about a playground run (its description, its views, its first window with
+    the timeline and the pipeline) are answered from what the run's job kept: another worker answers them without
+    loading the run (the 8192^3 run took 1.3 s to read and index), the same as from the loaded run. Anything else
+    (another window, a page that has a viewport of the run already, another language) loads it."""
+    from plotly.utils import PlotlyJSONEncoder
+
+    from app.web import player
+    from app.web.layout import FOLLOWING
+
+    def same(x) -> object:
+        return json.loads(json.dumps(x, cls=PlotlyJSONEncoder))
+
+    request = {"scenario": "matmul", "profile": "ascend910b1", "params": {"m": 192, "n": 128, "k": 256}}
+    Runs(tmp_path).compute(request, "s" * 16, lambda _p, _v: None, "zh")
+    other = Runs(tmp_path)  # another worker: nothing in its memory
+    loads = []
+    other.load = lambda run: loads.append(run) or (_ for _ in ()).throw(AssertionError("loaded"))
+    preloads = []
+    other.preload = preloads.append
+    cb = player.Callbacks(other)
+    described = cb.load_run(request, "zh", None)
+    meta, expand = described[0], described[6]
+    views = cb.run_views(meta, "zh", request)
+    req = {"run": meta["key"], "core": meta["cores"][0], "lang": "zh", "bps": [], "first": 0, "count": meta["window"]}
+    req = {**req, "step": 0, "sig": "page's own"}
+    answer = cb.fetch_window(req, request, expand, FOLLOWING, None)
+    assert loads == [] and preloads == [request]  # loaded afterwards, in a thread, for the next window
+    assert answer[0]["sig"] == "page's own"
+
+    fresh = Runs(tmp_path)  # the same questions answered from the loaded run, nothing kept
+    fresh.views_path(fresh.spec(request), "zh").unlink()
+    loaded_cb = player.Callbacks(fresh)
+    assert same(described) == same(loaded_cb.load_run(request, "zh", None))
+    assert same(views) == same(loaded_cb.run_views(meta, "zh", request))
+    assert same(answer) == same(loaded_cb.fetch_window(req, request, expand, FOLLOWING, None))
+
+    for changed in ({**req, "first": 1}, {**req, "lang": "en"}, {**req, "bps": [{"kind": "COMPUTE"}]}):
+        assert other.prepared_answer(request, changed, expand, FOLLOWING, None) is None
+    assert other.prepared_answer(request, req, expand, [], None) is None  # not following the cursor
+    assert other.prepared_answer(request, req, expand, FOLLOWING, answer[1]) is None  # a viewport of the run
+    assert other.prepared_meta(request, "en") is None and other.prepared_views({"lesson": 1}, "zh") is None
+    other.store.path(other.spec(request)).unlink()  # a run whose file went: described as not finished
+    assert other.prepared_meta(request, "zh") is None
 
 
 def test_a_job_waiting_for_a_slot_reports_each_change_once(tmp_path):

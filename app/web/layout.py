@@ -230,12 +230,15 @@ def _view(ui: Ui, name: str, title_key: str, *children, extra=None) -> html.Sect
     return html.Section([html.Div(head, className="viewhead"), *children], id=f"view-{name}", className="view")
 
 
+FOLLOWING = ["on"]  # the timeline's "follow the cursor" box as a page opens: ticked
+
+
 def views(ui: Ui) -> html.Div:
     """The seven views; their contents are filled per run (server) and per step (browser)."""
     timeline_tools = html.Div(
         [
             dcc.Checklist(
-                id="tl-follow", options=[{"label": ui.t("web.follow"), "value": "on"}], value=["on"], inline=True
+                id="tl-follow", options=[{"label": ui.t("web.follow"), "value": "on"}], value=FOLLOWING, inline=True
             ),
             html.Button(ui.t("web.whole_run"), id="tl-whole", className="btn small"),
             html.Button(

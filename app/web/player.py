@@ -41,6 +41,12 @@ class Callbacks:
     def load_run(self, run, lang, old):
         if not run:
             raise PreventUpdate
+        kept = self.runs.prepared_meta(run, lang)  # a playground run's job described it: no need to load it now
+        if kept is not None:
+            if isinstance(old, dict) and old.get("key") == kept[0]["key"]:
+                raise PreventUpdate
+            self.runs.preload(run)  # the page's next window asks for it
+            return tuple(kept)
         try:
             loaded = self.runs.load(run)
         except RunRequestError as exc:
@@ -67,15 +73,19 @@ class Callbacks:
         if not meta or not run:
             raise PreventUpdate
         lang = known_lang(lang)
+        kept = self.runs.prepared_views(run, lang)  # what a playground run's job drew
+        if kept is not None:
+            return tuple(kept)
         loaded = self._loaded(run)
-        tryable = "lesson" not in run
-        kept = self.runs.prepared_views(loaded, lang) if tryable else None  # what the run's job drew
-        return tuple(kept) if kept is not None else render.run_views(loaded, lang, tryable)
+        return render.run_views(loaded, lang, tryable=loaded.lesson is None)
 
     # -- a window of frames --------------------------------------------------------------------------------
     def fetch_window(self, req, run, expand, follow, view):
         if not req or not run or not isinstance(req, dict):
             raise PreventUpdate
+        kept = self.runs.prepared_answer(run, req, expand, follow, view)  # what the run's job answered
+        if kept is not None:
+            return kept
         loaded = self._loaded(run)
         if req.get("run") != loaded.key:
             raise PreventUpdate

@@ -153,66 +153,134 @@ class Runs(Exercises):
                         raise RunRequestError(str(exc), exc.zh) from None
         return note
 
-    # -- the first window, rendered in the job that made the run -------------------------------------------
+    # -- the first views, rendered in the job that made the run -------------------------------------------
     def views_path(self, spec: RunSpec, lang: str) -> Path:
         return self.store.path(spec).with_suffix(f".views-{lang}.json")
 
     def prepare(self, spec: RunSpec, run: dict, lang: str) -> None:
-        """Render what a page asks for first, in ``lang``: the window at step 0 (the first core, no breakpoints)
-        and the run's views (its metrics are its whole analysis); keep them beside the stored run, so no
-        request renders them (a big run's analysis took longer than a web worker may take). A folder that cannot
-        take them only costs speed."""
+        """Render what a page asks for first, in ``lang``, with the player's own callbacks: the run's description
+        (its status line in ``lang``), the answer to the first window's request (the first core, no breakpoints,
+        the timeline following the cursor: the frames, the pipeline and the timeline) and the run's views (its
+        metrics are its whole analysis); keep them beside the stored run, so a page is answered all three without
+        a web worker loading the run (the 8192^3 run: 1.3 s to read and index) or analysing it. A folder that
+        cannot take them only costs speed."""
         from plotly.utils import PlotlyJSONEncoder
 
-        from . import render
+        doc = self._first_views(run, lang)
+        with contextlib.suppress(OSError), atomic_path(self.views_path(spec, lang)) as tmp:
+            tmp.write_text(json.dumps(doc, cls=PlotlyJSONEncoder))
+
+    def _first_views(self, run: dict, lang: str) -> dict:
+        from . import player, render
+        from .layout import FOLLOWING
 
         loaded = self.load(run)
-        meta = render.meta(loaded)
+        cb = player.Callbacks(self)
+        described = cb.load_run(run, lang, None)
+        meta, expand = described[0], described[6]
         core = meta["cores"][0] if meta["cores"] else None
-        key = [0, meta["window"], core, lang]
-        window = render.window(loaded, 0, meta["window"], core, lang, ())
-        shown = render.run_views(loaded, lang, tryable=True)
-        with contextlib.suppress(OSError), atomic_path(self.views_path(spec, lang)) as tmp:
-            tmp.write_text(json.dumps({"key": key, "window": window, "views": shown}, cls=PlotlyJSONEncoder))
+        asked = {"run": meta["key"], "core": core, "lang": lang, "bps": [], "first": 0, "count": meta["window"]}
+        answer = cb.fetch_window({**asked, "step": meta["start"]}, run, expand, FOLLOWING, None)
+        window = {k: v for k, v in answer[0].items() if k not in ("sig", "tl")}
+        return {
+            "key": [0, meta["window"], core, lang],
+            "window": window,
+            "views": render.run_views(loaded, lang, tryable=True),
+            "meta": list(described),
+            "first": {"asked": {**asked, "step": meta["start"]}, "expand": expand, "follow": FOLLOWING},
+            "answer": list(answer),
+        }
 
     def prepared(self, loaded: Loaded, key: tuple) -> dict | None:
         """The window :meth:`prepare` kept for ``key`` (first, count, core, lang, breakpoints), or None."""
         first, count, core, lang, bps = key
         if first != 0 or bps:
             return None
-        doc = self._kept(loaded, lang)
+        doc = self._kept(loaded.spec, lang)
         return doc.get("window") if doc is not None and doc.get("key") == [0, count, core, lang] else None
 
-    def prepared_views(self, loaded: Loaded, lang: str) -> list | None:
-        """The run's views (a playground run's: "try it" offered) :meth:`prepare` kept in ``lang``, or None."""
-        doc = self._kept(loaded, lang)
+    def prepared_meta(self, run: dict, lang) -> list | None:
+        """The player's description of a playground ``run`` (:meth:`~app.web.player.Callbacks.load_run`'s answer)
+        as :meth:`prepare` kept it in ``lang``, or None (also when the run's file is gone)."""
+        spec = self._playground(run)
+        doc = self._kept(spec, lang) if spec is not None and self.stored(spec) else None
+        meta = doc.get("meta") if doc is not None else None
+        return meta if isinstance(meta, list) and len(meta) == 8 and isinstance(meta[0], dict) else None
+
+    def prepared_views(self, run: dict, lang) -> list | None:
+        """The views of a playground ``run`` ("try it" offered) :meth:`prepare` kept in ``lang``, or None."""
+        spec = self._playground(run)
+        doc = self._kept(spec, lang) if spec is not None else None
         views = doc.get("views") if doc is not None else None
         return views if isinstance(views, list) and len(views) == 5 else None
 
-    def _kept(self, loaded: Loaded, lang: str) -> dict | None:
+    def prepared_answer(self, run: dict, req: dict, expand, follow, view) -> tuple | None:
+        """The answer :meth:`prepare` kept to the first window's request, if ``req`` (with the timeline's expanded
+        cores ``expand``, its follow box ``follow`` and the page's viewport ``view``) asks what it asked; else
+        None (the window is then rendered from the loaded run)."""
+        spec = self._playground(run)
+        doc = self._kept(spec, req.get("lang")) if spec is not None else None
+        first, answer = (doc.get("first"), doc.get("answer")) if doc is not None else (None, None)
+        if not (isinstance(first, dict) and isinstance(answer, list) and len(answer) == 4):
+            return None
+        asked = first["asked"]
+        if {k: req.get(k) for k in asked} != asked or [expand, follow] != [first["expand"], first["follow"]]:
+            return None
+        if isinstance(view, dict) and view.get("run") == asked["run"]:
+            return None  # the page has a viewport of this run already: the timeline it keeps is not the first one
+        w, shown, pipeline, timeline = answer
+        return {**w, "sig": req.get("sig")}, shown, pipeline, timeline
+
+    def _playground(self, run) -> RunSpec | None:
+        if not isinstance(run, dict) or "lesson" in run or "exercise" in run:
+            return None
+        try:
+            return self.spec(run)
+        except RunRequestError:
+            return None
+
+    def _kept(self, spec: RunSpec, lang) -> dict | None:
         if lang not in ("en", "zh"):
             return None
         try:
-            doc = json.loads(self.views_path(loaded.spec, lang).read_text())
+            doc = json.loads(self.views_path(spec, lang).read_text())
         except (OSError, ValueError):
             return None
         return doc if isinstance(doc, dict) else None
 
+    def preload(self, run: dict) -> None:
+        """Load ``run`` in a thread of this process, unless it is loaded or being loaded: a page that had its first
+        views from the run's job asks for the run's next window soon."""
+        key = self.spec(run).key
+        with self._lock:
+            if key in self._loaded or key in self._building:
+                return
+
+        def load() -> None:
+            try:
+                self.load(run)
+            except Exception:  # said when the page asks for it (its callback loads it then and answers why)
+                logging.getLogger("ascendsim").debug("preloading %s failed", key, exc_info=True)
+
+        threading.Thread(target=load, name="preload", daemon=True).start()
+
     def warm(self) -> None:
         """Fill this process's imports and caches the way a playground job uses them (the kernel's C++ view, the
-        renderers' modules), with a small matmul rendered and thrown away: the job launcher does it once, so each
-        job it forks starts warm instead of paying them again (0.38 s -> 0.25 s for a 1024x384x512 job)."""
+        renderers' modules), with a small matmul's first views rendered and thrown away: the job launcher does it
+        once, so each job it forks starts warm instead of paying them again (0.38 s -> 0.25 s for a 1024x384x512
+        job). Nothing is stored."""
         from plotly.utils import PlotlyJSONEncoder
-
-        from . import render
 
         request = {"scenario": "matmul", "params": {"m": 128, "n": 128, "k": 128}, "numerics": True}
         spec, _scenario, cost = validate_request(request)
-        loaded = _playground_loaded(spec, self._simulate(spec, cost.events, lambda *_a: None))
-        meta = render.meta(loaded)
-        for lang in ("en", "zh"):
-            window = render.window(loaded, 0, meta["window"], None, lang, ())
-            json.dumps({"window": window, "views": render.run_views(loaded, lang, tryable=True)}, cls=PlotlyJSONEncoder)
+        self.store.remember(spec, self._simulate(spec, cost.events, lambda *_a: None))
+        try:
+            for lang in ("en", "zh"):
+                json.dumps(self._first_views(request, lang), cls=PlotlyJSONEncoder)
+        finally:
+            self.store.forget(spec)
+            with self._lock:
+                self._loaded.pop(spec.key, None)
 
     def _simulate(self, spec: RunSpec, events: int, report: Callable[[str, dict], None]):
         from engine.scenarios.runner import run_scenario

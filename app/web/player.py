@@ -25,7 +25,6 @@ from app.present.messages import t as msg
 from . import panels, render
 from .errors import shown
 from .layout import VIEWS
-from .playground import note_text
 from .runs import RunRequestError, Runs, breakpoints_of
 from .trigger import FROM_DASH, triggered
 
@@ -53,11 +52,7 @@ class Callbacks:
             return (no_update,) * 7 + (exc.text(known_lang(lang)),)
         if isinstance(old, dict) and old.get("key") == loaded.key:
             raise PreventUpdate
-        meta = render.meta(loaded)
-        cores = meta["cores"]
-        first = cores[:1]
-        status = run_status(loaded, known_lang(lang))
-        return meta, max(1, meta["n"] - 1), cores, (first[0] if first else None), cores, cores, first, status
+        return render.describe(loaded, known_lang(lang))
 
     def status_in(self, lang, run, meta):
         """The status line again in the language switched to (the run it describes is already loaded)."""
@@ -66,7 +61,7 @@ class Callbacks:
         loaded = self._loaded(run)
         if loaded.key != meta.get("key"):
             raise PreventUpdate
-        return run_status(loaded, known_lang(lang))
+        return render.run_status(loaded, known_lang(lang))
 
     # -- a run: the views that depend on the language ----------------------------------------------------------
     def run_views(self, meta, lang, run):
@@ -103,22 +98,8 @@ class Callbacks:
         w = loaded.window(
             key, lambda: self.runs.prepared(loaded, key) or render.window(loaded, first, count, core, lang, bps)
         )
-        last = w["first"] + w["count"] - 1
-        at = min(max(_integer(req.get("step") or w["first"]), w["first"]), last)
-        pipeline = render.pipeline(loaded, last, w["core"], lang, at)
-        fresh = not isinstance(view, dict) or view.get("run") != loaded.key
-        span = render.opening_span(loaded) if fresh else _span_of(view)
-        tl = render.follow_pages(loaded, w["first"], w["count"], span)
-        timeline = no_update
-        if follow or fresh:
-            shown = tl["pages"][tl["page"][at - w["first"]]] if tl["pages"] and follow else None
-            if not follow:  # a page opened without following: the device's work, as the timeline opens
-                a, b = loaded.outline["phases_us"]["work"]
-                shown = viewport.window(loaded.outline["end_us"], span, (a + b) / 2)
-            cover = render.pages_span(tl) if follow else shown
-            timeline = render.timeline(loaded, at, lang, cover, expand or [], shown)
-        view = {"run": loaded.key, "span": span, "first": w["first"], "count": w["count"]}
-        return {**w, "sig": req.get("sig"), "tl": tl}, view, pipeline, timeline
+        step = _integer(req.get("step") or w["first"])
+        return render.window_answer(loaded, w, step, lang, expand, follow, view, req.get("sig"))
 
     # -- the timeline: zoom, whole run, the device's work, expanded cores -------------------------------------
     def zoom(self, relayout, _whole, _work, expand, follow, run, step, lang, view, *, trigger=FROM_DASH):
@@ -169,7 +150,7 @@ class Callbacks:
             return moved(render.timeline(loaded, step, lang, shown, expand or []), span, [])
         if view is None or (trigger == "tl-follow" and not follow):
             raise PreventUpdate  # the first window brings the timeline with it; unticking leaves the view as it is
-        span = _span_of(view)
+        span = render.span_of(view)
         cursor = loaded.replay.event(step).start / 1e6
         origin = viewport.page_origin(end, tuple(loaded.outline["phases_us"]["work"]))
         shown = viewport.page(end, span, cursor, origin) if follow else None
@@ -446,21 +427,6 @@ def _step_of(value, loaded) -> int:
     return step
 
 
-def _span_of(view: dict) -> float | None:
-    """The viewport's span a page sent back (a positive number of microseconds, else the whole run)."""
-    span = view.get("span")
-    return float(span) if isinstance(span, int | float) and math.isfinite(span) and span > 0 else None
-
-
-def run_status(loaded, lang: str) -> str:
-    """What the player says about the run it plays: which run, its events and simulated time, and what happened to
-    its stored copy (damaged and recomputed, not stored)."""
-    lesson = loaded.lesson
-    name = msg("web.lesson_n", lang, n=lesson.number, title=lesson.title[lang]) if lesson else loaded.spec.scenario
-    status = msg("web.ran", lang, scenario=name, events=f"{loaded.events:,}", us=f"{loaded.outline['end_us']:,.3f}")
-    return f"{status} — {note_text(loaded.note, lang)}" if loaded.note else status
-
-
 def _bp_list(items: list[dict], lang: str):
     if not items:
         return msg("web.bp_none", lang)
@@ -472,4 +438,4 @@ def _bp_list(items: list[dict], lang: str):
     return out
 
 
-__all__ = ("Callbacks", "register", "run_status")
+__all__ = ("Callbacks", "register")

@@ -23,6 +23,7 @@ from engine.scenarios import registry
 
 from . import panels
 from .errors import job_failed
+from .render import note_text
 from .runs import RunRequestError, Runs
 from .trigger import FROM_DASH, triggered
 
@@ -263,16 +264,6 @@ def phase_line(phase: str, values: dict, lang: str):
     return line
 
 
-def note_text(note, lang: str) -> str:
-    """A run's note (a message key and its values; a value given in each language, ``{"en": ..., "zh": ...}``, is
-    said in ``lang``) in ``lang``."""
-    if not note:
-        return ""
-    key, values = note
-    values = {k: v.get(lang, v.get("en")) if isinstance(v, dict) else v for k, v in values.items()}
-    return msg(key, lang, **values)
-
-
 def _form_value(param, value):
     """A parameter's value as its form field holds it (a dropdown its choice, a checklist a list, text a string)."""
     if param is None or value is None:
@@ -303,7 +294,6 @@ def _recommendation(runs: Runs, run: dict, i: int) -> dict | None:
 __all__ = (
     "Callbacks",
     "auto_text",
-    "note_text",
     "param_fields",
     "phase_line",
     "plain",

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from dash import no_update
 
 from app.present import playback, viewport, views
 from app.present.frames import held_tiles
@@ -229,6 +230,76 @@ def pipeline(loaded: Loaded, last_step: int, core: str | None, lang: str, step: 
     if step is not None:
         view["cursor_us"] = loaded.replay.event(step).start / 1e6
     return figures.pipeline_figure(view, msg("web.time_us", lang))
+
+
+def describe(loaded: Loaded, lang: str) -> tuple:
+    """What the player's page is told of a run as it opens it: its meta, the slider's last step, the cores (the
+    core picker's options and value, the breakpoints' core options, the timeline's expandable cores and the one
+    expanded) and the status line in ``lang``."""
+    meta_ = meta(loaded)
+    cores = meta_["cores"]
+    first = cores[:1]
+    return (
+        meta_,
+        max(1, meta_["n"] - 1),
+        cores,
+        (first[0] if first else None),
+        cores,
+        cores,
+        first,
+        run_status(loaded, lang),
+    )
+
+
+def run_status(loaded: Loaded, lang: str) -> str:
+    """What the player says about the run it plays: which run, its events and simulated time, and what happened to
+    its stored copy (damaged and recomputed, not stored)."""
+    lesson = loaded.lesson
+    name = msg("web.lesson_n", lang, n=lesson.number, title=lesson.title[lang]) if lesson else loaded.spec.scenario
+    status = msg("web.ran", lang, scenario=name, events=f"{loaded.events:,}", us=f"{loaded.outline['end_us']:,.3f}")
+    return f"{status} — {note_text(loaded.note, lang)}" if loaded.note else status
+
+
+def note_text(note, lang: str) -> str:
+    """A run's note (a message key and its values; a value given in each language, ``{"en": ..., "zh": ...}``, is
+    said in ``lang``) in ``lang``."""
+    if not note:
+        return ""
+    key, values = note
+    values = {k: v.get(lang, v.get("en")) if isinstance(v, dict) else v for k, v in values.items()}
+    return msg(key, lang, **values)
+
+
+def window_answer(
+    loaded: Loaded, w: dict, step: int, lang: str, expand: list, follow, view, sig
+) -> tuple[dict, dict, dict, object]:
+    """The answer to a page's request for window ``w`` at ``step``: the window (with the request's ``sig`` and the
+    timeline's pages for the viewport), the page's new viewport, the pipeline up to the window's last step, and
+    the timeline (no_update when the page keeps its own: not following, and a viewport of this run already);
+    ``expand``: the timeline's expanded cores; ``follow``: whether its follow box is ticked; ``view``: the
+    viewport the page sent."""
+    last = w["first"] + w["count"] - 1
+    at = min(max(step, w["first"]), last)
+    pipeline_ = pipeline(loaded, last, w["core"], lang, at)
+    fresh = not isinstance(view, dict) or view.get("run") != loaded.key
+    span = opening_span(loaded) if fresh else span_of(view)
+    tl = follow_pages(loaded, w["first"], w["count"], span)
+    shown_tl = no_update
+    if follow or fresh:
+        shown = tl["pages"][tl["page"][at - w["first"]]] if tl["pages"] and follow else None
+        if not follow:  # a page opened without following: the device's work, as the timeline opens
+            a, b = loaded.outline["phases_us"]["work"]
+            shown = viewport.window(loaded.outline["end_us"], span, (a + b) / 2)
+        cover = pages_span(tl) if follow else shown
+        shown_tl = timeline(loaded, at, lang, cover, expand or [], shown)
+    view = {"run": loaded.key, "span": span, "first": w["first"], "count": w["count"]}
+    return {**w, "sig": sig, "tl": tl}, view, pipeline_, shown_tl
+
+
+def span_of(view: dict) -> float | None:
+    """The viewport's span a page sent back (a positive number of microseconds, else the whole run)."""
+    span = view.get("span")
+    return float(span) if isinstance(span, int | float) and math.isfinite(span) and span > 0 else None
 
 
 def window(loaded: Loaded, first: int, count: int, core: str | None, lang: str, breakpoints: tuple) -> dict:

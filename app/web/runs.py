@@ -158,7 +158,7 @@ class Runs(Exercises):
         return self.store.path(spec).with_suffix(f".views-{lang}.json")
 
     def prepare(self, spec: RunSpec, run: dict, lang: str) -> None:
-        """Render what a page asks for first, in ``lang``, with the player's own callbacks: the run's description
+        """Render what a page asks for first, in ``lang``, as the player's callbacks do: the run's description
         (its status line in ``lang``), the answer to the first window's request (the first core, no breakpoints,
         the timeline following the cursor: the frames, the pipeline and the timeline) and the run's views (its
         metrics are its whole analysis); keep them beside the stored run, so a page is answered all three without
@@ -171,17 +171,17 @@ class Runs(Exercises):
             tmp.write_text(json.dumps(doc, cls=PlotlyJSONEncoder))
 
     def _first_views(self, run: dict, lang: str) -> dict:
-        from . import player, render
+        from . import render
         from .layout import FOLLOWING
 
         loaded = self.load(run)
-        cb = player.Callbacks(self)
-        described = cb.load_run(run, lang, None)
+        described = render.describe(loaded, lang)
         meta, expand = described[0], described[6]
         core = meta["cores"][0] if meta["cores"] else None
         asked = {"run": meta["key"], "core": core, "lang": lang, "bps": [], "first": 0, "count": meta["window"]}
-        answer = cb.fetch_window({**asked, "step": meta["start"]}, run, expand, FOLLOWING, None)
-        window = {k: v for k, v in answer[0].items() if k not in ("sig", "tl")}
+        key = (0, meta["window"], core, lang, ())
+        window = loaded.window(key, lambda: render.window(loaded, *key))
+        answer = render.window_answer(loaded, window, meta["start"], lang, expand, FOLLOWING, None, None)
         return {
             "key": [0, meta["window"], core, lang],
             "window": window,

@@ -179,25 +179,24 @@ class Runs(Exercises):
         meta, expand = described[0], described[6]
         core = meta["cores"][0] if meta["cores"] else None
         asked = {"run": meta["key"], "core": core, "lang": lang, "bps": [], "first": 0, "count": meta["window"]}
+        asked["step"] = meta["start"]
         key = (0, meta["window"], core, lang, ())
         window = loaded.window(key, lambda: render.window(loaded, *key))
         answer = render.window_answer(loaded, window, meta["start"], lang, expand, FOLLOWING, None, None)
         return {
-            "key": [0, meta["window"], core, lang],
-            "window": window,
             "views": render.run_views(loaded, lang, tryable=True),
             "meta": list(described),
-            "first": {"asked": {**asked, "step": meta["start"]}, "expand": expand, "follow": FOLLOWING},
-            "answer": list(answer),
+            "first": {"asked": asked, "expand": expand, "follow": FOLLOWING},
+            "answer": list(answer),  # its window is the frames of the first window's key, with "sig" and "tl"
         }
 
     def prepared(self, loaded: Loaded, key: tuple) -> dict | None:
         """The window :meth:`prepare` kept for ``key`` (first, count, core, lang, breakpoints), or None."""
         first, count, core, lang, bps = key
-        if first != 0 or bps:
+        kept = self._first_answer(loaded.spec, lang) if first == 0 and not bps else None
+        if kept is None or [kept[0]["count"], kept[0]["core"]] != [count, core]:
             return None
-        doc = self._kept(loaded.spec, lang)
-        return doc.get("window") if doc is not None and doc.get("key") == [0, count, core, lang] else None
+        return {k: v for k, v in kept[3][0].items() if k not in ("sig", "tl")}
 
     def prepared_meta(self, run: dict, lang) -> list | None:
         """The player's description of a playground ``run`` (:meth:`~app.web.player.Callbacks.load_run`'s answer)
@@ -219,17 +218,24 @@ class Runs(Exercises):
         cores ``expand``, its follow box ``follow`` and the page's viewport ``view``) asks what it asked; else
         None (the window is then rendered from the loaded run)."""
         spec = self._playground(run)
-        doc = self._kept(spec, req.get("lang")) if spec is not None else None
-        first, answer = (doc.get("first"), doc.get("answer")) if doc is not None else (None, None)
-        if not (isinstance(first, dict) and isinstance(answer, list) and len(answer) == 4):
+        kept = self._first_answer(spec, req.get("lang")) if spec is not None else None
+        if kept is None:
             return None
-        asked = first["asked"]
-        if {k: req.get(k) for k in asked} != asked or [expand, follow] != [first["expand"], first["follow"]]:
+        asked, kept_expand, kept_follow, (w, shown, pipeline, timeline) = kept
+        if {k: req.get(k) for k in asked} != asked or [expand, follow] != [kept_expand, kept_follow]:
             return None
         if isinstance(view, dict) and view.get("run") == asked["run"]:
             return None  # the page has a viewport of this run already: the timeline it keeps is not the first one
-        w, shown, pipeline, timeline = answer
         return {**w, "sig": req.get("sig")}, shown, pipeline, timeline
+
+    def _first_answer(self, spec: RunSpec, lang) -> tuple | None:
+        """What :meth:`prepare` kept of the first window's request in ``lang``: (what it asked, the expanded cores,
+        the follow box, the answer), or None."""
+        doc = self._kept(spec, lang)
+        first, answer = (doc.get("first"), doc.get("answer")) if doc is not None else (None, None)
+        if not (isinstance(first, dict) and isinstance(answer, list) and len(answer) == 4):
+            return None
+        return first["asked"], first["expand"], first["follow"], answer
 
     def _playground(self, run) -> RunSpec | None:
         if not isinstance(run, dict) or "lesson" in run or "exercise" in run:

@@ -23,7 +23,7 @@
     "use strict";
     const VIEWS = ["system", "core", "timeline", "matrices", "pipeline", "metrics", "code"];
     const memo = {metaKey: null, win: null, last: {}, tick: null, narrated: null, grid: null, seen: null,
-                  asked: null, retry: null, chosen: null};
+                  asked: null, retry: null, chosen: null, clicks: {}};
     const RETRY_MS = 4000; // a window request whose answer never came (its server died) is asked again
 
     function nu() { return window.dash_clientside.no_update; }
@@ -59,6 +59,23 @@
         for (const id of ids) { if (best === undefined || rank(id) < rank(best)) { best = id; } }
         return best;
     }
+    // clicks of a button since the player last ran: Dash holds the player while a window it takes is on its way
+    // and then runs it once for everything that changed meanwhile, so one call can bring several clicks of a
+    // button, and each one counts (a button drawn anew counts from 0 again)
+    function clicked(key, n) {
+        const now = n || 0, before = memo.clicks[key];
+        memo.clicks[key] = now;
+        return before === undefined || now < before ? now : now - before;
+    }
+    function clicks(back, fwd, play, lnav, ctx) {
+        const out = {"step-back": clicked("step-back", back), "step-forward": clicked("step-forward", fwd),
+                     "play": clicked("play", play)};
+        const ids = ((ctx && ctx.inputs_list) || [])[9];
+        (Array.isArray(ids) ? ids : []).forEach(function (item, j) {
+            out["ls-nav " + item.id.dir] = clicked("ls-nav " + item.id.dir, (lnav || [])[j]);
+        });
+        return out;
+    }
     function clamp(x, lo, hi) { return Math.max(lo, Math.min(hi, x)); }
     function tickOf(meta, speed) { return meta.speeds[String(speed)] || [1000, 1]; } // [interval ms, events]
     function byId(id) { return document.getElementById(id); }
@@ -79,7 +96,7 @@
     }
 
     // -- the step ------------------------------------------------------------------------------------
-    function control(id, slider, jump, meta, step, win, speed, playing) {
+    function control(id, counts, slider, jump, meta, step, win, speed, playing) {
         const same = [nu(), nu(), nu(), nu(), nu(), nu()];
         if (!meta) { return same; }
         const n = meta.n;
@@ -92,23 +109,26 @@
             play = false;
         }
         const kind = (id && typeof id === "object") ? id.type : id;
-        if (kind === "step-back") { s -= 1; play = false; }
-        else if (kind === "step-forward") { s += 1; play = false; }
+        if (kind === "step-back" || kind === "step-forward") {
+            s += counts["step-forward"] - counts["step-back"];
+            play = false;
+        }
         else if (kind === "step-first") { s = 0; play = false; }
         else if (kind === "step-last") { s = n - 1; play = false; }
         else if (kind === "step-slider") { s = slider; play = false; }
         else if (kind === "jump-target" && jump) { s = jump.step; play = false; }
         else if (kind === "play") {
-            play = !play;
+            if (counts.play % 2) { play = !play; }
             if (play && s >= n - 1) { s = 0; }
         } else if (kind === "lesson-step" && meta.lesson) {
             const a = meta.lesson.anchors[id.i];
             if (a !== null && a !== undefined) { s = a; memo.chosen = {key: meta.key, k: id.i, step: a}; }
             play = false;
         } else if (kind === "ls-nav" && meta.lesson) {
-            const cur = lessonAt(meta, win, s);
-            const to = cur === undefined ? null : meta.lesson.nav[String(id.dir)][cur + 1];
-            if (to !== null && to !== undefined) {
+            for (let c = counts["ls-nav " + id.dir] || 0; c > 0; c--) {
+                const cur = lessonAt(meta, win, s);
+                const to = cur === undefined ? null : meta.lesson.nav[String(id.dir)][cur + 1];
+                if (to === null || to === undefined) { break; }
                 s = meta.lesson.anchors[to];
                 memo.chosen = {key: meta.key, k: to, step: s};
             }
@@ -378,7 +398,8 @@
         const ids = triggers();
         const lists = (ctx && ctx.outputs_list) || [];
         const buttons = Array.isArray(lists[8]) ? lists[8].length : 0;
-        const moved = control(trigger(ids), slider, jump, meta, step, win, speed, playing);
+        const counts = clicks(_back, _fwd, _play, _lnav, ctx);
+        const moved = control(trigger(ids), counts, slider, jump, meta, step, win, speed, playing);
         const s = moved[0] === nu() ? ((typeof step === "number") ? step : 0) : moved[0];
         const patch = render(s, win, follow, meta);
         memo.drawn = {step: s, win: win, follow: follow, meta: meta};
@@ -432,18 +453,19 @@
         clearTimeout(resentTimer);
         resentTimer = setTimeout(function () { note.hidden = true; }, RESENT_SHOWN_MS);
     };
-    // -- a job's polls back off while it runs --------------------------------------------------------------------
-    // Dash polls a background job a fixed interval after each answer (one poll in flight). A job that waits in the
-    // queue or runs long does not need 3-4 polls a second from every waiting page: each poll of a job waits
-    // BACKOFF_STEP_MS longer than the one before, up to BACKOFF_MAX_MS, so a short job still answers quickly.
-    const BACKOFF_STEP_MS = 60, BACKOFF_MAX_MS = 1500, polled = new Map();
+    // -- a job's polls space out as it runs -----------------------------------------------------------------------
+    // Dash polls a background job a fixed interval after each answer (one poll in flight). Each poll of a job also
+    // waits POLL_SHARE of the time since the job's first poll, up to POLL_MAX_MS: a page learns that its job ended
+    // within about a tenth of the job's time (a 1 s run is seen at once, not up to half a second late), and a job
+    // that waits in the queue or runs long is not polled several times a second by every page that waits for it.
+    const POLL_SHARE = 0.1, POLL_MAX_MS = 1500, firstPoll = new Map();
     const backoff = function (url) {
         const m = /[?&]cacheKey=([^&]+)/.exec(url);
         if (!m) { return 0; }
-        if (polled.size > 64) { polled.clear(); }
-        const n = polled.get(m[1]) || 0;
-        polled.set(m[1], n + 1);
-        return Math.min(BACKOFF_MAX_MS, n * BACKOFF_STEP_MS);
+        if (firstPoll.size > 64) { firstPoll.clear(); }
+        const now = Date.now();
+        if (!firstPoll.has(m[1])) { firstPoll.set(m[1], now); }
+        return Math.min(POLL_MAX_MS, Math.round(POLL_SHARE * (now - firstPoll.get(m[1]))));
     };
     const later = function (ms) { return new Promise(function (go) { setTimeout(go, ms); }); };
     const sendOnce = window.fetch.bind(window);

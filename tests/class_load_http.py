@@ -20,7 +20,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 from engine.scenarios import registry
 
-POLL_S = 0.25  # the playground's JOB_POLL_MS
+POLL_S = 0.1  # the playground's JOB_POLL_MS
+POLL_SHARE, POLL_MAX_S = 0.1, 1.5  # and player.js's spacing: a tenth of the time since the first poll, at most
 CONFIG = re.compile(r'<script id="_dash-config" type="application/json">(.*?)</script>', re.S)
 
 
@@ -65,8 +66,12 @@ class Page:
         """A background callback: the click starts the job, then one poll at a time until its answer."""
         started = self.call(dep, changed)
         query = f"&cacheKey={started['cacheKey']}&job={started['job']}"
+        first = None
         while True:
             time.sleep(POLL_S)
+            now = time.monotonic()
+            first = first or now
+            time.sleep(min(POLL_MAX_S, POLL_SHARE * (now - first)))
             answer = self.call(dep, changed, query)
             if "response" in answer:
                 return answer

@@ -28,7 +28,8 @@ from .runs import RunRequestError, Runs
 from .trigger import FROM_DASH, triggered
 
 MNK = ("m", "n", "k")
-JOB_POLL_MS = 250  # how often a page asks how far its job is (one request in flight: Dash waits for each answer)
+JOB_POLL_MS = 100  # how often a page asks how far its job is, at least (one request in flight: Dash waits for each
+# answer; player.js spaces a long job's polls out further)
 
 
 def auto_text(param, lang: str, profile: str = DEFAULT_PROFILE) -> str:

@@ -156,10 +156,7 @@ class TraceIndex:
 
     def __init__(self, t: TraceData) -> None:
         self.t = t
-        lanes = t.lane
-        self.lane_rows = [np.zeros(0, dtype=np.int64)] * len(t.lanes)
-        for lane, rows in groups(lanes.astype(np.int64), np.arange(len(t), dtype=np.int64)).items():
-            self.lane_rows[lane] = rows
+        self.lane_rows = t.lane_rows()
         self.dindex = t.detail_index()
         self.tables = DetailTables(t)
         self.sources = source_lines(t)
@@ -168,7 +165,7 @@ class TraceIndex:
         for c, core in enumerate(self.cores):
             for lane in (*core.pipes.values(), core.block_lane):
                 self.core_of_lane[lane] = c
-        self._core_rows: dict[int, np.ndarray] = {}
+        self._core_rows: list[np.ndarray] | None = None
         self._queue_index: dict[int, dict[int, Effects]] = {}
         self._writer_index: dict[int, dict[tuple, Effects]] = {}
         self._store_index: dict[int, dict[tuple, np.ndarray]] = {}
@@ -203,12 +200,17 @@ class TraceIndex:
 
     # -- per core ---------------------------------------------------------------------------------
     def core_rows(self, c: int) -> np.ndarray:
-        """Every instruction row of core ``c`` (its pipe lanes), ascending."""
-        rows = self._core_rows.get(c)
-        if rows is None:
-            parts = [self.lane_rows[lane] for lane in self.cores[c].pipes.values()]
-            rows = self._core_rows[c] = np.sort(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.int64)
-        return rows
+        """Every instruction row of core ``c`` (its pipe lanes), ascending (every core's grouped at once, on first
+        use: one radix sort of the rows by core)."""
+        if self._core_rows is None:
+            core_of = np.zeros(max(1, len(self.t.lanes)), dtype=np.uint16)  # 0: no core's pipe, else core + 1
+            for i, core in enumerate(self.cores):
+                core_of[list(core.pipes.values())] = i + 1
+            keys = core_of[self.t.lane]
+            order = np.argsort(keys, kind="stable").astype(np.int64)
+            counts = np.bincount(keys, minlength=len(self.cores) + 1)
+            self._core_rows = np.split(order, np.cumsum(counts)[:-1])[1:]
+        return self._core_rows[c]
 
     def queue_index(self, c: int) -> dict[int, Effects]:
         """``{queue * 1024 + slot: rows}`` of core ``c``'s queue operations; ``slot`` is 1023 for a queue's

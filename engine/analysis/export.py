@@ -21,6 +21,7 @@ from ..aicore.pipes import LANE_NAMES
 from ..simulation import RunResult
 from ..trace import Kind, LaneKind, TraceData
 from ..trace.chrome import to_chrome
+from ..trace.data import one_of
 from ..trace.detail import CrossFlag, Flag, QueueOp
 from ..trace.locations import CoreRef
 from .metrics import RunMetrics
@@ -46,7 +47,7 @@ def subset(t: TraceData, detail_cores: int) -> TraceData:
 def flag_flows(t: TraceData) -> list[tuple[int, int, str]]:
     """``(set row, wait row, label)`` pairs, at most ``MAX_FLOWS``."""
     c = t.columns
-    flag_rows = np.flatnonzero(np.isin(c["kind"], (Kind.FLAG_SET, Kind.FLAG_WAIT)))
+    flag_rows = np.flatnonzero(one_of(c["kind"], (Kind.FLAG_SET, Kind.FLAG_WAIT)))
     if not len(flag_rows):
         return []
     lanes = t.lanes

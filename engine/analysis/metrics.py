@@ -34,6 +34,7 @@ import numpy as np
 from ..aicore.pipes import LANE_NAMES, Pipe
 from ..simulation import RunResult
 from ..trace import Kind, LaneKind, TraceData
+from ..trace.data import one_of
 from ..trace.detail import Flag, QueueOp
 from ..trace.intervals import covered, intersection, merged
 from .phases import phase_spans, phases, work_window
@@ -239,7 +240,7 @@ def run_metrics(result: RunResult, whole_run: bool = False) -> RunMetrics:
     work = host & (c["kind"] == Kind.HOST_WORK)
     in_calls = _covered_in(c["start"][calls], c["end"][calls], window)
     waiting = _covered_in(c["start"][waits], c["end"][waits], window)
-    executing = t.rows_on(LaneKind.STREAM) & np.isin(c["kind"], (Kind.COPY, Kind.KERNEL))
+    executing = t.rows_on(LaneKind.STREAM) & one_of(c["kind"], (Kind.COPY, Kind.KERNEL))
     device_busy = _covered_in(c["start"][executing], c["end"][executing], window)
     host_api = max(0, in_calls - waiting)
     out["host_api_us"] = _us(host_api)
@@ -288,7 +289,7 @@ def _kernel_detail(t: TraceData, profile, start: int, end: int, blocks: np.ndarr
     block_time = int((c["end"][blocks] - c["start"][blocks]).sum())
     compute_pipe = Pipe.M if cube else Pipe.V
     waits = computes = overlap = compute_total = 0
-    on_lane = _rows_by_lane(c, start, end)
+    on_lane = _rows_by_lane(t, start, end)
     for core in block_cores:
         comp = t.core_lane(core, compute_pipe)
         mte2 = t.core_lane(core, Pipe.MTE2)
@@ -319,16 +320,16 @@ def _kernel_detail(t: TraceData, profile, start: int, end: int, blocks: np.ndarr
     }
 
 
-def _rows_by_lane(c: dict, start: int, end: int):
-    """``lane -> rows on it that start in [start, end)``, ascending: the window's rows sorted by lane once, so
-    each core's lanes cost a slice, not a pass over the whole trace."""
-    rows = np.flatnonzero((c["start"] >= start) & (c["start"] < end))
-    order = np.argsort(c["lane"][rows], kind="stable")
-    rows = rows[order]
-    lanes = c["lane"][rows].astype(np.int64)  # searched with Python ints: a narrower column would be cast per search
+def _rows_by_lane(t: TraceData, start: int, end: int):
+    """``lane -> rows on it that start in [start, end)``, ascending: the trace's rows grouped by lane (once per
+    trace), each lane's cut to the rows of the window (a range of rows: the trace is sorted by start)."""
+    by_lane = t.lane_rows()
+    starts = t.columns["start"]
+    first, last = int(starts.searchsorted(start, "left")), int(starts.searchsorted(end, "left"))
 
     def on_lane(lane: int) -> np.ndarray:
-        return rows[lanes.searchsorted(lane, "left") : lanes.searchsorted(lane, "right")]
+        rows = by_lane[lane]
+        return rows[rows.searchsorted(first, "left") : rows.searchsorted(last, "left")]
 
     return on_lane
 
@@ -336,7 +337,7 @@ def _rows_by_lane(c: dict, start: int, end: int):
 def _per_core_ratios(t: TraceData, cores, start: int, end: int) -> dict[str, dict[str, float]]:
     c = t.columns
     duration = max(1, end - start)
-    work = np.isin(c["kind"], (Kind.MOVE, Kind.COMPUTE)) & (c["end"] > start) & (c["start"] < end)
+    work = one_of(c["kind"], (Kind.MOVE, Kind.COMPUTE)) & (c["end"] > start) & (c["start"] < end)
     s = np.maximum(c["start"][work], start)
     e = np.minimum(c["end"][work], end)
     busy = np.bincount(c["lane"][work], weights=(e - s).astype(np.float64), minlength=len(t.lanes))

@@ -15,6 +15,7 @@ import numpy as np
 from ..aicore.pipes import AIC_RATIO_NAMES, AIV_RATIO_NAMES, LANE_NAMES, Pipe
 from ..profiles.profile import Profile
 from ..trace import Kind, LaneKind, TraceData
+from ..trace.data import one_of
 from ..trace.detail import Issue
 
 PIPE_KEYS = MappingProxyType({name: Pipe(i).name.lower() for i, name in enumerate(LANE_NAMES)})
@@ -31,7 +32,7 @@ def core_busy(trace: TraceData, start: int, end: int) -> dict[str, dict[str, int
     lanes = trace.lanes
     in_window = (c["end"] > start) & (c["start"] < end) & trace.rows_on(LaneKind.PIPE, LaneKind.BLOCK)
     ran = {lanes[int(i)].process for i in np.unique(c["lane"][in_window & (c["kind"] == Kind.BLOCK)])}
-    work = in_window & np.isin(c["kind"], (Kind.MOVE, Kind.COMPUTE))
+    work = in_window & one_of(c["kind"], (Kind.MOVE, Kind.COMPUTE))
     s = np.maximum(c["start"][work], start)
     e = np.minimum(c["end"][work], end)
     busy = np.bincount(c["lane"][work], weights=(e - s).astype(np.float64), minlength=len(lanes))
@@ -74,7 +75,7 @@ def kernel_metrics(trace: TraceData, profile: Profile, row: int | None = None, w
         for lane, key in PIPE_KEYS.items()
     }
     kinds = (Kind.MOVE, Kind.COMPUTE, Kind.FLAG_SET, Kind.FLAG_WAIT, Kind.BARRIER)
-    in_kernel = (trace.start >= start) & (trace.start <= end) & np.isin(trace.kind, kinds)
+    in_kernel = (trace.start >= start) & (trace.start <= end) & one_of(trace.kind, kinds)
     in_kernel &= ~trace.rows_with(lambda d: isinstance(d, Issue))  # the scalar unit's issue rows are not instructions
     seconds = duration / 1e12
     tflops = flops / seconds / 1e12 if flops else 0.0
@@ -121,8 +122,8 @@ def kernel_units(trace: TraceData, profile: Profile, rows: np.ndarray) -> tuple[
 
     flops = trace.flops.astype(np.float64)
     blocks = by_cause((trace.kind == Kind.BLOCK) & (cause >= 0))
-    cube = by_cause(compute & np.isin(trace.lane, cube_lanes), flops)
-    vector = by_cause(compute & np.isin(trace.lane, vector_lanes), flops)
+    cube = by_cause(compute & one_of(trace.lane, cube_lanes), flops)
+    vector = by_cause(compute & one_of(trace.lane, vector_lanes), flops)
     own = cause[rows]
     units, work, peaks = [], np.zeros(len(rows)), np.zeros(len(rows))
     for j, (row, c) in enumerate(zip(rows, own, strict=True)):
@@ -162,6 +163,6 @@ def kernel_core_type(trace: TraceData, profile: Profile, cores: set[str], start:
         c = trace.columns
         lanes = [i for i, lane in enumerate(trace.lanes) if lane.process in cores and lane.pipe == Pipe.M]
         cube = bool(
-            (np.isin(c["lane"], lanes) & (c["kind"] == Kind.COMPUTE) & (c["start"] < end) & (c["end"] > start)).any()
+            (one_of(c["lane"], lanes) & (c["kind"] == Kind.COMPUTE) & (c["start"] < end) & (c["end"] > start)).any()
         )
     return cube, (profile.cube_cores if cube else profile.vector_cores)

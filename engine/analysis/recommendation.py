@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-import numpy as np
-
 from ..aicore.pipes import Pipe
 from ..simulation import RunResult
 from ..trace import NO_SLOT, Kind, LaneKind
+from ..trace.data import one_of
 from .metrics import KernelMetrics
 
 
@@ -38,7 +37,7 @@ def second_slot_loaded(result: RunResult, kernel: KernelMetrics) -> bool:
     c = t.columns
     s, e = int(c["start"][kernel.row]), int(c["end"][kernel.row])
     mte2 = [i for i, lane in enumerate(t.lanes) if lane.kind == LaneKind.PIPE and lane.pipe == Pipe.MTE2]
-    sel = (c["kind"] == Kind.MOVE) & np.isin(c["lane"], mte2) & (c["start"] >= s) & (c["start"] < e)
+    sel = (c["kind"] == Kind.MOVE) & one_of(c["lane"], mte2) & (c["start"] >= s) & (c["start"] < e)
     slots = c["slot"][sel]
     return bool(((slots >= 1) & (slots != NO_SLOT)).any())
 

@@ -46,10 +46,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from types import MappingProxyType
 
-import numpy as np
-
 from ..simulation import RunResult
 from ..trace import Kind, LaneKind
+from ..trace.data import one_of
 from ..trace.detail import HostWait, HostWork
 from ..trace.intervals import intersection, merged
 from .gaps import Gaps
@@ -327,7 +326,7 @@ def _tilings(result, metrics, gaps, context, params) -> Recommendation | None:
     if not count:
         return None
     tiling = merged(c["start"][sel], c["end"][sel])
-    working = t.rows_on(LaneKind.STREAM) & np.isin(c["kind"], (Kind.COPY, Kind.KERNEL))
+    working = t.rows_on(LaneKind.STREAM) & one_of(c["kind"], (Kind.COPY, Kind.KERNEL))
     hidden = intersection(tiling, merged(c["start"][working], c["end"][working]))
     tiling_ps = int((tiling[1] - tiling[0]).sum())
     critical_us = (tiling_ps - hidden) / 1e6  # tiling while no stream had anything to run

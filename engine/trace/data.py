@@ -28,6 +28,20 @@ from .schema import (
 )
 
 
+def one_of(column: np.ndarray, values) -> np.ndarray:
+    """Per row: is ``column``'s value one of ``values`` (``np.isin``, by a lookup table for the narrow unsigned
+    columns ``kind`` and ``lane``: no cast of the whole column to int64)."""
+    if column.dtype in (np.uint8, np.int16):
+        wide = column.dtype == np.int16
+        lo, hi = (-(1 << 15), 1 << 15) if wide else (0, 1 << 8)
+        table = np.zeros(hi - lo, dtype=bool)
+        for v in map(int, values):
+            if lo <= v < hi:
+                table[v & 0xFFFF] = True  # a negative int16 at its unsigned bits
+        return table[column.view(np.uint16) if wide else column]
+    return np.isin(column, values)
+
+
 class Columns(Mapping):
     """A trace's stored columns, plus ``flops``, ``buf`` and ``slot`` derived from the details on first use."""
 
@@ -36,6 +50,27 @@ class Columns(Mapping):
         self._details = details
         self._tasks = tasks
         self._derived: dict[str, np.ndarray] = {}
+        self._by_lane: list[np.ndarray] | None = None
+        self._detail_index: np.ndarray | None = None
+
+    def detail_index(self) -> np.ndarray:
+        """See :meth:`TraceData.detail_index`."""
+        if self._detail_index is None:
+            detail = self._stored["detail"]
+            self._detail_index = np.where(detail >= TASK_DETAIL, 0, detail + 1)
+            self._detail_index.setflags(write=False)
+        return self._detail_index
+
+    def by_lane(self, lanes: int) -> list[np.ndarray]:
+        """Per lane id (``lanes`` of them): the rows on that lane, ascending; grouped on first use, then kept."""
+        if self._by_lane is None:
+            lane = self._stored["lane"]
+            counts = np.bincount(lane, minlength=lanes) if len(lane) else np.zeros(lanes, dtype=np.int64)
+            # numpy's stable sort of 16-bit keys is a radix sort
+            order = np.argsort(lane.astype(np.uint16), kind="stable").astype(np.int64)
+            order.setflags(write=False)
+            self._by_lane = np.split(order, np.cumsum(counts)[:-1]) if lanes else []
+        return self._by_lane
 
     def __getitem__(self, name: str) -> np.ndarray:
         found = self._stored.get(name)
@@ -48,7 +83,7 @@ class Columns(Mapping):
             table = detail_table(self._details, name)
             detail = self._stored["detail"]
             is_task = detail >= TASK_DETAIL
-            found = table[np.where(is_task, 0, detail + 1)]  # TraceData.detail_index
+            found = table[self.detail_index()]
             if name == "flops" and is_task.any():
                 found[is_task] = self._tasks["flops"][detail[is_task] - TASK_DETAIL]
             found.setflags(write=False)
@@ -126,9 +161,9 @@ class TraceData:
 
     def detail_index(self) -> np.ndarray:
         """Per row: 1 + its detail record's index in ``details``, 0 for none and for task rows: index a
-        per-detail table built as ``[value for no detail, *(value of d for d in details)]`` with it."""
-        detail = self.columns["detail"]
-        return np.where(detail >= TASK_DETAIL, 0, detail + 1)
+        per-detail table built as ``[value for no detail, *(value of d for d in details)]`` with it (computed once
+        per trace; read-only)."""
+        return self.columns.detail_index()
 
     def rows_with(self, predicate) -> np.ndarray:
         """Per row: does ``predicate(detail)`` hold for its detail record (rows without one, and task rows:
@@ -180,6 +215,10 @@ class TraceData:
     def lanes_of(self, *kinds: int) -> list[int]:
         """Ids of the lanes of the given kinds, in creation order."""
         return [i for i, lane in enumerate(self.lanes) if lane.kind in kinds]
+
+    def lane_rows(self) -> list[np.ndarray]:
+        """Per lane id: the rows on that lane, ascending (grouped once per trace)."""
+        return self.columns.by_lane(len(self.lanes))
 
     def rows_on(self, *kinds: int) -> np.ndarray:
         """Per row: is it on a lane of one of these :class:`LaneKind`."""
@@ -275,7 +314,7 @@ class TraceData:
         """
         c = self.columns
         out: dict[str, int] = {}
-        mask = np.ones(len(self), dtype=bool) if kinds is None else np.isin(c["kind"], kinds)
+        mask = np.ones(len(self), dtype=bool) if kinds is None else one_of(c["kind"], kinds)
         if lane_kinds is not None:
             mask &= np.isin(self.lane_kinds(), lane_kinds)[c["lane"]]
         lanes = c["lane"][mask]

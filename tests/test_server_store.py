@@ -12,6 +12,7 @@ from multiprocessing import get_context
 from pathlib import Path
 
 import pytest
+from dash.exceptions import PreventUpdate
 
 from app.server.jobs import Busy, Coordinator
 from app.server.store import RunSpec, RunStore, StoreError
@@ -321,6 +322,10 @@ def test_a_worker_answers_a_playground_runs_first_requests_from_its_job_without_
     described = cb.load_run(request, "zh", None)
     meta, expand = described[0], described[6]
     views = cb.run_views(meta, "zh", request)
+    assert preloads == []  # not while the page waits for its first window
+    for box in ("tl-expand", "tl-follow"):  # set by the description: the first window draws the timeline with them
+        with pytest.raises(PreventUpdate):
+            cb.zoom(None, None, None, expand, FOLLOWING, request, 0, "zh", None, trigger=box)
     req = {"run": meta["key"], "core": meta["cores"][0], "lang": "zh", "bps": [], "first": 0, "count": meta["window"]}
     req = {**req, "step": 0, "sig": "page's own"}
     answer = cb.fetch_window(req, request, expand, FOLLOWING, None)
@@ -384,3 +389,21 @@ def test_jobs_waiting_for_a_slot_are_served_first_come_first_served(tmp_path):
     for t in threads:
         t.join(20)
     assert order == list("abcdef")
+
+
+def test_a_preload_waits_before_it_loads_the_run(tmp_path):
+    """The run a page had its first window of from the job is loaded in a thread, but only once that answer has
+    had time to go out (the load holds the interpreter); then the next window finds it loaded."""
+    import time
+
+    request = {"scenario": "matmul", "profile": "ascend910b1", "params": {"m": 64, "n": 64, "k": 64}}
+    Runs(tmp_path).compute(request, "s" * 16, lambda _p, _v: None, "en")
+    other = Runs(tmp_path)
+    key = other.spec(request).key
+    other.preload(request, after_s=0.6)
+    time.sleep(0.3)
+    assert key not in other._loaded and key not in other._building
+    deadline = time.monotonic() + 30
+    while key not in other._loaded and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert key in other._loaded

@@ -44,7 +44,6 @@ class Callbacks:
         if kept is not None:
             if isinstance(old, dict) and old.get("key") == kept[0]["key"]:
                 raise PreventUpdate
-            self.runs.preload(run)  # the page's next window asks for it
             return tuple(kept)
         try:
             loaded = self.runs.load(run)
@@ -80,6 +79,7 @@ class Callbacks:
             raise PreventUpdate
         kept = self.runs.prepared_answer(run, req, expand, follow, view)  # what the run's job answered
         if kept is not None:
+            self.runs.preload(run)  # the page's next window asks for it
             return kept
         loaded = self._loaded(run)
         if req.get("run") != loaded.key:
@@ -105,13 +105,17 @@ class Callbacks:
     def zoom(self, relayout, _whole, _work, expand, follow, run, step, lang, view, *, trigger=FROM_DASH):
         if not run:
             raise PreventUpdate
+        trigger = triggered(trigger)
+        if trigger in ("tl-expand", "tl-follow") and not self._viewed(run, view):
+            # the run's first window, on its way, brings the timeline with these boxes: nothing to draw, and nothing
+            # to load (a run whose first window came from its job is not loaded yet: 0.4 s for the 8192^3 run)
+            raise PreventUpdate
         loaded = self._loaded(run)
         step = _step_of(step, loaded)
         lang = known_lang(lang)
         expand = _names(expand)
         end = loaded.outline["end_us"]
         view = view if isinstance(view, dict) and view.get("run") == loaded.key else None
-        trigger = triggered(trigger)
 
         def moved(fig, span, follow_now):
             """The figure, the follow box, and the viewport with the window's pages for its new span."""
@@ -219,6 +223,14 @@ class Callbacks:
         except (KeyError, LookupError, TypeError, ValueError):
             return html.Div(msg("web.no_slot", lang, buf=buf[:40], q=q, s=s), className="note")
         return panels.tile_panel(view, lang)
+
+    def _viewed(self, run, view) -> bool:
+        """Whether the page's timeline viewport ``view`` is of ``run`` (a window of it has been drawn)."""
+        try:
+            key = self.runs.spec(run).key
+        except RunRequestError:
+            return False
+        return isinstance(view, dict) and view.get("run") == key
 
     def _loaded(self, run):
         """The run a page plays; PreventUpdate if it cannot be loaded (the status line already says why: the

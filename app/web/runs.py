@@ -48,6 +48,7 @@ MAX_LOADED_EVENTS = 8_000_000  # replays kept in one process's memory, counted i
 EVENTS_PER_S = 600_000  # simulation speed, timing only (8192^3: 3.66 M events in 5.4 s on a 2-core machine)
 STORED_EVENTS_PER_S = 450_000  # compressing a run to disk (8192^3: 8 s)
 PROGRESS_EVERY_S = 0.5  # a job's progress reaches its page at most this often
+PRELOAD_AFTER_S = 0.5  # a run whose first window came from its job is loaded this long after that answer
 RENDERERS = tuple(f"app/web/{m}.py" for m in ("render", "panels", "markup", "figures"))  # of prepared views
 
 
@@ -254,9 +255,10 @@ class Runs(Exercises):
             return None
         return doc if isinstance(doc, dict) else None
 
-    def preload(self, run: dict) -> None:
-        """Load ``run`` in a thread of this process, unless it is loaded or being loaded: a page that had its first
-        views from the run's job asks for the run's next window soon."""
+    def preload(self, run: dict, after_s: float = PRELOAD_AFTER_S) -> None:
+        """Load ``run`` in a thread of this process ``after_s`` from now, unless it is loaded or being loaded: a page
+        that had its first window from the run's job asks for the run's next window soon, but not before it has
+        drawn this one (which the load, holding the interpreter, would slow down: 0.4 s for the 8192^3 run)."""
         key = self.spec(run).key
         with self._lock:
             if key in self._loaded or key in self._building:
@@ -268,7 +270,9 @@ class Runs(Exercises):
             except Exception:  # said when the page asks for it (its callback loads it then and answers why)
                 logging.getLogger("ascendsim").debug("preloading %s failed", key, exc_info=True)
 
-        threading.Thread(target=load, name="preload", daemon=True).start()
+        timer = threading.Timer(after_s, load)
+        timer.name, timer.daemon = "preload", True
+        timer.start()
 
     def warm(self) -> None:
         """Fill this process's imports and caches the way a playground job uses them (the kernel's C++ view, the

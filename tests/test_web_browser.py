@@ -166,6 +166,11 @@ def test_the_page_draws_with_the_trimmed_plotly_bundle_and_never_fetches_the_ful
     tab.choose("jump-kind", "MOVE")  # a dropdown: dcc's async chunk, made with the regenerator runtime
     p.click("#jump-next")
     p.wait_for_function("() => !document.getElementById('step-label').innerText.startsWith('1 /')")
+    # dcc's chunks for the graphs, dropdowns and sliders come with the page (preloaded), each fetched once
+    layout = next(i for i, u in enumerate(requests) if "_dash-layout" in u)
+    for chunk in ("graph", "dropdown", "slider"):
+        fetched = [i for i, u in enumerate(requests) if f"/dcc/async-{chunk}.js" in u]
+        assert len(fetched) == 1 and fetched[0] < layout, (chunk, requests)
 
 
 def test_buttons_and_arrow_keys_move_the_step_cursor_and_core_view_back_and_forth(tab, lesson1):

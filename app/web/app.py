@@ -24,6 +24,7 @@ from .runs import Runs
 MAX_BODY_BYTES = 2 << 20  # a callback's request (a trainee's code included) is far smaller
 
 ASSETS = Path(__file__).resolve().parent / "assets"
+PRELOADED_CHUNKS = ("graph", "dropdown", "slider")  # dcc's async chunks every page draws at once (see below)
 POLYFILL = re.compile(r'<script src="[^"]*/deps/polyfill@7[^"]*"></script>\s*')
 
 
@@ -32,10 +33,19 @@ class AscendSimDash(Dash):
     ``String.prototype.trim``, ``Number.prototype.toFixed`` and typed-array methods wanting and replaces them with
     slower ones, and evaluating it took 0.16-0.26 s of each page load. What Dash's own bundles need of it, the
     global ``regeneratorRuntime``, is ``assets/regenerator.bundle.js`` (app/web/bundles), which Dash loads with
-    the other assets before its renderer and components."""
+    the other assets before its renderer and components.
+
+    And the chunks of dcc's components the pages draw at once (the graphs, the dropdowns, the sliders) are preloaded
+    with the page: dcc fetches each one only when a component of its kind is first rendered, which on the lessons
+    page is after the page's first callback has answered, one more wait in the chain to the first step."""
 
     def interpolate_index(self, **kwargs) -> str:
         kwargs["scripts"] = POLYFILL.sub("", kwargs["scripts"])
+        prefix = self.config.requests_pathname_prefix
+        kwargs["css"] += "".join(
+            f'<link rel="preload" as="script" href="{prefix}_dash-component-suites/dash/dcc/async-{chunk}.js">'
+            for chunk in PRELOADED_CHUNKS
+        )
         return super().interpolate_index(**kwargs)
 
 

@@ -1,7 +1,8 @@
 """How fast the dashboard is in a real browser, and how much it sends: the first lesson page (cold: the server's
 first request for lesson 1; warm: the run stored, a new browser context each time), one step of lesson 1, a 2048^3
-playground matmul from the click to its views, and the bytes an 8192^3 timing-only run sends while it
-is played and jumped through. The figures are written to tests/artifacts/measurements.json."""
+playground matmul from the click to its views (and when the page saw each phase of its job), and the bytes an
+8192^3 timing-only run sends while it is played and jumped through. The figures are written to
+tests/artifacts/measurements.json."""
 
 import json
 import statistics
@@ -112,6 +113,15 @@ def test_one_step_of_lesson_1_renders_quickly(setup):
     tab.assert_no_errors()
 
 
+PHASES_JS = """() => { window.__phases = []; window.__t0 = performance.now();
+    new MutationObserver(() => {
+        const text = (document.getElementById('pg-progress') || {}).innerText || '';
+        const seen = window.__phases;
+        if (text && (!seen.length || seen[seen.length - 1][1] !== text)) { seen.push([performance.now(), text]); }
+    }).observe(document.getElementById('pg-progress'), {childList: true, characterData: true, subtree: true}); }"""
+PHASES = ("queued", "simulating", "storing", "preparing")  # a job's progress lines (web.phase.*) on the page
+
+
 def _playground(tab: Tab, m: int, numerics: bool) -> float:
     p = tab.page
     p.wait_for_selector("#pg-params .param")
@@ -119,9 +129,21 @@ def _playground(tab: Tab, m: int, numerics: bool) -> float:
         p.fill(f"#{field}", str(m))
     if p.is_checked("#pg-numerics input") != numerics:
         p.click("#pg-numerics input")
+    p.evaluate(PHASES_JS)  # the job's progress lines as the page shows them, timed from the click
     t0 = time.perf_counter()
     p.click("#pg-run")
     return t0
+
+
+def _phases_seen(tab: Tab) -> dict:
+    """When the page first showed each phase of its job (seconds from the click: as its polls saw them)."""
+    seen = tab.page.evaluate("() => window.__phases.map(([t, text]) => [(t - window.__t0) / 1000, text])")
+    out = {}
+    for at, text in seen:
+        phase = next((name for name in PHASES if text.startswith(name)), None)
+        if phase is not None and phase not in out:
+            out[phase] = round(at, 2)
+    return out
 
 
 def test_2048_cubed_from_click_to_views(setup):
@@ -136,6 +158,7 @@ def test_2048_cubed_from_click_to_views(setup):
     )
     seconds = round(time.perf_counter() - t0, 2)
     _record("matmul_2048_numerics_click_to_views_s", seconds)
+    _record("matmul_2048_numerics_phases_seen_s", _phases_seen(tab))
     tab.shot("playground-2048")
     tab.assert_no_errors()
 
@@ -152,6 +175,8 @@ def test_8192_cubed_timing_only_stays_responsive_and_sends_little(setup):
     )
     tab.page.wait_for_selector("#metrics-body .card", timeout=120_000)
     loaded_s = round(time.perf_counter() - t0, 1)
+    phases = _phases_seen(tab)
+    assert "simulating" in phases, phases  # the page showed the job's progress
     total = tab.step()[1]
     assert total > 3_000_000 and total != n
     tab.page.wait_for_timeout(1000)
@@ -171,6 +196,7 @@ def test_8192_cubed_timing_only_stays_responsive_and_sends_little(setup):
     figures = {
         "steps": total,
         "click_to_views_s": loaded_s,
+        "phases_seen_s": phases,
         "bytes_until_ready": first,
         "bytes_after_steps_and_a_jump": sum(received),
         "step_render": steps,

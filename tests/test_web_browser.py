@@ -647,3 +647,29 @@ def test_clicks_made_while_a_window_is_on_its_way_each_move_the_step(tab):
     p.wait_for_timeout(500)
     assert tab.step() == (start + 2, n)
     tab.assert_no_errors()
+
+
+def test_a_jobs_polls_wait_a_tenth_of_the_time_since_its_first(tab):
+    """Each poll of a background job waits a tenth of the time since that job's first poll (Dash's own 100 ms
+    comes on top): a page sees a short job end at once, and a long one is not polled several times a second."""
+    p = tab.page
+    tab.open("/")
+    p.wait_for_function("() => window.dash_clientside && window.dash_clientside.ascendsim")
+    p.route(
+        "**/_dash-update-component?cacheKey=probe*",
+        lambda route: route.fulfill(status=200, content_type="application/json", body="{}"),
+    )
+    held = p.evaluate(
+        """async () => {
+        const out = [];
+        for (const [wait, job] of [[0, 1], [1000, 2], [2000, 3]]) {  // the first poll, then 1 s and 3 s after it
+            await new Promise(go => setTimeout(go, wait));
+            const t = performance.now();
+            await fetch('/_dash-update-component?cacheKey=probe&job=' + job, {method: 'POST', body: '{}'});
+            out.push(performance.now() - t);
+        }
+        return out;
+    }"""
+    )
+    # held (ms, each with the request's round trip): about 0, 100 (1 s after the first) and 300 (3 s after)
+    assert held[1] - held[0] > 50 and held[2] - held[1] > 120 and held[2] < 1500, held

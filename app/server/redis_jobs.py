@@ -67,7 +67,9 @@ class RedisManager(CeleryManager):
         answer was lost with the web worker that took it, and the page sent it again), else one sent now."""
         with self._starting(key):
             record = self._record(key)
-            if record and self._running(key, record, take_over=False):
+            # a task that has answered has ended, though its beat may stand a moment longer (it is stopped after the
+            # answer is written, and a beat being renewed as it stops stands for its lease)
+            if record and self.handle.backend.get(key) is None and self._running(key, record, take_over=False):
                 return _text(record[b"task"])
             self.handle.backend.delete(key)  # what an earlier identical request's task answered
             call = [key, self._make_progress_key(key), args, dict(context)]

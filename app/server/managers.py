@@ -100,7 +100,9 @@ class LocalManager(DiskcacheManager):
             raise RuntimeError("LocalManager.start() was not called: jobs would be forked from a threaded server")
         with self._deciding(key):
             record = self._record(key)
-            if record is not None and _alive(record["pid"], record["created"]):
+            # a job that has answered has ended, though its process may stand a moment longer (until it exits and
+            # the launcher reaps it)
+            if record is not None and self.handle.get(key) is None and _alive(record["pid"], record["created"]):
                 return record["pid"]
             self.handle.delete(key)  # what an earlier identical request's job answered: this job answers afresh
             name = next(k for k, fn in self.func_registry.items() if fn is job_fn)

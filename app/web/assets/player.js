@@ -108,12 +108,11 @@
             s = meta.start || 0;
             play = false;
         }
+        // the action Dash names as the trigger; then every click of the lesson-step arrows and of ← / → that came with
+        // this call, whichever input Dash named first (a click made while the call waited for a window, or while an
+        // earlier click's call waited, comes in one call with it: a lost → at lesson 9's last lesson step in CI)
         const kind = (id && typeof id === "object") ? id.type : id;
-        if (kind === "step-back" || kind === "step-forward") {
-            s += counts["step-forward"] - counts["step-back"];
-            play = false;
-        }
-        else if (kind === "step-first") { s = 0; play = false; }
+        if (kind === "step-first") { s = 0; play = false; }
         else if (kind === "step-last") { s = n - 1; play = false; }
         else if (kind === "step-slider") { s = slider; play = false; }
         else if (kind === "jump-target" && jump) { s = jump.step; play = false; }
@@ -123,15 +122,6 @@
         } else if (kind === "lesson-step" && meta.lesson) {
             const a = meta.lesson.anchors[id.i];
             if (a !== null && a !== undefined) { s = a; memo.chosen = {key: meta.key, k: id.i, step: a}; }
-            play = false;
-        } else if (kind === "ls-nav" && meta.lesson) {
-            for (let c = counts["ls-nav " + id.dir] || 0; c > 0; c--) {
-                const cur = lessonAt(meta, win, s);
-                const to = cur === undefined ? null : meta.lesson.nav[String(id.dir)][cur + 1];
-                if (to === null || to === undefined) { break; }
-                s = meta.lesson.anchors[to];
-                memo.chosen = {key: meta.key, k: to, step: s};
-            }
             play = false;
         } else if (kind === "play-timer") {
             if (!play) { return same; }
@@ -147,6 +137,20 @@
             }
             s = target;
             if (s >= n - 1) { play = false; }
+        }
+        for (const dir of [1, -1]) {
+            for (let c = (meta.lesson && counts["ls-nav " + dir]) || 0; c > 0; c--) {
+                const cur = lessonAt(meta, win, s);
+                const to = cur === undefined ? null : meta.lesson.nav[String(dir)][cur + 1];
+                if (to === null || to === undefined) { break; }
+                s = meta.lesson.anchors[to];
+                memo.chosen = {key: meta.key, k: to, step: s};
+            }
+            if (counts["ls-nav " + dir]) { play = false; }
+        }
+        if (counts["step-forward"] || counts["step-back"]) {
+            s += counts["step-forward"] - counts["step-back"];
+            play = false;
         }
         s = clamp(Math.round(s), 0, Math.max(0, n - 1));
         if (memo.chosen && memo.chosen.step !== s) { memo.chosen = null; } // the step moved: the rule again

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.trace import Kind, LaneKind, TraceData
+from engine.trace.data import rows_by_key
 from engine.trace.detail import GM, Instr, QueueOp, QueueOpKind
 from engine.trace.locations import CoreRef, SourceLine
 
@@ -201,15 +202,12 @@ class TraceIndex:
     # -- per core ---------------------------------------------------------------------------------
     def core_rows(self, c: int) -> np.ndarray:
         """Every instruction row of core ``c`` (its pipe lanes), ascending (every core's grouped at once, on first
-        use: one radix sort of the rows by core)."""
+        use)."""
         if self._core_rows is None:
             core_of = np.zeros(max(1, len(self.t.lanes)), dtype=np.uint16)  # 0: no core's pipe, else core + 1
             for i, core in enumerate(self.cores):
                 core_of[list(core.pipes.values())] = i + 1
-            keys = core_of[self.t.lane]
-            order = np.argsort(keys, kind="stable").astype(np.int64)
-            counts = np.bincount(keys, minlength=len(self.cores) + 1)
-            self._core_rows = np.split(order, np.cumsum(counts)[:-1])[1:]
+            self._core_rows = rows_by_key(core_of[self.t.lane], len(self.cores) + 1)[1:]
         return self._core_rows[c]
 
     def queue_index(self, c: int) -> dict[int, Effects]:

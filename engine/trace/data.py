@@ -42,6 +42,14 @@ def one_of(column: np.ndarray, values) -> np.ndarray:
     return np.isin(column, values)
 
 
+def rows_by_key(keys: np.ndarray, count: int) -> list[np.ndarray]:
+    """Per key ``0 .. count - 1``: the rows whose value in ``keys`` (small non-negative ints) it is, ascending, as
+    read-only views of one array (numpy's stable sort of 16-bit keys is a radix sort: one pass for every group)."""
+    order = np.argsort(keys.astype(np.uint16, copy=False), kind="stable").astype(np.int64)
+    order.setflags(write=False)
+    return np.split(order, np.cumsum(np.bincount(keys, minlength=count))[:-1]) if count else []
+
+
 class Columns(Mapping):
     """A trace's stored columns, plus ``flops``, ``buf`` and ``slot`` derived from the details on first use."""
 
@@ -64,12 +72,7 @@ class Columns(Mapping):
     def by_lane(self, lanes: int) -> list[np.ndarray]:
         """Per lane id (``lanes`` of them): the rows on that lane, ascending; grouped on first use, then kept."""
         if self._by_lane is None:
-            lane = self._stored["lane"]
-            counts = np.bincount(lane, minlength=lanes) if len(lane) else np.zeros(lanes, dtype=np.int64)
-            # numpy's stable sort of 16-bit keys is a radix sort
-            order = np.argsort(lane.astype(np.uint16), kind="stable").astype(np.int64)
-            order.setflags(write=False)
-            self._by_lane = np.split(order, np.cumsum(counts)[:-1]) if lanes else []
+            self._by_lane = rows_by_key(self._stored["lane"], lanes)
         return self._by_lane
 
     def __getitem__(self, name: str) -> np.ndarray:

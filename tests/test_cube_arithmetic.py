@@ -85,6 +85,20 @@ def test_matmul_is_the_stated_model_exactly(m, n, k, k_step, data):
     np.testing.assert_array_equal(got.view(np.uint32), reference(a, b, k_step).view(np.uint32))
 
 
+@pytest.mark.parametrize(("m", "n", "k", "k_step", "data"), [c for c in CASES if c[0] > 2])
+def test_matmul_in_bands_of_rows_is_the_same_model(m, n, k, k_step, data, monkeypatch):
+    """``matmul`` works a band of rows at a time (its partial sums stay in cache); bands of two rows and a
+    shorter last band give the reference's bytes."""
+    monkeypatch.setattr(cube, "_TILE", 2 * n)
+    rng = np.random.default_rng(m + n + k)
+    if data == "fp32":
+        a, b = rng.standard_normal((m, k)).astype(np.float32), rng.standard_normal((k, n)).astype(np.float32)
+    else:
+        a, b = wide(rng, (m, k)), wide(rng, (k, n))
+    got = cube.matmul(a, b, k_step)
+    np.testing.assert_array_equal(got.view(np.uint32), reference(a, b, k_step).view(np.uint32))
+
+
 def straddling(rng, shape, axis) -> np.ndarray:
     """fp16 rows (``axis`` 1) or columns (0) each with a few big entries and the rest 2^d smaller, d from 8
     to 30: the sums' spreads straddle fp64's 53 bits, where the test for BLAS being exact must be right."""

@@ -57,6 +57,7 @@ _NONFINITE = float(1 << 24)  # bound of a row or column holding inf or NaN: neve
 _NAN = np.float32("nan")
 _BATCH = 1 << 20  # products held at once by the exact route
 _SPLIT_MAX_K = 8192  # deepest mmad whose fp16 sums the array method makes exact
+_TILE = 1 << 19  # partial sums (fp64, 4 MiB) per band of rows in matmul: 2048^3 in 0.24 s here, 0.34 s unbanded
 
 
 def mmad(acc: np.ndarray, a: np.ndarray, b: np.ndarray, init: bool) -> None:
@@ -68,11 +69,17 @@ def matmul(a: np.ndarray, b: np.ndarray, k_step: int) -> np.ndarray:
     """A @ B (fp32) as a base block's K loop leaves it in L0C: one :func:`mmad` per ``k_step`` of K
     (the last one shorter), the first initialising. Any rows of A and columns of B give the same
     values as the whole matrix does."""
-    acc = np.zeros((a.shape[0], b.shape[1]), np.float32)
-    scratch = np.empty(acc.shape, np.float64)
+    m, n = a.shape[0], b.shape[1]
+    acc = np.zeros((m, n), np.float32)
     whole_a, whole_b = _operand(a, 1, k_step), _operand(b, 0, k_step)
-    for i, k0 in enumerate(range(0, a.shape[1], k_step)):
-        _mmad(acc, whole_a.step(i, k0, k_step), whole_b.step(i, k0, k_step), k0 == 0, scratch)
+    rows = max(1, min(m, _TILE // max(1, n)))  # a band of rows at a time: its partial sums stay in cache
+    scratch = np.empty((rows, n), np.float64)
+    for r0 in range(0, m, rows):
+        band_a = whole_a.rows(r0, r0 + rows)
+        band = acc[r0 : r0 + rows]
+        out = scratch[: band.shape[0]]
+        for i, k0 in enumerate(range(0, a.shape[1], k_step)):
+            _mmad(band, band_a.step(i, k0, k_step), whole_b.step(i, k0, k_step), k0 == 0, out)
     return acc
 
 
@@ -98,6 +105,10 @@ class _Operand:
     mass: np.ndarray
     axis: int
     fp16: bool
+
+    def rows(self, r0: int, r1: int) -> _Operand:
+        """Rows ``[r0, r1)`` of an A operand (``axis`` 1), bounds and all."""
+        return _Operand(self.values[r0:r1], self.peak[r0:r1], self.mass[r0:r1], self.axis, self.fp16)
 
     def step(self, i: int, k0: int, k_step: int) -> _Operand:
         """The operand of the loop's ``i``-th mmad: K from ``k0``, ``k_step`` deep."""

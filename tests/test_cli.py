@@ -177,3 +177,17 @@ def test_bad_kernel_arguments_exit_2(args, needle):
     assert out.returncode == 2, out.stderr
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and needle in lines[0], out.stderr
+
+
+def test_a_command_collects_garbage_as_runs_need():
+    """A run keeps hundreds of thousands of small containers alive: the command collects at app.collector's
+    thresholds, not CPython's default of a young collection every 700 allocations."""
+    from app.collector import RUN_THRESHOLDS
+
+    code = (
+        "import gc, io, contextlib; from app.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()): main(['run', 'host-lifecycle', '--n', '64', '--json'])\n"
+        "print(list(gc.get_threshold()))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout) == list(RUN_THRESHOLDS)

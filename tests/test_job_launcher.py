@@ -3,6 +3,7 @@ single-threaded, never by a server thread while other threads hold locks."""
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import threading
@@ -12,6 +13,7 @@ import diskcache
 import psutil
 import pytest
 
+from app.collector import RUN_THRESHOLDS
 from app.server.launcher import Launcher, LauncherGone
 
 
@@ -40,6 +42,8 @@ def _job(folder: str):
             raise RuntimeError("a job that fails")
         if name == "sleep":
             time.sleep(args[0])
+        if name == "collector":  # what the job's garbage collector was set to
+            diskcache.Cache(folder).set("collector", (gc.get_threshold(), gc.get_freeze_count()))
         diskcache.Cache(folder).set(f"done-{args[-1]}", os.getpid())
 
     return run
@@ -329,3 +333,14 @@ def test_what_the_warm_up_did_is_in_every_job_and_a_failing_one_leaves_the_launc
         assert _wait(lambda: diskcache.Cache(folder).get("done-after a failed warm-up") is not None)
     finally:
         launcher.close()
+
+
+def test_a_job_collects_garbage_as_runs_need_and_never_walks_what_it_inherited(launched):
+    """A job sets the collector's thresholds for runs (app.collector: a few collections, not hundreds) and finds
+    the launcher's objects frozen (its collections neither walk nor copy what it inherited)."""
+    launcher, cache = launched
+    launcher.start("collector", ("c",))
+    assert _wait(lambda: cache.get("done-c") is not None)
+    thresholds, frozen = cache.get("collector")
+    assert tuple(thresholds) == RUN_THRESHOLDS
+    assert frozen > 1000  # every module the launcher imported, at least

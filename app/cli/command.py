@@ -37,6 +37,7 @@ from engine.profiles.profile import DEFAULT_PROFILE, list_profiles, load_profile
 from engine.scenarios import Scenario, ScenarioFailed, registry
 from engine.scenarios.runner import PROGRAM_ERRORS
 
+from ..collector import for_runs
 from .budget import Interrupted, Progress
 from .calibrate import calibrate
 from .lesson import grade as grade_command
@@ -342,6 +343,7 @@ cli.add_command(tui)
 def main(argv: list[str] | None = None) -> int:
     """Entry point: click in non-standalone mode so every usage error is one line and exit code 2."""
     args = list(sys.argv[1:] if argv is None else argv)
+    for_runs()
     if args[:1] == ["compare"] and "--" in args:  # click would swallow the separator: keep it as a word
         args[args.index("--")] = "vs"
     try:

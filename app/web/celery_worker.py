@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 
+from app.collector import for_runs, freeze_before_forks
 from app.server.celery_app import celery_for
 
 
@@ -16,7 +17,10 @@ def _build():
     from app.web.app import create_app
 
     create_app(lang=os.environ.get("ASCENDSIM_LANG", "en"))  # registers every background callback as a task
-    return celery_for(url)
+    app = celery_for(url)
+    for_runs()  # the pool's processes, forked from this one, run the jobs
+    freeze_before_forks()
+    return app
 
 
 def __getattr__(name: str):

@@ -1,0 +1,30 @@
+"""Python's cyclic garbage collector in the processes that run simulations.
+
+A run allocates hundreds of thousands of small containers that live until it ends (the kernel scheduler's heap
+entries, the steady-state memo's entries, instruction tuples, detail records). With CPython's default thresholds
+(a young collection every 700 net allocations) the collector walks them again and again and finds nothing: an
+8192^3 timing-only command made 503 young, 45 middle and 4 full collections, 0.17-0.21 s of its 2.1-2.3 s, and
+none of them collected an object. With a young collection every 10,000 allocations (a middle one every 10 young,
+a full one every 10 middle, which CPython further holds back until the long-lived objects grew by a quarter) the
+same command spends 0.04-0.05 s collecting. Cycles are still collected, a little later.
+
+A process that forks jobs freezes what it holds first (:func:`freeze_before_forks`): its jobs' collections then
+neither walk nor touch (so never copy, page by page) the server's objects they inherit: what ``gc.freeze`` is for.
+"""
+
+from __future__ import annotations
+
+import gc
+
+RUN_THRESHOLDS = (10_000, 10, 10)  # young, middle, full (CPython's defaults: 700, 10, 10)
+
+
+def for_runs() -> None:
+    """Collect as :data:`RUN_THRESHOLDS` says in this process (and in the processes it forks from now on)."""
+    gc.set_threshold(*RUN_THRESHOLDS)
+
+
+def freeze_before_forks() -> None:
+    """Move every object this process holds now out of the collector's reach (before it forks jobs)."""
+    gc.collect()
+    gc.freeze()

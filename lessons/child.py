@@ -266,7 +266,7 @@ def _run(lesson: Lesson, limits: Limits, control: dict, tmp: Path, sandboxed: bo
         work = tmp / "work"
         work.mkdir()
         cmd, cwd, env = argv, work, _child_env(work)
-    limit = sandbox.limiter(limits.memory_mb, limits.cpu_s, limits.output_kb)
+    cmd = sandbox.limited(cmd, limits.memory_mb, limits.cpu_s, limits.output_kb)
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
         proc = subprocess.Popen(
             cmd,
@@ -277,7 +277,6 @@ def _run(lesson: Lesson, limits: Limits, control: dict, tmp: Path, sandboxed: bo
             env=env,
             pass_fds=tuple(keep),
             start_new_session=True,
-            preexec_fn=limit,  # noqa: PLW1509 (setrlimit only: no lock a thread could hold)
         )
     for fd in keep:
         os.close(fd)

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import os
 import platform
-import resource
 import shutil
 import struct
 import subprocess
@@ -246,17 +245,25 @@ def seccomp_filter() -> bytes:
 
 
 # -- starting it ------------------------------------------------------------------------------------
-def limiter(memory_mb: int, cpu_s: int, output_kb: int, files: int = 256):
-    """A ``preexec_fn`` setting the child's limits (it cannot raise them again). CPU time: ``SIGXCPU`` at
-    ``cpu_s``, ``SIGKILL`` a second later."""
-    memory = memory_mb << 20
-    output = output_kb << 10
+_LIMITS = (
+    "import os, resource as r, sys\n"
+    "m, c, f, n = map(int, sys.argv[1:5])\n"
+    "r.setrlimit(r.RLIMIT_AS, (m, m))\n"
+    "r.setrlimit(r.RLIMIT_CPU, (c, c + 1))\n"
+    "r.setrlimit(r.RLIMIT_FSIZE, (f, f))\n"
+    "r.setrlimit(r.RLIMIT_NOFILE, (n, n))\n"
+    "r.setrlimit(r.RLIMIT_CORE, (0, 0))\n"
+    "os.execv(sys.argv[5], sys.argv[5:])\n"
+)
 
-    def apply() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (output, output))
-        resource.setrlimit(resource.RLIMIT_NOFILE, (files, files))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
-    return apply
+def limited(cmd: list[str], memory_mb: int, cpu_s: int, output_kb: int, files: int = 256) -> list[str]:
+    """``cmd`` run with the child's limits (it cannot raise them again): a small interpreter sets them, then
+    becomes ``cmd`` (``exec``). CPU time: ``SIGXCPU`` at ``cpu_s``, ``SIGKILL`` a second later.
+
+    Not a ``preexec_fn``: that makes Python fork the grader's whole process, running the ``pthread_atfork`` handlers,
+    and OpenBLAS's waits for its worker threads. When another thread of the grader is inside a matrix product (the
+    reference run of a lesson, computed while the child runs), both wait for each other forever: a grader of two
+    jobs hung so. Without it, Python starts the child with ``vfork``, which runs no handler."""
+    limits = (memory_mb << 20, cpu_s, output_kb << 10, files)
+    return [sys.executable, "-I", "-S", "-c", _LIMITS, *map(str, limits), *cmd]

@@ -13,7 +13,7 @@ import pytest
 from tests.class_load import measure
 from tests.web_browser import need_browser
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.alone]  # they measure speed
 
 
 def test_twenty_browser_users_on_two_workers_each_see_their_own_run():

@@ -649,6 +649,7 @@ def test_clicks_made_while_a_window_is_on_its_way_each_move_the_step(tab):
     tab.assert_no_errors()
 
 
+@pytest.mark.alone  # it measures time
 def test_a_jobs_polls_wait_a_tenth_of_the_time_since_its_first(tab):
     """Each poll of a background job waits a tenth of the time since that job's first poll (Dash's own 100 ms
     comes on top): a page sees a short job end at once, and a long one is not polled several times a second."""

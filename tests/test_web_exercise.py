@@ -262,6 +262,7 @@ def test_lesson_7_fails_on_two_cores_then_passes_with_the_replays_progress_and_b
     context.close()
 
 
+@pytest.mark.alone  # it measures time
 def test_an_infinite_loop_times_out_cleanly_while_another_session_steps_at_its_usual_pace(browser, server):
     steady = browser.new_context(viewport=VIEWPORT)
     stepper = Tab(steady, server.url).open("/?lesson=1")

@@ -13,7 +13,7 @@ import pytest
 from engine.scenarios.runner import run_scenario
 from tests.web_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, VIEWPORT, Server, Tab, need_browser
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.alone]  # they measure speed
 
 STEP_JS = """
 async (count) => {

@@ -5,10 +5,6 @@ workers (pyproject.toml). A test marked ``alone`` measures time or speed: while 
 no other test runs. Every other test holds a shared lock on a "room" while it runs; an ``alone`` test holds it
 exclusively. It first takes a "turnstile" that every test passes on its way in and keeps it, so that the other
 worker cannot start test after test in front of it while it waits for the room to empty.
-
-The workers take whole files, in the order they were collected, each taking the next file when it is done. Files
-holding a test marked ``slow`` go first: the longest jobs first keep the two workers busy until the end instead of
-leaving one with a long browser file while the other has nothing left to do.
 """
 
 from __future__ import annotations
@@ -38,10 +34,3 @@ def pytest_runtest_protocol(item, nextitem):
             fcntl.flock(room, fcntl.LOCK_UN)
             if alone:
                 fcntl.flock(turnstile, fcntl.LOCK_UN)
-
-
-def pytest_collection_modifyitems(config, items):
-    if getattr(config, "workerinput", None) is None:  # one process: the files' own order
-        return
-    heavy = {item.path for item in items if item.get_closest_marker("slow") is not None}
-    items.sort(key=lambda item: item.path not in heavy)  # stable: each file's tests keep their order

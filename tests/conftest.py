@@ -1,10 +1,7 @@
 from pathlib import Path
 
 import pytest
-from alone import (  # noqa: F401  (the hooks that order the files for the two workers and run ``alone`` tests alone)
-    pytest_collection_modifyitems,
-    pytest_runtest_protocol,
-)
+from alone import pytest_runtest_protocol  # noqa: F401  (the hook that runs tests marked ``alone`` alone)
 
 from engine import Simulation
 from engine.host.acl_codes import ACL_MEM_MALLOC_HUGE_FIRST

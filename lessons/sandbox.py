@@ -253,7 +253,7 @@ _LIMITS = (
     "r.setrlimit(r.RLIMIT_FSIZE, (f, f))\n"
     "r.setrlimit(r.RLIMIT_NOFILE, (n, n))\n"
     "r.setrlimit(r.RLIMIT_CORE, (0, 0))\n"
-    "os.execv(sys.argv[5], sys.argv[5:])\n"
+    "os.execvp(sys.argv[5], sys.argv[5:])\n"
 )
 
 

@@ -223,7 +223,7 @@ def readings(tag: np.ndarray, rows: int, cols: int) -> list[tuple[bool, Format]]
     source's fractals or no way fits."""
     tag = np.asarray(tag).reshape(-1, 4)
     src = tag[:, SRC]
-    if not len(tag) or (src < 0).any() or len(np.unique(src)) != 1:
+    if not len(tag) or (src < 0).any() or (src != src[0]).any():  # one source's fractals only
         return []
     p = np.arange(len(tag))
     found = []

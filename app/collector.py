@@ -8,7 +8,7 @@ none of them collected an object. With a young collection every 10,000 allocatio
 a full one every 10 middle, which CPython further holds back until the long-lived objects grew by a quarter) the
 same command spends 0.04-0.05 s collecting. Cycles are still collected, a little later.
 
-A process that forks jobs freezes what it holds first (:func:`freeze_before_forks`): its jobs' collections then
+A process that forks jobs freezes what it holds first (:func:`before_forking_jobs`): its jobs' collections then
 neither walk nor touch (so never copy, page by page) the server's objects they inherit: what ``gc.freeze`` is for.
 """
 
@@ -24,7 +24,9 @@ def for_runs() -> None:
     gc.set_threshold(*RUN_THRESHOLDS)
 
 
-def freeze_before_forks() -> None:
-    """Move every object this process holds now out of the collector's reach (before it forks jobs)."""
+def before_forking_jobs() -> None:
+    """In a process about to fork jobs: collect for runs (its jobs inherit the thresholds) and move every object it
+    holds now out of the collector's reach."""
+    for_runs()
     gc.collect()
     gc.freeze()

@@ -336,7 +336,7 @@ def test_what_the_warm_up_did_is_in_every_job_and_a_failing_one_leaves_the_launc
 
 
 def test_a_job_collects_garbage_as_runs_need_and_never_walks_what_it_inherited(launched):
-    """A job sets the collector's thresholds for runs (app.collector: a few collections, not hundreds) and finds
+    """A job collects at the thresholds for runs (app.collector: a few collections, not hundreds) and finds
     the launcher's objects frozen (its collections neither walk nor copy what it inherited)."""
     launcher, cache = launched
     launcher.start("collector", ("c",))

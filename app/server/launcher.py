@@ -27,7 +27,7 @@ import threading
 import traceback
 from collections.abc import Callable
 
-from ..collector import for_runs, freeze_before_forks
+from ..collector import before_forking_jobs
 
 _SIZE = struct.Struct("!I")
 REAP_S = 0.2  # how often the launcher reaps its finished jobs while no request comes
@@ -56,7 +56,7 @@ class Launcher:
             code = 0
             try:
                 _warm(self._warm)
-                freeze_before_forks()
+                before_forking_jobs()
                 _serve(theirs, self._run)
             except BaseException:  # said on stderr; the process ends either way
                 traceback.print_exc()
@@ -109,7 +109,6 @@ def _serve(sock: socket.socket, run: Callable[[str, tuple], None]) -> None:
             sock.close()
             code = 0
             try:
-                for_runs()
                 run(name, args)
             except BaseException:  # a job's failure is its own; Dash reports what it stored
                 traceback.print_exc()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 
-from app.collector import for_runs, freeze_before_forks
+from app.collector import before_forking_jobs
 from app.server.celery_app import celery_for
 
 
@@ -18,8 +18,7 @@ def _build():
 
     create_app(lang=os.environ.get("ASCENDSIM_LANG", "en"))  # registers every background callback as a task
     app = celery_for(url)
-    for_runs()  # the pool's processes, forked from this one, run the jobs
-    freeze_before_forks()
+    before_forking_jobs()  # the pool's processes, forked from this one, run the jobs
     return app
 
 

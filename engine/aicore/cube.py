@@ -74,12 +74,14 @@ def matmul(a: np.ndarray, b: np.ndarray, k_step: int) -> np.ndarray:
     whole_a, whole_b = _operand(a, 1, k_step), _operand(b, 0, k_step)
     rows = max(1, min(m, _TILE // max(1, n)))  # a band of rows at a time: its partial sums stay in cache
     scratch = np.empty((rows, n), np.float64)
+    steps = list(enumerate(range(0, a.shape[1], k_step)))
+    b_steps = [whole_b.step(i, k0, k_step) for i, k0 in steps]  # the same for every band
     for r0 in range(0, m, rows):
         band_a = whole_a.rows(r0, r0 + rows)
         band = acc[r0 : r0 + rows]
         out = scratch[: band.shape[0]]
-        for i, k0 in enumerate(range(0, a.shape[1], k_step)):
-            _mmad(band, band_a.step(i, k0, k_step), whole_b.step(i, k0, k_step), k0 == 0, out)
+        for (i, k0), b_step in zip(steps, b_steps, strict=True):
+            _mmad(band, band_a.step(i, k0, k_step), b_step, k0 == 0, out)
     return acc
 
 

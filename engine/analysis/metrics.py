@@ -38,7 +38,7 @@ from ..trace.data import one_of
 from ..trace.detail import Flag, QueueOp
 from ..trace.intervals import covered, intersection, merged
 from .phases import phase_spans, phases, work_window
-from .pipes import group_leaders, kernel_core_type, kernel_metrics, kernel_rows, kernel_units
+from .pipes import group_leaders, kernel_core_type, kernel_metrics, kernel_rows, kernel_units, lane_busy
 
 MAX_DETAILED_KERNELS = 16
 SEED_IDEAL_HOST_RATIO = 0.1  # seed 6.1: the host should take at most 10 % of host + device time
@@ -335,12 +335,8 @@ def _rows_by_lane(t: TraceData, start: int, end: int):
 
 
 def _per_core_ratios(t: TraceData, cores, start: int, end: int) -> dict[str, dict[str, float]]:
-    c = t.columns
     duration = max(1, end - start)
-    work = one_of(c["kind"], (Kind.MOVE, Kind.COMPUTE)) & (c["end"] > start) & (c["start"] < end)
-    s = np.maximum(c["start"][work], start)
-    e = np.minimum(c["end"][work], end)
-    busy = np.bincount(c["lane"][work], weights=(e - s).astype(np.float64), minlength=len(t.lanes))
+    busy = lane_busy(t, start, end)
     out: dict[str, dict[str, float]] = {}
     for i in t.lanes_of(LaneKind.PIPE):
         lane = t.lanes[i]

@@ -26,16 +26,22 @@ def kernel_rows(trace: TraceData) -> np.ndarray:
     return np.flatnonzero(trace.rows_on(LaneKind.KERNELS) & (trace.kind == Kind.KERNEL))
 
 
+def lane_busy(trace: TraceData, start: int, end: int) -> np.ndarray:
+    """Per lane id: ps of its work (``MOVE`` and ``COMPUTE`` slices) inside ``[start, end]``."""
+    c = trace.columns
+    work = one_of(c["kind"], (Kind.MOVE, Kind.COMPUTE)) & (c["end"] > start) & (c["start"] < end)
+    s = np.maximum(c["start"][work], start)
+    e = np.minimum(c["end"][work], end)
+    return np.bincount(c["lane"][work], weights=(e - s).astype(np.float64), minlength=len(trace.lanes))
+
+
 def core_busy(trace: TraceData, start: int, end: int) -> dict[str, dict[str, int]]:
     """``{core label: {lane name: busy ps}}`` for the cores that ran blocks within ``[start, end]``."""
     c = trace.columns
     lanes = trace.lanes
     in_window = (c["end"] > start) & (c["start"] < end) & trace.rows_on(LaneKind.PIPE, LaneKind.BLOCK)
     ran = {lanes[int(i)].process for i in np.unique(c["lane"][in_window & (c["kind"] == Kind.BLOCK)])}
-    work = in_window & one_of(c["kind"], (Kind.MOVE, Kind.COMPUTE))
-    s = np.maximum(c["start"][work], start)
-    e = np.minimum(c["end"][work], end)
-    busy = np.bincount(c["lane"][work], weights=(e - s).astype(np.float64), minlength=len(lanes))
+    busy = lane_busy(trace, start, end)
     out: dict[str, dict[str, int]] = {core: {} for core in sorted(ran)}
     for i, lane in enumerate(lanes):
         if lane.process in out and lane.kind == LaneKind.PIPE:

@@ -29,8 +29,8 @@ from .schema import (
 
 
 def one_of(column: np.ndarray, values) -> np.ndarray:
-    """Per row: is ``column``'s value one of ``values`` (``np.isin``, by a lookup table for the narrow unsigned
-    columns ``kind`` and ``lane``: no cast of the whole column to int64)."""
+    """Per row: is ``column``'s value one of ``values`` (``np.isin``, by a lookup table for the narrow integer
+    columns, ``kind`` (uint8) and ``lane`` (int16): no cast of the whole column to int64)."""
     if column.dtype in (np.uint8, np.int16):
         wide = column.dtype == np.int16
         lo, hi = (-(1 << 15), 1 << 15) if wide else (0, 1 << 8)
@@ -319,7 +319,7 @@ class TraceData:
         out: dict[str, int] = {}
         mask = np.ones(len(self), dtype=bool) if kinds is None else one_of(c["kind"], kinds)
         if lane_kinds is not None:
-            mask &= np.isin(self.lane_kinds(), lane_kinds)[c["lane"]]
+            mask &= self.rows_on(*lane_kinds)
         lanes = c["lane"][mask]
         starts = c["start"][mask]
         ends = c["end"][mask]

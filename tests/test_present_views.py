@@ -2,6 +2,7 @@
 
 import json
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -297,3 +298,25 @@ def test_figures_read_without_scientific_notation(value, shown):
     from app.present.text import readable
 
     assert readable(value) == shown
+
+
+@pytest.mark.parametrize("shape", [(2048, 2048), (2000, 1000), (100, 37), (1, 5000), (5000, 1), (3, 200), (1, 1)])
+def test_a_heatmap_cell_is_the_mean_of_its_numbers_that_are_not_nan(shape):
+    """The cells' means (summed without a padded copy) are the means the padded nanmean gives, to the digit shown:
+    ragged last cells, NaN (left out of its cell's mean), +-inf, and a cell of NaN only (NaN)."""
+    rng = np.random.default_rng(7)
+    x = rng.uniform(-1, 1, shape).astype(np.float16)
+    with_nan = np.where(rng.random(shape) < 0.01, np.float16(np.nan), x)
+    infinite = x.copy()
+    infinite.flat[::7], infinite.flat[::11] = np.inf, -np.inf
+    rows, cols = shape
+    fr, fc = V.heat_cells(rows, cols, 48)
+    for values in (x, with_nan, infinite, np.full(shape, np.nan, np.float16)):
+        padded = np.full((-(-rows // fr) * fr, -(-cols // fc) * fc), np.nan)
+        padded[:rows, :cols] = values
+        with warnings.catch_warnings():  # NaN means: "Mean of empty slice", inf - inf: "invalid value"
+            warnings.simplefilter("ignore", RuntimeWarning)
+            heat, cell = V._downsample(values, 48)
+            want = np.nanmean(padded.reshape(padded.shape[0] // fr, fr, -1, fc), axis=(1, 3))
+        assert cell == [fr, fc]
+        assert str(heat) == str([[round(float(v), 4) for v in row] for row in want])

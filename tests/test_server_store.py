@@ -298,6 +298,28 @@ def test_the_first_views_are_prepared_in_the_job_as_a_request_would_render_them_
     assert not runs.views_path(spec, "zh").exists() and not runs.store.path(spec).exists()
 
 
+def test_the_job_plays_its_run_with_the_inputs_the_run_drew_not_drawn_again(tmp_path, monkeypatch):
+    """The job renders a run's first views with the A and B its scenario drew (drawing them again cost a 2048^3
+    job 0.06 s); another worker, which draws them from the run's parameters, renders the same views."""
+    from plotly.utils import PlotlyJSONEncoder
+
+    from app.web import render
+
+    drawn = []
+    draw = RunSpec.inputs
+    monkeypatch.setattr(RunSpec, "inputs", lambda spec: drawn.append(spec) or draw(spec))
+    request = {"scenario": "matmul", "profile": "ascend910b1", "params": {"m": 96, "n": 160, "k": 64}, "numerics": True}
+    runs = Runs(tmp_path)
+    runs.compute(request, "s" * 16, lambda _p, _v: None, "en")
+    assert drawn == []
+    views = runs.prepared_views(request, "en")
+    assert views[2]["data"] and any(trace.get("z") for trace in views[2]["data"])  # A and B drawn as heatmaps
+    other = Runs(tmp_path)
+    loaded = other.load(request)
+    assert drawn == [runs.spec(request)]
+    assert views == json.loads(json.dumps(render.run_views(loaded, "en", True), cls=PlotlyJSONEncoder))
+
+
 def test_a_worker_answers_a_playground_runs_first_requests_from_its_job_without_loading_it(tmp_path):
     """The page's first three questions about a playground run (its description, its views, its first window with
     the timeline and the pipeline) are answered from what the run's job kept: another worker answers them without

@@ -594,7 +594,7 @@ warmed = translate.cache_info()
 stored = sorted(str(f) for f in runs.directory.rglob("*.npz"))
 request = {{"scenario": "matmul", "params": {{"m": 256, "n": 192, "k": 320}}, "numerics": True}}
 spec, _s, cost = validate_request(request)
-runs.store.remember(spec, runs._simulate(spec, cost.events, lambda *a: None))
+runs.store.remember(spec, runs._simulate(spec, cost.events, lambda *a: None).result)
 runs.prepare(spec, request, "en")
 after = translate.cache_info()
 got = {{"stored": stored, "warmed": warmed.currsize, "misses": [warmed.misses, after.misses]}}

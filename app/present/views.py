@@ -345,10 +345,16 @@ def heat_cells(rows: int, cols: int, cells: int = 48) -> list[int]:
 def _downsample(values: np.ndarray, cells: int) -> tuple[list, list[int]]:
     rows, cols = values.shape
     fr, fc = heat_cells(rows, cols, cells)
-    pr, pc = -(-rows // fr) * fr, -(-cols // fc) * fc
-    padded = np.full((pr, pc), np.nan, dtype=np.float64)
-    padded[:rows, :cols] = values
-    blocks = np.nanmean(padded.reshape(pr // fr, fr, pc // fc, fc), axis=(1, 3))
+    # a cell is the mean of its numbers: the cells' sums over their sizes (the last row and column of cells may be
+    # smaller), without a padded copy; where a NaN made a sum NaN, the means of what is not NaN
+    row_starts, col_starts = np.arange(0, rows, fr), np.arange(0, cols, fc)
+    sums = np.add.reduceat(np.add.reduceat(values, col_starts, axis=1, dtype=np.float64), row_starts, axis=0)
+    blocks = sums / np.outer(np.diff(row_starts, append=rows), np.diff(col_starts, append=cols))
+    if np.isnan(sums).any():
+        pr, pc = len(row_starts) * fr, len(col_starts) * fc
+        padded = np.full((pr, pc), np.nan, dtype=np.float64)
+        padded[:rows, :cols] = values
+        blocks = np.nanmean(padded.reshape(pr // fr, fr, pc // fc, fc), axis=(1, 3))
     return [[round(float(v), 4) for v in row] for row in blocks], [fr, fc]
 
 
@@ -369,7 +375,7 @@ def matrices_view(replay: Replay, step: int, cells: int = 48, lang: str = "en") 
         heat = cell = None
         if inputs is not None and ident in inputs and not is_output:
             data = inputs[ident][info.offset :].view(np.dtype(info.dtype))[: shape[0] * shape[1]]
-            heat, cell = _downsample(data.reshape(shape).astype(np.float64), cells)
+            heat, cell = _downsample(data.reshape(shape), cells)
         tiles = []
         for core in s.cores:
             for b in core.buffers:

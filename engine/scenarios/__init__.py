@@ -122,6 +122,9 @@ class Param:
 class Outcome:
     correct: bool | None  # None when numerics were skipped
     details: dict = field(default_factory=dict)
+    # the named input arrays the run drew (what ``Scenario.inputs`` gives for its parameters), when it drew them:
+    # whoever replays the run right after it (the web job that renders its first views) need not draw them again
+    inputs: dict | None = field(default=None, repr=False, compare=False)
 
 
 # the seed of a scenario's seeded inputs: the same parameter in every scenario that draws them

@@ -173,7 +173,7 @@ def _matmul_program(
     for ptr, name, shape, dtype in zip(dev, "ABC", shapes, ("float16", "float16", out_t.name), strict=True):
         sim.name_tensor(ptr, name, shape, dtype)
     host = _host_buffers(acl, sizes)
-    a = b = None
+    a = b = inputs = None
     if sim.numerics:
         inputs = matmul_inputs({"m": m, "n": n, "k": k, "seed": seed})
         a, b = inputs["A"], inputs["B"]
@@ -211,7 +211,7 @@ def _matmul_program(
         details.update(max_abs_err=err, tolerance=tol)
     _teardown(acl, stream, dev, host)
     sim.extra.update(sim.runtime.ai_cores().memory.stats())
-    return Outcome(correct, details)
+    return Outcome(correct, details, inputs)
 
 
 def matmul_tolerance(ref: np.ndarray, k: int, out_dtype: str) -> float:

@@ -124,6 +124,7 @@ class Simulation(HostChecks):
         strict: bool = False,
         fast: bool = True,
         steady: bool = True,
+        verify: bool = True,
         progress: Callable[[int], None] | None = None,
     ):
         self.profile = load_profile(profile) if isinstance(profile, str | Path) else profile
@@ -131,6 +132,9 @@ class Simulation(HostChecks):
         self.strict = strict
         self.fast = fast  # let kernels with a fast path use it (identical programs, tested)
         self.steady = steady  # place repeated stretches of stamped steps by shifting (engine.aicore.steady; tested)
+        # with numerics: the host programs of engine.scenarios compare their results with numpy (Outcome.correct);
+        # off for a caller that shows no verdict (the checks make no API call: the trace is the same)
+        self.verify = verify
         self.clock = EventCore()
         self.trace = Trace()
         self.trace.on_progress = progress  # called with the trace rows so far, now and then (never prints)

@@ -1,6 +1,7 @@
 """Two runs of the same scenario produce identical traces, column for column."""
 
 import numpy as np
+import pytest
 
 from engine.scenarios.runner import run_scenario
 
@@ -19,3 +20,36 @@ def test_host_lifecycle_is_correct_and_repeatable():
     r2 = run_scenario("host-lifecycle", n=64)
     assert r1.outcome.correct is True
     assert r1.result.end_ps == r2.result.end_ps
+
+
+SMALL = {
+    "host-lifecycle": {"n": 64},
+    "pipeline": {"n": 64, "batches": 3, "streams": 2},
+    "matmul": {"m": 96, "n": 160, "k": 64},
+    "matmul-leaky-relu": {"m": 64, "n": 64, "k": 64},
+    "vector-add": {"length": 4096},
+    "debug-demo": {},
+    "dynamic-shapes": {},
+}
+
+
+def test_every_scenario_is_small_here():
+    from engine.scenarios import registry
+
+    assert set(SMALL) == set(registry())
+
+
+@pytest.mark.parametrize("name", sorted(SMALL))
+def test_a_run_not_compared_with_numpy_is_the_same_run_without_a_verdict(name):
+    """``verify=False`` (a caller that shows no verdict: the web playground, the TUI's walkthroughs) skips only the
+    comparison with numpy: the same trace, column for column, the same end, and no verdict, error or tolerance."""
+    checked = run_scenario(name, **SMALL[name])
+    unchecked = run_scenario(name, verify=False, **SMALL[name])
+    assert checked.outcome.correct is True
+    assert unchecked.outcome.correct is None
+    assert not {"max_abs_err", "tolerance"} & set(unchecked.outcome.details)
+    a, b = checked.result.trace, unchecked.result.trace
+    assert len(a) == len(b) > 0 and checked.result.end_ps == unchecked.result.end_ps
+    for column, values in a.columns.items():
+        np.testing.assert_array_equal(values, b.columns[column], err_msg=column)
+    assert a.names == b.names and a.lanes == b.lanes and a.srcs == b.srcs and a.details == b.details

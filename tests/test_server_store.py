@@ -298,20 +298,23 @@ def test_the_first_views_are_prepared_in_the_job_as_a_request_would_render_them_
     assert not runs.views_path(spec, "zh").exists() and not runs.store.path(spec).exists()
 
 
-def test_the_job_plays_its_run_with_the_inputs_the_run_drew_not_drawn_again(tmp_path, monkeypatch):
+def test_the_job_plays_its_run_with_the_inputs_the_run_drew_and_checks_nothing_it_does_not_show(tmp_path, monkeypatch):
     """The job renders a run's first views with the A and B its scenario drew (drawing them again cost a 2048^3
-    job 0.06 s); another worker, which draws them from the run's parameters, renders the same views."""
+    job 0.06 s), and does not compare C with numpy (a verdict no playground view shows: 0.1 s); another worker,
+    which draws A and B from the run's parameters, renders the same views."""
     from plotly.utils import PlotlyJSONEncoder
 
     from app.web import render
+    from engine.scenarios import kernels
 
-    drawn = []
-    draw = RunSpec.inputs
+    drawn, compared = [], []
+    draw, tolerance = RunSpec.inputs, kernels.matmul_tolerance
     monkeypatch.setattr(RunSpec, "inputs", lambda spec: drawn.append(spec) or draw(spec))
+    monkeypatch.setattr(kernels, "matmul_tolerance", lambda *a: compared.append(a) or tolerance(*a))
     request = {"scenario": "matmul", "profile": "ascend910b1", "params": {"m": 96, "n": 160, "k": 64}, "numerics": True}
     runs = Runs(tmp_path)
     runs.compute(request, "s" * 16, lambda _p, _v: None, "en")
-    assert drawn == []
+    assert drawn == [] and compared == []
     views = runs.prepared_views(request, "en")
     assert views[2]["data"] and any(trace.get("z") for trace in views[2]["data"])  # A and B drawn as heatmaps
     other = Runs(tmp_path)

@@ -146,10 +146,12 @@ def scenario_walkthrough(
     from engine.scenarios.runner import run_scenario
 
     progress("run")
-    run = run_scenario(name, profile, numerics=numerics, **params)
+    run = run_scenario(name, profile, numerics=numerics, verify=False, **params)  # the walkthrough shows no verdict
     progress("replay")
     make_inputs = run.scenario.inputs
-    inputs = make_inputs(run.params) if make_inputs is not None and numerics else None
+    inputs = run.outcome.inputs  # what the run drew, when it says (else drawn again from its parameters)
+    if inputs is None and make_inputs is not None and numerics:
+        inputs = make_inputs(run.params)
     replay = Replay(run.result, inputs=inputs, context={"params": run.params})
     progress("steps")
     progress("analysis")

@@ -308,8 +308,13 @@ class Runs(Exercises):
 
         report("simulating", {"events": 0, "total": events})
         try:
-            return run_scenario(
-                spec.scenario, spec.profile, numerics=spec.numerics, progress=progress, **dict(spec.params)
+            return run_scenario(  # no verdict (outcome.correct) is shown for a playground run: none is computed
+                spec.scenario,
+                spec.profile,
+                numerics=spec.numerics,
+                verify=False,
+                progress=progress,
+                **dict(spec.params),
             )
         except (ScenarioArgError, ScenarioFailed) as exc:
             raise RunRequestError(str(exc).splitlines()[0], exc.zh.splitlines()[0]) from None

@@ -120,7 +120,7 @@ class Param:
 
 @dataclass(frozen=True)
 class Outcome:
-    correct: bool | None  # None when numerics were skipped
+    correct: bool | None  # None when numerics were skipped, or the results not compared (``Simulation.verify``)
     details: dict = field(default_factory=dict)
     # the named input arrays the run drew (what ``Scenario.inputs`` gives for its parameters), when it drew them:
     # whoever replays the run right after it (the web job that renders its first views) need not draw them again

@@ -40,10 +40,14 @@ def run_scenario(
     profile: str | Profile = "ascend910b1",
     *,
     numerics: bool = True,
+    verify: bool = True,
     progress: Callable[[int], None] | None = None,
     **params,
 ) -> ScenarioRun:
     """Validate the parameters, run the scenario on a fresh simulation, finish it.
+
+    ``verify``: with numerics, compare the results with numpy (``outcome.correct``, its error and tolerance in
+    ``outcome.details``); a caller that shows no verdict skips it (a 2048^3 matmul's reference product: 0.1 s).
 
     ``progress`` is called now and then with the trace events recorded so far (see :mod:`.scenarios.cost`
     for the estimate of the total)."""
@@ -51,7 +55,7 @@ def run_scenario(
     prof = load_profile(profile) if isinstance(profile, str) else profile
     values = scenario.validate(prof, params)
     t0 = time.perf_counter()
-    sim = Simulation(prof, numerics=numerics, progress=progress)
+    sim = Simulation(prof, numerics=numerics, verify=verify, progress=progress)
     try:
         outcome = scenario.run(sim, **values)
     except ScenarioFailed as exc:  # say what the device reported, in one line

@@ -87,9 +87,11 @@ def test_matmul_is_the_stated_model_exactly(m, n, k, k_step, data):
 
 @pytest.mark.parametrize(("m", "n", "k", "k_step", "data"), [c for c in CASES if c[0] > 2])
 def test_matmul_in_bands_of_rows_is_the_same_model(m, n, k, k_step, data, monkeypatch):
-    """``matmul`` works a band of rows at a time (its partial sums stay in cache); bands of two rows and a
-    shorter last band give the reference's bytes."""
+    """``matmul`` works a band of rows at a time (its partial sums stay in cache), and finds its operands' bounds
+    a band at a time too; bands of two rows (of three, or of one K step, for the bounds) and a shorter last band
+    give the reference's bytes."""
     monkeypatch.setattr(cube, "_TILE", 2 * n)
+    monkeypatch.setattr(cube, "_MAGNITUDES", 3 * max(n, k))
     rng = np.random.default_rng(m + n + k)
     if data == "fp32":
         a, b = rng.standard_normal((m, k)).astype(np.float32), rng.standard_normal((k, n)).astype(np.float32)
@@ -302,3 +304,23 @@ def test_the_same_bytes_with_one_or_two_blas_threads():
         found.append(json.loads(child.stdout))
     assert found[0] == found[1]
     assert found[0]["plain"] == found[0]["fast"] == found[0]["replay"]
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("k_step", [1, 7, 16, 64])
+def test_fp16_bounds_found_band_by_band_are_the_whole_operands(axis, k_step, monkeypatch):
+    """An fp16 operand's largest magnitude and sum of magnitudes per K step, found through a small buffer a band
+    at a time (bands of one K step, a ragged last step, inf, NaN and all-zero lines), are those of the whole
+    array at once: fp16 sums are exact in fp64."""
+    rng = np.random.default_rng(k_step + axis)
+    x = wide(rng, (150, 97) if axis == 1 else (97, 150))
+    x.flat[::13], x.flat[::29] = np.inf, np.nan
+    x[3, :] = 0
+    x[:, 5] = 0
+    values = x.astype(np.float64)
+    magnitudes = np.abs(values)
+    whole = cube._per_step(np.maximum, magnitudes, axis, k_step), cube._per_step(np.add, magnitudes, axis, k_step)
+    monkeypatch.setattr(cube, "_MAGNITUDES", 150)
+    banded = cube._magnitudes_per_step(values, axis, k_step)
+    for got, want in zip(banded, whole, strict=True):
+        np.testing.assert_array_equal(got, want)

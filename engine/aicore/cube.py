@@ -72,13 +72,13 @@ def matmul(a: np.ndarray, b: np.ndarray, k_step: int) -> np.ndarray:
     values as the whole matrix does."""
     m, n = a.shape[0], b.shape[1]
     acc = np.zeros((m, n), np.float32)
-    whole_a, whole_b = _operand(a, 1, k_step), _operand(b, 0, k_step)
+    whole_b = _operand(b, 0, k_step)
     rows = max(1, min(m, _TILE // max(1, n)))  # a band of rows at a time: its partial sums stay in cache
     scratch = np.empty((rows, n), np.float64)
     steps = list(enumerate(range(0, a.shape[1], k_step)))
     b_steps = [whole_b.step(i, k0, k_step) for i, k0 in steps]  # the same for every band
     for r0 in range(0, m, rows):
-        band_a = whole_a.rows(r0, r0 + rows)
+        band_a = _operand(a[r0 : r0 + rows], 1, k_step)  # A's rows are independent: prepared band by band
         band = acc[r0 : r0 + rows]
         out = scratch[: band.shape[0]]
         for (i, k0), b_step in zip(steps, b_steps, strict=True):
@@ -87,8 +87,8 @@ def matmul(a: np.ndarray, b: np.ndarray, k_step: int) -> np.ndarray:
 
 
 def matmul_bytes(m: int, n: int, k: int) -> int:
-    """The memory :func:`matmul` holds for an m x k by k x n product: fp64 copies of A and B, an fp64
-    partial sum and the fp32 result."""
+    """The memory :func:`matmul` holds for an m x k by k x n product, at most: fp64 copies of A and B, an fp64
+    partial sum and the fp32 result (it holds a band of A's rows and of the partial sums at a time)."""
     return (m * k + k * n) * 8 + m * n * (8 + 4)
 
 
@@ -108,10 +108,6 @@ class _Operand:
     mass: np.ndarray
     axis: int
     fp16: bool
-
-    def rows(self, r0: int, r1: int) -> _Operand:
-        """Rows ``[r0, r1)`` of an A operand (``axis`` 1), bounds and all."""
-        return _Operand(self.values[r0:r1], self.peak[r0:r1], self.mass[r0:r1], self.axis, self.fp16)
 
     def step(self, i: int, k0: int, k_step: int) -> _Operand:
         """The operand of the loop's ``i``-th mmad: K from ``k0``, ``k_step`` deep."""

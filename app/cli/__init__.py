@@ -2,6 +2,6 @@
 calibrate, web and tui, one module per command family; :mod:`app.cli.usage` and :mod:`app.cli.budget` are how
 every command refuses bad input and runs too big for this machine."""
 
-from .command import EXIT_USAGE, UsageFailure, cli, main
+from .command import EXIT_USAGE, UsageFailure, cli, console, main
 
-__all__ = ("EXIT_USAGE", "UsageFailure", "cli", "main")
+__all__ = ("EXIT_USAGE", "UsageFailure", "cli", "console", "main")

@@ -1,7 +1,5 @@
 """``python -m app.cli``: the ``ascendsim`` command."""
 
-import sys
+from .command import console
 
-from .command import main
-
-sys.exit(main())
+console()

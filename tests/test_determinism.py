@@ -3,7 +3,9 @@
 import numpy as np
 import pytest
 
+from engine.scenarios import registry
 from engine.scenarios.runner import run_scenario
+from tests.scenario_sizes import SMALL
 
 
 def test_pipeline_traces_are_identical():
@@ -22,24 +24,7 @@ def test_host_lifecycle_is_correct_and_repeatable():
     assert r1.result.end_ps == r2.result.end_ps
 
 
-SMALL = {
-    "host-lifecycle": {"n": 64},
-    "pipeline": {"n": 64, "batches": 3, "streams": 2},
-    "matmul": {"m": 96, "n": 160, "k": 64},
-    "matmul-leaky-relu": {"m": 64, "n": 64, "k": 64},
-    "vector-add": {"length": 4096},
-    "debug-demo": {},
-    "dynamic-shapes": {},
-}
-
-
-def test_every_scenario_is_small_here():
-    from engine.scenarios import registry
-
-    assert set(SMALL) == set(registry())
-
-
-@pytest.mark.parametrize("name", sorted(SMALL))
+@pytest.mark.parametrize("name", sorted(registry()))
 def test_a_run_not_compared_with_numpy_is_the_same_run_without_a_verdict(name):
     """``verify=False`` (a caller that shows no verdict: the web playground, the TUI's walkthroughs) skips only the
     comparison with numpy: the same trace, column for column, the same end, and no verdict, error or tolerance."""

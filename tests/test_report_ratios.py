@@ -14,16 +14,8 @@ from hypothesis import strategies as st
 from engine.profiles.profile import list_profiles, load_profile
 from engine.scenarios import ScenarioArgError, registry
 from engine.scenarios.runner import analyze_run, run_scenario
+from tests.scenario_sizes import SMALL
 
-SMALL = {
-    "host-lifecycle": {"n": 128},
-    "pipeline": {"n": 256, "batches": 4, "streams": 2},
-    "matmul": {"m": 256, "n": 192, "k": 320},
-    "matmul-leaky-relu": {"m": 128, "n": 96, "k": 128},
-    "vector-add": {"length": 20_000},
-    "debug-demo": {"bug": "none"},
-    "dynamic-shapes": {"sequence": "random", "count": 3},
-}
 UNIT_RATIO = ("_ratio", "utilization", "overlap", "hit_rate", "_share", "balance_score", "memory_bound_index")
 
 

@@ -585,6 +585,10 @@ def test_the_playground_describes_its_scenario_and_parameters_in_chinese(tab):
     assert "fp32 累加" in p.inner_text("#pg-summary")
     tab.open("/playground")
     p.wait_for_function(f"() => {cjk}.test(document.getElementById('pg-summary')?.innerText || '')")
+    p.wait_for_function(  # the parameters come in their own answer, maybe after the summary's
+        f"() => {{ const t = [...document.querySelectorAll('#pg-params .param')].map(e => e.title);"
+        f" return t.length > 0 && t.every(x => {cjk}.test(x)); }}"
+    )
     titles = p.evaluate("() => [...document.querySelectorAll('#pg-params .param')].map(e => e.title)")
     assert titles and all(re.search("[\u4e00-\u9fff]", t) for t in titles), titles
     p.click("text=English")

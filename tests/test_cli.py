@@ -203,14 +203,15 @@ FINALIZED = "import atexit, sys\natexit.register(lambda: sys.stderr.write('final
         (["run", "matmul", "--m", "64", "--n", "64", "--k", "64", "--json"], 0, True),
         (["run", "pipeline", "--batches", "3"], 0, True),
         (["trace", "host-lifecycle", "--n", "64", "--out", "{tmp}/t.json"], 0, True),
+        (["compare", "--json", "pipeline", "--batches", "2", "--", "pipeline", "--batches", "3"], 0, True),
         (["profiles"], 0, False),  # nothing big built: the usual ending
         (["run", "matmul", "--m", "0"], 2, False),  # refused: the usual ending, its one line
     ],
 )
 def test_a_run_command_ends_its_process_without_tearing_its_run_down(tmp_path, args, code, quick):
-    """After ``run`` or ``trace`` wrote its output, the ``ascendsim`` process ends at once (Python's finalisation
-    freed an 8192^3 run object by object for 0.2 s): the output is whole and the exit status kept, and no exit
-    handler runs (this one prints "finalized"). Other commands, and refused ones, end the usual way."""
+    """After ``run``, ``trace`` or ``compare`` wrote its output, the ``ascendsim`` process ends at once (Python's
+    finalisation freed an 8192^3 run object by object for 0.2 s): the output is whole and the exit status kept, and
+    no exit handler runs (this one prints "finalized"). Other commands, and refused ones, end the usual way."""
     (tmp_path / "sitecustomize.py").write_text(FINALIZED)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
     argv = [a.replace("{tmp}", str(tmp_path)) for a in args]
@@ -219,8 +220,9 @@ def test_a_run_command_ends_its_process_without_tearing_its_run_down(tmp_path, a
     )
     assert out.returncode == code, out.stderr
     assert ("finalized" in out.stderr) is not quick, out.stderr
-    if "--json" in argv:
-        assert json.loads(out.stdout)["events"] > 0  # the whole object, flushed before the process ended
+    if "--json" in argv:  # the whole object, flushed before the process ended
+        doc = json.loads(out.stdout)
+        assert doc["events"] > 0 if argv[0] == "run" else doc["a"].startswith("pipeline")
     if argv[0] == "trace":
         assert json.loads((tmp_path / "t.json").read_text())["traceEvents"]
     if argv[:2] == ["run", "pipeline"]:

@@ -305,9 +305,10 @@ def compare(as_json: bool, runs: tuple[str, ...]) -> None:
     diff = diff_reports(*reports)
     if as_json:
         click.echo(json.dumps({"a": labels[0], "b": labels[1], **diff.to_dict()}))
-        return
-    click.echo(f"A: {labels[0]}\nB: {labels[1]}")
-    click.echo(render_comparison(diff))
+    else:
+        click.echo(f"A: {labels[0]}\nB: {labels[1]}")
+        click.echo(render_comparison(diff))
+    may_end_quickly()
 
 
 # -- registration ----------------------------------------------------------------------------------

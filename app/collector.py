@@ -8,7 +8,8 @@ none of them collected an object. With a young collection every 10,000 allocatio
 a full one every 10 middle, which CPython further holds back until the long-lived objects grew by a quarter) the
 same command spends 0.04-0.05 s collecting. Cycles are still collected, a little later.
 
-A process that forks jobs freezes what it holds first (:func:`before_forking_jobs`): its jobs' collections then
+A process that plays a run it has just simulated frees the simulation first (:func:`after_run`). A process that
+forks jobs freezes what it holds first (:func:`before_forking_jobs`): its jobs' collections then
 neither walk nor touch (so never copy, page by page) the server's objects they inherit: what ``gc.freeze`` is for.
 """
 
@@ -22,6 +23,15 @@ RUN_THRESHOLDS = (10_000, 10, 10)  # young, middle, full (CPython's defaults: 70
 def for_runs() -> None:
     """Collect as :data:`RUN_THRESHOLDS` says in this process (and in the processes it forks from now on)."""
     gc.set_threshold(*RUN_THRESHOLDS)
+
+
+def after_run() -> None:
+    """Free a finished run's simulation now, before its replay is built on top: the simulation is a graph of
+    reference cycles (the runtime, the kernel launches, their programs and steady-state memo), so only a full
+    collection frees it, and at :data:`RUN_THRESHOLDS` one may not come for a long time. Measured: 228 k objects
+    after an 8192^3 run, freed in 0.07-0.16 s; its web job's peak memory fell from 720-752 to 615-662 MB, the
+    same total time (its views, prepared next, reuse the memory). A 2048^3 run: 28 k objects, 0.01 s."""
+    gc.collect()
 
 
 def before_forking_jobs() -> None:

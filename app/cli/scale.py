@@ -2,20 +2,20 @@
 
 For each size N (2048^3 ... 16384^3 by default) a fresh child process (``python -m app.cli.scale N``) runs
 what ``ascendsim run matmul --m N --n N --k N --no-numerics`` runs (the scenario and its summary) and then
-builds the replay a UI steps through (:class:`~app.present.replay.Replay` and one ``state_at``); the parent
-measures the child's wall time and its peak resident memory (``wait4``). A row gives the run's wall time and
+builds the replay a UI steps through (:class:`~app.present.replay.Replay` and one ``state_at``); its wall time
+and its peak resident memory are measured from a small process of its own (:mod:`engine.tools.measured`: from
+the bench's, the peak would read at least the bench's). A row gives the run's wall time and
 its nanoseconds per trace event (growth linear in instructions keeps that flat), the replay's build time, the
-child's peak memory, and the bytes per event: the peak minus what the child held before the run (imports),
-over the events, replay included (issue 23: at most 200 B). A size this machine cannot run is refused
+child's peak memory, and the bytes per event: the peak minus what the child held before the run (its imports,
+those a run makes lazily included: a 128^3 run and its replay first), over the events, replay included (issue 23:
+at most 200 B). A size this machine cannot run is refused
 before it starts, with its estimate, by the check ``ascendsim run`` makes (:func:`app.cli.budget.check_budget`).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import resource
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -49,16 +49,13 @@ def scale_rows(sizes: tuple[int, ...] = SIZES, progress: Callable[[int], None] |
 
 
 def _measure(n: int) -> dict:
-    cmd = [sys.executable, "-m", "app.cli.scale", str(n)]
-    t0 = time.perf_counter()
-    child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    _pid, status, usage = os.wait4(child.pid, 0)
-    wall = time.perf_counter() - t0
-    out, err = child.stdout.read(), child.stderr.read()
-    if status != 0:
-        raise RuntimeError(f"scale run {n}^3 failed: {err.strip()}")
-    doc = json.loads(out)
-    peak = usage.ru_maxrss * 1024
+    from engine.tools.measured import measured
+
+    run = measured([sys.executable, "-m", "app.cli.scale", str(n)])
+    if run.status != 0:
+        raise RuntimeError(f"scale run {n}^3 failed: {run.stderr.strip()}")
+    doc = json.loads(run.stdout)
+    wall, peak = run.wall_s, run.peak_kb * 1024
     events = doc["events"]
     return {
         "events": events,
@@ -92,14 +89,20 @@ def render_rows(rows: list[dict]) -> list[str]:
 
 def _child(n: int) -> dict:
     """In the child: the run as ``ascendsim run`` makes it, then its replay; what the parent cannot see."""
+    from app.collector import after_run
     from app.present.replay import Replay
     from engine.scenarios.runner import run_scenario
 
+    warm = run_scenario("matmul", m=128, n=128, k=128, numerics=False)  # the modules a run and a replay import
+    Replay(warm.result).state_at(0)  # lazily: memory of the code, not of the run
+    del warm
+    after_run()
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     t0 = time.perf_counter()
     run = run_scenario("matmul", m=n, n=n, k=n, numerics=False)
     summary = run.summary()
     t1 = time.perf_counter()
+    after_run()  # as the UIs do before they build the replay (its time counts in the replay's)
     replay = Replay(run.result)
     replay.state_at(len(replay) // 2)
     t2 = time.perf_counter()

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from app.collector import after_run
 from engine.trace import Kind
 from engine.trace.locations import CoreRef
 
@@ -147,6 +148,7 @@ def scenario_walkthrough(
 
     progress("run")
     run = run_scenario(name, profile, numerics=numerics, verify=False, **params)  # the walkthrough shows no verdict
+    after_run()
     progress("replay")
     make_inputs = run.scenario.inputs
     inputs = run.outcome.inputs  # what the run drew, when it says (else drawn again from its parameters)

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from app.collector import after_run
 from app.files import atomic_path
 from app.present import Replay
 from app.present.frames import FrameSource, outline
@@ -138,6 +139,7 @@ class Runs(Exercises):
             with self.coordinator.slot(lambda ahead: report("queued", {"ahead": ahead})):
                 note = self.store.notes.pop(spec.key, None)
                 ran = self._simulate(spec, events, report)
+                after_run()
                 result = ran.result
                 report("storing", {})
                 self.store.remember(spec, result)

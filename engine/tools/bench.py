@@ -36,7 +36,6 @@ import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import time
 from collections import deque
@@ -50,6 +49,7 @@ from ..aicore.tensor import GlobalAddress, float16
 from ..host.acl_codes import ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE
 from ..scenarios.runner import run_scenario
 from ..simulation import Simulation
+from .measured import measured
 
 # issue 23's targets, on the machine it was measured on (judged as they are)
 TARGET_WALL_8192_S = 1.5  # the 8192^3 timing-only command, start-up included
@@ -226,15 +226,12 @@ def timing_run(n: int, rounds: int, factor: float = 1.0) -> tuple[Figure, Figure
     ]
     walls, peaks = [], []
     for _ in range(rounds):
-        t0 = time.perf_counter()
-        child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        _pid, status, usage = os.wait4(child.pid, 0)
-        walls.append(time.perf_counter() - t0)
-        out = child.stdout.read()
-        if status != 0:
-            raise RuntimeError(f"benchmark run failed: {child.stderr.read()}")
-        peaks.append(usage.ru_maxrss / 1024)
-        doc = json.loads(out)
+        run = measured(cmd)
+        if run.status != 0:
+            raise RuntimeError(f"benchmark run failed: {run.stderr}")
+        walls.append(run.wall_s)
+        peaks.append(run.peak_kb / 1024)
+        doc = json.loads(run.stdout)
     wall = statistics.median(walls)
     instructions = doc["instructions"]
     label = f"{n}^3, {instructions} instructions, kernel {doc['kernel_us']:.1f} us simulated, median of {rounds}"

@@ -38,3 +38,18 @@ def test_a_run_not_compared_with_numpy_is_the_same_run_without_a_verdict(name):
     for column, values in a.columns.items():
         np.testing.assert_array_equal(values, b.columns[column], err_msg=column)
     assert a.names == b.names and a.lanes == b.lanes and a.srcs == b.srcs and a.details == b.details
+
+
+@pytest.mark.parametrize("name", sorted(registry()))
+def test_a_run_hands_over_the_inputs_it_drew(name):
+    """A scenario that names its inputs (``Scenario.inputs``) returns the arrays its run drew, the same as drawing
+    them again from its parameters (what a replay shows); without numerics, or without named inputs, none."""
+    run = run_scenario(name, **SMALL[name])
+    if run.scenario.inputs is None:
+        assert run.outcome.inputs is None
+        return
+    drawn, again = run.outcome.inputs, run.scenario.inputs(run.params)
+    assert drawn is not None and drawn.keys() == again.keys()
+    for key, values in again.items():
+        np.testing.assert_array_equal(drawn[key], values, err_msg=key)
+    assert run_scenario(name, numerics=False, **SMALL[name]).outcome.inputs is None

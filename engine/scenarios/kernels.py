@@ -286,7 +286,7 @@ def run_vector_add(sim: Simulation, length: int, buffer_num: int, tile_length: i
     for ptr, name in zip(dev, "xyz", strict=True):
         sim.name_tensor(ptr, name, (length,), "float16")
     host = _host_buffers(acl, [nbytes] * 3)
-    x = y = None
+    x = y = inputs = None
     if sim.numerics:
         inputs = vector_add_inputs({"length": length, "seed": seed})
         x, y = inputs["x"], inputs["y"]
@@ -307,7 +307,7 @@ def run_vector_add(sim: Simulation, length: int, buffer_num: int, tile_length: i
         correct = err == 0.0
         details.update(max_abs_err=err, tolerance=0.0)
     _teardown(acl, stream, dev, host)
-    return Outcome(correct, details)
+    return Outcome(correct, details, inputs)
 
 
 def check_vector_add(profile, v: dict) -> None:

@@ -2,6 +2,7 @@
 column, every task, every finding and the end time are equal; and it does place stretches (also through the
 chain), so the comparison is not empty."""
 
+import gc
 from dataclasses import replace
 
 import numpy as np
@@ -12,7 +13,7 @@ from engine.aicore import steady
 from engine.aicore.matmul_tiling import auto_tiling, make_tiling
 from engine.kernels.matmul import matmul_tiled
 from engine.kernels.matmul_api import matmul_api_kernel
-from engine.scenarios.runner import get_scenario
+from engine.scenarios.runner import get_scenario, run_scenario
 from tests.kernel_helpers import inputs, to_device
 from tests.test_fast_path import assert_same_trace
 
@@ -139,3 +140,26 @@ def test_random_tilings_memo_on_and_off_give_the_same_run(placements):
         on = run_matmul(True, m, n, k, tiling, b_trans=b_trans)
         assert_same_run(off, on)
     assert placements["placed"] > 0
+
+
+def test_a_kernel_lets_go_of_its_scheduling_state_as_it_ends():
+    """A kernel's per-core runs, its blocks' programs and its stretch memo are freed when the kernel ends, by
+    reference counting: they refer to each other, and the garbage collector would find them only at a full
+    collection, after the trace (and, in a UI, the replay) had been built on top of them."""
+    from engine.aicore.dispatch import KernelScheduler, _CoreRun, _Group
+    from engine.aicore.program import Program
+
+    kinds = (KernelScheduler, _CoreRun, _Group, steady.StretchMemo, Program)
+
+    def alive() -> dict:
+        return {k.__name__: n for k in kinds if (n := sum(type(o) is k for o in gc.get_objects()))}
+
+    gc.collect()
+    assert alive() == {}
+    gc.disable()
+    try:
+        run = run_scenario("matmul", m=512, n=512, k=512, numerics=False)
+        assert len(run.result.trace) > 1000
+        assert alive() == {}
+    finally:
+        gc.enable()

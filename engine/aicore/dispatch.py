@@ -199,6 +199,19 @@ class KernelScheduler:
             raise KernelFault(0, "deadlock", *cross_message(stuck), {"block": stuck[0].block})
         return end
 
+    def let_go(self) -> None:
+        """Let go of the per-core state once the kernel has ended (the blocks' programs, the stretch memo, the
+        runs' typed arrays). Each run and its group refer to each other: without this, that memory would wait
+        for a full garbage collection, and a run's peak would hold it while the trace is frozen."""
+        for group in self.groups:
+            group.runs = []
+            group.queues = {}
+        for run in self.runs:
+            run.group = run.program = run.stretches = None
+        self.runs = []
+        self.memo = None
+        self._heap = []
+
     def _timed(self) -> int:
         """Instructions timed and not yet appended to the trace (for progress reports)."""
         return sum(run.base + run.cursor for run in self.runs if run.program is not None and run.starts is not None)

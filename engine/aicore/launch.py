@@ -194,7 +194,6 @@ class KernelLaunch:
         self.reads: tuple = ()
         self.writes: tuple = ()
         self.fault: KernelFault | None = None
-        self.scheduler: KernelScheduler | None = None
         self._gm_writes: list[tuple] = []
         self.scratch: dict = {}  # per-launch caches a fast path may keep (templates, the launch's product)
         self.after_blocks: list = []  # what a fast path completes once every block has run (background numerics)
@@ -308,7 +307,7 @@ class KernelLaunch:
         else:
             self.groups = [(core,) for core in self.cores]
         profile = self.sim.profile
-        self.scheduler = KernelScheduler(
+        scheduler = KernelScheduler(
             self.sim.trace,
             device.memory,
             profile.ps_per_cycle,
@@ -328,10 +327,10 @@ class KernelLaunch:
         )
         before = device.memory.stats()
         try:
-            end = self.scheduler.run(start)
+            end = scheduler.run(start)
         except KernelFault as fault:
             self.fault = fault
-            end = max([start, *[s[3] for s in self.scheduler.block_spans]])
+            end = max([start, *[s[3] for s in scheduler.block_spans]])
             code = fault.code or ACL_ERROR_RT_AICORE_TIMEOUT
             self.sim.report(
                 Finding(
@@ -348,6 +347,7 @@ class KernelLaunch:
         finally:
             for complete in self.after_blocks:
                 complete()
+            scheduler.let_go()
         self._check_block_overlaps(end)
         self.writes = _spans(self._gm_writes)
         after = device.memory.stats()

@@ -15,6 +15,7 @@ neither walk nor touch (so never copy, page by page) the server's objects they i
 
 from __future__ import annotations
 
+import ctypes
 import gc
 
 RUN_THRESHOLDS = (10_000, 10, 10)  # young, middle, full (CPython's defaults: 700, 10, 10)
@@ -26,14 +27,32 @@ def for_runs() -> None:
 
 
 def after_run() -> None:
-    """Free a finished run's simulation now, before its replay is built on top: the simulation is a graph of
-    reference cycles (the runtime, its streams, the kernel launches), so only a full collection frees it, and at
-    :data:`RUN_THRESHOLDS` one may not come for a long time. Measured: its web job's peak memory fell from
-    720-752 to 615-662 MB, the same total time (its views, prepared next, reuse the memory). Each kernel's
-    scheduling state (its blocks' programs, the steady-state memo), most of those objects, is freed as the kernel
-    ends (``KernelScheduler.let_go``): what is left after an 8192^3 run is 8 k objects, collected in 0.013 s
-    (229 k in 0.09 s when the collector had to find the scheduling state too); after a 2048^3 run, 0.007 s."""
+    """Free a finished run's simulation now, before its replay is built on top, and give the memory it freed back
+    to the system.
+
+    * The simulation is a graph of reference cycles (the runtime, its streams, the kernel launches), so only a full
+      collection frees it, and at :data:`RUN_THRESHOLDS` one may not come for a long time. Measured: its web job's
+      peak memory fell from 720-752 to 615-662 MB, the same total time (its views, prepared next, reuse the
+      memory). Each kernel's scheduling state (its blocks' programs, the steady-state memo), most of those objects,
+      is freed as the kernel ends (``KernelScheduler.let_go``): what is left after an 8192^3 run is 8 k objects,
+      collected in 0.013 s (229 k in 0.09 s when the collector had to find the scheduling state too).
+    * The C allocator keeps what a run freed in its heap, scattered between what lives on (the trace), and a replay
+      reuses only part of it: :func:`give_back` returns it. After a 2048^3 timing-only run the process's memory
+      falls from 47 to 43 MB, and the peak of the run and its replay from 12.0-13.1 MB over the process before it
+      to 11.5 MB (what the trace's freeze needs); after 8192^3, 204 MB are given back in 0.012 s, the peak falls
+      from 484 to 446 MB, and the replay takes 0.06 s longer (it touches fresh pages)."""
     gc.collect()
+    give_back()
+
+
+def give_back() -> None:
+    """Return the free memory of the C allocator's heap to the system (glibc's ``malloc_trim``; where the C library
+    has none, nothing)."""
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (AttributeError, OSError):
+        return
+    trim(0)
 
 
 def before_forking_jobs() -> None:

@@ -300,3 +300,36 @@ def test_the_matmul_whose_tiling_is_tiling_data_records_the_same_fast_and_slow()
         ref = a.astype(np.float32) @ b.astype(np.float32)
         assert np.max(np.abs(c.astype(np.float32) - ref)) <= matmul_tolerance(ref, k, "fp16")
     assert_same_trace(*runs)
+
+
+def test_a_stamped_copy_finds_the_values_of_an_allocation_it_met_at_that_offset_all_at_once():
+    """A stamped copy's GM tile keys and move details are kept per allocation and offset: a copy whose offset in
+    an allocation was met before takes every access's value there from what was found then, and only the accesses
+    to allocations at new offsets are found anew, in access order (a new detail record takes the next id, as in a
+    step run for real); the values come back in access order."""
+    from engine.kernels.stamp import ByAllocation
+
+    allocs = ["a", "b", "a", "c", "b"]
+    found = []
+
+    def finder(delta):
+        def value(i):
+            found.append(i)
+            return (allocs[i], delta[allocs[i]])
+
+        return value
+
+    by = ByAllocation(allocs)
+    first = {"a": 0, "b": 0, "c": 0}
+    assert by.values(first, finder(first)) == (("a", 0), ("b", 0), ("a", 0), ("c", 0), ("b", 0))
+    assert found == [0, 1, 2, 3, 4]
+    found.clear()
+    moved = {"a": 0, "b": 64, "c": 128}
+    assert by.values(moved, finder(moved)) == (("a", 0), ("b", 64), ("a", 0), ("c", 128), ("b", 64))
+    assert found == [1, 3, 4]  # a at offset 0 was met: its two accesses are not found again
+    found.clear()
+    mixed = {"a": 0, "b": 64, "c": 0}
+    assert by.values(mixed, finder(mixed)) == (("a", 0), ("b", 64), ("a", 0), ("c", 0), ("b", 64))
+    assert found == []
+    assert ByAllocation(["a"]).values({"a": 8}, lambda i: 7) == (7,)
+    assert ByAllocation([]).values({}, lambda i: 7) == ()

@@ -19,6 +19,7 @@ it is recorded (a stamped copy is the same instructions at other addresses).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from operator import itemgetter
 
 from engine.aicore.program import DETAIL, KEY, OP, SRC, XSET, XWAIT, Template
 from engine.trace.detail import Instr, Rect
@@ -59,15 +60,25 @@ class StepTemplate:
         srcs = ctx.sim.trace.srcs.items
         # cross-core flags in order: (is a set, flag id, source line of a wait)
         self.flags = [(ins[OP] == XSET, ins[KEY], srcs[ins[SRC]]) for ins in instrs if ins[OP] in (XSET, XWAIT)]
-        # a copy moved by the same number of bytes reads the same tile: its L2 key and detail are the same
-        self._keys: dict[tuple[int, int], int] = {}
-        self._details: dict[tuple[int, int], int] = {}
+        # a copy moved by the same number of bytes in an allocation reads the same tiles there: their L2 keys and
+        # details are the same
+        self._keys = ByAllocation([spec[0] for spec in self.reads])
+        self._details = ByAllocation([alloc for _instr, alloc in self.moves])
 
     def stamp(self, ctx, delta: Mapping[tuple, int], queues) -> None:
         """Append a copy of the step whose GM addresses in allocation ``a`` are ``delta[a]`` bytes further on."""
-        keys = [self._key(ctx, i, delta[spec[0]]) for i, spec in enumerate(self.reads)]
-        moved = [self._moved(ctx, i, delta[alloc]) for i, (_instr, alloc) in enumerate(self.moves)]
-        ctx.program.stamp(self.template, keys, moved)
+        memory = ctx.launch.device.memory
+        reads, moves = self.reads, self.moves
+
+        def key(i: int) -> int:  # the L2 tile key of GM read i
+            alloc, offset, rows, row_bytes, stride = reads[i]
+            return memory.tile_key(alloc, offset + delta[alloc], rows, row_bytes, stride)
+
+        def detail(i: int) -> int:  # the detail id of GM move i
+            instr, alloc = moves[i]
+            return ctx.launch.detail_id(moved(instr, delta[alloc]))
+
+        ctx.program.stamp(self.template, self._keys.values(delta, key), self._details.values(delta, detail))
         ctx.accesses.extend([None] * len(self.template.instrs))
         for alloc, start, rows, row_bytes, stride, src in self.writes:
             ctx.gm_writes.append((alloc, start + delta[alloc], rows, row_bytes, stride, src))
@@ -79,21 +90,36 @@ class StepTemplate:
             else:
                 group.cross_wait(ctx.role, flag, where)
 
-    def _key(self, ctx, i: int, delta: int) -> int:
-        """The L2 tile key of GM read ``i`` of a copy moved by ``delta`` bytes."""
-        found = self._keys.get((i, delta))
-        if found is None:
-            alloc, offset, rows, row_bytes, stride = self.reads[i]
-            found = ctx.launch.device.memory.tile_key(alloc, offset + delta, rows, row_bytes, stride)
-            self._keys[(i, delta)] = found
-        return found
 
-    def _moved(self, ctx, i: int, delta: int) -> int:
-        """The detail id of GM move ``i`` of a copy moved by ``delta`` bytes."""
-        found = self._details.get((i, delta))
-        if found is None:
-            found = self._details[(i, delta)] = ctx.launch.detail_id(moved(self.moves[i][0], delta))
-        return found
+class ByAllocation:
+    """The values of a template's GM accesses in one copy (its reads' tile keys, its moves' details), kept per
+    allocation and byte offset: a copy whose offset in allocation ``a`` was met before finds the values of every
+    access to ``a`` at once (the same A tile in every column block of B)."""
+
+    def __init__(self, allocs: list[tuple]) -> None:
+        self.allocs = list(dict.fromkeys(allocs))  # in order of first access
+        self._places = [[i for i, x in enumerate(allocs) if x == a] for a in self.allocs]
+        joined = [i for places in self._places for i in places]  # the accesses, allocation by allocation
+        at = {i: j for j, i in enumerate(joined)}
+        order = [at[i] for i in range(len(allocs))]
+        self._in_order = itemgetter(*order) if len(order) > 1 else tuple
+        self._found: dict[tuple, list] = {}
+
+    def values(self, delta: Mapping[tuple, int], value) -> tuple:
+        """Every access's value, in access order, in a copy moved by ``delta``. ``value(i)`` finds access
+        ``i``'s: called for the accesses to the allocations whose offsets are new, in access order (a new
+        detail record takes the next id, as it would in a step run for real)."""
+        found = [self._found.get((a, delta[a])) for a in self.allocs]
+        if None in found:
+            new = [k for k, f in enumerate(found) if f is None]
+            fresh = {i: value(i) for i in sorted(i for k in new for i in self._places[k])}
+            for k in new:
+                a = self.allocs[k]
+                found[k] = self._found[(a, delta[a])] = [fresh[i] for i in self._places[k]]
+        joined: list = []
+        for f in found:
+            joined += f
+        return self._in_order(joined)
 
 
 def moved(instr: Instr, delta: int) -> Instr:

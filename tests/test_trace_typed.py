@@ -130,3 +130,24 @@ def test_a_finished_simulations_trace_still_counts_every_event_it_recorded():
     assert len(sim.trace) > 0
     result = sim.finish()
     assert len(sim.trace) == len(result.trace) > 0
+
+
+def test_one_of_answers_as_isin_does_for_few_values_and_for_many():
+    """``one_of`` (a comparison per value when they are few, a lookup table when they are many) answers what
+    ``np.isin`` answers, on the narrow columns (``kind``: uint8, ``lane``: int16, negative values and values
+    outside the column's range included) and on the wide ones."""
+    from engine.trace.data import _FEW_VALUES, one_of
+
+    rng = np.random.default_rng(7)
+    columns = (
+        rng.integers(0, 256, 5000).astype(np.uint8),
+        rng.integers(-40, 40, 5000).astype(np.int16),
+        rng.integers(-40, 40, 5000).astype(np.int64),
+    )
+    for column in columns:
+        for count in (0, 1, 3, _FEW_VALUES, _FEW_VALUES + 1, 60):
+            values = [int(v) for v in rng.integers(-50, 300, count)] + [1 << 20, -(1 << 20)] * (count > 2)
+            found = one_of(column, values)
+            assert found.dtype == bool
+            np.testing.assert_array_equal(found, np.isin(column, values), err_msg=f"{column.dtype} {count}")
+        assert one_of(column, [int(column[0])]).any()

@@ -23,24 +23,33 @@ PIPE_KEYS = MappingProxyType({name: Pipe(i).name.lower() for i, name in enumerat
 
 def kernel_rows(trace: TraceData) -> np.ndarray:
     """The rows of the kernel-array lane: one per kernel that ran."""
-    return np.flatnonzero(trace.rows_on(LaneKind.KERNELS) & (trace.kind == Kind.KERNEL))
+    rows = np.flatnonzero(trace.kind == Kind.KERNEL)  # few: their lanes are looked at one by one
+    return rows[trace.lane_kinds()[trace.lane[rows]] == LaneKind.KERNELS]
 
 
 def lane_busy(trace: TraceData, start: int, end: int) -> np.ndarray:
     """Per lane id: ps of its work (``MOVE`` and ``COMPUTE`` slices) inside ``[start, end]``."""
     c = trace.columns
-    work = one_of(c["kind"], (Kind.MOVE, Kind.COMPUTE)) & (c["end"] > start) & (c["start"] < end)
-    s = np.maximum(c["start"][work], start)
-    e = np.minimum(c["end"][work], end)
-    return np.bincount(c["lane"][work], weights=(e - s).astype(np.float64), minlength=len(trace.lanes))
+    work = one_of(c["kind"], (Kind.MOVE, Kind.COMPUTE))
+    work &= c["end"] > start
+    work &= c["start"] < end
+    rows = np.flatnonzero(work)  # taken by index: quicker than three boolean selections
+    s = c["start"].take(rows)
+    e = c["end"].take(rows)
+    np.maximum(s, start, out=s)
+    np.minimum(e, end, out=e)
+    e -= s  # the time inside the window (bincount weighs it in float64)
+    return np.bincount(c["lane"].take(rows), weights=e, minlength=len(trace.lanes))
 
 
 def core_busy(trace: TraceData, start: int, end: int) -> dict[str, dict[str, int]]:
     """``{core label: {lane name: busy ps}}`` for the cores that ran blocks within ``[start, end]``."""
     c = trace.columns
     lanes = trace.lanes
-    in_window = (c["end"] > start) & (c["start"] < end) & trace.rows_on(LaneKind.PIPE, LaneKind.BLOCK)
-    ran = {lanes[int(i)].process for i in np.unique(c["lane"][in_window & (c["kind"] == Kind.BLOCK)])}
+    blocks = np.flatnonzero(c["kind"] == Kind.BLOCK)  # few: the window and the lanes are looked at on them
+    blocks = blocks[(c["end"][blocks] > start) & (c["start"][blocks] < end)]
+    on = np.unique(c["lane"][blocks])
+    ran = {lanes[int(i)].process for i in on[np.isin(trace.lane_kinds()[on], (LaneKind.PIPE, LaneKind.BLOCK))]}
     busy = lane_busy(trace, start, end)
     out: dict[str, dict[str, int]] = {core: {} for core in sorted(ran)}
     for i, lane in enumerate(lanes):
@@ -124,9 +133,10 @@ def kernel_units(trace: TraceData, profile: Profile, rows: np.ndarray) -> tuple[
     compute = (trace.kind == Kind.COMPUTE) & (cause >= 0)
 
     def by_cause(mask: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
-        return np.bincount(cause[mask], weights=None if weights is None else weights[mask], minlength=size)
+        rows = np.flatnonzero(mask)  # taken by index: quicker than boolean selections
+        return np.bincount(cause.take(rows), weights=None if weights is None else weights.take(rows), minlength=size)
 
-    flops = trace.flops.astype(np.float64)
+    flops = trace.flops  # int64: bincount weighs in float64, as it did the whole column cast
     blocks = by_cause((trace.kind == Kind.BLOCK) & (cause >= 0))
     cube = by_cause(compute & one_of(trace.lane, cube_lanes), flops)
     vector = by_cause(compute & one_of(trace.lane, vector_lanes), flops)

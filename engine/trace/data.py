@@ -28,10 +28,21 @@ from .schema import (
 )
 
 
+_FEW_VALUES = 8  # one_of compares a narrow column with each of at most this many values
+
+
 def one_of(column: np.ndarray, values) -> np.ndarray:
-    """Per row: is ``column``'s value one of ``values`` (``np.isin``, by a lookup table for the narrow integer
-    columns, ``kind`` (uint8) and ``lane`` (int16): no cast of the whole column to int64)."""
+    """Per row: is ``column``'s value one of ``values`` (``np.isin``; for the narrow integer columns, ``kind``
+    (uint8) and ``lane`` (int16), no cast of the whole column to int64: a comparison per value when they are few,
+    else a lookup table, whose gather costs as much as about a dozen comparisons)."""
     if column.dtype in (np.uint8, np.int16):
+        info = np.iinfo(column.dtype)
+        wanted = [v for v in map(int, values) if info.min <= v <= info.max]
+        if len(wanted) <= _FEW_VALUES:
+            found = np.zeros(len(column), dtype=bool)
+            for v in wanted:
+                found |= column == v
+            return found
         wide = column.dtype == np.int16
         lo, hi = (-(1 << 15), 1 << 15) if wide else (0, 1 << 8)
         table = np.zeros(hi - lo, dtype=bool)
@@ -225,7 +236,7 @@ class TraceData:
 
     def rows_on(self, *kinds: int) -> np.ndarray:
         """Per row: is it on a lane of one of these :class:`LaneKind`."""
-        return np.isin(self.lane_kinds(), kinds)[self.columns["lane"]]
+        return one_of(self.columns["lane"], self.lanes_of(*kinds))
 
     def core_lane(self, process: str, pipe: int) -> int | None:
         """The lane of ``pipe`` on the core named ``process`` ("AIC 3"), or None if that core has no such pipe."""

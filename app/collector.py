@@ -39,9 +39,9 @@ def after_run() -> None:
       collected in 0.013 s (229 k in 0.09 s when the collector had to find the scheduling state too).
     * The C allocator keeps what a run freed in its heap, scattered between what lives on (the trace), and a replay
       reuses only part of it: :func:`give_back` returns it. After a 2048^3 timing-only run the process's memory
-      falls from 47 to 43 MB, and the peak of the run and its replay from 12.0-13.1 MB over the process before it
-      to 11.5 MB (what the trace's freeze needs); after 8192^3, 204 MB are given back in 0.012 s, the peak falls
-      from 484 to 446 MB, and the replay takes 0.06 s longer (it touches fresh pages)."""
+      falls from 45 to 40 MB, and the peak of the run and its replay from 12.0-13.1 MB over the process before it
+      to 11.5 MB (what the trace's freeze needs); after 8192^3, about 170 MB are given back in 0.012 s, the peak
+      falls from 484 to 446 MB, and the replay takes 0.06 s longer (it touches fresh pages)."""
     gc.collect()
     give_back()
 

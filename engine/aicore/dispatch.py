@@ -200,17 +200,14 @@ class KernelScheduler:
         return end
 
     def let_go(self) -> None:
-        """Let go of the per-core state once the kernel has ended (the blocks' programs, the stretch memo, the
-        runs' typed arrays). Each run and its group refer to each other: without this, that memory would wait
-        for a full garbage collection, and a run's peak would hold it while the trace is frozen."""
+        """Let go of the per-core state once the kernel has ended (the blocks' programs, the stretch memo): each
+        run and its group refer to each other, so it would wait for a full garbage collection, held through the
+        trace's freeze."""
         for group in self.groups:
-            group.runs = []
-            group.queues = {}
+            group.runs, group.queues = [], {}
         for run in self.runs:
             run.group = run.program = run.stretches = None
-        self.runs = []
-        self.memo = None
-        self._heap = []
+        self.runs, self.memo, self._heap = [], None, []
 
     def _timed(self) -> int:
         """Instructions timed and not yet appended to the trace (for progress reports)."""

@@ -51,7 +51,7 @@ def give_back() -> None:
     has none, nothing)."""
     try:
         trim = ctypes.CDLL(None).malloc_trim
-    except (AttributeError, OSError):
+    except (AttributeError, OSError, TypeError):  # no such function; no C library to open (Windows: TypeError)
         return
     trim(0)
 

@@ -150,11 +150,8 @@ def scenario_walkthrough(
     run = run_scenario(name, profile, numerics=numerics, verify=False, **params)  # the walkthrough shows no verdict
     after_run()
     progress("replay")
-    make_inputs = run.scenario.inputs
-    inputs = run.outcome.inputs  # what the run drew, when it says (else drawn again from its parameters)
-    if inputs is None and make_inputs is not None and numerics:
-        inputs = make_inputs(run.params)
-    replay = Replay(run.result, inputs=inputs, context={"params": run.params})
+    # played with the inputs the run drew: every scenario that names its inputs hands them over (with numerics)
+    replay = Replay(run.result, inputs=run.outcome.inputs, context={"params": run.params})
     progress("steps")
     progress("analysis")
     replay.report()

@@ -27,7 +27,6 @@ from .schema import (
     LaneKind,
 )
 
-
 _FEW_VALUES = 8  # one_of compares a narrow column with each of at most this many values
 
 
@@ -44,11 +43,9 @@ def one_of(column: np.ndarray, values) -> np.ndarray:
                 found |= column == v
             return found
         wide = column.dtype == np.int16
-        lo, hi = (-(1 << 15), 1 << 15) if wide else (0, 1 << 8)
-        table = np.zeros(hi - lo, dtype=bool)
-        for v in map(int, values):
-            if lo <= v < hi:
-                table[v & 0xFFFF] = True  # a negative int16 at its unsigned bits
+        table = np.zeros(1 << (8 * column.itemsize), dtype=bool)
+        for v in wanted:
+            table[v & 0xFFFF] = True  # a negative int16 at its unsigned bits
         return table[column.view(np.uint16) if wide else column]
     return np.isin(column, values)
 

@@ -3,8 +3,8 @@
 Without a browser: the Dash components carry what the browser needs in both languages (the bundle's build, pins
 and licences: tests/test_web_bundles.py).
 
-In Debian's headless Chromium: a tiny Dash app holding only the editor and its buttons (every asset of the
-real dashboard loaded), served from this process on a free port. Typing edits the code, Ctrl+Z undoes, brackets
+In Debian's headless Chromium: a tiny Dash app holding only the editor and its buttons (the real dashboard's
+assets, loaded as it loads them: the bundle by the init script once the editor is in sight), served from this process on a free port. Typing edits the code, Ctrl+Z undoes, brackets
 close, Tab and Enter indent, a marked line gets ``#ex-error-line``, the draft survives a reload and a re-render,
 Reset brings the stub back, Download saves the code, and the page asks nothing of any host but this one.
 """
@@ -46,7 +46,7 @@ def test_components_carry_the_lesson_and_stub_and_speak_both_languages():
 # -- in the browser --------------------------------------------------------------------------------------------
 def page_app() -> Dash:
     """The editor, its buttons, and a button that makes Dash render the editor again (for another lesson)."""
-    app = Dash(__name__, assets_folder=str(ed.ASSETS), title="editor test")
+    app = Dash(__name__, assets_folder=str(ed.ASSETS), assets_ignore=ed.LAZY_ASSETS, title="editor test")
     app.layout = html.Div(
         [
             html.Div([*ed.editor_buttons("en"), html.Button("3", id="show-3"), html.Button("4", id="show-4")]),

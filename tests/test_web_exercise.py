@@ -150,6 +150,29 @@ def test_a_wrong_solution_fails_a_fixed_one_passes_and_plays_a_syntax_error_is_m
     context.close()
 
 
+def test_the_editor_is_loaded_when_the_exercise_tab_shows_it_not_with_every_page(browser, server):
+    """The CodeMirror bundle is not among the page's scripts: a lesson page is ready to step without it, and showing
+    the Exercise tab loads it once (the panel coming into sight: a click with no pointer over the tab first)."""
+    context = browser.new_context(viewport=VIEWPORT)
+    tab = Tab(context, server.url)
+    fetched = []
+    tab.page.on("request", lambda r: fetched.append(r.url) if "editor.bundle.js" in r.url else None)
+    tab.open(f"/?lesson={LESSON}")
+    tab.wait_steps(1, at_least=True)
+    tab.page.wait_for_selector("#ex-editor", state="attached")  # in the hidden panel
+    tab.page.wait_for_timeout(500)
+    assert fetched == [] and tab.page.evaluate("() => window.AscendSimEditor === undefined")
+    tab.page.evaluate("() => document.getElementById('tab-exercise').click()")
+    tab.page.wait_for_selector("#ex-editor .cm-content")
+    assert tab.page.evaluate("() => window.AscendSimEditor.getValue('ex-editor')") == STUB
+    assert len(fetched) == 1 and "/assets/editor.bundle.js" in fetched[0]
+    tab.page.click("#tab-views")
+    tab.page.click("#tab-exercise")  # shown again: nothing fetched again, the same editor
+    assert len(fetched) == 1 and tab.page.locator("#ex-editor .cm-editor").count() == 1
+    tab.assert_no_errors()
+    context.close()
+
+
 def test_the_same_flow_in_chinese(browser, server):
     context = browser.new_context(viewport=VIEWPORT)
     tab = Tab(context, server.url)

@@ -18,7 +18,7 @@ from dash import Dash
 from app.server import managers
 from app.server.store import DISK_BYTES
 
-from . import compare, exercise, layout, pages, player, playground
+from . import compare, editor, exercise, layout, pages, player, playground
 from .runs import Runs
 
 MAX_BODY_BYTES = 2 << 20  # a callback's request (a trainee's code included) is far smaller
@@ -70,6 +70,7 @@ def create_app(
     app = AscendSimDash(
         __name__,
         assets_folder=str(ASSETS),
+        assets_ignore=editor.LAZY_ASSETS,  # the code editor: loaded when the Exercise panel shows it
         suppress_callback_exceptions=True,
         title="AscendSim",
         update_title=None,

@@ -1,10 +1,12 @@
 """The code editor of a lesson's Exercise panel: the Dash components, and how the browser side loads.
 
 The editor is CodeMirror 6, built from pinned npm packages into ``assets/editor.bundle.js`` by
-``app/web/bundles/build.sh`` (committed: installing ascendsim needs no Node). Dash serves every ``.js`` file of
-``assets/`` on every page before its renderer starts, so the bundle is loaded before any callback runs.
-``assets/editor-init.js`` mounts the editor as soon as :func:`editor`'s element appears (a MutationObserver)
-and wires the buttons of :func:`editor_buttons`; nothing else on the page has to call ``mount``.
+``app/web/bundles/build.sh`` (committed: installing ascendsim needs no Node). Dash puts every ``.js`` file of
+``assets/`` on every page but those :data:`LAZY_ASSETS` matches: the bundle is loaded by ``assets/editor-init.js``
+when :func:`editor`'s element comes near the viewport (the Exercise panel shown) or the pointer reaches an element
+with :data:`PREFETCH` (the Exercise tab), so that a page load does not evaluate it (about 0.1 s). The init script
+mounts the editor as soon as the bundle has run and the element is there (a MutationObserver) and wires the
+buttons of :func:`editor_buttons`; nothing else on the page has to call ``mount``.
 
 The page decides, the browser draws (STYLE.md rule 18): Python puts the stub, the lesson number, the download
 name and the content's accessible label in data attributes; the JS only edits, stores drafts and draws marks.
@@ -45,6 +47,8 @@ ASSETS = Path(__file__).resolve().parent / "assets"
 BUNDLE = ASSETS / "editor.bundle.js"
 SOURCES = Path(__file__).resolve().parent / "bundles"  # package.json, package-lock.json, src/, build.sh
 
+LAZY_ASSETS = r"(^|/)editor\.bundle\.js$"  # Dash's ``assets_ignore``: served when asked for, not put on every page
+PREFETCH = "data-editor-prefetch"  # an element whose hover or focus starts loading the bundle
 EDITOR_ID = "ex-editor"
 RESET_ID = "ex-reset"
 DOWNLOAD_ID = "ex-download"

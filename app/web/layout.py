@@ -14,6 +14,7 @@ from app.present.messages import t as msg
 from app.present.playback import DEFAULT_SPEED, SPEEDS
 from engine.trace import Kind
 
+from . import editor
 from .figures import empty_figure
 
 LANGS = (("en", "English"), ("zh", "中文"))
@@ -369,7 +370,9 @@ def lessons_page(lang: str, lessons, number: int | None = None) -> html.Div:
     tabs = html.Div(
         [
             html.Button(ui.t("web.tab_views"), id="tab-views", className="tab on", n_clicks=0),
-            html.Button(ui.t("web.tab_exercise"), id="tab-exercise", className="tab", n_clicks=0),
+            html.Button(
+                ui.t("web.tab_exercise"), id="tab-exercise", className="tab", n_clicks=0, **{editor.PREFETCH: ""}
+            ),
             html.Button(ui.t("cpp.whole"), id="tab-cpp", className="tab", n_clicks=0),
         ],
         className="tabs",

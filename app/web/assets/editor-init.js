@@ -1,21 +1,52 @@
 /* AscendSim: connects the editor component of app/web/editor.py to window.AscendSimEditor (editor.bundle.js).
  *
- * An element with class "ascendsim-editor" is mounted as soon as it appears on the page (Dash renders pages
- * after the scripts load) and again when its data-lesson changes, with the stub, lesson and label its data
- * attributes carry. A click on a button with data-editor-action="reset" or "download" calls that function on
- * the editor named by its data-editor-target. Python decides what the attributes say; this file only
- * connects them. Dash loads the assets in name order, so this file runs before the bundle: it looks for
- * window.AscendSimEditor only when something happens.
+ * The bundle (CodeMirror, 380 KB) is not among the scripts of the page (app/web/app.py leaves it out): evaluating
+ * it cost every page load about 0.1 s, for an editor that only the Exercise tab shows. It is loaded once, from
+ * beside this file, when an element with class "ascendsim-editor" comes near the viewport (an IntersectionObserver:
+ * a hidden panel's element does not) or the pointer or focus reaches a button with data-editor-prefetch (the
+ * Exercise tab). Such an element is mounted as soon as the bundle is there, and again when its data-lesson
+ * changes, with the stub, lesson and label its data attributes carry. A click on a button with
+ * data-editor-action="reset" or "download" calls that function on the editor named by its data-editor-target.
+ * Python decides what the attributes say; this file only connects them. A page that lists the bundle among its
+ * scripts (Dash's default) has it already: this file then loads nothing.
  */
 (function () {
     "use strict";
     const hosts = document.getElementsByClassName("ascendsim-editor");  // live: cheap to look at often
+    const BUNDLE = "editor.bundle.js";
+    const here = document.currentScript ? document.currentScript.src : "";
+    const seen = new WeakSet();  // the hosts the IntersectionObserver watches
+    const near = "IntersectionObserver" in window ? new IntersectionObserver(function (entries) {
+        if (entries.some(function (e) { return e.isIntersecting; })) { load(); }
+    }, {rootMargin: "50% 0px"}) : null;
+    let asked = false;
 
     function api() { return window.AscendSimEditor; }
 
+    function load() {  // the bundle, once; mountAll when it has run
+        if (asked || api()) { return; }
+        asked = true;
+        if (near) { near.disconnect(); }
+        if (document.querySelector('script[src*="/' + BUNDLE + '"]')) { return; }  // listed by the page: coming
+        const script = document.createElement("script");
+        script.src = here ? here.replace(/editor-init\.js([?#].*)?$/, BUNDLE) : BUNDLE;
+        script.onload = mountAll;
+        script.onerror = function () { asked = false; };  // the next sight of an editor asks again
+        document.head.appendChild(script);
+    }
+
     function mountAll() {
         const editor = api();
-        if (!editor) { return; }
+        if (!editor) {
+            if (!asked && near) {
+                for (const el of Array.from(hosts)) {
+                    if (!seen.has(el)) { seen.add(el); near.observe(el); }
+                }
+            } else if (!near && hosts.length) {
+                load();
+            }
+            return;
+        }
         for (const el of Array.from(hosts)) {
             if (el.id && el.dataset.lesson !== undefined) {
                 editor.mount(el.id, {doc: el.dataset.stub || "", lesson: el.dataset.lesson, label: el.dataset.label});
@@ -41,6 +72,11 @@
         childList: true, subtree: true, attributes: true, attributeFilter: ["data-lesson"],
     });
     document.addEventListener("click", act);
+    function prefetch(event) {  // the Exercise tab under the pointer or the focus: the bundle is on its way
+        if (!asked && event.target.closest && event.target.closest("[data-editor-prefetch]")) { load(); }
+    }
+    document.addEventListener("pointerover", prefetch);
+    document.addEventListener("focusin", prefetch);
     if (document.readyState === "loading") {
         document.addEventListener("DOMContentLoaded", mountAll);
     } else {

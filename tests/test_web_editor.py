@@ -4,9 +4,10 @@ Without a browser: the Dash components carry what the browser needs in both lang
 and licences: tests/test_web_bundles.py).
 
 In Debian's headless Chromium: a tiny Dash app holding only the editor and its buttons (the real dashboard's
-assets, loaded as it loads them: the bundle by the init script once the editor is in sight), served from this process on a free port. Typing edits the code, Ctrl+Z undoes, brackets
-close, Tab and Enter indent, a marked line gets ``#ex-error-line``, the draft survives a reload and a re-render,
-Reset brings the stub back, Download saves the code, and the page asks nothing of any host but this one.
+assets, loaded as it loads them: the bundle by the init script once the editor is in sight), served from this
+process on a free port. Typing edits the code, Ctrl+Z undoes, brackets close, Tab and Enter indent, a marked line
+gets ``#ex-error-line``, the draft survives a reload and a re-render, Reset brings the stub back, Download saves the
+code, and the page asks nothing of any host but this one.
 """
 
 from __future__ import annotations

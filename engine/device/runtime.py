@@ -211,7 +211,7 @@ class DeviceRuntime(StreamScheduler):
             count[here] = stream.count + 1 + np.arange(len(here))
             stream.count += len(here)
             per_stream.append((stream, (here + t0).tolist()))
-        store.extend(*(x.tolist() for x in (plans, at, causes, srcs, count, know, copy_at)))
+        store.extend(plans, at, causes, srcs, count, know, copy_at)
         store.payload.update((t0 + i, p) for i, p in enumerate(payloads) if p is not None)
         for stream, mine in per_stream:
             stream.tasks.extend(mine)

@@ -373,11 +373,8 @@ def _stamped(stamp: Stamp, tasks: list, ks: np.ndarray, store, end: list) -> lis
     ]
 
 
-def _scatter(values: list, at: np.ndarray, new) -> None:
-    """``values[at[i]] = new[i]`` (``new``: an array or one number) for every i, through one slice of the list."""
-    if not len(at):
-        return
-    lo, hi = int(at.min()), int(at.max()) + 1
-    part = np.asarray(values[lo:hi], dtype=np.int64)
-    part[at - lo] = new
-    values[lo:hi] = part.tolist()
+def _scatter(values, at: np.ndarray, new) -> None:
+    """``values[at[i]] = new[i]`` (``new``: an array or one number) for every i, in place (``values``: a typed column
+    of the task store; the view lets go of it at once, so the column can grow again)."""
+    if len(at):
+        np.frombuffer(values, dtype=np.int64)[at] = new

@@ -234,9 +234,12 @@ class TaskRecords(Sequence):
             return []
         s = s - s.min()
         span = int(s.max()) + 1
-        pairs = np.unique(a * span + s)  # each (allocation, stream) once
-        allocations, per_allocation = np.unique(pairs // span, return_counts=True)
-        shared = np.isin(a, allocations[per_allocation > 1])
+        pairs = np.sort(a * span + s)  # (allocation, stream), sorted: a sort and two comparisons, not np.unique's hash
+        allocations = pairs[np.concatenate(([True], pairs[1:] != pairs[:-1]))] // span  # each pair once
+        again = allocations[1:] == allocations[:-1]  # an allocation met again: with another stream
+        if not again.any():
+            return []
+        shared = np.isin(a, allocations[1:][again])
         chosen = np.zeros(offset, dtype=bool)
         chosen[t[shared]] = True
         return np.flatnonzero(chosen).tolist()

@@ -3,8 +3,9 @@
 A task is a row: what it shares with every task of its kind on its stream (its :class:`TaskPlan`: its
 stream, kind, engine or cores and duration, name and size), when it was submitted, started and ended,
 the engine that ran it, the host call and source line that made it, and its vector-clock entry. Rows
-are list columns, appended one at a time (a host call) or a block at a time (a host call log), so
-tens of thousands of tasks cost no Python object each. Task ``i`` has submission number ``i + 1``.
+are typed columns (``array("q")``: numpy reads and writes them in place, without converting a list),
+appended one at a time (a host call) or a block at a time (a host call log), so tens of thousands of
+tasks cost no Python object each. Task ``i`` has submission number ``i + 1``.
 
 :class:`FinishedTasks` is the store frozen at the end of a run: plain data that builds each task's
 :class:`~engine.device.stream.TaskRecord` when read and answers the cross-stream check from its columns.
@@ -12,6 +13,7 @@ tens of thousands of tasks cost no Python object each. Task ``i`` has submission
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass
 
 import numpy as np
@@ -58,21 +60,21 @@ class TaskStore:
         self.plans: list[TaskPlan] = []
         self._plan_ids: dict[TaskPlan, int] = {}
         self._repeatable = np.zeros(0, dtype=bool)
-        self.plan: list[int] = []
-        self.submit: list[int] = []
-        self.start: list[int] = []
-        self.end: list[int] = []
-        self.unit: list[int] = []  # the copy engine that ran it, -1 otherwise
-        self.cause: list[int] = []  # trace row of the host call that made it
-        self.src: list[int] = []  # trace source id of that call's line
-        self.count: list[int] = []  # its stream's count: its own entry of its vector clock
-        self.know: list[int] = []  # what its stream knew before it: an index in the stream's ``known``
-        self.fin: list[int] = []  # its place in the order tasks finished, -1 until then
+        self.plan = array("q")
+        self.submit = array("q")
+        self.start = array("q")
+        self.end = array("q")
+        self.unit = array("q")  # the copy engine that ran it, -1 otherwise
+        self.cause = array("q")  # trace row of the host call that made it
+        self.src = array("q")  # trace source id of that call's line
+        self.count = array("q")  # its stream's count: its own entry of its vector clock
+        self.know = array("q")  # what its stream knew before it: an index in the stream's ``known``
+        self.fin = array("q")  # its place in the order tasks finished, -1 until then
         # the device event (numbered from 1) in which it ended step by step, -1 until then or when stamped
         # (see Stamper.end_events): where a call-by-call run appends its rows (engine.trace.order)
-        self.end_ev: list[int] = []
-        self.copy: list[int] = []  # a copy: its entry in ``copies``, else -1
-        self.copies: list[int] = []  # four numbers per copy: source allocation ident, offset, destination ident, offset
+        self.end_ev = array("q")
+        self.copy = array("q")  # a copy: its entry in ``copies``, else -1
+        self.copies = array("q")  # four numbers per copy: source allocation ident, offset, destination ident, offset
         self.payload: dict[int, object] = {}  # what a task computes or moves (a kernel, a CopyPlan with numerics)
         self.footprint: dict[int, tuple] = {}  # (reads, writes) of a kernel that runs its own code
         self.target: dict[int, int] = {}  # a wait: the record number it waits for
@@ -116,17 +118,19 @@ class TaskStore:
         self.end_ev.append(-1)
         self.copy.append(copy)
 
-    def extend(self, plan: list, submit: list, cause: list, src: list, count: list, know: list, copy: list) -> None:
-        """Append a block of tasks (a host call log's)."""
-        n = len(plan)
-        self.plan.extend(plan)
-        self.submit.extend(submit)
-        self.cause.extend(cause)
-        self.src.extend(src)
-        self.count.extend(count)
-        self.know.extend(know)
-        self.copy.extend(copy)
-        none = [-1] * n
+    def extend(self, plan, submit, cause, src, count, know, copy) -> None:
+        """Append a block of tasks (a host call log's): each argument an int64 numpy array of the block's values."""
+        for column, values in (
+            (self.plan, plan),
+            (self.submit, submit),
+            (self.cause, cause),
+            (self.src, src),
+            (self.count, count),
+            (self.know, know),
+            (self.copy, copy),
+        ):
+            column.frombytes(np.ascontiguousarray(values, dtype=np.int64).tobytes())
+        none = array("q", (-1,)) * len(plan)
         for column in (self.start, self.end, self.unit, self.fin, self.end_ev):
             column.extend(none)
 
@@ -137,15 +141,15 @@ class TaskStore:
             plans=tuple(self.plans),
             labels=dict(labels),
             known=dict(known),
-            plan=list(self.plan),
-            src=list(self.src),
-            submit=list(self.submit),
-            start=list(self.start),
-            end=list(self.end),
-            count=list(self.count),
-            know=list(self.know),
-            copy=list(self.copy),
-            copies=list(self.copies),
+            plan=self.plan[:],
+            src=self.src[:],
+            submit=self.submit[:],
+            start=self.start[:],
+            end=self.end[:],
+            count=self.count[:],
+            know=self.know[:],
+            copy=self.copy[:],
+            copies=self.copies[:],
             footprint=dict(self.footprint),
             error=dict(self.error),
         )
@@ -159,15 +163,15 @@ class FinishedTasks:
     plans: tuple
     labels: dict
     known: dict
-    plan: list
-    src: list
-    submit: list
-    start: list
-    end: list
-    count: list
-    know: list
-    copy: list
-    copies: list
+    plan: array  # the store's columns, copied (typed: see TaskStore)
+    src: array
+    submit: array
+    start: array
+    end: array
+    count: array
+    know: array
+    copy: array
+    copies: array
     footprint: dict
     error: dict
     first_seq: int = 1
@@ -213,15 +217,15 @@ class FinishedTasks:
         (``places``: where -> code, shared with the caller's other parts). See
         :meth:`engine.device.stream.TaskRecords.shared_tasks`."""
         plans = self.plans
-        plan = np.asarray(self.plan, dtype=np.int64)
-        copy = np.asarray(self.copy, dtype=np.int64)
+        plan = np.frombuffer(self.plan, dtype=np.int64)
+        copy = np.frombuffer(self.copy, dtype=np.int64)
         kinds = np.array([p.kind for p in plans], dtype=np.int64)[plan] if plans else plan
-        ran = (np.asarray(self.end, dtype=np.int64) >= 0) & np.isin(kinds, (TaskKind.COPY, TaskKind.KERNEL))
+        ran = (np.frombuffer(self.end, dtype=np.int64) >= 0) & np.isin(kinds, (TaskKind.COPY, TaskKind.KERNEL))
         stream = np.array([p.stream for p in plans], dtype=np.int64)[plan] if plans else plan
         task_parts, alloc_parts = [], []
         idx = np.flatnonzero((copy >= 0) & ran)
         if len(idx):
-            copies = np.asarray(self.copies, dtype=np.int64)
+            copies = np.frombuffer(self.copies, dtype=np.int64)
             for where, column in (("src_where", 0), ("dst_where", 2)):
                 place = np.array([places.setdefault(getattr(p, where), len(places)) for p in plans])
                 task_parts.append(idx)

@@ -27,10 +27,6 @@ class EventCore:
         heappush(self._heap, (time, self._seq, callback, arg))
         self._seq += 1
 
-    def peek(self) -> int | None:
-        """Time of the next event, or None when nothing is pending."""
-        return self._heap[0][0] if self._heap else None
-
     def step(self) -> bool:
         """Process the next event; False when there was none."""
         if not self._heap:

@@ -136,9 +136,6 @@ def test_navigation_filters_and_breakpoints():
     assert full.event(hit).core == aic1 and full.event(hit).lane.label.startswith("AIC 1/")
     assert not full.toggle_breakpoint(Breakpoint(core=aic1))
     assert full.next_breakpoint(0) is None
-    t = full.trace
-    mid = int(t.start[len(t) // 2])
-    assert full.trace.start[full.row(full.step_at_time(mid))] <= mid
 
 
 def test_a_slot_holds_its_content_since_the_last_alloc_before_its_write():

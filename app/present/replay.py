@@ -143,11 +143,6 @@ class Replay:
         """The last step at or before trace row ``row`` (0 if none)."""
         return max(0, int(np.searchsorted(self.steps, row, side="right")) - 1)
 
-    def step_at_time(self, ps: int) -> int:
-        """The last step that started at or before ``ps``."""
-        starts = self.trace.start[self.steps]
-        return max(0, int(np.searchsorted(starts, ps, side="right")) - 1)
-
     def next_where(self, step: int, rows: np.ndarray, forward: bool = True) -> int | None:
         """The next (or previous) step after ``step`` whose row is among ``rows`` (ascending), or None."""
         here = self.row(step)

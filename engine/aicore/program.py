@@ -143,10 +143,6 @@ class Program:
                 out.extend(copy)
         return out
 
-    def unmatched_waits(self) -> dict[int, int]:
-        """Flag keys whose waits outnumber their sets: key -> number of waits that can never end."""
-        return {k: w - self._sets[k] for k, w in self._waits.items() if w > self._sets[k]}
-
     def __len__(self) -> int:
         return self.length
 

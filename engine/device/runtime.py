@@ -231,7 +231,7 @@ class DeviceRuntime(StreamScheduler):
     def extend_copies(self, numbers: list) -> int:
         """Add copies' four numbers each (see :meth:`submit`); returns the first one's entry."""
         first = len(self.store.copies) // 4
-        self.store.copies.extend(numbers)
+        self.store.copies.frombytes(np.array(numbers, dtype=np.int64).tobytes())  # not int by int
         return first
 
     def _plan_columns(self, plans: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

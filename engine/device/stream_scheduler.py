@@ -12,9 +12,13 @@ from __future__ import annotations
 
 from heapq import heappop
 
+import numpy as np
+
 from ..trace import TASK_DETAIL, Kind
 from .copy_engine import CopyEnginePool
 from .stream import Stream, Task, TaskKind
+
+_SCAN = 256  # tasks ended_below looks at per step
 
 
 class StreamScheduler:
@@ -241,10 +245,18 @@ class StreamScheduler:
         self._see(len(self.finished))
 
     def ended_below(self) -> int:
-        """The first task that has not ended (every task below it has)."""
+        """The first task that has not ended (every task below it has): the store's end column read from the last
+        answer on, a few hundred tasks at a time (a host call log asks once per run of submissions)."""
         end, k = self.store.end, self.ended_floor
-        while k < len(end) and end[k] >= 0:
-            k += 1
+        n = len(end)
+        if k < n and end[k] >= 0:
+            ends = np.frombuffer(end, dtype=np.int64)  # a view, let go of on return (the column grows later)
+            while k < n:
+                open_ = np.flatnonzero(ends[k : k + _SCAN] < 0)
+                if len(open_):
+                    k += int(open_[0])
+                    break
+                k = min(n, k + _SCAN)
         self.ended_floor = k
         return k
 

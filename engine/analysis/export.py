@@ -51,23 +51,29 @@ def flag_flows(t: TraceData) -> list[tuple[int, int, str]]:
     if not len(flag_rows):
         return []
     lanes = t.lanes
+    rows = flag_rows[: 4 * MAX_FLOWS]
+    # each row's block on its core: the core's block starts searched for all its rows at once
+    procs = [lane.process for lane in lanes]
+    row_lanes = c["lane"][rows]
+    block_of = np.zeros(len(rows), dtype=np.int64)
     blocks = np.flatnonzero(c["kind"] == Kind.BLOCK)
-    block_starts: dict[str, np.ndarray] = {}
     for proc in _core_processes(t):
-        rows = blocks[[lanes[int(i)].process == proc for i in c["lane"][blocks]]]
-        block_starts[proc] = np.sort(c["start"][rows])
+        on = np.array([p == proc for p in procs], dtype=bool)
+        starts = np.sort(c["start"][blocks[on[c["lane"][blocks]]]])
+        mine = np.flatnonzero(on[row_lanes])
+        block_of[mine] = np.searchsorted(starts, c["start"][rows[mine]], side="right") - 1
     groups: dict[tuple, tuple[list[int], list[int]]] = {}
     cross: dict[tuple, list[int]] = {}  # (AI core, block, flag, core, is set) -> rows
-    for row in flag_rows[: 4 * MAX_FLOWS]:
-        d = t.detail_of(int(row))
-        lane = lanes[int(c["lane"][row])]
+    for row, lane_id, kind, block in zip(
+        rows.tolist(), row_lanes.tolist(), c["kind"][rows].tolist(), block_of.tolist(), strict=True
+    ):
+        d = t.detail_of(row)
+        lane = lanes[lane_id]
         proc = lane.process
-        starts = block_starts.get(proc)
-        block = int(np.searchsorted(starts, c["start"][row], side="right")) - 1 if starts is not None else 0
-        is_set = int(c["kind"][row]) == Kind.FLAG_SET
+        is_set = kind == Kind.FLAG_SET
         if isinstance(d, CrossFlag):
             group = lane.core if lane.core_type == "AIC" else lane.core // 2
-            cross.setdefault((group, block, d.flag, proc, is_set), []).append(int(row))
+            cross.setdefault((group, block, d.flag, proc, is_set), []).append(row)
             continue
         if isinstance(d, QueueOp):
             key = (proc, block, (d.flag_src, d.flag_dst), d.queue, d.purpose, d.slot)
@@ -78,7 +84,7 @@ def flag_flows(t: TraceData) -> list[tuple[int, int, str]]:
         else:
             continue
         sets, waits = groups.setdefault(key, ([], [], label))[:2]
-        (sets if is_set else waits).append(int(row))
+        (sets if is_set else waits).append(row)
     flows = []
     for sets, waits, label in groups.values():
         sets.sort(key=lambda r: c["start"][r])
@@ -101,17 +107,17 @@ def flag_flows(t: TraceData) -> list[tuple[int, int, str]]:
 def buffer_counters(t: TraceData, max_cores: int = 2) -> list[tuple[str, str, np.ndarray, np.ndarray]]:
     """Queue slots holding data, per core and position, for the first ``max_cores`` cores."""
     c = t.columns
-    sets = np.flatnonzero(c["kind"] == Kind.FLAG_SET)
-    out = []
     cores = set(_core_processes(t)[:max_cores])
+    on = t.lane_mask(lambda lane: lane.process in cores)
+    sets = np.flatnonzero((c["kind"] == Kind.FLAG_SET) & on[c["lane"]])  # the sets of those cores only
+    out = []
     series: dict[tuple[str, str], list[tuple[int, int]]] = {}
-    for row in sets:
-        proc = t.lanes[int(c["lane"][row])].process
-        d = t.detail_of(int(row))
-        if proc not in cores or not isinstance(d, QueueOp):
+    for row, lane_id, end in zip(sets.tolist(), c["lane"][sets].tolist(), c["end"][sets].tolist(), strict=True):
+        d = t.detail_of(row)
+        if not isinstance(d, QueueOp):
             continue
         delta = 1 if d.purpose == "data" else -1
-        series.setdefault((proc, d.position), []).append((int(c["end"][row]), delta))
+        series.setdefault((t.lanes[lane_id].process, d.position), []).append((end, delta))
     for (proc, position), events in sorted(series.items()):
         events.sort()
         times = np.array([e[0] for e in events], dtype=np.int64)

@@ -60,50 +60,44 @@ def to_chrome(
         events.append({"ph": "M", "name": "thread_sort_index", "pid": pid, "tid": tid, "args": {"sort_index": tid}})
 
     c = trace.columns
-    start, end, lane, kind, name = c["start"], c["end"], c["lane"], c["kind"], c["name"]
-    nbytes, flops, src, cause = c["nbytes"], c["flops"], c["src"], c["cause"]
     names, srcs = trace.names, trace.srcs
-    for i in range(len(trace)):
-        pid, tid = tids[int(lane[i])]
-        k = int(kind[i])
-        ev = {
-            "name": names[int(name[i])],
-            "cat": _CATEGORY[Kind(k)],
-            "pid": pid,
-            "tid": tid,
-            "ts": _us(int(start[i])),
-        }
+    category = {int(k): text for k, text in _CATEGORY.items()}
+    # the columns as lists: a row's values are plain ints, not a numpy scalar each (3.7 M rows: a third of the time)
+    lane, start, end = (c[col].tolist() for col in ("lane", "start", "end"))
+    kinds, name_ids, nbytes, flops, src_ids = (c[col].tolist() for col in ("kind", "name", "nbytes", "flops", "src"))
+    rows = zip(lane, kinds, name_ids, start, end, nbytes, flops, src_ids, strict=True)
+    for lane_i, k, name_i, t0, t1, nb, fl, src_i in rows:
+        pid, tid = tids[lane_i]
+        ev = {"name": names[name_i], "cat": category[k], "pid": pid, "tid": tid, "ts": t0 / 1e6}
         args = {}
-        if nbytes[i]:
-            args["bytes"] = int(nbytes[i])
-        if flops[i]:
-            args["flops"] = int(flops[i])
-        if src[i] >= 0:
-            args["src"] = srcs[int(src[i])]
+        if nb:
+            args["bytes"] = nb
+        if fl:
+            args["flops"] = fl
+        if src_i >= 0:
+            args["src"] = srcs[src_i]
         if args:
             ev["args"] = args
-        if end[i] > start[i]:
+        if t1 > t0:
             ev["ph"] = "X"
-            ev["dur"] = _us(int(end[i] - start[i]))
+            ev["dur"] = (t1 - t0) / 1e6
         else:
             ev["ph"] = "i"
             ev["s"] = "t"
         events.append(ev)
 
+    kind, cause = c["kind"], c["cause"]
     work = ~np.isin(kind, _INSTRUCTION_KINDS)  # instructions point at their launch through their block
     links = [(int(cause[i]), int(i), "caused", False) for i in np.flatnonzero((cause >= 0) & work)]
     links += [(*f, True) if len(f) == 3 else f for f in flows]
     for flow_id, (a, b, label, at_end) in enumerate(links, start=1):
-        pa, ta = tids[int(lane[a])]
-        pb, tb = tids[int(lane[b])]
+        pa, ta = tids[lane[a]]
+        pb, tb = tids[lane[b]]
         # a flow ends inside its target slice: at its start, or just before its end (a released wait)
-        end_ts = max(int(start[b]), int(end[b]) - 1) if at_end else int(start[b])
-        events.append(
-            {"ph": "s", "id": flow_id, "name": label, "cat": "flow", "pid": pa, "tid": ta, "ts": _us(int(start[a]))}
-        )
-        events.append(
-            {"ph": "f", "bp": "e", "id": flow_id, "name": label, "cat": "flow", "pid": pb, "tid": tb, "ts": _us(end_ts)}
-        )
+        end_ts = max(start[b], end[b] - 1) if at_end else start[b]
+        flow = {"id": flow_id, "name": label, "cat": "flow"}
+        events.append({"ph": "s", **flow, "pid": pa, "tid": ta, "ts": start[a] / 1e6})
+        events.append({"ph": "f", "bp": "e", **flow, "pid": pb, "tid": tb, "ts": end_ts / 1e6})
 
     for process, cname, times, values in counters:
         pid = pids.get(process)

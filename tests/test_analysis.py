@@ -11,7 +11,7 @@ import pytest
 from app.cli import main
 from engine.analysis import analyze
 from engine.analysis.compare import compare
-from engine.analysis.export import buffer_counters, chrome_document, flag_flows, write_pipe_csv
+from engine.analysis.export import buffer_counters, chrome_trace, flag_flows, write_pipe_csv
 from engine.analysis.metrics import run_metrics
 from engine.scenarios.runner import analyze_run, run_scenario
 
@@ -302,7 +302,7 @@ def test_chrome_flows_counters_and_detail(tmp_path):
         assert t.kind[s] == 7 and t.kind[w] == 8 and t.end[s] <= t.end[w]  # the set fires before the wait ends
     counters = buffer_counters(t)
     assert counters and all((values >= 0).all() and values.max() <= 2 for _, _, _, values in counters)
-    doc = chrome_document(run.result, detail_cores=1)
+    doc = json.loads(chrome_trace(run.result, detail_cores=1)[0])
     threads = {(e["pid"], e["args"]["name"]) for e in doc["traceEvents"] if e.get("name") == "thread_name"}
     kept = [e for e in doc["traceEvents"] if e["ph"] == "X" and e["name"] == "add"]
     assert kept and len({e["pid"] for e in kept}) == 1  # only one core's pipes kept

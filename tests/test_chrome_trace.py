@@ -6,7 +6,7 @@ from collections import defaultdict
 import numpy as np
 
 from engine.scenarios.runner import run_scenario
-from engine.trace.chrome import to_chrome
+from engine.trace.chrome import chrome_json
 
 
 def check_nesting(trace):
@@ -28,8 +28,10 @@ def test_structure_of_pipeline_trace():
     run = run_scenario("pipeline", "measured-accelerator", n=256, batches=4, streams=2)
     trace = run.result.trace
     check_nesting(trace)
-    doc = json.loads(json.dumps(to_chrome(trace)))
+    text, count = chrome_json(trace)
+    doc = json.loads(text)
     events = doc["traceEvents"]
+    assert count == len(events)
     meta = [e for e in events if e["ph"] == "M"]
     procs = {e["args"]["name"] for e in meta if e["name"] == "process_name"}
     assert {"Host", "Device 0 streams", "Device 0 copy engines", "Device 0 AI cores"} <= procs
@@ -58,18 +60,24 @@ def test_structure_of_pipeline_trace():
 
 def test_counters_and_extra_flows():
     trace = run_scenario("host-lifecycle", n=32).result.trace
-    doc = to_chrome(trace, flows=[(0, 1, "custom")], counters=[("Host", "bytes", np.array([0, 10]), np.array([1, 2]))])
+    text, _count = chrome_json(
+        trace, flows=[(0, 1, "custom")], counters=[("Host", "bytes", np.array([0, 10]), np.array([1, 2]))]
+    )
+    doc = json.loads(text)
     names = {e["name"] for e in doc["traceEvents"] if e["ph"] in ("s", "C")}
     assert {"custom", "bytes"} <= names
 
 
 def test_kernel_trace_nests_and_links_flags(tmp_path):
-    from engine.analysis.export import chrome_document
+    from engine.analysis.export import chrome_trace
 
     run = run_scenario("matmul", "ascend910b1", numerics=False, m=256, n=256, k=512)
     check_nesting(run.result.trace)
-    doc = json.loads(json.dumps(chrome_document(run.result)))
+    text, count = chrome_trace(run.result, metadata={"run": "矩阵乘 256"})
+    doc = json.loads(text)
+    assert json.dumps(doc) == text  # written as the encoder writes it (numbers, strings, separators), event by event
     events = doc["traceEvents"]
+    assert count == len(events) and doc["otherData"] == {"run": "矩阵乘 256"}
     threads = {(e["pid"], e["tid"]): e["args"]["name"] for e in events if e.get("name") == "thread_name"}
     assert {"SCALAR", "CUBE", "MTE1", "MTE2", "FIXP", "BLOCK"} <= set(threads.values())
     starts = {e["id"]: e for e in events if e["ph"] == "s"}

@@ -215,16 +215,16 @@ def _run_action(
 def _trace_action(
     scenario: Scenario, profile: str, no_numerics: bool, out: str, detail_cores: int | None, **values
 ) -> None:
-    from engine.analysis.export import chrome_document
+    from engine.analysis.export import chrome_trace
 
     run = prepare_run(scenario, profile, no_numerics, values, detail_cores=detail_cores)
     with Progress(run.events, f"{scenario.name}", run.seconds) as progress:
         done = _execute(run, progress)
         progress.stage = f"writing {out}"
-        doc = chrome_document(done.result, detail_cores, metadata={"scenario": scenario.name, "profile": profile})
+        text, count = chrome_trace(done.result, detail_cores, metadata={"scenario": scenario.name, "profile": profile})
         with write_atomically(out) as fh:
-            fh.write(json.dumps(doc))  # one C-encoded string: several times faster than json.dump's chunks
-    click.echo(f"wrote {len(doc['traceEvents'])} trace events to {out} (open it in https://ui.perfetto.dev)")
+            fh.write(text)
+    click.echo(f"wrote {count} trace events to {out} (open it in https://ui.perfetto.dev)")
     may_end_quickly()
 
 

@@ -178,10 +178,10 @@ class Callbacks:
         name = export_name(run)
         which = triggered(trigger)
         if which == "exp-chrome":
-            from engine.analysis.export import chrome_document
+            from engine.analysis.export import chrome_trace
 
-            doc = chrome_document(loaded.replay.result, metadata={"run": describe(run)})
-            return dcc.send_string(json.dumps(doc), f"{name}.trace.json"), ""
+            text, _count = chrome_trace(loaded.replay.result, metadata={"run": describe(run)})
+            return dcc.send_string(text, f"{name}.trace.json"), ""
         report = loaded.replay.report()
         if which == "exp-summary":
             doc = {"run": run, "events": loaded.events, "simulated_us": loaded.outline["end_us"], **report.to_dict()}

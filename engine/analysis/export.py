@@ -20,7 +20,7 @@ import numpy as np
 from ..aicore.pipes import LANE_NAMES
 from ..simulation import RunResult
 from ..trace import Kind, LaneKind, TraceData
-from ..trace.chrome import to_chrome
+from ..trace.chrome import chrome_json
 from ..trace.data import one_of
 from ..trace.detail import CrossFlag, Flag, QueueOp
 from ..trace.locations import CoreRef
@@ -126,12 +126,13 @@ def buffer_counters(t: TraceData, max_cores: int = 2) -> list[tuple[str, str, np
     return out
 
 
-def chrome_document(result: RunResult, detail_cores: int | None = None, metadata: dict | None = None) -> dict:
+def chrome_trace(result: RunResult, detail_cores: int | None = None, metadata: dict | None = None) -> tuple[str, int]:
+    """The run's Chrome trace (JSON text, see :func:`engine.trace.chrome.chrome_json`) and how many events it holds."""
     t = result.trace
     if detail_cores is None:
         detail_cores = len(_core_processes(t)) if len(t) <= CHROME_DETAIL else 2
     t = subset(t, detail_cores)
-    return to_chrome(t, flows=flag_flows(t), counters=buffer_counters(t), metadata=metadata)
+    return chrome_json(t, flows=flag_flows(t), counters=buffer_counters(t), metadata=metadata)
 
 
 def write_pipe_csv(path: str | Path, metrics: RunMetrics) -> Path:

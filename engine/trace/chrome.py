@@ -67,20 +67,27 @@ def chrome_json(
     where = {lane_id: f'"pid": {pid}, "tid": {tid}' for lane_id, (pid, tid) in tids.items()}
     lane, start, end = (c[col].tolist() for col in ("lane", "start", "end"))
     kinds, name_ids, nbytes, flops, src_ids = (c[col].tolist() for col in ("kind", "name", "nbytes", "flops", "src"))
+    heads: dict[tuple, str] = {}  # (name, kind, lane) -> the event's text up to its time
+    extras: dict[tuple, str] = {}  # (bytes, flops, source) -> its args' text
     for lane_i, k, name_i, t0, t1, nb, fl, src_i in zip(
         lane, kinds, name_ids, start, end, nbytes, flops, src_ids, strict=True
     ):
-        if nb or fl or src_i >= 0:
+        head = heads.get((name_i, k, lane_i))
+        if head is None:
+            head = f'{{"name": {names[name_i]}, "cat": {category[k]}, {where[lane_i]}, "ts": '
+            heads[name_i, k, lane_i] = head
+        more = extras.get((nb, fl, src_i))
+        if more is None:
             args = [f'"bytes": {nb}'] if nb else []
             if fl:
                 args.append(f'"flops": {fl}')
             if src_i >= 0:
                 args.append(f'"src": {srcs[src_i]}')
-            more = ', "args": {' + ", ".join(args) + "}"
+            more = extras[nb, fl, src_i] = ', "args": {' + ", ".join(args) + "}" if args else ""
+        if t1 > t0:
+            add(f'{head}{t0 / 1e6!r}{more}, "ph": "X", "dur": {(t1 - t0) / 1e6!r}}}')
         else:
-            more = ""
-        tail = f', "ph": "X", "dur": {(t1 - t0) / 1e6!r}}}' if t1 > t0 else ', "ph": "i", "s": "t"}'
-        add(f'{{"name": {names[name_i]}, "cat": {category[k]}, {where[lane_i]}, "ts": {t0 / 1e6!r}{more}{tail}')
+            add(f'{head}{t0 / 1e6!r}{more}, "ph": "i", "s": "t"}}')
 
     kind, cause = c["kind"], c["cause"]
     work = ~np.isin(kind, _INSTRUCTION_KINDS)  # instructions point at their launch through their block

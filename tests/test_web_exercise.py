@@ -165,7 +165,7 @@ def test_the_editor_is_loaded_when_the_exercise_tab_shows_it_not_with_every_page
     tab.page.evaluate("() => document.getElementById('tab-exercise').click()")
     tab.page.wait_for_selector("#ex-editor .cm-content")
     assert tab.page.evaluate("() => window.AscendSimEditor.getValue('ex-editor')") == STUB
-    assert len(fetched) == 1 and "/assets/editor.bundle.js" in fetched[0]
+    assert len(fetched) == 1 and "/assets/editor.bundle.js?m=" in fetched[0]  # versioned as Dash versions assets
     tab.page.click("#tab-views")
     tab.page.click("#tab-exercise")  # shown again: nothing fetched again, the same editor
     assert len(fetched) == 1 and tab.page.locator("#ex-editor .cm-editor").count() == 1

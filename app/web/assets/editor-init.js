@@ -29,7 +29,8 @@
         if (near) { near.disconnect(); }
         if (document.querySelector('script[src*="/' + BUNDLE + '"]')) { return; }  // listed by the page: coming
         const script = document.createElement("script");
-        script.src = here ? here.replace(/editor-init\.js([?#].*)?$/, BUNDLE) : BUNDLE;
+        // beside this file, with its query (Dash's ?m=: a new install is not served an old bundle from a cache)
+        script.src = here ? here.replace(/editor-init\.js(?=[?#]|$)/, BUNDLE) : BUNDLE;
         script.onload = mountAll;
         script.onerror = function () { asked = false; };  // the next sight of an editor asks again
         document.head.appendChild(script);

@@ -53,12 +53,11 @@ def flag_flows(t: TraceData) -> list[tuple[int, int, str]]:
     lanes = t.lanes
     rows = flag_rows[: 4 * MAX_FLOWS]
     # each row's block on its core: the core's block starts searched for all its rows at once
-    procs = [lane.process for lane in lanes]
     row_lanes = c["lane"][rows]
     block_of = np.zeros(len(rows), dtype=np.int64)
     blocks = np.flatnonzero(c["kind"] == Kind.BLOCK)
     for proc in _core_processes(t):
-        on = np.array([p == proc for p in procs], dtype=bool)
+        on = t.lane_mask(lambda lane, proc=proc: lane.process == proc)
         starts = np.sort(c["start"][blocks[on[c["lane"][blocks]]]])
         mine = np.flatnonzero(on[row_lanes])
         block_of[mine] = np.searchsorted(starts, c["start"][rows[mine]], side="right") - 1

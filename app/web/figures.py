@@ -15,7 +15,15 @@ import math
 from app.present.messages import t as msg
 from app.present.text import readable
 
-from .figures_matrices import CHAR_PX, CORE_COLOURS, landing_grid, matrices_figure, matrix_axes, tile_shapes
+from .figures_matrices import (
+    CORE_COLOURS,
+    TICK_PX,
+    landing_grid,
+    matrices_figure,
+    matrix_axes,
+    text_px,
+    tile_shapes,
+)
 
 KIND_COLOURS = {
     "CALL": "#4c78a8",
@@ -44,6 +52,16 @@ STAGE_COLOURS = {
 WEBGL_BARS = 1500  # above this many bars the timeline draws with WebGL (scattergl)
 LANE_PX = 22
 _FONT = {"family": "system-ui, sans-serif", "size": 11}
+
+
+TITLE_LINE_PX = 18  # px: an axis title's line, beside or under its tick labels
+
+
+def _left_margin(labels: list[str], title: bool = False) -> int:
+    """Room left of a chart for its y tick ``labels`` (and the axis title beside them when ``title``). Computed
+    here rather than by plotly's ``automargin``, which draws a chart twice, the second time with the margin it
+    measured the first time: about half of what the browser spends on a run's charts."""
+    return round(max([text_px(text) for text in labels] or [0.0]) + TICK_PX + 6 + (TITLE_LINE_PX if title else 0))
 
 
 def _base_layout(height: int, **extra) -> dict:
@@ -174,7 +192,6 @@ def timeline_figure(view: dict, labels: dict, x_range: list | None = None) -> di
             "categoryarray": list(reversed(names)),
             "type": "category",
             "range": [-0.5, len(names) - 0.5],
-            "automargin": True,
             "fixedrange": True,
         },
         shapes=[],
@@ -182,7 +199,7 @@ def timeline_figure(view: dict, labels: dict, x_range: list | None = None) -> di
         uirevision="timeline",
         dragmode="zoom",
     )
-    layout["margin"] = {"l": 8, "r": 8, "t": 8, "b": 36}
+    layout["margin"] = {"l": _left_margin(names), "r": 8, "t": 8, "b": 36}
     return {"data": data, "layout": layout}
 
 
@@ -233,11 +250,10 @@ def pipeline_figure(view: dict, time_label: str) -> dict:
             "categoryorder": "array",
             "categoryarray": list(reversed(labels)),
             "type": "category",
-            "automargin": True,
         },
         meta={"cursor_us": view["cursor_us"]},
     )
-    layout["margin"] = {"l": 8, "r": 8, "t": 34, "b": 40}
+    layout["margin"] = {"l": _left_margin(labels), "r": 8, "t": 34, "b": 40}
     return {"data": data, "layout": layout}
 
 
@@ -251,8 +267,9 @@ def pipe_ratio_figure(ratios: dict, title: str, words: dict | None = None) -> di
     layout = _base_layout(
         max(120, 40 + 18 * len(names)),
         xaxis={"title": {"text": title}, "range": [0, 100]},
-        yaxis={"automargin": True, "categoryorder": "array", "categoryarray": list(reversed(names))},
+        yaxis={"categoryorder": "array", "categoryarray": list(reversed(names))},
     )
+    layout["margin"]["l"] = _left_margin(names)
     bar = {"type": "bar", "orientation": "h", "x": values, "y": names, "marker": {"color": "#4c78a8"}}
     bar.update(text=[f"{v:.1f} %" for v in values], textposition="auto", customdata=ids)
     bar["hovertemplate"] = "%{y} · %{customdata}: %{x} %<extra></extra>"
@@ -325,8 +342,7 @@ def roofline_figure(roofline: list[dict], labels: dict) -> dict:
             # its name on the slope where no kernel is (a kernel's roof dashes are drawn at its intensity), far
             # enough from the left edge for the name (written left of the spot) to fit inside the chart
             text = labels["hbm"].format(tbps=readable(float(f"{bw:.3g}")))
-            wide = len(text) + sum(ord(ch) >= 0x2E80 for ch in text)  # a CJK character is two digits wide
-            room = lo * (hi / lo) ** ((CHAR_PX * wide + 12) / ROOFLINE_PLOT_PX)
+            room = lo * (hi / lo) ** ((text_px(text) + 12) / ROOFLINE_PLOT_PX)
             spots = [start * (ridge / start) ** f for f in (0.5, 0.35, 0.65, 0.2, 0.8)]
             spots = [v for v in spots if v >= room] or [max(spots)]
             middle = max(spots, key=lambda v: min(abs(math.log10(v / x)) for x in xs))
@@ -399,7 +415,7 @@ def roofline_figure(roofline: list[dict], labels: dict) -> dict:
             }
         )
     xticks, yticks = log_ticks(lo, hi), log_ticks(bottom, top)
-    axis = {"type": "log", "tickmode": "array", "automargin": True, "showline": True, "linecolor": "#bbbbbb"}
+    axis = {"type": "log", "tickmode": "array", "showline": True, "linecolor": "#bbbbbb"}
     layout = _base_layout(
         260,
         xaxis={
@@ -417,7 +433,8 @@ def roofline_figure(roofline: list[dict], labels: dict) -> dict:
             "title": {"text": labels["tflops"]},
         },
     )
-    layout["margin"] = {"l": 8, "r": 8, "t": 8, "b": 8}
+    # under the plot: a row of tick labels and the axis title
+    layout["margin"] = {"l": _left_margin(yticks[1], title=True), "r": 8, "t": 8, "b": 2 * TITLE_LINE_PX + 8}
     return {"data": data, "layout": layout}
 
 
@@ -446,8 +463,9 @@ def compare_bars_figure(rows: list[tuple[str, float | None, float | None]], name
         max(160, 50 + 30 * len(rows)),
         barmode="group",
         showlegend=True,
-        yaxis={"automargin": True, "categoryorder": "array", "categoryarray": list(reversed(keys))},
+        yaxis={"categoryorder": "array", "categoryarray": list(reversed(keys))},
     )
+    layout["margin"]["l"] = _left_margin(keys)
     return {"data": data, "layout": layout}
 
 

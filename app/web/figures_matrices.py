@@ -46,7 +46,11 @@ CORE_COLOURS = (
     "#bf7fbf",
 )
 NOMINAL_WIDTH = 520  # px: the figure width the layout is computed for (the matrices panel on a laptop screen)
-CHAR_PX = 6.6  # px: the width of a digit or a separator at the figure's font size
+# px at the figures' font size (11 px), as DejaVu Sans draws it (Linux's default sans-serif, among the widest): a
+# digit and most lowercase letters; the narrow and wide ones; an uppercase letter; a CJK character (one em)
+CHAR_PX = 7.0
+NARROW_PX, SEMI_PX, UPPER_PX, WIDE_PX = 3.5, 4.4, 8.6, 11.0
+_NARROW, _SEMI, _WIDE = frozenset(" ijlI.,:;'|!·"), frozenset("ftr()[]/\\-"), frozenset("mwMW%@")
 TICK_PX = 4  # px: a tick mark and the space between it and its label
 TITLE_PX = 18  # px: one line of a subplot's title
 XLABELS_PX = 18  # px: the row of x tick labels under a subplot
@@ -82,23 +86,33 @@ def axis_ticks(extent: int, parts: int = 2) -> tuple[list[int], list[str]]:
     return values, [readable(v) for v in values]
 
 
-def _label_px(text: str) -> float:
-    """About how wide a tick label (digits and separators) is drawn."""
-    return CHAR_PX * len(text)
+def text_px(text: str) -> float:
+    """About how wide ``text`` is drawn at the figures' font size (at most, in the widest common font)."""
+    px = 0.0
+    for ch in text:
+        if ch in _NARROW:
+            px += NARROW_PX
+        elif ch in _SEMI:
+            px += SEMI_PX
+        elif ch in _WIDE or ord(ch) >= 0x2E80:
+            px += WIDE_PX
+        else:
+            px += UPPER_PX if ch.isupper() else CHAR_PX
+    return px
 
 
 def _ylabels_px(rows: int, kind: str) -> float:
     """Room left of a subplot for its row tick labels (none on a 1 x N strip)."""
     if kind == "row":
         return 0.0
-    return max(_label_px(t) for t in axis_ticks(rows)[1]) + TICK_PX + 2
+    return max(text_px(t) for t in axis_ticks(rows)[1]) + TICK_PX + 2
 
 
 def _overhang_px(cols: int, kind: str, parts: int) -> float:
     """How far the last column tick label reaches past a subplot's right edge (its centre is on the edge)."""
     if kind == "col":
         return 0.0
-    return _label_px(axis_ticks(cols, parts)[1][-1]) / 2 + 2
+    return text_px(axis_ticks(cols, parts)[1][-1]) / 2 + 2
 
 
 def _title(tensor: dict) -> tuple[str, str]:
@@ -337,5 +351,6 @@ __all__ = (
     "matrices_figure",
     "matrix_axes",
     "tensor_kind",
+    "text_px",
     "tile_shapes",
 )

@@ -6,7 +6,7 @@ chart's edge, or a y label running into the plot area, fails here."""
 
 import pytest
 
-from tests.web_browser import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, Server, Tab, need_browser
+from tests.web_browser import VIEWPORT, Tab, browser_and_server
 
 pytestmark = pytest.mark.slow
 
@@ -36,17 +36,10 @@ CHARTS_JS = "() => [...document.querySelectorAll('.js-plotly-plot')].filter(gd =
 
 @pytest.fixture(scope="module")
 def tab(tmp_path_factory):
-    need_browser()
-    from playwright.sync_api import sync_playwright
-
-    server = Server(tmp_path_factory.mktemp("margins"))
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with browser_and_server(tmp_path_factory.mktemp("margins")) as (browser, server):
         t = Tab(browser.new_context(viewport=VIEWPORT), server.url)
         yield t
         t.assert_no_errors()
-        browser.close()
-    server.stop()
 
 
 def _charts_fit(tab: Tab, at_least: int) -> None:

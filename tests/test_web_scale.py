@@ -11,7 +11,7 @@ import time
 import pytest
 
 from engine.scenarios.runner import run_scenario
-from tests.web_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, VIEWPORT, Server, Tab, need_browser
+from tests.web_browser import ARTIFACTS, VIEWPORT, Tab, browser_and_server
 
 pytestmark = [pytest.mark.slow, pytest.mark.alone]  # they measure speed
 
@@ -48,15 +48,8 @@ def _record(key: str, value) -> None:
 
 @pytest.fixture(scope="module")
 def setup(tmp_path_factory):
-    need_browser()
-    from playwright.sync_api import sync_playwright
-
-    server = Server(tmp_path_factory.mktemp("scale"))
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser, server
-        browser.close()
-    server.stop()
+    with browser_and_server(tmp_path_factory.mktemp("scale")) as both:
+        yield both
 
 
 def _tab(browser, server) -> Tab:

@@ -3,6 +3,7 @@ start it), Debian's headless Chromium through Playwright, and pages that record 
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -43,6 +44,22 @@ def need_browser() -> None:
         if os.environ.get("CI") == "true":
             pytest.fail(message)
         pytest.skip(message)
+
+
+@contextlib.contextmanager
+def browser_and_server(runs_dir: Path):
+    """Chromium and a dashboard server on ``runs_dir`` for a module's tests; both stopped after them."""
+    need_browser()
+    from playwright.sync_api import sync_playwright
+
+    server = Server(runs_dir)
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            yield browser, server
+            browser.close()
+    finally:
+        server.stop()
 
 
 def free_port() -> int:

@@ -79,8 +79,9 @@ def test_a_vector_is_a_thin_strip_without_a_row_axis(vectors):
         bottom, top = yaxis["domain"]
         assert (top - bottom) * plot_h <= FM.STRIP_PX + 1  # a thin band, not a 200 px tall block
         spans.append((bottom, top))
-        # the last label (centred on the right edge) fits in the right margin: it is not cut
-        assert fig["layout"]["margin"]["r"] >= FM.CHAR_PX * len(xaxis["ticktext"][-1]) / 2
+        # the last label (centred on the right edge) fits in the right margin: it is not cut (the width estimate is
+        # checked against Chromium's drawing in tests/test_web_figure_margins.py)
+        assert fig["layout"]["margin"]["r"] >= FM.text_px(xaxis["ticktext"][-1]) / 2
     (_b1, t1), (b0, _t0) = sorted(spans)
     gap_px = (b0 - t1) * plot_h
     assert gap_px >= FM.XLABELS_PX + FM.TITLE_PX - 1  # x's tick labels and y's title between the strips
@@ -121,13 +122,13 @@ def test_matrices_have_few_readable_ticks_inside_their_subplot(matmul):
             assert axis["ticktext"] == [str(v) for v in axis["tickvals"]]
             assert all(READABLE.match(text) for text in axis["ticktext"])
     # the row labels of each subplot fit in the gap left of it, with the overhang of the previous one's last label
-    ylabel_px = FM.CHAR_PX * len("256") + FM.TICK_PX
+    ylabel_px = FM.text_px("256") + FM.TICK_PX
     assert margin["l"] >= ylabel_px
     for i in range(1, 3):
         left = _axes(fig, i - 1)[0]["domain"][1]
         right = _axes(fig, i)[0]["domain"][0]
-        assert (right - left) * plot_w >= ylabel_px + FM.CHAR_PX * len("256") / 2
-    assert margin["r"] >= FM.CHAR_PX * len("256") / 2  # C's last column label is not cut at the figure's edge
+        assert (right - left) * plot_w >= ylabel_px + FM.text_px("256") / 2
+    assert margin["r"] >= FM.text_px("256") / 2  # C's last column label is not cut at the figure's edge
     # titles sit above the plots, inside the figure
     for note, ax in zip(fig["layout"]["annotations"], axes, strict=True):
         assert note["yanchor"] == "bottom" and note["y"] == ax["y_domain"][1]

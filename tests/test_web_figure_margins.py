@@ -62,6 +62,15 @@ def test_every_charts_labels_fit_inside_it_in_both_languages(tab):
         "() => [...document.querySelectorAll('#timeline-graph text')].some(e => e.textContent.includes('主机'))"
     )
     _charts_fit(tab, 4)
+    tab.open("/playground")  # a matmul's matrices: three subplots, each with its row and column labels
+    for field in ("pg-m", "pg-n", "pg-k"):
+        p.fill(f"#{field}", "384")
+    p.click("#pg-run")
+    p.wait_for_function(
+        "() => document.querySelector('#matrices-graph .js-plotly-plot')?.data?.length === 3", timeout=60_000
+    )
+    p.wait_for_selector("#metrics-body .card")
+    _charts_fit(tab, 4)
     tab.open("/compare")  # the two runs' bars, named in Chinese
     p.click("#cmp-run")
     p.wait_for_selector("#cmp-body .js-plotly-plot", timeout=60_000)

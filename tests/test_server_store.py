@@ -259,8 +259,9 @@ def _wait_for_slot(folder: str, out: str) -> None:
     jobs = Coordinator(Path(folder), slots=1, queue_max=2)
 
     def waiting(ahead: int) -> None:
-        if not os.path.exists(out):
-            Path(out).write_text(str(ahead))
+        if not os.path.exists(out):  # whole or not at all: the test reads it as soon as it exists
+            Path(out + ".part").write_text(str(ahead))
+            os.replace(out + ".part", out)
 
     with jobs.slot(waiting):
         Path(folder, "ran").touch()

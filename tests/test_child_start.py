@@ -39,7 +39,8 @@ def products():  # BLAS busy on its worker threads the whole time
 
 forks = []  # the grader's process forked with its at-fork handlers run (Python's and, in C, OpenBLAS's)
 os.register_at_fork(before=lambda: forks.append(1))
-threading.Thread(target=products, daemon=True).start()
+worker = threading.Thread(target=products, daemon=True)
+worker.start()
 statuses = []
 with tempfile.TemporaryDirectory() as tmp:
     for i in range(3):
@@ -50,6 +51,7 @@ with tempfile.TemporaryDirectory() as tmp:
         if child.frame is not None:
             Path(child.frame).unlink(missing_ok=True)
 done.set()
+worker.join()  # no product in flight when the interpreter exits (exiting with a thread inside OpenBLAS can hang)
 print(json.dumps({"statuses": statuses, "forks": len(forks)}))
 """
 
@@ -65,7 +67,10 @@ def test_a_child_starts_while_another_thread_multiplies_matrices(mode):
         out = subprocess.run(
             [sys.executable, "-c", SCRIPT, mode], cwd=root, capture_output=True, text=True, timeout=60, check=False
         )
-    except subprocess.TimeoutExpired:
+    except subprocess.TimeoutExpired as exc:
+        said = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+        if said.strip():  # every child ran and was reported: the script's own exit hung, not a child's start
+            pytest.fail(f"the script hung after its children ran ({said.strip()}): in its exit, not a child's start")
         pytest.fail("starting the child hung while another thread was inside a matrix product")
     assert out.returncode == 0, out.stderr
     # the race is rare; what makes it possible is not: a child started with the process's at-fork handlers run

@@ -17,7 +17,10 @@ from app.present.text import readable
 
 from .figures_matrices import (
     CORE_COLOURS,
+    FONT,
     TICK_PX,
+    TITLE_PX,
+    XLABELS_PX,
     landing_grid,
     matrices_figure,
     matrix_axes,
@@ -51,24 +54,20 @@ STAGE_COLOURS = {
 }
 WEBGL_BARS = 1500  # above this many bars the timeline draws with WebGL (scattergl)
 LANE_PX = 22
-_FONT = {"family": "system-ui, sans-serif", "size": 11}
-
-
-TITLE_LINE_PX = 18  # px: an axis title's line, beside or under its tick labels
 
 
 def _left_margin(labels: list[str], title: bool = False) -> int:
     """Room left of a chart for its y tick ``labels`` (and the axis title beside them when ``title``). Computed
     here rather than by plotly's ``automargin``, which draws a chart twice, the second time with the margin it
     measured the first time (the timeline 93 -> 50 ms in Chromium, the busy-share bars 58 -> 35 ms)."""
-    return round(max([text_px(text) for text in labels] or [0.0]) + TICK_PX + 6 + (TITLE_LINE_PX if title else 0))
+    return round(max([text_px(text) for text in labels] or [0.0]) + TICK_PX + 6 + (TITLE_PX if title else 0))
 
 
 def _base_layout(height: int, **extra) -> dict:
     layout = {
         "height": height,
         "margin": {"l": 8, "r": 8, "t": 8, "b": 32},
-        "font": _FONT,
+        "font": FONT,
         "paper_bgcolor": "#ffffff",
         "plot_bgcolor": "#fafafa",
         "showlegend": False,
@@ -433,8 +432,8 @@ def roofline_figure(roofline: list[dict], labels: dict) -> dict:
             "title": {"text": labels["tflops"]},
         },
     )
-    # under the plot: a row of tick labels and the axis title
-    layout["margin"] = {"l": _left_margin(yticks[1], title=True), "r": 8, "t": 8, "b": 2 * TITLE_LINE_PX + 8}
+    # under the plot: a row of tick labels and the axis title's line
+    layout["margin"] = {"l": _left_margin(yticks[1], title=True), "r": 8, "t": 8, "b": XLABELS_PX + TITLE_PX + 8}
     return {"data": data, "layout": layout}
 
 

@@ -58,7 +58,7 @@ STRIP_PX = 18  # px: the thickness of a vector's strip
 BAND_PX = (150, 260)  # px: the band of matrices, at least and at most (about square cells in between)
 TITLE_ONE_LINE_PX = 200  # px: a subplot narrower than this has a title of two lines
 MARGIN_PX = 6  # px: the figure's margin where no label needs room
-_FONT = {"family": "system-ui, sans-serif", "size": 11}
+FONT = {"family": "system-ui, sans-serif", "size": 11}  # every figure's (text_px is measured at this size)
 
 
 def tensor_kind(rows: int, cols: int) -> str:
@@ -234,7 +234,7 @@ def matrices_figure(view: dict) -> dict:
     outlines are ``layout.shapes`` (drawn by the browser per step; see :func:`tile_shapes`)."""
     tensors = view["tensors"]
     if not tensors:
-        layout = {"height": 120, "margin": {"l": 8, "r": 8, "t": 8, "b": 8}, "font": _FONT, "shapes": []}
+        layout = {"height": 120, "margin": {"l": 8, "r": 8, "t": 8, "b": 8}, "font": FONT, "shapes": []}
         layout.update(xaxis={"visible": False}, yaxis={"visible": False}, paper_bgcolor="#ffffff")
         return {"data": [], "layout": {**layout, "plot_bgcolor": "#ffffff", "showlegend": False}}
     shapes = [tuple(t["shape"]) for t in tensors]
@@ -290,7 +290,7 @@ def matrices_figure(view: dict) -> dict:
     layout = {
         "height": lay["height"],
         "margin": lay["margin"],
-        "font": _FONT,
+        "font": FONT,
         "paper_bgcolor": "#ffffff",
         "plot_bgcolor": "#fafafa",
         "showlegend": False,
@@ -346,6 +346,7 @@ def landing_grid(output: dict, ax: dict) -> dict:
 
 __all__ = (
     "CORE_COLOURS",
+    "FONT",
     "axis_ticks",
     "landing_grid",
     "matrices_figure",

@@ -85,25 +85,22 @@ class _CoreRun:
         "ends",
         "flags",
         "group",
-        "issue",
         "itab",
         "marks",
         "offsets",
         "order",
-        "pending",
         "pending_state",
         "pipe_done",
         "pipe_free",
         "placed",
         "program",
         "role",
-        "sc0",
         "seg",
         "segs",
         "slot",
-        "sp0",
         "starts",
         "stretches",
+        "timeline",
         "waiting",
     )
 
@@ -193,7 +190,7 @@ class KernelScheduler:
                 if self._next_block < self.block_dim:
                     self._begin_block(self.groups[slot], time)
             else:  # a GM transfer's turn, or a run released by a cross-core flag
-                self._advance(self.runs[slot])
+                next(self.runs[slot].timeline, None)
         stuck = [run for run in self.runs if run.waiting is not None]
         if stuck:
             raise KernelFault(0, "deadlock", *cross_message(stuck), {"block": stuck[0].block})
@@ -206,7 +203,7 @@ class KernelScheduler:
         for group in self.groups:
             group.runs, group.queues = [], {}
         for run in self.runs:
-            run.group = run.program = run.stretches = None
+            run.group = run.program = run.stretches = run.timeline = None
         self.runs, self.memo, self._heap = [], None, []
 
     def _timed(self) -> int:
@@ -232,7 +229,7 @@ class KernelScheduler:
         for run, program in zip(group.runs, programs, strict=True):
             self._load(run, program, block, time)
         for run in group.runs:
-            self._advance(run)
+            next(run.timeline, None)
 
     def _load(self, run: _CoreRun, program: Program, block: int, time: int) -> None:
         order = None
@@ -254,14 +251,10 @@ class KernelScheduler:
         run.block = block
         run.block_start = time
         run.cursor = 0
-        run.issue = time
         run.marks = new_marks()  # the scalar unit's busy intervals: start, end, first and end position
-        run.sc0 = time  # the open interval's start
-        run.sp0 = 0  # ... and the position of its first instruction
         run.pipe_free = [time] * N_PIPES
         run.pipe_done = [time] * N_PIPES
         run.flags = [deque() for _ in range(program.max_flag_key + 1)]  # flag keys are small ints: a list
-        run.pending = -1
         run.waiting = None
         # typed arrays per segment, filled by position: no lists of ints, no index arithmetic
         run.starts = [array("q", bytes(8 * len(seg[0]))) for seg in segs]
@@ -269,185 +262,178 @@ class KernelScheduler:
         run.offsets = np.cumsum([0, *(len(seg[0]) for seg in segs[:-1])]).tolist()  # each segment's first row
         run.placed = Placements()  # stretches the memo placed (their rows are written with the block's)
         run.pending_state = None  # (stretch, entry, reference) of a placed stretch whose state is partly pending
+        run.timeline = self._timeline(run)
 
-    def _advance(self, run: _CoreRun) -> None:
-        """Time instructions from the cursor until a GM transfer must wait its turn, or the block ends.
+    def _timeline(self, run: _CoreRun):
+        """Time the block's instructions in program order: a generator, paused at each GM transfer until its
+        turn on the shared links comes (the heap resumes it), and at a cross-core wait whose flag is not set.
 
         The hot loop of the simulator: column lists indexed by position, plain comparisons instead of
-        max(), locals instead of attributes (each of these measurably matters here). ``issue`` is when
-        the scalar unit has issued everything so far; it is busy from ``sc0`` on until it must wait (for
-        scalar work, a barrier or a cross-core flag), and that interval goes to ``marks``. A stamped
-        template's stretch entered in a state met before is placed by the memo (:mod:`.steady`);
-        ``won`` says whether the issue time decided a start in the stretch being timed.
+        max(), locals instead of attributes, kept in the generator's frame across its pauses (each of these
+        measurably matters here). ``issue`` is when the scalar unit has issued everything so far; it is busy
+        from ``sc0`` on until it must wait (for scalar work, a barrier or a cross-core flag), and that
+        interval goes to ``marks``. A stamped template's stretch entered in a state met before is placed by
+        the memo (:mod:`.steady`); ``won`` says whether the issue time decided a start in the stretch being
+        timed.
         """
-        segs = run.segs
-        issue = run.issue
+        issue = sc0 = run.block_start
+        sp0 = 0
         pipe_free = run.pipe_free
         pipe_done = run.pipe_done
         flags = run.flags
         tab = run.itab
         t_set, t_wait, t_local = tab[SET], tab[WAIT], tab[LOCAL]
         marks = run.marks
-        sc0, sp0 = run.sc0, run.sp0
         flag_ps = self.flag_ps
         stretches = run.stretches
+        memo = self.memo
+        read, write = self.memory.read, self.memory.write
+        push, slot = self._push, run.slot
         op_set, op_wait, op_local, op_note = SET, WAIT, LOCAL, NOTE  # locals: the fastest lookups
-        i = run.cursor
-        b = run.base
-        while run.seg < len(segs):
-            pipes, ops, costs, rates, keys, sizes, read_keys, template = segs[run.seg]
-            starts = run.starts[run.seg]
-            ends = run.ends[run.seg]
+        b = 0
+        for seg, (pipes, ops, costs, rates, keys, sizes, read_keys, template) in enumerate(run.segs):
+            run.seg = seg
+            starts = run.starts[seg]
+            ends = run.ends[seg]
             n = len(pipes)
-            if run.pending >= 0:  # resume the GM transfer that was waiting for its turn
-                s = run.pending
-                run.pending = -1
-                p = pipes[i]
-                if ops[i] == GM_READ:
-                    key = keys[i] if read_keys is None else read_keys[i]
-                    duration = self.memory.read(key, sizes[i], s, rates[i])
-                else:
-                    duration = self.memory.write(sizes[i], s, rates[i])
-                e = s + costs[i] + duration
-                pipe_free[p] = e
-                if e > pipe_done[p]:
-                    pipe_done[p] = e
-                starts[i] = s
-                ends[i] = e
-                i += 1
-            first = i
-            stop = n
-            stretch = None
-            won = False
-            if template is not None and stretches is not None and first < n:
-                stretch = stretches.get((template, first), UNKNOWN)
-                if stretch is UNKNOWN:
-                    stretch = self.memo.find(stretches, template, first, ops, pipes, keys, tab)
-                if stretch is not None:
-                    found = self.memo.enter(run, stretch, issue)
-                    if found is None:  # met before: placed, shifted
-                        issue += stretch.cost
-                        first = stretch.end
-                        stretch = None
-                    else:  # timed below, then remembered if the issue time decided nothing
-                        ref, state = found
-                        stop = stretch.end
-                        at = issue - ref
-            while True:
-                for i in range(first, stop):
-                    op = ops[i]
-                    p = pipes[i]
-                    # the frequent kinds first, each complete (pipe_done[p] >= pipe_free[p] always holds)
-                    if op == op_set:  # fires once everything earlier on the pipe is done (data arrived)
-                        issue += t_set[p]
-                        s = pipe_done[p]
-                        if issue > s:
-                            s = issue
-                            won = True
-                        e = s + flag_ps
-                        flags[keys[i]].append(e)
-                        pipe_free[p] = pipe_done[p] = e
-                    elif op == op_wait:
-                        issue += t_wait[p]
-                        s = pipe_free[p]
-                        if issue > s:
-                            s = issue
-                            won = True
-                        queue = flags[keys[i]]
-                        if not queue:
-                            raise KernelFault(
-                                0, "deadlock", *unmatched_message(self.trace, run, b + i, s), {"block": run.block}
-                            )
-                        e = queue.popleft()
-                        e = (e if e > s else s) + flag_ps
-                        pipe_free[p] = e
-                        if e > pipe_done[p]:
-                            pipe_done[p] = e
-                    elif op == op_local:
-                        issue += t_local[p]
-                        s = pipe_free[p]
-                        if issue > s:
-                            s = issue
-                            won = True
-                        e = s + costs[i]
-                        pipe_free[p] = e
-                        if e > pipe_done[p]:
-                            pipe_done[p] = e
-                    elif op == op_note:  # a buffer event: no time, no issue slot, placed where its pipe is
-                        s = pipe_free[p]
-                        if issue > s:
-                            s = issue
-                            won = True
+            first = 0
+            while True:  # from the start, or from after a GM transfer, to the next transfer or the segment's end
+                stop = n
+                stretch = None
+                won = False
+                if template is not None and stretches is not None and first < n:
+                    stretch = stretches.get((template, first), UNKNOWN)
+                    if stretch is UNKNOWN:
+                        stretch = memo.find(stretches, template, first, ops, pipes, keys, tab)
+                    if stretch is not None:
+                        found = memo.enter(run, stretch, issue)
+                        if found is None:  # met before: placed, shifted
+                            issue += stretch.cost
+                            first = stretch.end
+                            stretch = None
+                        else:  # timed below, then remembered if the issue time decided nothing
+                            ref, state = found
+                            stop = stretch.end
+                            at = issue - ref
+                moved = -1
+                while True:
+                    for i in range(first, stop):
+                        op = ops[i]
+                        p = pipes[i]
+                        # the frequent kinds first, each complete (pipe_done[p] >= pipe_free[p] always holds)
+                        if op == op_set:  # fires once everything earlier on the pipe is done (data arrived)
+                            issue += t_set[p]
+                            s = pipe_done[p]
+                            if issue > s:
+                                s = issue
+                                won = True
+                            e = s + flag_ps
+                            flags[keys[i]].append(e)
+                            pipe_free[p] = pipe_done[p] = e
+                        elif op == op_wait:
+                            issue += t_wait[p]
+                            s = pipe_free[p]
+                            if issue > s:
+                                s = issue
+                                won = True
+                            queue = flags[keys[i]]
+                            if not queue:
+                                raise KernelFault(
+                                    0, "deadlock", *unmatched_message(self.trace, run, b + i, s), {"block": run.block}
+                                )
+                            e = queue.popleft()
+                            e = (e if e > s else s) + flag_ps
+                            pipe_free[p] = e
+                            if e > pipe_done[p]:
+                                pipe_done[p] = e
+                        elif op == op_local:
+                            issue += t_local[p]
+                            s = pipe_free[p]
+                            if issue > s:
+                                s = issue
+                                won = True
+                            e = s + costs[i]
+                            pipe_free[p] = e
+                            if e > pipe_done[p]:
+                                pipe_done[p] = e
+                        elif op == op_note:  # a buffer event: no time, no issue slot, placed where its pipe is
+                            s = pipe_free[p]
+                            if issue > s:
+                                s = issue
+                                won = True
+                            starts[i] = s
+                            ends[i] = s
+                            continue
+                        else:
+                            issue += tab[op][p]
+                            s = pipe_free[p]
+                            if issue > s:
+                                s = issue
+                            if op == BARRIER:
+                                s = max(*pipe_done, *pipe_free, issue)
+                                e = s + flag_ps
+                                for q in range(N_PIPES):
+                                    pipe_free[q] = e
+                                    pipe_done[q] = e
+                                if issue > sc0:  # the scalar unit waits for every pipe to drain
+                                    marks.extend((sc0, issue, sp0, b + i + 1))
+                                issue = sc0 = e
+                                sp0 = b + i + 1
+                            elif op == XSET:  # cross-core flag: fires once the pipe's earlier work is done
+                                d = pipe_done[p]
+                                if d > s:
+                                    s = d
+                                e = s + flag_ps
+                                cross_set(self, run, keys[i], e + self.cross_ps, b + i)
+                            elif op == XWAIT:  # holds every later instruction (ADK CrossCoreWaitFlag), not its pipe
+                                fired = cross_take(run, keys[i])
+                                while fired is None:  # the other core has not set it yet: park until it does
+                                    run.cursor, run.base, run.waiting = i, b, keys[i]
+                                    yield
+                                    fired = cross_take(run, keys[i])
+                                e = (fired if fired > s else s) + flag_ps
+                                if issue > sc0:  # the scalar unit waits for the other core
+                                    marks.extend((sc0, issue, sp0, b + i + 1))
+                                issue = sc0 = e
+                                sp0 = b + i + 1
+                            else:  # GM_READ / GM_WRITE: take a turn on the shared links, in time order
+                                run.cursor, run.base = i, b
+                                push(s, _SHARED, slot)
+                                yield
+                                if op == GM_READ:
+                                    key = keys[i] if read_keys is None else read_keys[i]
+                                    e = s + costs[i] + read(key, sizes[i], s, rates[i])
+                                else:
+                                    e = s + costs[i] + write(sizes[i], s, rates[i])
+                                pipe_free[p] = e
+                                if e > pipe_done[p]:
+                                    pipe_done[p] = e
+                                starts[i] = s
+                                ends[i] = e
+                                moved = i
+                                break
+                            pipe_free[p] = e
+                            if e > pipe_done[p]:
+                                pipe_done[p] = e
+                        if not p:  # scalar work holds the dispatcher
+                            if issue > sc0:
+                                marks.extend((sc0, issue, sp0, b + i + 1))
+                            issue = sc0 = e
+                            sp0 = b + i + 1
                         starts[i] = s
-                        ends[i] = s
-                        continue
-                    else:
-                        cost = tab[op][p]
-                        issue += cost
-                        s = pipe_free[p]
-                        if issue > s:
-                            s = issue
-                        if op == BARRIER:
-                            s = max(*pipe_done, *pipe_free, issue)
-                            e = s + flag_ps
-                            for q in range(N_PIPES):
-                                pipe_free[q] = e
-                                pipe_done[q] = e
-                            if issue > sc0:  # the scalar unit waits for every pipe to drain
-                                marks.extend((sc0, issue, sp0, b + i + 1))
-                            issue = sc0 = e
-                            sp0 = b + i + 1
-                        elif op == XSET:  # cross-core flag: fires once the pipe's earlier work is done
-                            d = pipe_done[p]
-                            if d > s:
-                                s = d
-                            e = s + flag_ps
-                            cross_set(self, run, keys[i], e + self.cross_ps, b + i)
-                        elif op == XWAIT:  # holds every later instruction (ADK CrossCoreWaitFlag), not just its pipe
-                            fired = cross_take(run, keys[i])
-                            if fired is None:  # the other core has not set it yet: park until it does
-                                run.cursor = i
-                                run.base = b
-                                run.issue = issue - cost
-                                run.sc0, run.sp0 = sc0, sp0
-                                run.waiting = keys[i]
-                                return
-                            e = (fired if fired > s else s) + flag_ps
-                            if issue > sc0:  # the scalar unit waits for the other core
-                                marks.extend((sc0, issue, sp0, b + i + 1))
-                            issue = sc0 = e
-                            sp0 = b + i + 1
-                        else:  # GM_READ / GM_WRITE: take a turn on the shared links, in time order
-                            run.cursor = i
-                            run.base = b
-                            run.issue = issue
-                            run.sc0, run.sp0 = sc0, sp0
-                            run.pending = s
-                            self._push(s, _SHARED, run.slot)
-                            return
-                        pipe_free[p] = e
-                        if e > pipe_done[p]:
-                            pipe_done[p] = e
-                    if not p:  # scalar work holds the dispatcher
-                        if issue > sc0:
-                            marks.extend((sc0, issue, sp0, b + i + 1))
-                        issue = sc0 = e
-                        sp0 = b + i + 1
-                    starts[i] = s
-                    ends[i] = e
-                if stretch is None:
+                        ends[i] = e
+                    if stretch is None:
+                        break
+                    if not won:
+                        stretch.keep(memo, state, at, ref, pipe_free, pipe_done, flags, starts, ends)
+                    first, stop, stretch = stop, n, None
+                if moved < 0:
                     break
-                if not won:
-                    stretch.keep(self.memo, state, at, ref, pipe_free, pipe_done, flags, starts, ends)
-                first, stop, stretch = stop, n, None
-            run.seg += 1
+                first = moved + 1
             b += n
-            i = 0
         if issue > sc0:
             marks.extend((sc0, issue, sp0, b))
-        run.cursor = b
-        run.base = b
-        run.issue = issue
+        run.cursor = run.base = b
         self._finish_block(run)
 
     def _finish_block(self, run: _CoreRun) -> None:

@@ -31,7 +31,7 @@ from .dispatch import KernelFault, KernelScheduler, PhysicalCore
 from .group import GroupRecorder
 from .memory_system import SharedMemorySystem
 from .pipes import Pipe
-from .program import GM_READ, GM_WRITE, Program, topological_order
+from .program import Program, topological_order
 from .race import check_group_races
 from .scalar_unit import issue_table
 from .tensor import Buffer, GlobalAddress
@@ -428,9 +428,9 @@ class KernelLaunch:
                 )
             )
         for ctx in ctxs:
-            cols = ctx.program.columns()
-            self.flops += int(cols["flops"].sum())
-            self.nbytes += int(cols["nbytes"][(cols["op"] == GM_READ) | (cols["op"] == GM_WRITE)].sum())
+            flops, gm_bytes = ctx.program.totals()
+            self.flops += flops
+            self.nbytes += gm_bytes
             self._gm_writes.extend((*w, block) for w in ctx.gm_writes)
         return [ctx.program for ctx in ctxs]
 

@@ -51,11 +51,11 @@ class Template:
     tiles) change from copy to copy.
     """
 
-    __slots__ = ("columns", "flag_counts", "instrs", "moves", "reads", "sched")
+    __slots__ = ("columns", "flag_counts", "instrs", "moves", "reads", "sched", "totals")
 
     def __init__(self, instrs: list[tuple]) -> None:
         self.instrs = instrs
-        self.columns = columns_of(instrs)
+        self.columns, self.totals = columns_of(instrs)
         self.flag_counts = flag_counts(instrs)
         self.sched = sched_of(instrs)
         self.reads = [i for i, ins in enumerate(instrs) if ins[OP] == GM_READ]
@@ -69,6 +69,7 @@ class Program:
         "_columns",
         "_records",
         "_sets",
+        "_totals",
         "_waits",
         "block",
         "forward_waits",
@@ -80,6 +81,7 @@ class Program:
     def __init__(self, block: int) -> None:
         self.block = block
         self._columns: dict[str, np.ndarray] | None = None
+        self._totals = (0, 0)  # flops, bytes moved to or from GM (with the columns)
         self._records: list[tuple] = []  # the open recorded run
         # ("rec", tuples) or ("tpl", template, keys of its reads, details of its GM moves)
         self.segments: list[tuple] = []
@@ -161,27 +163,32 @@ class Program:
         return out
 
     def columns(self) -> dict[str, np.ndarray]:
-        """The static per-instruction columns the trace needs (computed once per program)."""
+        """The static per-instruction columns the trace needs, in its types (computed once per program)."""
         if self._columns is None or len(self._columns["pipe"]) != self.length:
-            parts = [columns_of(seg[1]) if seg[0] == "rec" else _stamped_columns(seg) for seg in self.segments]
-            if not parts:
-                parts = [columns_of([])]
+            found = [columns_of(seg[1]) if seg[0] == "rec" else _stamped_columns(seg) for seg in self.segments]
+            parts = [cols for cols, _totals in found] or [columns_of([])[0]]
             self._columns = (
                 parts[0] if len(parts) == 1 else {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
             )
+            self._totals = (sum(t[0] for _c, t in found), sum(t[1] for _c, t in found))
         return self._columns
 
+    def totals(self) -> tuple[int, int]:
+        """(flops, bytes moved to or from GM) of every instruction."""
+        self.columns()
+        return self._totals
 
-def _stamped_columns(seg: tuple) -> dict[str, np.ndarray]:
-    """A template's columns with this copy's GM-move details (the other columns are shared)."""
+
+def _stamped_columns(seg: tuple) -> tuple[dict[str, np.ndarray], tuple[int, int]]:
+    """A template's columns with this copy's GM-move details (the other columns are shared), and its totals."""
     template, details = seg[1], seg[3]
     if not len(template.moves):
-        return template.columns
+        return template.columns, template.totals
     cols = dict(template.columns)
     detail = cols["detail"].copy()
     detail[template.moves] = details
     cols["detail"] = detail
-    return cols
+    return cols, template.totals
 
 
 def sched_of(instrs: list[tuple]) -> tuple[list, ...]:
@@ -202,21 +209,26 @@ def flag_counts(instrs: list[tuple]) -> dict[int, tuple[int, int]]:
     return {k: (v[0], v[1]) for k, v in counts.items()}
 
 
-def columns_of(instrs: list[tuple]) -> dict[str, np.ndarray]:
+_TRACE_COLUMNS = (  # (name, tuple position, type)
+    ("pipe", PIPE, np.uint8),
+    ("op", OP, np.uint8),
+    ("tkind", TKIND, np.uint8),
+    ("name", NAME, np.int16),
+    ("nbytes", NBYTES, np.int64),
+    ("src", SRC, np.int32),
+    ("detail", DETAIL, np.int32),
+)
+
+
+def columns_of(instrs: list[tuple]) -> tuple[dict[str, np.ndarray], tuple[int, int]]:
+    """The columns the trace takes from ``instrs``, in its own types (it keeps them: no copy), and their
+    totals: (flops, bytes moved to or from GM)."""
     if not instrs:
-        empty = np.zeros(0, dtype=np.int64)
-        return dict.fromkeys(("pipe", "op", "tkind", "name", "nbytes", "flops", "src", "detail"), empty)
+        return {name: np.zeros(0, dtype=dtype) for name, _at, dtype in _TRACE_COLUMNS}, (0, 0)
     cols = list(zip(*instrs, strict=True))
-    return {
-        "pipe": np.array(cols[PIPE], dtype=np.intp),
-        "op": np.array(cols[OP], dtype=np.uint8),
-        "tkind": np.array(cols[TKIND], dtype=np.uint8),
-        "name": np.array(cols[NAME], dtype=np.int16),
-        "nbytes": np.array(cols[NBYTES], dtype=np.int64),
-        "flops": np.array(cols[FLOPS], dtype=np.int64),
-        "src": np.array(cols[SRC], dtype=np.int32),
-        "detail": np.array(cols[DETAIL], dtype=np.int32),
-    }
+    out = {name: np.array(cols[at], dtype=dtype) for name, at, dtype in _TRACE_COLUMNS}
+    moves = (out["op"] == GM_READ) | (out["op"] == GM_WRITE)
+    return out, (sum(cols[FLOPS]), int(out["nbytes"][moves].sum()))
 
 
 def topological_order(instrs: list[tuple]) -> tuple[list[int], list[int]]:

@@ -62,14 +62,14 @@ def new_marks() -> array:
     return array("q")
 
 
-def issue_rows(trace: Trace, marks: array, ops: np.ndarray, lane: int, cause: int) -> None:
-    """Append one SCALAR row per busy interval in ``marks``; ``ops`` is the block's op column (its
-    instructions in the order they were timed), to count the instructions each interval issued."""
+def issue_rows(trace: Trace, marks: array, notes: np.ndarray, lane: int, cause: int) -> None:
+    """Append one SCALAR row per busy interval in ``marks``; ``notes``: the positions of the block's NOTE rows
+    (in the order its instructions were timed), which issue nothing, to count the instructions each interval
+    issued."""
     if not marks:
         return
     m = np.frombuffer(marks, dtype=np.int64).reshape(-1, 4)
-    issued = np.concatenate(([0], np.cumsum(ops != NOTE)))
-    counts = issued[m[:, 3]] - issued[m[:, 2]]
+    counts = m[:, 3] - m[:, 2] - (np.searchsorted(notes, m[:, 3]) - np.searchsorted(notes, m[:, 2]))
     n = len(m)
     trace.extend(
         start=m[:, 0].copy(),

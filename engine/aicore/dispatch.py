@@ -27,6 +27,7 @@ from array import array
 from collections import deque
 from collections.abc import Callable
 from heapq import heappop, heappush
+from itertools import count
 
 import numpy as np
 
@@ -168,7 +169,7 @@ class KernelScheduler:
         self.instructions = 0
         self.block_spans: list[tuple[int, int, int, int]] = []  # (block, core slot, start, end)
         self._heap: list[tuple[int, int, int, int]] = []
-        self._seq = 0
+        self._order = count()  # ties in time go in the order pushed
         self._next_block = 0
 
     def run(self, start: int) -> int:
@@ -215,8 +216,7 @@ class KernelScheduler:
         self._push(when, _SHARED, run.slot)
 
     def _push(self, time: int, what: int, slot: int) -> None:
-        heappush(self._heap, (time, self._seq, what, slot))
-        self._seq += 1
+        heappush(self._heap, (time, next(self._order), what, slot))
 
     def _begin_block(self, group: _Group, time: int) -> None:
         block = self._next_block
@@ -288,7 +288,7 @@ class KernelScheduler:
         stretches = run.stretches
         memo = self.memo
         read, write = self.memory.read, self.memory.write
-        push, slot = self._push, run.slot
+        heap, order, slot = self._heap, self._order, run.slot
         op_set, op_wait, op_local, op_note = SET, WAIT, LOCAL, NOTE  # locals: the fastest lookups
         b = 0
         for seg, (pipes, ops, costs, rates, keys, sizes, read_keys, template) in enumerate(run.segs):
@@ -398,7 +398,7 @@ class KernelScheduler:
                                 sp0 = b + i + 1
                             else:  # GM_READ / GM_WRITE: take a turn on the shared links, in time order
                                 run.cursor, run.base = i, b
-                                push(s, _SHARED, slot)
+                                heappush(heap, (s, next(order), _SHARED, slot))
                                 yield
                                 if op == GM_READ:
                                     key = keys[i] if read_keys is None else read_keys[i]

@@ -228,7 +228,7 @@ def columns_of(instrs: list[tuple]) -> tuple[dict[str, np.ndarray], tuple[int, i
     cols = list(zip(*instrs, strict=True))
     out = {name: np.array(cols[at], dtype=dtype) for name, at, dtype in _TRACE_COLUMNS}
     moves = (out["op"] == GM_READ) | (out["op"] == GM_WRITE)
-    return out, (sum(cols[FLOPS]), int(out["nbytes"][moves].sum()))
+    return out, (int(sum(cols[FLOPS])), int(out["nbytes"][moves].sum()))
 
 
 def topological_order(instrs: list[tuple]) -> tuple[list[int], list[int]]:

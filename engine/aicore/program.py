@@ -163,7 +163,8 @@ class Program:
         return out
 
     def columns(self) -> dict[str, np.ndarray]:
-        """The static per-instruction columns the trace needs, in its types (computed once per program)."""
+        """The static per-instruction columns a block's rows are made of (see :func:`columns_of`; computed once per
+        program)."""
         if self._columns is None or len(self._columns["pipe"]) != self.length:
             found = [columns_of(seg[1]) if seg[0] == "rec" else _stamped_columns(seg) for seg in self.segments]
             parts = [cols for cols, _totals in found] or [columns_of([])[0]]
@@ -221,8 +222,9 @@ _TRACE_COLUMNS = (  # (name, tuple position, type)
 
 
 def columns_of(instrs: list[tuple]) -> tuple[dict[str, np.ndarray], tuple[int, int]]:
-    """The columns the trace takes from ``instrs``, in its own types (it keeps them: no copy), and their
-    totals: (flops, bytes moved to or from GM)."""
+    """The per-instruction columns of ``instrs`` and their totals: (flops, bytes moved to or from GM). The trace
+    keeps ``tkind``, ``name``, ``nbytes``, ``src`` and ``detail`` as they are (its own types: no copy); ``pipe``
+    becomes the core's lanes and ``op`` tells the NOTE rows apart."""
     if not instrs:
         return {name: np.zeros(0, dtype=dtype) for name, _at, dtype in _TRACE_COLUMNS}, (0, 0)
     cols = list(zip(*instrs, strict=True))

@@ -268,7 +268,7 @@ class Simulation(HostChecks):
         rt = self.runtime
         task_plan = rt.copy_plan(stream, plan.direction, plan.pinned, plan.count, s_alloc.where, d_alloc.where)
         at = self._room(stream, call)
-        copy = (s_alloc.ident, s_off, d_alloc.ident, d_off)
+        copy = [s_alloc.ident, s_off, d_alloc.ident, d_off]
         return rt.submit(stream, task_plan, call.row, call.src, at, payload=plan, copy=copy)
 
     def enqueue_kernel(self, kernel: Any, stream: Stream, call: ApiCall) -> int:

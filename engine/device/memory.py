@@ -184,6 +184,25 @@ class DeviceMemory:
         return alloc.data
 
 
+HOST_LIMIT = 1 << 40  # bytes one malloc_host may ask for (the simulator's limit)
+
+
+def _bad_host_size(size) -> None:
+    """Raise the error a ``malloc_host`` of ``size`` gets (anything but an int in 1 .. HOST_LIMIT)."""
+    if not isinstance(size, int) or size <= 0:
+        raise AclError(
+            ACL_ERROR_INVALID_PARAM,
+            f"malloc_host: size must be a positive integer, got {size!r}",
+            f"malloc_host: size 必须是正整数，实际为 {size!r}",
+        )
+    if size > HOST_LIMIT:
+        raise AclError(
+            ACL_ERROR_BAD_ALLOC,
+            f"malloc_host: {size} B exceeds the 1 TiB host limit",
+            f"malloc_host: {size} B 超过了主机 1 TiB 的上限",
+        )
+
+
 class HostMemory:
     """Pinned host buffers (``malloc_host``) and pageable numpy arrays registered by pointer."""
 
@@ -197,20 +216,10 @@ class HostMemory:
         self._pageable_ids: dict[int, tuple[np.ndarray, Allocation]] = {}
 
     def malloc_host(self, size: int, src: str) -> Allocation:
-        if not isinstance(size, int) or size <= 0:
-            raise AclError(
-                ACL_ERROR_INVALID_PARAM,
-                f"malloc_host: size must be a positive integer, got {size!r}",
-                f"malloc_host: size 必须是正整数，实际为 {size!r}",
-            )
-        if size > 1 << 40:
-            raise AclError(
-                ACL_ERROR_BAD_ALLOC,
-                f"malloc_host: {size} B exceeds the 1 TiB host limit",
-                f"malloc_host: {size} B 超过了主机 1 TiB 的上限",
-            )
+        if type(size) is not int or not 0 < size <= HOST_LIMIT:  # (bulk hosts call this a lot: the checks in one)
+            _bad_host_size(size)
         self._count += 1
-        ptr = -(-self._next_pinned // 4096) * 4096  # align_up(next, 4096), inline: bulk hosts call this a lot
+        ptr = self._next_pinned  # page-aligned: the base is, and every allocation takes whole pages
         self._next_pinned = ptr - (-size // 4096) * 4096
         alloc = Allocation(self._count, ptr, size, size, "pinned", src)
         pinned = self.pinned  # AddressSpace.add, inline
@@ -227,7 +236,7 @@ class HostMemory:
                 f"free_host: {ptr!r} is not a pinned host allocation",
                 f"free_host: {ptr!r} 不是锁页主机分配",
             )
-        if not alloc.live:
+        if alloc.freed_at:  # not alloc.live (no property call: bulk hosts call this a lot)
             raise AclError(
                 ACL_ERROR_RT_MEMORY_FREE,
                 f"free_host: double free of {alloc.label()}, already freed at {alloc.freed_at}",

@@ -228,10 +228,10 @@ class DeviceRuntime(StreamScheduler):
         )
         return t0
 
-    def extend_copies(self, numbers: list) -> int:
+    def extend_copies(self, numbers: list[int]) -> int:
         """Add copies' four numbers each (see :meth:`submit`); returns the first one's entry."""
         first = len(self.store.copies) // 4
-        self.store.copies.frombytes(np.array(numbers, dtype=np.int64).tobytes())  # not int by int
+        self.store.copies.fromlist(numbers)  # in C: half the time of a numpy array's bytes
         return first
 
     def _plan_columns(self, plans: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

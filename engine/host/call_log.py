@@ -153,7 +153,8 @@ class HostCallLog:
                 and s_ is not None
                 and not d.freed_at
                 and not s_.freed_at
-                and count <= min(d.size, s_.size)
+                and count <= d.size
+                and count <= s_.size
             ):
                 self._append(known[0])
                 self._copies.extend((s_.ident, 0, d.ident, 0))

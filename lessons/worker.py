@@ -80,13 +80,14 @@ def _progress_file(path: str):
 def serve() -> None:
     from .judge import judge_frame  # noqa: F401  (loaded once, before any fork)
 
-    running: dict[int, tuple[str, float]] = {}  # pid -> (request id, deadline)
+    running: dict[int, tuple[str, float, int]] = {}  # pid -> (request id, deadline, pidfd: readable once it ended)
     pending = b""
     stdin = sys.stdin.buffer.raw
     while True:
-        timeout = max(0.0, min((d for _, d in running.values()), default=time.monotonic() + 1) - time.monotonic())
-        ready, _, _ = select.select([stdin], [], [], min(timeout, 0.2))
-        if ready:
+        timeout = max(0.0, min((d for _, d, _fd in running.values()), default=time.monotonic() + 1) - time.monotonic())
+        exits = {fd: pid for pid, (_, _d, fd) in running.items()}
+        ready, _, _ = select.select([stdin, *exits], [], [], min(timeout, 1.0))
+        if stdin in ready:
             chunk = os.read(stdin.fileno(), 1 << 16)
             if not chunk:  # the grader is gone: so are its workers
                 for pid in running:
@@ -102,18 +103,18 @@ def serve() -> None:
                         _work(request)
                     finally:
                         os._exit(0)
-                running[pid] = (request["id"], time.monotonic() + float(request["wall_s"]))
+                running[pid] = (request["id"], time.monotonic() + float(request["wall_s"]), os.pidfd_open(pid))
         now = time.monotonic()
-        for pid, (_, deadline) in list(running.items()):
+        for pid, (_, deadline, _fd) in list(running.items()):
             if now > deadline:
                 os.kill(pid, signal.SIGKILL)
-        while running:
-            pid, status = os.waitpid(-1, os.WNOHANG)
-            if pid == 0:
-                break
-            ident, _ = running.pop(pid)
-            sys.stdout.write(json.dumps({"id": ident, "code": os.waitstatus_to_exitcode(status)}) + "\n")
-            sys.stdout.flush()
+        for fd in ready:  # a worker ended: said at once (no polling interval between its end and its verdict)
+            if fd in exits:
+                ident, _, _ = running.pop(exits[fd])
+                _, status = os.waitpid(exits[fd], 0)
+                os.close(fd)
+                sys.stdout.write(json.dumps({"id": ident, "code": os.waitstatus_to_exitcode(status)}) + "\n")
+                sys.stdout.flush()
 
 
 # -- the client (in the grader) -------------------------------------------------------------------------

@@ -39,3 +39,12 @@ def pytest_addoption(parser):
         default=False,
         help="rewrite tests/golden/* from fresh runs (tests/test_golden_traces.py); review the diff before committing",
     )
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _own_cache_folder(tmp_path_factory):
+    """What commands keep in the user's cache (``ascendsim lesson check``'s lesson references) goes to a folder of
+    this test run, never to the home folder of whoever runs the tests."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
+        yield

@@ -1,6 +1,7 @@
 """``ascendsim lesson`` and ``ascendsim grade`` from the command line: output, exit codes, one-line errors."""
 
 import json
+import os
 
 import pytest
 from lesson_submissions import solution, write
@@ -130,3 +131,64 @@ def test_a_report_is_written_whole_or_not_at_all(tmp_path, monkeypatch, capsys):
     assert main(["grade", "--merge", str(a), "--out", str(out)]) == 0
     assert json.loads(out.read_text())["count"] == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.json", "m.json"]
+
+
+def test_a_sandboxed_check_keeps_the_lessons_references_for_the_next_one(tmp_path, monkeypatch, capsys):
+    """The references computed beside a sandboxed check (the lesson's own code: lesson 9 takes about 3 s) are kept in
+    the user's cache in a folder named after the code, and the next check reads them instead of computing them."""
+    from app import kept_references
+    from lessons.catalog import get
+    from lessons.judge import references
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    good = write(tmp_path, "good", solution(3))
+    assert main(["lesson", "check", "3", "--file", str(good), "--json"]) == 0
+    first = json.loads(capsys.readouterr().out)
+    folders = list((tmp_path / "cache" / "ascendsim" / "references").iterdir())
+    assert folders == [kept_references.user_folder()]
+    assert kept_references.kept(get(3), folders[0]) == json.loads(json.dumps(references(get(3))))
+
+    def computed(_lesson):
+        raise AssertionError("the references were computed again")
+
+    monkeypatch.setattr("lessons.grader.references", computed)
+    monkeypatch.setattr("lessons.judge.references", computed)
+    assert main(["lesson", "check", "3", "--file", str(good), "--json"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["verdict"] == first["verdict"] == "PASS" and again["criteria"] == first["criteria"]
+
+
+def test_kept_references_that_do_not_read_back_are_computed_and_kept_again(tmp_path):
+    from app import kept_references
+    from lessons.catalog import get
+
+    lesson, folder = get(3), tmp_path / "code"
+    kept_references.keep(lesson, folder)
+    path = next(folder.iterdir())
+    good = path.read_text(encoding="utf-8")
+    path.write_text('{"truth_cut', encoding="utf-8")  # a write cut short: never read as references
+    assert kept_references.kept(lesson, folder) is None
+    kept_references.keep(lesson, folder)
+    assert path.read_text(encoding="utf-8") == good
+
+
+def test_an_unsandboxed_check_neither_reads_nor_keeps_references(tmp_path, monkeypatch, capsys):
+    """Without bubblewrap the trainee's code runs with the user's rights: what it could write is never read."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr("lessons.sandbox.missing", lambda: "bubblewrap (bwrap) is not installed")
+    assert main(["lesson", "check", "3", "--file", str(write(tmp_path, "good", solution(3)))]) == 0
+    assert "runs unsandboxed" in capsys.readouterr().err
+    assert not (tmp_path / "cache").exists()
+
+
+def test_older_codes_references_are_pruned_to_the_newest_few(tmp_path):
+    from app import kept_references
+
+    root = tmp_path / "references"
+    for i in range(7):
+        (root / f"old{i}").mkdir(parents=True)
+        os.utime(root / f"old{i}", (1000 + i, 1000 + i))
+    current = root / "current"
+    current.mkdir()
+    kept_references.prune(current, keep_others=2)
+    assert sorted(p.name for p in root.iterdir()) == ["current", "old5", "old6"]

@@ -112,10 +112,11 @@ def test_every_compared_figure_and_lane_has_a_name_in_both_languages(runs):
 
 
 def test_a_check_keeps_the_lessons_references_for_the_next_one_as_this_code_computes_them(runs):
+    from app.kept_references import kept
     from lessons.judge import references
 
     lesson = get(3)
     _run(runs, 3, lesson.solution_file.read_text(encoding="utf-8"))
-    kept = runs._kept_refs(lesson)
-    assert kept is not None and kept == json.loads(json.dumps(references(lesson)))
-    assert runs._refs_path(lesson).parent == runs.code_dir  # named after the code: another version never reads it
+    found = kept(lesson, runs.store.directory)
+    assert found is not None and found == json.loads(json.dumps(references(lesson)))
+    assert runs.store.directory == runs.code_dir  # named after the code: another version never reads them

@@ -188,7 +188,7 @@ def lesson_check(
     number: int, path: str | None, as_json: bool, junit_path: str | None, lang: str, timeout, hidden_seed
 ) -> int:
     """Check an exercise of lesson N; exit code 0 only when every criterion passes."""
-    from lessons.grader import grade_file
+    from app import kept_references
     from lessons.render import render_result
     from lessons.report import junit
 
@@ -203,7 +203,7 @@ def lesson_check(
     if why:  # a trainee's own file on their own machine: run it anyway, and say so
         click.echo(f"note: {why}; your code runs unsandboxed", err=True)
     limits = ls.limits.replace(wall_s=timeout)
-    result = grade_file(ls, file, file.name, lang, limits, sandboxed=why is None, hidden_seed=hidden_seed)
+    result = kept_references.check(ls, file, lang, why is None, limits, hidden_seed)
     from lessons import progress
 
     progress.record_check(number, file.parent)  # a check reveals the steps' diagnoses (lessons.progress)

@@ -481,13 +481,13 @@ class AscendApp(Drawing, Switching, App):
         lang = self.lang
 
         def work():
+            from app import kept_references
             from lessons import catalog
-            from lessons.grader import grade_file
             from lessons.render import render_result
             from lessons.sandbox import missing
 
             spec = catalog.get(lesson)  # the trainee's own file: sandboxed when bubblewrap is there, else not (said)
-            result = grade_file(spec, file, file.name, lang, sandboxed=missing() is None)
+            result = kept_references.check(spec, file, lang, sandboxed=missing() is None)
             return result, render_result(spec, result, lang), lang
 
         self.run_worker(work, name="check", group="check", thread=True, exclusive=True, exit_on_error=False)

@@ -8,9 +8,7 @@ it, and the lesson's reference solution is graded the same way once (what the tr
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import json
 import logging
 import os
 import tempfile
@@ -20,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from app.files import atomic_path
+from app.kept_references import keep, kept
 from app.server.store import RunSpec, StoreError
 from lessons.catalog import Lesson
 
@@ -78,24 +77,7 @@ class Exercises:
         run = self.reference(lesson, sandboxed)
         if run is not None:
             self.load(run).replay.report()
-        path = self._refs_path(lesson)
-        if not path.is_file():
-            from lessons.judge import references
-
-            refs = references(lesson)
-            with contextlib.suppress(OSError), atomic_path(path) as part:
-                part.write_text(json.dumps(refs), encoding="utf-8")
-
-    def _refs_path(self, lesson: Lesson) -> Path:
-        """The lesson's references as this code computes them (the folder is named after the code)."""
-        return self.store.directory / f"refs-lesson-{lesson.number}.json"
-
-    def _kept_refs(self, lesson: Lesson) -> dict | None:
-        try:
-            refs = json.loads(self._refs_path(lesson).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        return refs if isinstance(refs, dict) else None
+        keep(lesson, self.store.directory)
 
     def _grade(self, lesson: Lesson, code: str, lang: str, report, sandboxed: bool):
         from lessons.grader import GraderError, grade_file
@@ -135,7 +117,7 @@ class Exercises:
                     sandboxed=sandboxed,
                     keep=keep,
                     progress=progress,
-                    refs=self._kept_refs(lesson),
+                    refs=kept(lesson, self.store.directory),
                 )
             except GraderError as exc:
                 logging.getLogger("ascendsim").warning("lesson %d: the grader failed: %s", lesson.number, exc)

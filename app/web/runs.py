@@ -34,6 +34,7 @@ from app.present.frames import FrameSource, outline
 from app.present.walkthrough import lesson_stops, run_lesson
 from app.server.jobs import Coordinator
 from app.server.store import DISK_BYTES, RunSpec, RunStore, StoreError, store_error, unstored
+from app.sources import fingerprint
 from app.web.errors import RunRequestError, lesson_of, shown
 from app.web.grading import Exercises
 from app.web.loaded import Loaded
@@ -43,7 +44,6 @@ from engine.scenarios import ScenarioArgError, ScenarioFailed, registry
 from lessons import sandbox
 from lessons.catalog import Lesson, get, lessons
 
-ROOT = Path(__file__).resolve().parents[2]
 MAX_INPUT_BYTES = 64 * 2**20  # inputs regenerated for tile values and heatmaps up to this size
 MAX_LOADED_EVENTS = 8_000_000  # replays kept in one process's memory, counted in events
 EVENTS_PER_S = 600_000  # simulation speed, timing only (8192^3: 3.66 M events in 5.4 s on a 2-core machine)
@@ -51,19 +51,6 @@ STORED_EVENTS_PER_S = 450_000  # compressing a run to disk (8192^3: 8 s)
 PROGRESS_EVERY_S = 0.5  # a job's progress reaches its page at most this often
 PRELOAD_AFTER_S = 0.5  # a run whose first window came from its job is loaded this long after that answer
 RENDERERS = tuple(f"app/web/{m}.py" for m in ("render", "panels", "markup", "figures"))  # of prepared views
-
-
-def fingerprint(*folders: str) -> str:
-    """A hash of the sources (folders or files) that determine a run and its prepared views (so what older code
-    stored is never served)."""
-    h = hashlib.sha256()
-    for folder in folders:
-        top = ROOT / folder
-        for path in [top] if top.is_file() else sorted(top.rglob("*")):
-            if path.suffix in (".py", ".toml", ".json") and "__pycache__" not in path.parts:
-                h.update(str(path.relative_to(ROOT)).encode())
-                h.update(path.read_bytes())
-    return h.hexdigest()[:16]
 
 
 class Runs(Exercises):

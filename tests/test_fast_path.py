@@ -13,7 +13,7 @@ import pytest
 
 from engine import Simulation, asc, load_profile
 from engine.aicore.matmul_tiling import auto_tiling, make_tiling
-from engine.kernels import matmul_fast
+from engine.kernels import matmul, matmul_fast
 from engine.kernels.matmul import API_K_STEP, matmul_tiled
 from engine.kernels.matmul_api import matmul_api_kernel
 from engine.kernels.matmul_leaky_relu import matmul_leaky_relu, workspace_bytes
@@ -333,3 +333,31 @@ def test_a_stamped_copy_finds_the_values_of_an_allocation_it_met_at_that_offset_
     assert found == []
     assert ByAllocation(["a"]).values({"a": 8}, lambda i: 7) == (7,)
     assert ByAllocation([]).values({}, lambda i: 7) == ()
+
+
+@pytest.mark.parametrize("b_trans", [False, True])
+def test_a_long_k_loop_stamps_its_k_spans_and_gives_the_same_run(monkeypatch, b_trans):
+    """Inside a base block recorded for real, each K span (both operands starting a chunk: here stepKa 2, stepKb 3,
+    so 6 K steps, and a tail) runs its code the first time its signature is met and is stamped after: the same
+    trace and bytes as running every K step, and most spans never run their code."""
+    m, n, k = 96, 80, 1100
+    tiling = replace(make_tiling(m, n, k, 4, (32, 32, 32), 2, 2, 2, 2, 0), stepKb=3, depthB1=6)
+    spans = matmul.k_spans(tiling)
+    assert len(spans) == 6 and spans[-1][1] - spans[-1][0] < spans[0][1] - spans[0][0]  # 1100 = 5 x 192 + 140
+    calls = {"n": 0}
+    real = matmul._k_span
+
+    def counted(*args):
+        calls["n"] += 1
+        return real(*args)
+
+    monkeypatch.setattr(matmul, "_k_span", counted)
+    c_slow, slow = run(False, m, n, k, tiling, b_trans=b_trans)
+    every = calls["n"]
+    calls["n"] = 0
+    c_fast, fast = run(True, m, n, k, tiling, b_trans=b_trans)
+    assert_same_trace(slow, fast)
+    np.testing.assert_array_equal(c_fast.view(np.uint8), c_slow.view(np.uint8))
+    regions = [tiling.core_region(i) for i in range(tiling.usedCoreNum)]
+    blocks = sum(math.ceil(rows / 32) * math.ceil(cols / 32) for _m, _n, rows, cols in regions)
+    assert every == blocks * len(spans) and calls["n"] <= every // 4, (calls["n"], every)

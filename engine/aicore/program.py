@@ -122,28 +122,22 @@ class Program:
         self.length += len(template.instrs)
 
     def tail(self, count: int) -> list[tuple]:
-        """The last ``count`` instructions, which must all be in the open recorded run."""
-        if count > len(self._records):
-            raise ValueError("tail(): the last instructions were not all recorded in one run")
-        return self._records[len(self._records) - count :]
+        """The last ``count`` instructions (stamped copies among them rebuilt)."""
+        if count <= len(self._records):
+            return self._records[len(self._records) - count :]
+        parts, have = [], 0
+        for seg in reversed(self.segments):
+            if have >= count:
+                break
+            parts.append(_instrs_of(seg))
+            have += len(parts[-1])
+        out = [ins for part in reversed(parts) for ins in part]
+        return out[len(out) - count :]
 
     @property
     def instrs(self) -> list[tuple]:
         """Every instruction as a tuple (stamped copies rebuilt: use for checks and diagnoses, not hot paths)."""
-        out: list[tuple] = []
-        for seg in self.segments:
-            if seg[0] == "rec":
-                out.extend(seg[1])
-            else:
-                template, keys, details = seg[1], seg[2], seg[3]
-                copy = list(template.instrs)
-                for pos, key in zip(template.reads, keys, strict=True):
-                    ins = copy[pos]
-                    copy[pos] = (*ins[:KEY], key, *ins[KEY + 1 :])
-                for pos, detail in zip(template.moves.tolist(), details, strict=True):
-                    copy[pos] = (*copy[pos][:DETAIL], detail)
-                out.extend(copy)
-        return out
+        return [ins for seg in self.segments for ins in _instrs_of(seg)]
 
     def __len__(self) -> int:
         return self.length
@@ -178,6 +172,21 @@ class Program:
         """(flops, bytes moved to or from GM) of every instruction."""
         self.columns()
         return self._totals
+
+
+def _instrs_of(seg: tuple) -> list[tuple]:
+    """A segment's instructions: a recorded run's, or a stamped copy's rebuilt (its GM reads' keys and moves'
+    details in place)."""
+    if seg[0] == "rec":
+        return seg[1]
+    template, keys, details = seg[1], seg[2], seg[3]
+    copy = list(template.instrs)
+    for pos, key in zip(template.reads, keys, strict=True):
+        ins = copy[pos]
+        copy[pos] = (*ins[:KEY], key, *ins[KEY + 1 :])
+    for pos, detail in zip(template.moves.tolist(), details, strict=True):
+        copy[pos] = (*copy[pos][:DETAIL], detail)
+    return copy
 
 
 def _stamped_columns(seg: tuple) -> tuple[dict[str, np.ndarray], tuple[int, int]]:

@@ -20,6 +20,9 @@ program recorded once per base-block signature and stamped after (:mod:`engine.k
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from math import lcm
+
 from engine import asc
 from engine.aicore import cube
 from engine.aicore.matmul_tiling import TCubeTiling
@@ -56,6 +59,7 @@ def compute_base_block(
     cols: int,
     b_trans: bool = False,
     api: tuple[int, int] | None = None,
+    spans: Callable | None = None,
 ):
     """Accumulate C[m0:m0+rows, n0:n0+cols] over all of K into a fresh L0C tensor; return it (enqueued).
 
@@ -70,14 +74,36 @@ def compute_base_block(
     ``api``: the Matmul API drives the loop, and its own iteration logic costs the scalar unit ``api[0]``
     cycles per K step plus ``api[1]`` per GM -> L1 copy it sets up (:func:`api_cycles`), one
     ``scalar_work`` instruction per K step.
+
+    K goes in spans where both operands start a chunk (:func:`k_spans`); ``spans(k0, k1, issue)``, when given,
+    issues each one (a fast path stamps the spans it has met), else each is issued as it comes.
     """
+    c = q.co1.alloc_tensor(asc.float32)
+    for k0, k1 in k_spans(t):
+        if spans is None:
+            _k_span(q, t, a_gm, b_gm, c, m0, n0, rows, cols, b_trans, api, k0, k1)
+        else:
+            spans(k0, k1, lambda k0=k0, k1=k1: _k_span(q, t, a_gm, b_gm, c, m0, n0, rows, cols, b_trans, api, k0, k1))
+    q.co1.enque(c)
+    return c
+
+
+def k_spans(t: TCubeTiling) -> list[tuple[int, int]]:
+    """``[k0, k1)`` of K in spans of ``lcm(stepKa, stepKb)`` base K steps: both operands start a chunk at each
+    span's start, so a span issues the same instructions wherever it starts, but for its GM addresses, and
+    nothing carries over from one span to the next but L0C."""
+    span = lcm(t.baseK * t.stepKa, t.baseK * t.stepKb)
+    return [(k0, min(k0 + span, t.Ka)) for k0 in range(0, t.Ka, span)]
+
+
+def _k_span(q, t: TCubeTiling, a_gm, b_gm, c, m0: int, n0: int, rows: int, cols: int, b_trans, api, k0, k1) -> None:
+    """The K steps ``[k0, k1)`` of a base block into ``c`` (see :func:`compute_base_block`)."""
     k_total = t.Ka
     chunk_a, chunk_b = t.baseK * t.stepKa, t.baseK * t.stepKb
     m16, n16 = up(rows, FRACTAL), up(cols, FRACTAL)
-    c = q.co1.alloc_tensor(asc.float32)
     a1 = b1 = None
     a_start = b_start = a_len = b_len = 0
-    for ks in range(0, k_total, t.baseK):
+    for ks in range(k0, k1, t.baseK):
         new_a, new_b = ks % chunk_a == 0, ks % chunk_b == 0
         if api is not None:
             asc.scalar_work(api[0] + api[1] * (new_a + new_b), API_K_STEP)
@@ -121,8 +147,6 @@ def compute_base_block(
             q.a1.free_tensor(a1)
         if last or (ks + t.baseK) % chunk_b == 0:
             q.b1.free_tensor(b1)
-    q.co1.enque(c)
-    return c
 
 
 FRACTAL = 16  # rows (and fp16 columns) of one fractal
@@ -216,11 +240,15 @@ def stamped_blocks(name: str, a, b, c, tiling: TCubeTiling, b_trans: bool, api: 
     out = c.dtype.sizeof()
     strides = [(a_gm, (0, t.Ka * 2, 0)), (b_gm, (0, 0, t.Ka * 2 if b_trans else 2)), (c_gm, (0, t.N * out, out))]
 
+    queues = (q.a1, q.b1, q.a2, q.b2, q.co1)
+    # K spans stamped too (a K loop of 128 steps issues a few distinct spans): per row, column and element of K
+    k_strides = [(a_gm, (t.Ka * 2, 0, 2)), (b_gm, (0, t.Ka * 2, 2) if b_trans else (0, 2, t.N * 2))]
+    spans = matmul_fast.span_stamper(name, queues, k_strides, (b_trans, api))
+
     def step(_i: int, blk: tuple) -> None:
-        compute_base_block(q, t, a_gm, b_gm, *blk, b_trans, api)
+        compute_base_block(q, t, a_gm, b_gm, *blk, b_trans, api, spans(blk))
         write_base_block(q, c_gm, t.N, *blk)
 
-    queues = (q.a1, q.b1, q.a2, q.b2, q.co1)
     matmul_fast.stamp_blocks(name, base_blocks(t, m0, n0, rows, cols), queues, strides, step)
 
     def write(values, matrix) -> None:  # what the fixpipes of this region leave in C

@@ -68,6 +68,34 @@ def stamp_blocks(name: str, blocks: list, queues: tuple, strides: list, step: Ca
         ctx.numerics = numerics
 
 
+def span_stamper(name: str, queues: tuple, strides: list, signature: tuple) -> Callable:
+    """``spans`` for :func:`engine.kernels.matmul.compute_base_block`: a function ``(block) -> spans`` where
+    ``spans(k0, k1, issue)`` issues the K span ``[k0, k1)`` of base block ``block`` ``(m, n, rows, cols)``: for
+    real (``issue()``) the first time its signature is met in the launch, stamped after. The signature: the
+    span's length, whether it starts K (the first ``mmad`` initialises L0C), the block's size, ``signature``
+    (what else decides the span's instructions) and the state of ``queues``. ``strides``: ``(GM tensor, (per
+    row of C, per column of C, per element of K))``, the bytes its addresses move by."""
+    ctx = current()
+    templates = ctx.launch.scratch.setdefault((name, "span", ctx.role), {})
+    keys = [(gm_key(g), per) for g, per in strides]
+
+    def of_block(blk: tuple) -> Callable:
+        m0, n0, rows, cols = blk
+
+        def spans(k0: int, k1: int, issue: Callable) -> None:
+            at = (m0, n0, k0)
+
+            def delta(origin: tuple) -> dict:
+                return {key: sum(s * (x - o) for s, x, o in zip(per, at, origin, strict=True)) for key, per in keys}
+
+            sig = (k1 - k0, k0 == 0, rows, cols, *signature, queue_state(queues))
+            record_or_stamp(ctx, templates, sig, at, delta, queues, issue)
+
+        return spans
+
+    return of_block
+
+
 def with_region(a_gm, b_gm, t: TCubeTiling, region: tuple, write: Callable, b_trans: bool = False) -> None:
     """Call ``write(values, matrix)`` with C's ``region`` ``(m0, n0, rows, cols)`` of A @ B (fp32) and
     ``matrix(g, rows, cols)``, a writable view of GM tensor ``g``: from the launch's product once every

@@ -155,6 +155,7 @@ LEAKY_CASES = [
     {"m": 256, "n": 512, "k": 256, "cores": 4},
     {"m": 1000, "n": 608, "k": 300, "alpha": 0.25},
     {"m": 96, "n": 64, "k": 48, "alpha": 0.0, "base": "32,32,16"},
+    {"m": 160, "n": 128, "k": 1100, "cores": 2, "base": "32,64,32"},  # a long K loop: its K spans are stamped
 ]
 
 

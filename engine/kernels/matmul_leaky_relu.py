@@ -73,6 +73,8 @@ def stamped_matmul_leaky_relu(
         matmul_fast.stamp_blocks("matmul_leaky_relu", blocks, vec.queues, strides, step, lambda i, _: (i % SLOTS,))
         return
     cube_side = CubeSide(t, a, b, work)
+    k_strides = [(cube_side.a_gm, (t.Ka * 2, 0, 2)), (cube_side.b_gm, (0, 2, t.N * 2))]
+    cube_side.spans = matmul_fast.span_stamper("matmul_leaky_relu", cube_side.queues, k_strides, ())
     strides = [(cube_side.a_gm, (0, t.Ka * 2, 0)), (cube_side.b_gm, (0, 0, 2)), (work, per_block)]
     signature = lambda i, _: (i % SLOTS, i >= SLOTS)  # noqa: E731
     matmul_fast.stamp_blocks("matmul_leaky_relu", blocks, cube_side.queues, strides, cube_side.step, signature)
@@ -145,12 +147,13 @@ class CubeSide:
         self.pipe = asc.TPipe()
         self.q = CubeQueues(self.pipe, t)
         self.queues = (self.q.a1, self.q.b1, self.q.a2, self.q.b2, self.q.co1)
+        self.spans = None  # the fast path's K-span stamper (matmul_fast.span_stamper), else each K step runs
 
     def step(self, i: int, blk: tuple, set_ready: bool = True) -> None:
         t, q = self.t, self.q
         bm, bn, mr, nc = blk
         slot = i % SLOTS
-        compute_base_block(q, t, self.a_gm, self.b_gm, bm, bn, mr, nc)
+        compute_base_block(q, t, self.a_gm, self.b_gm, bm, bn, mr, nc, spans=self.spans and self.spans(blk))
         if i >= SLOTS:  # after the block's loads and mmads were issued: the wait holds every later instruction
             asc.cross_core_wait_flag(FREE + slot)  # both AIVs have read what this slot held
         acc = q.co1.deque()

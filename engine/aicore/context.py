@@ -54,8 +54,9 @@ class BlockContext:
         self.taken = dict.fromkeys(Buffer, 0)
         self.owners: dict[Buffer, list[str]] = {b: [] for b in Buffer}
         self.program = Program(block_idx)
-        self.accesses: list[tuple] = []  # per instruction: (read Rects, written Rects, name, src) for the race check
-        self.last_access = -1  # the last instruction recorded with its accesses (not stamped)
+        # per instruction recorded (stamped copies have none): (read Rects, written Rects, name, src) for the race check
+        self.accesses: list[tuple] = []
+        self.last_access = -1  # the last instruction recorded with its accesses
         self.numerics = launch.numerics
         self.queue_count = 0
         self.gm_writes: list[tuple] = []  # (alloc key, start byte, rows, row bytes, stride, src)
@@ -213,7 +214,7 @@ class BlockContext:
         if self.last_access < 0:
             return []
         if order is not None:
-            return check_races(self.program.instrs, self.accesses, order)
+            return check_races(self.program.instrs, self.aligned_accesses(), order)
         races: list[Race] = []
         at = 0
         for seg in self.program.segments:
@@ -221,6 +222,16 @@ class BlockContext:
                 n = len(seg[1])
                 races += check_races(seg[1], self.accesses[at : at + n], None)
                 at += n
-            else:
-                at += len(seg[1].instrs)
         return races
+
+    def aligned_accesses(self) -> list[tuple | None]:
+        """The accesses instruction by instruction of the whole program (None for each stamped copy's)."""
+        out: list[tuple | None] = []
+        at = 0
+        for seg in self.program.segments:
+            if seg[0] == "rec":
+                out += self.accesses[at : at + len(seg[1])]
+                at += len(seg[1])
+            else:
+                out += [None] * len(seg[1].instrs)
+        return out

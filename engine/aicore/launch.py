@@ -413,7 +413,7 @@ class KernelLaunch:
         if len(ctxs) == 1:
             races = ctxs[0].races(orders[0])
         else:
-            members = [(c.program.instrs, c.accesses, order) for c, order in zip(ctxs, orders, strict=True)]
+            members = [(c.program.instrs, c.aligned_accesses(), order) for c, order in zip(ctxs, orders, strict=True)]
             races = check_group_races(members, [c.core.label for c in ctxs])
         for race in races:
             self.sim.report(

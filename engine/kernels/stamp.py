@@ -79,7 +79,6 @@ class StepTemplate:
             return ctx.launch.detail_id(moved(instr, delta[alloc]))
 
         ctx.program.stamp(self.template, self._keys.values(delta, key), self._details.values(delta, detail))
-        ctx.accesses.extend([None] * len(self.template.instrs))
         for alloc, start, rows, row_bytes, stride, src in self.writes:
             ctx.gm_writes.append((alloc, start + delta[alloc], rows, row_bytes, stride, src))
         set_queue_state(queues, self.exit_state)

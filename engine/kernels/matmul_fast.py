@@ -9,7 +9,8 @@ addresses. So a fast path
 
 1. runs the kernel's own step code (a base block through L1, L0, the Cube and the fixpipe) the
    first time a core meets a step's signature and stamps it afterwards (:func:`stamp_blocks`,
-   :mod:`engine.kernels.stamp`), with numerics off: stamped copies move no data;
+   :mod:`engine.kernels.stamp`), with numerics off: stamped copies move no data; inside a base block
+   run for real, its K spans likewise (:func:`span_stamper`: a K loop of 128 steps runs a few);
 2. gives the outputs their numbers from :func:`engine.aicore.cube.matmul` on the launch's A and B:
    the same ``mmad`` arithmetic, K step by K step, as each core's K loop, so the same bytes as the
    instruction-level path (:class:`LaunchProduct`: once per launch, when the blocks have been

@@ -30,7 +30,7 @@ from .usage import UsageFailure
 
 MAX_TRACE_ROWS = 2**31 - 1  # the trace's cause column addresses rows with 32-bit ids
 MAX_RUN_S = 3600.0  # a teaching tool's run should finish within the hour; a larger one is a mistyped size
-EVENTS_PER_S = 1.0e6  # the bench target (ascendsim bench measures about 1.5 M/s on a 2-core machine)
+EVENTS_PER_S = 1.0e6  # conservative: `ascendsim bench` measures 1.1-1.2 M/s (host calls), 1.6-2 M/s (big matmuls)
 NUMPY_FLOPS_PER_S = 5.0e10  # ASSUMPTION: numpy's fp32 matmul on a small machine (measured 2.6e11 on 2 cores)
 JSON_EVENT_BYTES = 600  # host memory per event of a Chrome trace document while it is written (measured ~500)
 JSON_EVENTS_PER_S = 2.0e5  # Chrome trace events built and written per second (measured 1.67 M in ~25 s)

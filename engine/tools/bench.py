@@ -317,10 +317,12 @@ def run_bench(quick: bool = False, progress: Callable[[int, int, str], None] | N
     batches = 500 if quick else 10_000
     n = 512 if quick else 2048
     pairs = rounds if quick else 9  # a pair takes 0.2 s; the numpy side swings with the machine's memory state
+    # a command's system time swings by 0.2-0.4 s with the kernel's huge-page compaction: five rounds, not three
+    commands = 1 if quick else 5
     steps = (
         f"host event rate: the pipeline scenario, {batches:,} batches on 4 streams, {rounds} round(s)",
         f"numerics: a {n}^3 matmul simulated with its arithmetic vs numpy, {pairs} pairs",
-        f"timing only: a {size}^3 matmul in a child process, {rounds} round(s)",
+        f"timing only: a {size}^3 matmul in a child process, {commands} round(s)",
     )
     report = progress or (lambda i, total, what: None)
     yard, factor = machine_factor()
@@ -329,7 +331,7 @@ def run_bench(quick: bool = False, progress: Callable[[int, int, str], None] | N
     report(2, len(steps), steps[1])
     numerics = numerics_ratio(n, pairs)
     report(3, len(steps), steps[2])
-    figures = [numerics, *timing_run(size, rounds, factor), host, trace_bytes(trace)]
+    figures = [numerics, *timing_run(size, commands, factor), host, trace_bytes(trace)]
     doc = {f.name: f.to_dict() for f in figures}
     if quick:  # small sizes check that every figure is produced; they say nothing about the targets
         for f in doc.values():

@@ -53,18 +53,14 @@ def stamp_blocks(name: str, blocks: list, queues: tuple, strides: list, step: Ca
     """
     ctx = current()
     templates = ctx.launch.scratch.setdefault((name, ctx.role), {})
-    keys = [(gm_key(g), per) for g, per in strides]
+    shift = _shifts(strides)
     numerics, ctx.numerics = ctx.numerics, False  # the numbers come from the launch's product
     try:
         for i, blk in enumerate(blocks):
             at = (ctx.block_idx, blk[0], blk[1])
-
-            def delta(origin: tuple, at=at) -> dict:
-                return {key: sum(s * (x - o) for s, x, o in zip(per, at, origin, strict=True)) for key, per in keys}
-
             extra = signature(i, blk) if signature else ()
             sig = (blk[2], blk[3], *extra, queue_state(queues))
-            record_or_stamp(ctx, templates, sig, at, delta, queues, lambda i=i, blk=blk: step(i, blk))
+            record_or_stamp(ctx, templates, sig, at, shift(at), queues, lambda i=i, blk=blk: step(i, blk))
     finally:
         ctx.numerics = numerics
 
@@ -78,23 +74,34 @@ def span_stamper(name: str, queues: tuple, strides: list, signature: tuple) -> C
     row of C, per column of C, per element of K))``, the bytes its addresses move by."""
     ctx = current()
     templates = ctx.launch.scratch.setdefault((name, "span", ctx.role), {})
-    keys = [(gm_key(g), per) for g, per in strides]
+    shift = _shifts(strides)
 
     def of_block(blk: tuple) -> Callable:
         m0, n0, rows, cols = blk
 
         def spans(k0: int, k1: int, issue: Callable) -> None:
             at = (m0, n0, k0)
-
-            def delta(origin: tuple) -> dict:
-                return {key: sum(s * (x - o) for s, x, o in zip(per, at, origin, strict=True)) for key, per in keys}
-
             sig = (k1 - k0, k0 == 0, rows, cols, *signature, queue_state(queues))
-            record_or_stamp(ctx, templates, sig, at, delta, queues, issue)
+            record_or_stamp(ctx, templates, sig, at, shift(at), queues, issue)
 
         return spans
 
     return of_block
+
+
+def _shifts(strides: list) -> Callable[[tuple], Callable[[tuple], dict]]:
+    """``strides``: ``(GM tensor, bytes per unit of each coordinate)``. Returns ``at -> delta_of``, where
+    ``delta_of(origin)`` maps each tensor's allocation to the bytes a copy at coordinates ``at`` lies beyond one
+    at ``origin`` (what :func:`engine.kernels.stamp.record_or_stamp` stamps with)."""
+    keys = [(gm_key(g), per) for g, per in strides]
+
+    def at(where: tuple) -> Callable[[tuple], dict]:
+        def delta(origin: tuple) -> dict:
+            return {key: sum(s * (x - o) for s, x, o in zip(per, where, origin, strict=True)) for key, per in keys}
+
+        return delta
+
+    return at
 
 
 def with_region(a_gm, b_gm, t: TCubeTiling, region: tuple, write: Callable, b_trans: bool = False) -> None:

@@ -17,8 +17,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from app import kept_references
 from app.files import atomic_path
-from app.kept_references import keep, kept
 from app.server.store import RunSpec, StoreError
 from lessons.catalog import Lesson
 
@@ -77,7 +77,7 @@ class Exercises:
         run = self.reference(lesson, sandboxed)
         if run is not None:
             self.load(run).replay.report()
-        keep(lesson, self.store.directory)
+        kept_references.keep(lesson, self.store.directory)
 
     def _grade(self, lesson: Lesson, code: str, lang: str, report, sandboxed: bool):
         from lessons.grader import GraderError, grade_file
@@ -117,7 +117,7 @@ class Exercises:
                     sandboxed=sandboxed,
                     keep=keep,
                     progress=progress,
-                    refs=kept(lesson, self.store.directory),
+                    refs=kept_references.kept(lesson, self.store.directory),
                 )
             except GraderError as exc:
                 logging.getLogger("ascendsim").warning("lesson %d: the grader failed: %s", lesson.number, exc)
